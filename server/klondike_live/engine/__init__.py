@@ -17,20 +17,50 @@ from klondike_live.engine.errors import (
     ReplayError,
 )
 from klondike_live.engine.moves import Move
+from klondike_live.engine.position import format_position, parse_position
+from klondike_live.engine.record import GameRecord, RecordResultError
+from klondike_live.engine.scoring import standard_score, time_bonus, vegas_score
 from klondike_live.engine.variant import UNLIMITED, Variant
+from klondike_live.engine.view import (
+    ALL_CARDS,
+    UNKNOWN,
+    View,
+    ViewDiff,
+    common_knowledge,
+    diff,
+    format_view,
+    parse_view,
+    view_of,
+)
 
 __all__ = [
+    "ALL_CARDS",
     "CARDS",
+    "UNKNOWN",
     "UNLIMITED",
     "Board",
     "Card",
     "Deal",
+    "GameRecord",
     "IllegalMoveError",
     "InvalidMoveError",
     "KlondikeError",
     "Move",
     "NotationError",
     "Outcome",
+    "RecordResultError",
     "ReplayError",
     "Variant",
+    "View",
+    "ViewDiff",
+    "common_knowledge",
+    "diff",
+    "format_position",
+    "format_view",
+    "parse_position",
+    "parse_view",
+    "standard_score",
+    "time_bonus",
+    "vegas_score",
+    "view_of",
 ]

@@ -95,7 +95,7 @@ class Board:
     )
 
     def __init__(self, deal: Deal, variant: Variant | None = None) -> None:
-        self.deal = deal
+        self.deal: Deal | None = deal
         self.variant = variant if variant is not None else Variant()
         self._piles: list[tuple[Card, ...]] = list(deal.tableau)
         self._down: list[int] = [len(pile) - 1 for pile in deal.tableau]
@@ -114,6 +114,51 @@ class Board:
     def from_seed(cls, seed: str, variant: Variant | None = None) -> Board:
         """A new game on the `kd1` deal of `seed`."""
         return cls(Deal.from_seed(seed), variant)
+
+    @classmethod
+    def from_parts(
+        cls,
+        variant: Variant,
+        tableau: tuple[tuple[Card, ...], ...],
+        face_down: tuple[int, ...],
+        stock: tuple[Card, ...],
+        waste: tuple[Card, ...],
+        foundations: tuple[int, ...],
+        pass_number: int = 1,
+    ) -> Board:
+        """A board set up in a given position (stock top first), with no history or deal.
+
+        Raises `ValueError` saying what is wrong when the parts are not a reachable-looking
+        Klondike position: every card exactly once, a face-up top on every non-empty pile,
+        face-up cards forming runs, a pass number within the variant's limit.
+        """
+        problem = _position_problem(variant, tableau, face_down, stock, waste, foundations)
+        if problem:
+            raise ValueError(problem)
+        if pass_number < 1 or (variant.passes != UNLIMITED and pass_number > variant.passes):
+            raise ValueError(f"pass {pass_number} is outside 1..{variant.passes}")
+        board = cls.__new__(cls)
+        board.deal = None
+        board.variant = variant
+        board._piles = [tuple(p) for p in tableau]
+        board._down = list(face_down)
+        board._stock = tuple(stock[::-1])
+        board._waste = tuple(waste)
+        board._found = list(foundations)
+        board.pass_number = pass_number
+        board.score = 0
+        board.seen = 0
+        for k, pile in enumerate(tableau):
+            for card in pile[face_down[k] :]:
+                board.seen |= 1 << card
+        for card in waste:
+            board.seen |= 1 << card
+        for suit, rank in enumerate(foundations):
+            for r in range(rank):
+                board.seen |= 1 << (suit * 13 + r)
+        board.moves = []
+        board._undo = []
+        return board
 
     def copy(self) -> Board:
         """An independent board in the same position, with the same history."""
@@ -248,7 +293,7 @@ class Board:
             if not self._can_recycle():
                 return f"no pass left (this is pass {self.pass_number} of {self.variant.passes})"
             return None
-        if kind == W2T or kind == W2F:
+        if kind in (W2T, W2F):
             if not self._waste:
                 return "the waste is empty"
             card = self._waste[-1]
@@ -271,8 +316,8 @@ class Board:
                 wanted = f"on {target[-1]}" if target else "a king onto the empty pile"
                 return f"no face-up card of pile {src + 1} fits {wanted} on pile {dst + 1}"
             count = len(self._piles[src]) - start
-            if move.count and move.count != count:
-                return f"that run has {count} cards, not {move.count}"
+            if move.size and move.size != count:
+                return f"that run has {count} cards, not {move.size}"
             return None
         if kind == F2T:
             if not self.variant.f2t:
@@ -343,7 +388,7 @@ class Board:
             move = Move.parse(move)
         reason = self.illegal_reason(move)
         if reason is not None:
-            raise IllegalMoveError(f"illegal move {move}: {reason}")
+            raise IllegalMoveError(str(move), reason)
         self.push(move)
         return move
 
@@ -431,6 +476,40 @@ class Board:
 
     def __repr__(self) -> str:
         return f"<Board {self.variant} moves={len(self.moves)} foundations={self.foundations}>"
+
+
+def _position_problem(
+    variant: Variant,
+    tableau: tuple[tuple[Card, ...], ...],
+    face_down: tuple[int, ...],
+    stock: tuple[Card, ...],
+    waste: tuple[Card, ...],
+    foundations: tuple[int, ...],
+) -> str:
+    if len(tableau) != 7 or len(face_down) != 7:
+        return "a position has seven tableau piles"
+    if len(foundations) != 4 or not all(0 <= r <= 13 for r in foundations):
+        return "a position has four foundations holding 0..13 cards each"
+    cards: list[int] = [c for pile in tableau for c in pile]
+    cards += stock + waste
+    cards += [suit * 13 + r for suit, rank in enumerate(foundations) for r in range(rank)]
+    if sorted(cards) != list(range(52)):
+        counts = {c: cards.count(c) for c in set(cards)}
+        twice = sorted(CARDS[c] for c, n in counts.items() if n > 1)
+        missing = sorted(CARDS[c] for c in range(52) if c not in counts)
+        parts = []
+        if twice:
+            parts.append("more than once: " + " ".join(map(str, twice)))
+        if missing:
+            parts.append("missing: " + " ".join(map(str, missing)))
+        return "a position holds each of the 52 cards exactly once (" + "; ".join(parts) + ")"
+    for k, (pile, down) in enumerate(zip(tableau, face_down, strict=True)):
+        if not 0 <= down <= len(pile) or (pile and down == len(pile)):
+            return f"pile {k + 1}: its top card must be face up"
+        for lower, upper in zip(pile[down:], pile[down + 1 :], strict=False):
+            if RANK[lower] != RANK[upper] + 1 or RED[lower] == RED[upper]:
+                return f"pile {k + 1}: face-up {lower} {upper} is not a run (down, alternating)"
+    return ""
 
 
 def _no_foundation(card: Card) -> str:

@@ -37,12 +37,17 @@ class InvalidMoveError(NotationError):
 class IllegalMoveError(KlondikeError):
     """A well-formed move that the rules do not allow in the current position."""
 
+    def __init__(self, token: str, reason: str) -> None:
+        self.token = token
+        self.reason = reason
+        super().__init__(f"illegal move {token}: {reason}")
+
 
 class ReplayError(IllegalMoveError):
     """A game record's move that does not replay, with its 1-based index and its token."""
 
     def __init__(self, index: int, token: str, reason: str) -> None:
         self.index = index
+        KlondikeError.__init__(self, f"move {index} {token!r}: {reason}")
         self.token = token
         self.reason = reason
-        super().__init__(f"move {index} {token!r}: {reason}")

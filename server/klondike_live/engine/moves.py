@@ -8,7 +8,7 @@
 | `WF`   | W2F       | -            | -          |
 | `3F`   | T2F       | pile 2       | -          |
 | `36`   | T2T       | pile 2       | pile 5     |
-| `36:3` | T2T       | pile 2       | pile 5     | count 3 (0 when not stated)
+| `36:3` | T2T       | pile 2       | pile 5     | size 3 (0 when not stated)
 | `FH3`  | F2T       | suit 2 (H)   | pile 2     |
 
 Piles are 0-based inside the engine (`0..6`) and 1-based in text (`1..7`).
@@ -37,12 +37,12 @@ _PILES: Final = "1234567"
 
 
 class Move(NamedTuple):
-    """A move: its kind, source and destination indices and an optional stated count."""
+    """A move: its kind, source and destination indices, and a stated run size (0: none)."""
 
     kind: int
     src: int = 0
     dst: int = 0
-    count: int = 0
+    size: int = 0
 
     @classmethod
     def parse(cls, token: str) -> Move:
@@ -66,7 +66,7 @@ class Move(NamedTuple):
             return f"{self.src + 1}F"
         if kind == T2T:
             base = f"{self.src + 1}{self.dst + 1}"
-            return f"{base}:{self.count}" if self.count else base
+            return f"{base}:{self.size}" if self.size else base
         return f"F{SUITS[self.src]}{self.dst + 1}"
 
     def __repr__(self) -> str:
@@ -74,8 +74,8 @@ class Move(NamedTuple):
 
     @property
     def uncounted(self) -> Move:
-        """The same move without a stated count (`36:3` -> `36`)."""
-        return self._replace(count=0) if self.count else self
+        """The same move without a stated run size (`36:3` -> `36`)."""
+        return self._replace(size=0) if self.size else self
 
 
 def _parse(token: str) -> Move | None:
@@ -84,7 +84,7 @@ def _parse(token: str) -> Move | None:
     if token == "R":
         return RECYCLE_MOVE
     if len(token) == 2:
-        a, b = token
+        a, b = token[0], token[1]
         if a == "W":
             if b == "F":
                 return Move(W2F)
@@ -103,7 +103,7 @@ def _parse(token: str) -> Move | None:
     if sep and count.isdigit() and count.isascii() and 1 <= int(count) <= 13:
         move = _parse(head)
         if move is not None and move.kind == T2T:
-            return move._replace(count=int(count))
+            return move._replace(size=int(count))
     return None
 
 

@@ -1,0 +1,267 @@
+"""Viewer views and diffs: what one viewer may see of a board, and how it changes.
+
+Everything the server sends about a board is a `View` or a `ViewDiff` computed here, so
+hiding cards is decided in one place:
+
+- A viewer's **knowledge** is a 52-bit mask of the cards it may know. A racer knows the
+  cards it has seen face up (`Board.seen`); a live spectator knows only the cards every
+  racer still playing knows (`common_knowledge`); a finished race reveals `ALL_CARDS`.
+- `view_of(board, known)` shows each tableau and waste card whose bit is in `known`
+  and `UNKNOWN` (-1) for any other, keeps face-down counts, and gives the stock as a
+  count. Foundations show, per suit, only the run of cards from the ace that the viewer
+  knows; any further foundation cards are counted in `foundation_hidden`, never named,
+  because a suit and a height together name a card.
+- `diff(old, new)` is the compact change between two successive views of one board:
+  per pile "keep the first k cards, set the face-down count, append these". A diff is
+  made from views, so it can only hold cards the newer view already shows.
+
+The text form is the notation's redacted position: `##` for every card the viewer may
+not know (on the foundations line too, one `##` per unknown foundation card), and the
+stock as a count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Final
+
+from klondike_live.engine.board import Board
+from klondike_live.engine.cards import CARDS
+from klondike_live.engine.errors import NotationError
+from klondike_live.engine.position import (
+    format_foundations,
+    parse_card_token,
+    parse_foundations_line,
+    parse_pass_line,
+    parse_variant_line,
+    read_labelled_lines,
+)
+from klondike_live.engine.variant import Variant
+
+UNKNOWN: Final = -1
+"""A card the viewer may not know, in a view's piles."""
+
+ALL_CARDS: Final = (1 << 52) - 1
+"""The knowledge mask of a viewer that may know everything."""
+
+WASTE: Final = 7
+"""Pile index of the waste in a `ViewDiff`; tableau piles are 0..6."""
+
+VIEW_HEADER: Final = "klondike-position 1"
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """One viewer's picture of a board; card values are 0..51 or `UNKNOWN`."""
+
+    variant: Variant
+    tableau: tuple[tuple[int, ...], ...]
+    face_down: tuple[int, ...]
+    stock: int
+    waste: tuple[int, ...]
+    foundations: tuple[int, ...]
+    foundation_hidden: int
+    pass_number: int
+
+    def cards(self) -> set[int]:
+        """Every card identity this view shows."""
+        shown = {c for pile in self.tableau for c in pile if c != UNKNOWN}
+        shown.update(c for c in self.waste if c != UNKNOWN)
+        shown.update(s * 13 + r for s, rank in enumerate(self.foundations) for r in range(rank))
+        return shown
+
+    def __str__(self) -> str:
+        return format_view(self)
+
+
+PileChange = tuple[int, int, int, tuple[int, ...]]
+"""`(pile, keep, face_down, append)`: pile 0..6 or `WASTE`; keep the first `keep` cards."""
+
+
+@dataclass(frozen=True, slots=True)
+class ViewDiff:
+    """The change from one view of a board to the next; None fields are unchanged."""
+
+    piles: tuple[PileChange, ...] = ()
+    stock: int | None = None
+    foundations: tuple[int, ...] | None = None
+    foundation_hidden: int | None = None
+    pass_number: int | None = None
+
+    def __bool__(self) -> bool:
+        return bool(
+            self.piles
+            or self.stock is not None
+            or self.foundations is not None
+            or self.foundation_hidden is not None
+            or self.pass_number is not None
+        )
+
+    def cards(self) -> set[int]:
+        """Every card identity this diff carries."""
+        shown = {c for change in self.piles for c in change[3] if c != UNKNOWN}
+        if self.foundations is not None:
+            shown.update(s * 13 + r for s, rank in enumerate(self.foundations) for r in range(rank))
+        return shown
+
+    def apply(self, view: View) -> View:
+        """The view this diff turns `view` into."""
+        tableau = list(view.tableau)
+        face_down = list(view.face_down)
+        waste = view.waste
+        for pile, keep, down, append in self.piles:
+            if pile == WASTE:
+                waste = waste[:keep] + append
+            else:
+                tableau[pile] = tableau[pile][:keep] + append
+                face_down[pile] = down
+        return View(
+            variant=view.variant,
+            tableau=tuple(tableau),
+            face_down=tuple(face_down),
+            stock=view.stock if self.stock is None else self.stock,
+            waste=waste,
+            foundations=view.foundations if self.foundations is None else self.foundations,
+            foundation_hidden=(
+                view.foundation_hidden if self.foundation_hidden is None else self.foundation_hidden
+            ),
+            pass_number=view.pass_number if self.pass_number is None else self.pass_number,
+        )
+
+
+def common_knowledge(masks: Iterable[int]) -> int:
+    """Cards every one of the given viewers knows; `ALL_CARDS` when there are none."""
+    known = ALL_CARDS
+    for mask in masks:
+        known &= mask
+    return known
+
+
+def view_of(board: Board, known: int) -> View:
+    """The view of `board` for a viewer who may know the cards in the mask `known`."""
+    if known == ALL_CARDS:
+        tableau: tuple[tuple[int, ...], ...] = board.tableau
+        waste: tuple[int, ...] = board.waste
+    else:
+        tableau = tuple(
+            tuple(c if known >> c & 1 else UNKNOWN for c in pile) for pile in board.tableau
+        )
+        waste = tuple(c if known >> c & 1 else UNKNOWN for c in board.waste)
+    foundations = []
+    hidden = 0
+    for suit, rank in enumerate(board.foundations):
+        shown = 0
+        base = suit * 13
+        while shown < rank and known >> (base + shown) & 1:
+            shown += 1
+        foundations.append(shown)
+        hidden += rank - shown
+    return View(
+        variant=board.variant,
+        tableau=tableau,
+        face_down=board.face_down,
+        stock=len(board.stock),
+        waste=waste,
+        foundations=tuple(foundations),
+        foundation_hidden=hidden,
+        pass_number=board.pass_number,
+    )
+
+
+def _common_prefix(a: tuple[int, ...], b: tuple[int, ...]) -> int:
+    n = min(len(a), len(b))
+    k = 0
+    while k < n and a[k] == b[k]:
+        k += 1
+    return k
+
+
+def diff(old: View, new: View) -> ViewDiff:
+    """The smallest per-pile change that turns `old` into `new` (same board and viewer)."""
+    piles: list[PileChange] = []
+    for k in range(7):
+        a, b = old.tableau[k], new.tableau[k]
+        down = new.face_down[k]
+        if a == b and old.face_down[k] == down:
+            continue
+        keep = _common_prefix(a, b)
+        piles.append((k, keep, down, b[keep:]))
+    if old.waste != new.waste:
+        keep = _common_prefix(old.waste, new.waste)
+        piles.append((WASTE, keep, 0, new.waste[keep:]))
+    return ViewDiff(
+        piles=tuple(piles),
+        stock=None if old.stock == new.stock else new.stock,
+        foundations=None if old.foundations == new.foundations else new.foundations,
+        foundation_hidden=(
+            None if old.foundation_hidden == new.foundation_hidden else new.foundation_hidden
+        ),
+        pass_number=None if old.pass_number == new.pass_number else new.pass_number,
+    )
+
+
+def _token(card: int) -> str:
+    return "##" if card == UNKNOWN else str(CARDS[card])
+
+
+def format_view(view: View) -> str:
+    """The redacted position text of `view`: `##` for unknown cards, stock as a count."""
+    rows = [VIEW_HEADER, f"variant: {view.variant}", f"pass: {view.pass_number}"]
+    for k, (pile, down) in enumerate(zip(view.tableau, view.face_down, strict=True)):
+        tokens = [
+            _token(c) if c == UNKNOWN or i >= down else "#" + _token(c) for i, c in enumerate(pile)
+        ]
+        rows.append(f"{k + 1}: {' '.join(tokens)}".rstrip())
+    rows.append(f"stock: {view.stock}")
+    rows.append(f"waste: {' '.join(_token(c) for c in view.waste)}".rstrip())
+    foundations = format_foundations(view.foundations)
+    rows.append(f"foundations: {foundations}" + " ##" * view.foundation_hidden)
+    return "\n".join(rows) + "\n"
+
+
+def parse_view(text: str) -> View:
+    """Parse redacted position text back into a `View`.
+
+    `##` does not say whether the unknown card lies face up or face down. Read back, the
+    `##` cards at the bottom of a pile (below its top card) are face down, as are cards
+    below a `#`-marked one; the rest are face up. That is exact for a racer's own view,
+    where every face-up card is known; a spectator's view that hides a face-up card
+    above face-down ones reads back with a larger face-down count.
+    """
+    found = read_labelled_lines(text, VIEW_HEADER)
+    variant = parse_variant_line(found["variant"])
+    pass_number = parse_pass_line(found["pass"], variant)
+    tableau: list[tuple[int, ...]] = []
+    face_down: list[int] = []
+    for k in range(1, 8):
+        number, rest = found[str(k)]
+        tokens = rest.split()
+        down = 0
+        while down < len(tokens) - 1 and tokens[down].startswith("#"):
+            down += 1
+        tableau.append(
+            tuple(
+                UNKNOWN if t == "##" else parse_card_token(t.removeprefix("#"), number)
+                for t in tokens
+            )
+        )
+        if any(t.startswith("#") and t != "##" for t in tokens[down:]):
+            raise NotationError(f"face-down card above a face-up one in pile {k}", line=number)
+        face_down.append(down)
+    number, rest = found["stock"]
+    if not (rest.isascii() and rest.isdigit()):
+        raise NotationError(f"a viewer's stock is a count, found {rest!r}", line=number)
+    number, waste_text = found["waste"]
+    waste = tuple(UNKNOWN if t == "##" else parse_card_token(t, number) for t in waste_text.split())
+    foundations, hidden = parse_foundations_line(found["foundations"])
+    return View(
+        variant=variant,
+        tableau=tuple(tableau),
+        face_down=tuple(face_down),
+        stock=int(rest),
+        waste=waste,
+        foundations=foundations,
+        foundation_hidden=hidden,
+        pass_number=pass_number,
+    )
