@@ -1,0 +1,208 @@
+"""Exact depth-first search for a win, with a budget: `solve(board) -> SolveResult`.
+
+The search is complete: it answers `solvable` with a move list, `unsolvable` only after
+exhausting every line (up to the verdict-preserving reductions of `Reductions`), and
+`unknown` when its budget (seconds and/or nodes) runs out first. Every solution is
+replayed through the engine's checked `Board.play` before it is returned; a failed
+replay raises `SolverError` rather than being reported.
+
+Pruning is by a transposition table keyed on the canonical position; the pass number is
+kept as the table's value, because a position seen at pass k and lost is lost at every
+pass >= k as well (fewer passes left can only remove options).
+
+This module must stay pure: no I/O, no asyncio.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Final, Literal
+
+from klondike_live.engine.board import Board
+from klondike_live.engine.errors import KlondikeError
+from klondike_live.solver.state import Position, Reductions, SMove
+
+Verdict = Literal["solvable", "unsolvable", "unknown"]
+
+SOLVABLE: Final = "solvable"
+UNSOLVABLE: Final = "unsolvable"
+UNKNOWN: Final = "unknown"
+
+_CHECK_EVERY: Final = 512
+
+
+class SolverError(RuntimeError):
+    """The solver produced a line the engine rejects: a bug, never a verdict."""
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """Limits of one search; None means no limit of that kind."""
+
+    seconds: float | None = None
+    nodes: int | None = None
+
+
+@dataclass(slots=True)
+class SolveResult:
+    """A verdict, the winning tokens when solvable, and what it cost."""
+
+    result: Verdict
+    moves: list[str] = field(default_factory=list)
+    nodes: int = 0
+    seconds: float = 0.0
+    optimal: bool | None = None
+
+    def to_json(self) -> dict[str, object]:
+        """The CLI's `--json` object."""
+        out: dict[str, object] = {
+            "result": self.result,
+            "moves": self.moves,
+            "nodes": self.nodes,
+            "seconds": round(self.seconds, 3),
+        }
+        if self.optimal is not None:
+            out["optimal"] = self.optimal
+        return out
+
+
+class OutOfBudget(Exception):
+    """Raised inside a search when its budget is spent."""
+
+
+class Meter:
+    """Counts nodes and raises `OutOfBudget` when the budget is spent."""
+
+    __slots__ = ("deadline", "max_nodes", "next_check", "nodes", "start")
+
+    def __init__(self, budget: Budget) -> None:
+        self.start = time.perf_counter()
+        self.deadline = None if budget.seconds is None else self.start + budget.seconds
+        self.max_nodes = budget.nodes
+        self.nodes = 0
+        self.next_check = _CHECK_EVERY
+
+    def check(self) -> None:
+        """Called when `nodes` reaches `next_check`."""
+        self.next_check = self.nodes + _CHECK_EVERY
+        if self.max_nodes is not None and self.nodes >= self.max_nodes:
+            raise OutOfBudget
+        if self.deadline is not None and time.perf_counter() >= self.deadline:
+            raise OutOfBudget
+
+    def elapsed(self) -> float:
+        """Seconds since the search started."""
+        return time.perf_counter() - self.start
+
+
+def settle(position: Position, red: Reductions, path: list[SMove]) -> None:
+    """Make the safe foundation moves (when `red.autoplay`), recording them in `path`."""
+    if not red.autoplay:
+        return
+    safe = position.safe_move()
+    while safe is not None:
+        path.append(safe)
+        position.apply(safe)
+        safe = position.safe_move()
+
+
+class _DFS:
+    """One depth-first search; `run()` returns the winning move path or None."""
+
+    def __init__(self, position: Position, red: Reductions, meter: Meter) -> None:
+        self.position = position
+        self.red = red
+        self.meter = meter
+        self.table: dict[bytes, int] = {}
+        self.path: list[SMove] = []
+
+    def run(self) -> list[SMove] | None:
+        position = self.position
+        settle(position, self.red, self.path)
+        if self._finished():
+            return self.path
+        return self.path if self._search() else None
+
+    def _finished(self) -> bool:
+        position = self.position
+        if position.is_won():
+            return True
+        if position.is_trivially_won():
+            self.path += position.finishing_moves()
+            return True
+        return False
+
+    def _search(self) -> bool:
+        meter = self.meter
+        meter.nodes += 1
+        if meter.nodes >= meter.next_check:
+            meter.check()
+        position, red, table, path = self.position, self.red, self.table, self.path
+        key = position.key(red.symmetry)
+        passno = position.pass_key()
+        seen = table.get(key)
+        if seen is not None and seen <= passno:
+            return False
+        table[key] = passno
+        snap = position.snapshot()
+        depth = len(path)
+        for move in position.moves(red):
+            path.append(move)
+            position.apply(move)
+            settle(position, red, path)
+            if self._finished() or self._search():
+                return True
+            del path[depth:]
+            position.restore(snap)
+        if not red.tt:
+            # Without a table only the current line is remembered (to cut cycles).
+            del table[key]
+        return False
+
+
+def to_tokens(board: Board, path: list[SMove]) -> list[str]:
+    """Expand a search path into notation tokens, from `board`'s position."""
+    position = Position(board)
+    tokens: list[str] = []
+    for move in path:
+        tokens += position.tokens(move)
+        position.apply(move)
+    return tokens
+
+
+def check_line(board: Board, tokens: list[str], *, must_win: bool = True) -> None:
+    """Replay `tokens` from `board` through the checked `Board.play`; raise on failure."""
+    replay = board.copy()
+    for index, token in enumerate(tokens, start=1):
+        try:
+            replay.play(token)
+        except KlondikeError as exc:
+            raise SolverError(f"solver line fails at move {index} {token!r}: {exc}") from exc
+    if must_win and not replay.is_won():
+        raise SolverError(f"solver line of {len(tokens)} moves does not win")
+
+
+def solve(
+    board: Board,
+    budget: Budget | None = None,
+    reductions: Reductions | None = None,
+) -> SolveResult:
+    """Decide whether `board`'s position can be won; see the module docstring."""
+    meter = Meter(budget or Budget())
+    red = reductions or Reductions()
+    search = _DFS(Position(board), red, meter)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 20_000))
+    try:
+        path = search.run()
+    except OutOfBudget:
+        return SolveResult(UNKNOWN, nodes=meter.nodes, seconds=meter.elapsed())
+    finally:
+        sys.setrecursionlimit(limit)
+    if path is None:
+        return SolveResult(UNSOLVABLE, nodes=meter.nodes, seconds=meter.elapsed())
+    tokens = to_tokens(board, path)
+    check_line(board, tokens)
+    return SolveResult(SOLVABLE, tokens, nodes=meter.nodes, seconds=meter.elapsed())

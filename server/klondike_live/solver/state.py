@@ -1,0 +1,393 @@
+"""The solver's compact position: move generation, apply/restore, canonical keys.
+
+The engine's `Board` is built for clarity and checked play; the search needs something
+leaner. `Position` keeps the same facts in the cheapest form Python offers:
+
+- `piles`: seven `bytes` (bottom to top), `down`: face-down count per pile;
+- `talon`: stock and waste as one `bytes` in dealing order (waste bottom .. waste top,
+  then stock top .. stock bottom) with `pos` = cards in the waste, so the waste top is
+  `talon[pos - 1]` and recycling is just `pos = 0`;
+- `found`: highest rank per suit (C D H S), `passno`: the pass number.
+
+Moves are plain tuples `(kind, a, b, c)` (see the `K_*` constants), never engine `Move`
+objects. A stock move `(K_TALON, q, recycled, dst)` means "turn the stock (recycling
+once first if `recycled`) until card `talon[q - 1]` is the waste top, and play it to
+`dst`" (`dst == FOUNDATION` for its foundation); `tokens()` expands it back to the
+notation's `D`/`R` tokens. `K_DRAW`/`K_RECYCLE` exist only for the search with stock
+collapsing switched off.
+
+This module must stay pure: no I/O, no asyncio.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from klondike_live.engine.board import Board
+from klondike_live.engine.cards import RANK, RED, SUIT, SUITS
+from klondike_live.engine.variant import UNLIMITED
+
+K_T2F: Final = 0
+K_T2T: Final = 1
+K_TALON: Final = 2
+K_F2T: Final = 3
+K_DRAW: Final = 4
+K_RECYCLE: Final = 5
+
+FOUNDATION: Final = 7
+"""`dst` of a stock move that plays the card to its foundation."""
+
+SMove = tuple[int, int, int, int]
+Snapshot = tuple[tuple[bytes, ...], tuple[int, ...], bytes, int, int, tuple[int, ...]]
+
+_SINGLE: Final = tuple(bytes((c,)) for c in range(52))
+_PREFIX: Final = tuple(bytes((200 + d,)) for d in range(56))
+# For a red card the black suits, for a black card the red ones.
+_OPPOSITE: Final = tuple((1, 2) if not RED[c] else (0, 3) for c in range(52))
+
+
+@dataclass(frozen=True, slots=True)
+class Reductions:
+    """Switches for each verdict-preserving reduction (all on by default).
+
+    `tt`: transposition table with pass dominance (off: only cycles on the current path
+    are cut). `autoplay`: safe foundation moves are made without branching. `stock`:
+    stock moves collapsed to "turn to the k-th reachable card and play it". `partial`:
+    a move leaving face-up cards behind is tried only when it frees a card for the
+    foundation. `symmetry`: one move per king to the empty columns, no king moved off the
+    bottom of a column, and piles sorted in the key. `ordering`: promising moves first.
+    """
+
+    tt: bool = True
+    autoplay: bool = True
+    stock: bool = True
+    partial: bool = True
+    symmetry: bool = True
+    ordering: bool = True
+
+    @classmethod
+    def none(cls) -> Reductions:
+        """Every reduction switched off: the brute-force reference search."""
+        return cls(False, False, False, False, False, False)
+
+
+class Position:
+    """A mutable search position; `snapshot()`/`restore()` undo any sequence of moves."""
+
+    __slots__ = ("down", "draw", "f2t", "found", "max_passes", "passno", "piles", "pos", "talon")
+
+    def __init__(self, board: Board) -> None:
+        self.piles: list[bytes] = [bytes(p) for p in board.tableau]
+        self.down: list[int] = list(board.face_down)
+        self.talon: bytes = bytes(board.waste) + bytes(board.stock)
+        self.pos: int = len(board.waste)
+        self.found: list[int] = list(board.foundations)
+        self.passno: int = board.pass_number
+        self.draw: int = board.variant.draw
+        self.max_passes: int = board.variant.passes
+        self.f2t: bool = board.variant.f2t
+
+    # ------------------------------------------------------------------ state
+
+    def snapshot(self) -> Snapshot:
+        """Everything that moves change, as an immutable value."""
+        return (
+            tuple(self.piles),
+            tuple(self.down),
+            self.talon,
+            self.pos,
+            self.passno,
+            tuple(self.found),
+        )
+
+    def restore(self, snap: Snapshot) -> None:
+        """Return to a snapshot taken earlier."""
+        piles, down, self.talon, self.pos, self.passno, found = snap
+        self.piles[:] = piles
+        self.down[:] = down
+        self.found[:] = found
+
+    def key(self, symmetry: bool) -> bytes:
+        """Canonical key of the position without the pass number (kept apart for dominance).
+
+        The foundations are implied (every card not in a pile or the talon is on them).
+        With `symmetry`, piles are sorted, so positions that differ only by which column
+        holds what share a key.
+        """
+        piles, down, prefix = self.piles, self.down, _PREFIX
+        parts = [prefix[down[i]] + piles[i] for i in range(7)]
+        if symmetry:
+            parts.sort()
+        parts.append(b"\xff")
+        parts.append(self.talon)
+        parts.append(_SINGLE[self.pos])
+        return b"".join(parts)
+
+    def pass_key(self) -> int:
+        """The pass number where it matters (limited passes), else 0."""
+        return 0 if self.max_passes == UNLIMITED else self.passno
+
+    def is_won(self) -> bool:
+        """All 52 cards are on the foundations."""
+        f = self.found
+        return f[0] + f[1] + f[2] + f[3] == 52
+
+    def is_trivially_won(self) -> bool:
+        """Talon empty and every tableau card face up: the rest goes up one by one."""
+        return not self.talon and not any(self.down)
+
+    def left(self) -> int:
+        """Cards not yet on the foundations."""
+        f = self.found
+        return 52 - f[0] - f[1] - f[2] - f[3]
+
+    def can_recycle(self) -> bool:
+        """A further pass is allowed (the stock can be turned over again)."""
+        return self.max_passes == UNLIMITED or self.passno < self.max_passes
+
+    # ------------------------------------------------------------------ moves
+
+    def moves(self, red: Reductions) -> list[SMove]:
+        """The moves to search from here, best first when `red.ordering`."""
+        piles, down, found = self.piles, self.down, self.found
+        tops = [p[-1] if p else -1 for p in piles]
+        symmetry = red.symmetry
+        first_empty = tops.index(-1) if -1 in tops else -1
+        to_found: list[SMove] = []
+        flips: list[SMove] = []
+        talon_moves: list[SMove] = []
+        others: list[SMove] = []
+        for s in range(7):
+            c = tops[s]
+            if c >= 0 and found[SUIT[c]] == RANK[c] - 1:
+                to_found.append((K_T2F, s, 0, 0))
+        for s in range(7):
+            p = piles[s]
+            d = down[s]
+            n = len(p)
+            if n == d:
+                continue
+            head = p[d]
+            last_rank = RANK[p[-1]]
+            for t in range(7):
+                if t == s:
+                    continue
+                top = tops[t]
+                if top < 0:
+                    if RANK[head] != 13 or (symmetry and (t != first_empty or d == 0)):
+                        continue
+                    flips.append((K_T2T, s, t, d))
+                    continue
+                i = n - 1 - (RANK[top] - 1 - last_rank)
+                if i < d or i >= n or RED[p[i]] == RED[top]:
+                    continue
+                if i == d:
+                    if d:
+                        flips.append((K_T2T, s, t, d))
+                    else:
+                        others.append((K_T2T, s, t, d))
+                    continue
+                if red.partial:
+                    x = p[i - 1]
+                    if found[SUIT[x]] != RANK[x] - 1:
+                        continue
+                others.append((K_T2T, s, t, i))
+        talon = self.talon
+        if talon:
+            self._talon_moves(red, tops, first_empty, to_found, talon_moves)
+        if self.f2t:
+            for suit in range(4):
+                r = found[suit]
+                if not r:
+                    continue
+                c = suit * 13 + r - 1
+                for t in range(7):
+                    top = tops[t]
+                    if top < 0:
+                        if r == 13 and (not symmetry or t == first_empty):
+                            others.append((K_F2T, suit, t, 0))
+                    elif RANK[top] == r + 1 and RED[top] != RED[c]:
+                        others.append((K_F2T, suit, t, 0))
+        if red.ordering:
+            # Uncover the pile with the most face-down cards first.
+            flips.sort(key=lambda m: -down[m[1]])
+            return to_found + flips + talon_moves + others
+        return to_found + talon_moves + flips + others
+
+    def _talon_moves(
+        self,
+        red: Reductions,
+        tops: list[int],
+        first_empty: int,
+        to_found: list[SMove],
+        out: list[SMove],
+    ) -> None:
+        talon, pos, found = self.talon, self.pos, self.found
+        n = len(talon)
+        reach: list[tuple[int, int]] = []
+        if red.stock:
+            draw = self.draw
+            if pos:
+                reach.append((pos, 0))
+            q = pos
+            while q < n:
+                q = min(q + draw, n)
+                reach.append((q, 0))
+            if self.can_recycle():
+                q = 0
+                while q < n:
+                    q = min(q + draw, n)
+                    reach.append((q, 1))
+                seen: set[int] = set()
+                unique: list[tuple[int, int]] = []
+                for item in reach:
+                    if item[0] not in seen:
+                        seen.add(item[0])
+                        unique.append(item)
+                reach = unique
+        else:
+            if pos:
+                reach.append((pos, 0))
+            if pos < n:
+                out.append((K_DRAW, 0, 0, 0))
+            elif self.can_recycle():
+                out.append((K_RECYCLE, 0, 0, 0))
+        symmetry = red.symmetry
+        for q, rec in reach:
+            c = talon[q - 1]
+            rank = RANK[c]
+            if found[SUIT[c]] == rank - 1:
+                to_found.append((K_TALON, q, rec, FOUNDATION))
+            red_c = RED[c]
+            for t in range(7):
+                top = tops[t]
+                if top < 0:
+                    if rank == 13 and (not symmetry or t == first_empty):
+                        out.append((K_TALON, q, rec, t))
+                elif RANK[top] == rank + 1 and RED[top] != red_c:
+                    out.append((K_TALON, q, rec, t))
+
+    def apply(self, m: SMove) -> None:
+        """Make move `m` (one of `moves()`), turning up any uncovered card."""
+        kind = m[0]
+        piles = self.piles
+        if kind == K_T2T:
+            s, t, i = m[1], m[2], m[3]
+            p = piles[s]
+            piles[t] += p[i:]
+            piles[s] = p = p[:i]
+        elif kind == K_T2F:
+            s = m[1]
+            p = piles[s]
+            self.found[SUIT[p[-1]]] += 1
+            piles[s] = p = p[:-1]
+        elif kind == K_TALON:
+            q = m[1]
+            talon = self.talon
+            c = talon[q - 1]
+            self.talon = talon[: q - 1] + talon[q:]
+            self.pos = q - 1
+            if m[2]:
+                self.passno += 1
+            if m[3] == FOUNDATION:
+                self.found[SUIT[c]] += 1
+            else:
+                piles[m[3]] += _SINGLE[c]
+            return
+        elif kind == K_F2T:
+            suit = m[1]
+            r = self.found[suit]
+            self.found[suit] = r - 1
+            piles[m[2]] += _SINGLE[suit * 13 + r - 1]
+            return
+        elif kind == K_DRAW:
+            self.pos = min(self.pos + self.draw, len(self.talon))
+            return
+        else:
+            self.pos = 0
+            self.passno += 1
+            return
+        d = self.down[s]
+        if d and len(p) == d:
+            self.down[s] = d - 1
+
+    def safe_move(self) -> SMove | None:
+        """A foundation move that can never hurt, or None.
+
+        A tableau top (or, in draw-1, the waste top) goes up when it fits and is an ace or
+        a two, or (foundation cards staying put) both cards of rank-1 of the other colour
+        are already up, so nothing could ever need to be placed on it. In draw-3 a waste
+        card is left alone: taking it out of the talon regroups the cards after it.
+        """
+        found = self.found
+        piles = self.piles
+        f2t = self.f2t
+        for s in range(7):
+            p = piles[s]
+            if p:
+                c = p[-1]
+                r = RANK[c]
+                if found[SUIT[c]] == r - 1:
+                    if r <= 2:
+                        return (K_T2F, s, 0, 0)
+                    a, b = _OPPOSITE[c]
+                    if not f2t and found[a] >= r - 1 and found[b] >= r - 1:
+                        return (K_T2F, s, 0, 0)
+        if self.draw == 1 and self.pos:
+            c = self.talon[self.pos - 1]
+            r = RANK[c]
+            if found[SUIT[c]] == r - 1:
+                a, b = _OPPOSITE[c]
+                if r <= 2 or (not f2t and found[a] >= r - 1 and found[b] >= r - 1):
+                    return (K_TALON, self.pos, 0, FOUNDATION)
+        return None
+
+    def finishing_moves(self) -> list[SMove]:
+        """From a trivially won position: every remaining card to its foundation."""
+        out: list[SMove] = []
+        piles, found = self.piles, self.found
+        while self.left():
+            for s in range(7):
+                p = piles[s]
+                if p and found[SUIT[p[-1]]] == RANK[p[-1]] - 1:
+                    m = (K_T2F, s, 0, 0)
+                    out.append(m)
+                    self.apply(m)
+                    break
+            else:
+                raise AssertionError("a trivially won position with no card to go up")
+        return out
+
+    # ------------------------------------------------------------------ notation
+
+    def tokens(self, m: SMove) -> list[str]:
+        """The notation tokens of move `m` in the current position (before applying it)."""
+        kind = m[0]
+        if kind == K_T2F:
+            return [f"{m[1] + 1}F"]
+        if kind == K_T2T:
+            return [f"{m[1] + 1}{m[2] + 1}"]
+        if kind == K_F2T:
+            return [f"F{SUITS[m[1]]}{m[2] + 1}"]
+        if kind == K_DRAW:
+            return ["D"]
+        if kind == K_RECYCLE:
+            return ["R"]
+        q, rec, dst = m[1], m[2], m[3]
+        draw, pos, n = self.draw, self.pos, len(self.talon)
+        if rec:
+            out = ["D"] * -(-(n - pos) // draw) + ["R"] + ["D"] * -(-q // draw)
+        else:
+            out = ["D"] * -(-(q - pos) // draw)
+        out.append("WF" if dst == FOUNDATION else f"W{dst + 1}")
+        return out
+
+    def cost(self, m: SMove) -> int:
+        """How many tokens move `m` takes in the current position."""
+        if m[0] != K_TALON:
+            return 1
+        q, draw, pos = m[1], self.draw, self.pos
+        if m[2]:
+            return 2 - (-(len(self.talon) - pos) // draw) - (-q // draw)
+        return 1 - (-(q - pos) // draw)
