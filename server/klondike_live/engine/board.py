@@ -313,8 +313,9 @@ class Board:
             start = self._run_start(src, dst)
             if start < 0:
                 target = self._piles[dst]
-                wanted = f"on {target[-1]}" if target else "a king onto the empty pile"
-                return f"no face-up card of pile {src + 1} fits {wanted} on pile {dst + 1}"
+                if not target:
+                    return f"only a king or a king-headed run may go onto the empty pile {dst + 1}"
+                return f"no face-up card of pile {src + 1} fits on {target[-1]} (pile {dst + 1})"
             count = len(self._piles[src]) - start
             if move.size and move.size != count:
                 return f"that run has {count} cards, not {move.size}"

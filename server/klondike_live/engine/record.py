@@ -70,8 +70,8 @@ class GameRecord:
         for index, token in enumerate(self.moves, start=1):
             try:
                 move = Move.parse(token)
-            except NotationError as exc:
-                raise ReplayError(index, token, exc.message) from None
+            except NotationError:
+                raise ReplayError(index, token, "not a move token of the notation") from None
             reason = board.illegal_reason(move)
             if reason is not None:
                 raise ReplayError(index, token, reason)

@@ -1,0 +1,201 @@
+"""The `klondike-live` command line.
+
+    klondike-live deal SEED [--draw 1|3]      the deal text of a seed (algorithm kd1)
+    klondike-live check FILE|-                replay a game record, print the final position
+    klondike-live show SEED|FILE              a readable board in the terminal
+    klondike-live solve ...                   the solver (see `klondike-live solve --help`)
+
+Exit status: 0 success; 1 a record whose moves do not replay or whose result is false;
+2 unreadable or malformed input (the message names the line and the problem). Errors
+never print a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from klondike_live import __version__
+from klondike_live.engine import (
+    Board,
+    Deal,
+    GameRecord,
+    KlondikeError,
+    NotationError,
+    RecordResultError,
+    ReplayError,
+    Variant,
+    format_position,
+    parse_position,
+)
+from klondike_live.engine.variant import UNLIMITED
+from klondike_live.terminal import render, use_colour
+
+EXIT_OK = 0
+EXIT_CHECK_FAILED = 1
+EXIT_BAD_INPUT = 2
+
+
+class InputError(Exception):
+    """Input the command cannot use; the message is shown as is, with exit status 2."""
+
+
+def read_text(source: str) -> str:
+    """The text of a file, or of standard input for `-`."""
+    if source == "-":
+        return sys.stdin.read()
+    try:
+        return Path(source).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read {source}: {exc}") from None
+
+
+def variant_from_args(args: argparse.Namespace) -> Variant:
+    """The variant named by `--draw`, `--passes` and `--f2t` (defaults as the rules say)."""
+    passes = getattr(args, "passes", None)
+    if passes is None:
+        passes_value = -1
+    elif passes == "unlimited":
+        passes_value = UNLIMITED
+    else:
+        passes_value = int(passes)
+    return Variant(draw=args.draw, passes=passes_value, f2t=getattr(args, "f2t", False))
+
+
+def passes_arg(text: str) -> str:
+    """argparse type for `--passes`: a positive number or `unlimited`."""
+    if text == "unlimited" or (text.isdigit() and int(text) >= 1):
+        return text
+    raise argparse.ArgumentTypeError(f"expected a positive number or 'unlimited', not {text!r}")
+
+
+def add_variant_options(parser: argparse.ArgumentParser) -> None:
+    """`--draw`, `--passes`, `--f2t`, shared by the commands that start a game."""
+    parser.add_argument("--draw", type=int, choices=(1, 3), default=1, help="cards per turn")
+    parser.add_argument(
+        "--passes",
+        type=passes_arg,
+        help="passes through the stock: N or 'unlimited' (default: 1 with draw 1, 3 with draw 3)",
+    )
+    parser.add_argument("--f2t", action="store_true", help="allow foundation-to-tableau moves")
+
+
+def load_board(source: str, variant: Variant) -> Board:
+    """A board from a seed, or from a file holding a deal, a position or a game record.
+
+    An existing file (or `-`) is read and recognised by its header line; anything else
+    is taken as a seed string.
+    """
+    if source != "-" and not Path(source).is_file():
+        return Board.from_seed(source, variant)
+    text = read_text(source)
+    header = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    if header == "klondike-game 1":
+        return GameRecord.parse(text).replay()
+    if header == "klondike-position 1":
+        return parse_position(text)
+    return Board(Deal.parse(text), variant)
+
+
+def cmd_deal(args: argparse.Namespace) -> int:
+    """Print the deal text of a seed. The deal does not depend on the variant."""
+    sys.stdout.write(str(Deal.from_seed(args.seed)))
+    return EXIT_OK
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    """Replay a game record; print the final position and the result, or the bad move."""
+    record = GameRecord.parse(read_text(args.file))
+    try:
+        board = record.replay()
+    except ReplayError as exc:
+        print(f"illegal move {exc.index} {exc.token!r}: {exc.reason}")
+        return EXIT_CHECK_FAILED
+    except RecordResultError as exc:
+        print(f"wrong result: {exc}")
+        return EXIT_CHECK_FAILED
+    result = "won" if board.is_won() else (record.result or "unfinished")
+    sys.stdout.write(format_position(board))
+    print(f"result: {result}")
+    return EXIT_OK
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    """Print a readable board for a seed or a file."""
+    board = load_board(args.source, variant_from_args(args))
+    sys.stdout.write(render(board, colour=use_colour(sys.stdout)))
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every subcommand."""
+    parser = argparse.ArgumentParser(
+        prog="klondike-live",
+        description="Klondike Live: seeded Klondike deals, races and tools.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    deal = commands.add_parser("deal", help="print the deal text of a seed")
+    deal.add_argument("seed", help="the seed string, e.g. 12345")
+    deal.add_argument(
+        "--draw",
+        type=int,
+        choices=(1, 3),
+        default=1,
+        help="accepted for symmetry with the other commands; a deal is the same for every variant",
+    )
+    deal.set_defaults(func=cmd_deal)
+
+    check = commands.add_parser("check", help="replay a game record and print the result")
+    check.add_argument("file", help="a game record file, or - for standard input")
+    check.set_defaults(func=cmd_check)
+
+    show = commands.add_parser("show", help="print a readable board")
+    show.add_argument("source", help="a seed, or a file with a deal, position or game record")
+    add_variant_options(show)
+    show.set_defaults(func=cmd_show)
+
+    for register in _plugins():
+        register(commands)
+    return parser
+
+
+def _plugins() -> list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]]:
+    """Subcommands that live beside their subsystem."""
+    if importlib.util.find_spec("klondike_live.solver.cli") is None:
+        return []
+    from klondike_live.solver.cli import add_parser as add_solve
+
+    return [add_solve]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit status."""
+    args = build_parser().parse_args(argv)
+    func: Callable[[argparse.Namespace], int] = args.func
+    try:
+        return func(args)
+    except InputError as exc:
+        print(f"klondike-live: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except NotationError as exc:
+        print(f"klondike-live: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except ReplayError as exc:
+        print(f"illegal move {exc.index} {exc.token!r}: {exc.reason}")
+        return EXIT_CHECK_FAILED
+    except KlondikeError as exc:
+        print(f"klondike-live: {exc}", file=sys.stderr)
+        return EXIT_CHECK_FAILED
+    except BrokenPipeError:
+        return EXIT_OK
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
