@@ -1,0 +1,175 @@
+"""Property tests over random seeds, variants and random legal move sequences."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from klondike_live.engine import (
+    Board,
+    Card,
+    IllegalMoveError,
+    Move,
+    Variant,
+    common_knowledge,
+    diff,
+    view_of,
+)
+from klondike_live.engine.moves import DRAW, F2T, RECYCLE, T2F, T2T, W2F, W2T
+
+UNIVERSE = [Move(DRAW), Move(RECYCLE), Move(W2F)]
+UNIVERSE += [Move(W2T, 0, d) for d in range(7)] + [Move(T2F, s) for s in range(7)]
+UNIVERSE += [Move(T2T, s, d) for s in range(7) for d in range(7) if s != d]
+UNIVERSE += [Move(F2T, suit, d) for suit in range(4) for d in range(7)]
+
+variants = st.sampled_from(
+    [
+        Variant(),
+        Variant(draw=3),
+        Variant(draw=1, passes=0),
+        Variant(draw=3, passes=0, f2t=True),
+        Variant(draw=1, passes=2, f2t=True),
+    ]
+)
+games = st.tuples(
+    st.text(max_size=12), variants, st.lists(st.integers(0, 10_000), min_size=1, max_size=120)
+)
+
+
+def play_out(seed: str, variant: Variant, choices: list[int]) -> list[Board]:
+    """Boards after each random legal move (copies), starting with the deal."""
+    board = Board.from_seed(seed, variant)
+    boards = [board.copy()]
+    for choice in choices:
+        moves = board.legal_moves()
+        if not moves:
+            break
+        board.play(moves[choice % len(moves)])
+        boards.append(board.copy())
+    return boards
+
+
+def all_cards(board: Board) -> list[int]:
+    cards = [c for pile in board.tableau for c in pile] + list(board.stock) + list(board.waste)
+    cards += [s * 13 + r for s, rank in enumerate(board.foundations) for r in range(rank)]
+    return sorted(cards)
+
+
+def fits(card: int, pile: tuple[Card, ...]) -> bool:
+    c = Card(card)
+    if not pile:
+        return c.rank == 13
+    return pile[-1].rank == c.rank + 1 and pile[-1].is_red != c.is_red
+
+
+def naive_legal(board: Board) -> set[Move]:
+    """Legal moves worked out directly from the rules, independently of the engine's code."""
+    legal: set[Move] = set()
+    tableau, down, found = board.tableau, board.face_down, board.foundations
+    variant = board.variant
+    if board.stock:
+        legal.add(Move(DRAW))
+    if not board.stock and board.waste and (variant.unlimited or board.pass_number < variant.passes):
+        legal.add(Move(RECYCLE))
+    if board.waste:
+        top = board.waste[-1]
+        if found[top.suit] == top.rank - 1:
+            legal.add(Move(W2F))
+        legal.update(Move(W2T, 0, d) for d in range(7) if fits(top, tableau[d]))
+    for s in range(7):
+        if tableau[s] and found[tableau[s][-1].suit] == tableau[s][-1].rank - 1:
+            legal.add(Move(T2F, s))
+        for i in range(down[s], len(tableau[s])):
+            legal.update(
+                Move(T2T, s, d) for d in range(7) if d != s and fits(tableau[s][i], tableau[d])
+            )
+    if variant.f2t:
+        for suit in range(4):
+            if found[suit]:
+                card = suit * 13 + found[suit] - 1
+                legal.update(Move(F2T, suit, d) for d in range(7) if fits(card, tableau[d]))
+    return legal
+
+
+@settings(max_examples=150, deadline=None)
+@given(games)
+def test_every_card_is_present_exactly_once(game: tuple[str, Variant, list[int]]) -> None:
+    """After any sequence of legal moves, the 52 cards are all present exactly once."""
+    for board in play_out(*game):
+        assert all_cards(board) == list(range(52))
+
+
+@settings(max_examples=150, deadline=None)
+@given(games)
+def test_undo_restores_the_exact_position(game: tuple[str, Variant, list[int]]) -> None:
+    """Popping every move returns, step by step, to each earlier position exactly."""
+    boards = play_out(*game)
+    board = boards[-1].copy()
+    for earlier in reversed(boards[:-1]):
+        board.pop()
+        assert board.key() == earlier.key()
+        assert board.foundations == earlier.foundations
+        assert (board.score, board.pass_number) == (earlier.score, earlier.pass_number)
+
+
+@settings(max_examples=100, deadline=None)
+@given(games)
+def test_legal_moves_are_exactly_what_play_accepts(game: tuple[str, Variant, list[int]]) -> None:
+    """legal_moves() == the moves of the whole move universe that play() accepts == the rules."""
+    for board in play_out(*game)[::5]:
+        legal = board.legal_moves()
+        assert len(set(legal)) == len(legal)
+        accepted = set()
+        for move in UNIVERSE:
+            try:
+                board.play(move)
+            except IllegalMoveError:
+                continue
+            board.pop()
+            accepted.add(move)
+        assert set(legal) == accepted == naive_legal(board)
+
+
+@settings(max_examples=100, deadline=None)
+@given(games)
+def test_stated_run_sizes_are_checked(game: tuple[str, Variant, list[int]]) -> None:
+    """A tableau move with a stated size is legal only with the size actually moved."""
+    for board in play_out(*game)[::7]:
+        for move in board.legal_moves():
+            if move.kind != T2T:
+                continue
+            before = len(board.tableau[move.src])
+            board.push(move)
+            moved = before - len(board.tableau[move.src])
+            board.pop()
+            assert board.is_legal(move._replace(size=moved))
+            assert not board.is_legal(move._replace(size=moved % 13 + 1))
+
+
+@settings(max_examples=120, deadline=None)
+@given(games, st.lists(st.integers(0, 10_000), max_size=60))
+def test_views_never_show_unknown_cards_and_diffs_apply(
+    game: tuple[str, Variant, list[int]], other_choices: list[int]
+) -> None:
+    """Views and diffs hold only known cards; a racer never sees its own face-down cards;
+    applying diff(old, new) to old gives new, for a racer and for a spectator."""
+    seed, variant, choices = game
+    boards = play_out(seed, variant, choices)
+    rival = play_out(seed, variant, other_choices)[-1]
+    previous: dict[str, object] = {}
+    for board in boards:
+        for who, known in (
+            ("racer", board.seen),
+            ("spectator", common_knowledge([board.seen, rival.seen])),
+        ):
+            view = view_of(board, known)
+            assert all(known >> c & 1 for c in view.cards())
+            if who == "racer":
+                face_down = {c for p, d in zip(board.tableau, board.face_down) for c in p[:d]}
+                assert not face_down & view.cards()
+            old = previous.get(who)
+            if old is not None:
+                change = diff(old, view)  # type: ignore[arg-type]
+                assert all(known >> c & 1 for c in change.cards())
+                assert change.apply(old) == view  # type: ignore[arg-type]
+            previous[who] = view
