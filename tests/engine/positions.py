@@ -46,5 +46,7 @@ def board(
         raise AssertionError(f"cards neither placed nor on a foundation: {leftovers}")
     lines.append(f"stock: {' '.join(leftovers) if stock is None else stock}")
     lines.append(f"waste: {waste}")
-    lines.append("foundations: " + " ".join(f"{s}{h}" for s, h in zip(_SUITS, heights)))
+    lines.append(
+        "foundations: " + " ".join(f"{s}{h}" for s, h in zip(_SUITS, heights, strict=True))
+    )
     return parse_position("\n".join(lines))

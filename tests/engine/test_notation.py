@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import DATA
 
 from klondike_live.engine import (
     CARDS,
@@ -22,6 +21,8 @@ from klondike_live.engine import (
 from klondike_live.engine.deal import kd1_shuffle
 from klondike_live.engine.moves import DRAW, F2T, RECYCLE, T2F, T2T, W2F, W2T
 from klondike_live.engine.variant import UNLIMITED
+
+from conftest import DATA
 
 
 def kd1_vectors() -> list[tuple[str, str]]:
@@ -127,7 +128,8 @@ def test_variants_round_trip(text: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "bad", ["draw=2", "draw=x", "passes=0", "passes=-1", "f2t=maybe", "speed=3", "draw", "draw=1 draw=3"]
+    "bad",
+    ["draw=2", "draw=x", "passes=0", "passes=-1", "f2t=maybe", "speed=3", "draw", "draw=1 draw=3"],
 )
 def test_bad_variants_are_rejected(bad: str) -> None:
     """Unknown keys, bad values and repeated keys are NotationErrors."""

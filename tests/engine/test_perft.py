@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from conftest import DATA
-from perft import perft
 
 from klondike_live.engine import Board, Variant
+
+from conftest import DATA
+from perft import perft
 
 
 def golden() -> list[tuple[str, str, str, list[int]]]:

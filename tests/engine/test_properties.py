@@ -69,7 +69,8 @@ def naive_legal(board: Board) -> set[Move]:
     variant = board.variant
     if board.stock:
         legal.add(Move(DRAW))
-    if not board.stock and board.waste and (variant.unlimited or board.pass_number < variant.passes):
+    pass_left = variant.unlimited or board.pass_number < variant.passes
+    if not board.stock and board.waste and pass_left:
         legal.add(Move(RECYCLE))
     if board.waste:
         top = board.waste[-1]
@@ -165,7 +166,9 @@ def test_views_never_show_unknown_cards_and_diffs_apply(
             view = view_of(board, known)
             assert all(known >> c & 1 for c in view.cards())
             if who == "racer":
-                face_down = {c for p, d in zip(board.tableau, board.face_down) for c in p[:d]}
+                face_down = {
+                    c for p, d in zip(board.tableau, board.face_down, strict=True) for c in p[:d]
+                }
                 assert not face_down & view.cards()
             old = previous.get(who)
             if old is not None:

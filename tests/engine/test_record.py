@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import DATA
 
 from klondike_live.engine import (
     Deal,
@@ -15,6 +14,8 @@ from klondike_live.engine import (
     ReplayError,
     Variant,
 )
+
+from conftest import DATA
 
 WON = sorted(DATA.glob("won-*.txt"))
 
@@ -94,9 +95,7 @@ def test_other_results_only_for_games_not_won() -> None:
     for result in ("resigned", "timeout", "unfinished"):
         GameRecord(variant=Variant(), seed="1", moves=("D",), result=result).replay()
         with pytest.raises(RecordResultError, match=f"says {result}"):
-            GameRecord(
-                variant=won.variant, seed=won.seed, moves=won.moves, result=result
-            ).replay()
+            GameRecord(variant=won.variant, seed=won.seed, moves=won.moves, result=result).replay()
 
 
 @pytest.mark.parametrize(

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from positions import board
 
 from klondike_live.engine import Board, Card, IllegalMoveError, InvalidMoveError, Move, Outcome
+
+from positions import board
 
 
 def cards(text: str) -> tuple[Card, ...]:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from positions import board
-
 from klondike_live.engine import (
     ALL_CARDS,
     UNKNOWN,
@@ -17,6 +15,8 @@ from klondike_live.engine import (
     view_of,
 )
 from klondike_live.engine.view import WASTE
+
+from positions import board
 
 
 def mask(*tokens: str) -> int:

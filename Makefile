@@ -1,0 +1,39 @@
+# One-time setup is folded into the targets: the first `make run` or `make test` creates
+# .venv and installs the package with its dev tools; later runs reuse it.
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test lint typecheck unit bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+## run: show the product (today: a seeded deal in the terminal; try `$(BIN)/klondike-live --help`)
+run: $(STAMP)
+	$(BIN)/klondike-live show $(or $(SEED),1)
+
+## test: everything CI checks: lint, format, types, all tests
+test: lint typecheck unit
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+unit: $(STAMP)
+	$(BIN)/pytest
+
+## bench: the benchmarks (not tests); results go to docs/benchmarks.md
+bench: $(STAMP)
+	$(BIN)/python bench/bench_engine.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
