@@ -15,10 +15,9 @@ This module must stay pure: no I/O, no asyncio.
 
 from __future__ import annotations
 
-import sys
 import time
 from dataclasses import dataclass, field
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 from klondike_live.engine.board import Board
 from klondike_live.engine.errors import KlondikeError
@@ -108,6 +107,10 @@ def settle(position: Position, red: Reductions, path: list[SMove]) -> None:
         safe = position.safe_move()
 
 
+_Frame = list[Any]
+"""A search frame: [moves, next index, snapshot, path length, key]."""
+
+
 class _DFS:
     """One depth-first search; `run()` returns the winning move path or None."""
 
@@ -135,30 +138,41 @@ class _DFS:
         return False
 
     def _search(self) -> bool:
-        meter = self.meter
-        meter.nodes += 1
-        if meter.nodes >= meter.next_check:
-            meter.check()
-        position, red, table, path = self.position, self.red, self.table, self.path
-        key = position.key(red.symmetry)
-        passno = position.pass_key()
-        seen = table.get(key)
-        if seen is not None and seen <= passno:
-            return False
-        table[key] = passno
-        snap = position.snapshot()
-        depth = len(path)
-        for move in position.moves(red):
+        # Iterative, so that long lines cannot hit the interpreter's recursion limit.
+        meter, position, red, table, path = self.meter, self.position, self.red, self.table, self.path
+        symmetry, keep = red.symmetry, red.tt
+        key = position.key(symmetry)
+        table[key] = position.pass_key()
+        stack: list[_Frame] = [[position.moves(red), 0, position.snapshot(), len(path), key]]
+        while stack:
+            frame = stack[-1]
+            moves, i = frame[0], frame[1]
+            if i:
+                position.restore(frame[2])
+                del path[frame[3] :]
+            if i == len(moves):
+                stack.pop()
+                if not keep:
+                    # Without a table only the current line is remembered (to cut cycles).
+                    del table[frame[4]]
+                continue
+            frame[1] = i + 1
+            move = moves[i]
             path.append(move)
             position.apply(move)
             settle(position, red, path)
-            if self._finished() or self._search():
+            if self._finished():
                 return True
-            del path[depth:]
-            position.restore(snap)
-        if not red.tt:
-            # Without a table only the current line is remembered (to cut cycles).
-            del table[key]
+            meter.nodes += 1
+            if meter.nodes >= meter.next_check:
+                meter.check()
+            key = position.key(symmetry)
+            passno = position.pass_key()
+            seen = table.get(key)
+            if seen is not None and seen <= passno:
+                continue
+            table[key] = passno
+            stack.append([position.moves(red), 0, position.snapshot(), len(path), key])
         return False
 
 
@@ -193,14 +207,10 @@ def solve(
     meter = Meter(budget or Budget())
     red = reductions or Reductions()
     search = _DFS(Position(board), red, meter)
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 20_000))
     try:
         path = search.run()
     except OutOfBudget:
         return SolveResult(UNKNOWN, nodes=meter.nodes, seconds=meter.elapsed())
-    finally:
-        sys.setrecursionlimit(limit)
     if path is None:
         return SolveResult(UNSOLVABLE, nodes=meter.nodes, seconds=meter.elapsed())
     tokens = to_tokens(board, path)
