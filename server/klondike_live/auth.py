@@ -1,0 +1,168 @@
+"""Who a connection is: signed identity tokens (JWT, HS256) and display names.
+
+The server mints guest tokens itself; an operator's own site may mint tokens with the
+same secret (`KLONDIKE_SECRET`), and those are accepted too: only `sub` is required,
+`exp` is checked when present, `name` is optional and any `iss` is fine. Everything a
+client sends here is untrusted; failures raise `AuthError` with a stable code
+(`token_invalid`, `token_expired`) and a short message.
+
+This module must never accept an algorithm other than HS256 (`alg: none` included),
+never put the secret, the token or a traceback into an error message, and never do I/O.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+import time
+import unicodedata
+from dataclasses import dataclass
+from typing import Any, Final
+
+import jwt
+
+__all__ = [
+    "ALGORITHM",
+    "GUEST_LIFETIME_SECONDS",
+    "ISSUER",
+    "MAX_NAME_LENGTH",
+    "TOKEN_EXPIRED",
+    "TOKEN_INVALID",
+    "AuthError",
+    "Identity",
+    "mint_guest_token",
+    "validate_display_name",
+    "verify_token",
+]
+
+ALGORITHM: Final = "HS256"
+ISSUER: Final = "klondike-live"
+GUEST_LIFETIME_SECONDS: Final = 30 * 24 * 3600
+MAX_NAME_LENGTH: Final = 24
+MAX_TOKEN_LENGTH: Final = 4096
+LEEWAY_SECONDS: Final = 30  # clock skew tolerated between an operator's site and us
+
+TOKEN_INVALID: Final = "token_invalid"
+TOKEN_EXPIRED: Final = "token_expired"
+
+# User ids end up in Redis keys and logs: plain characters only, and no `{}` that
+# could clash with the hash tags of key names. Covers UUIDs, emails, "auth0|123".
+_USER_ID = re.compile(r"[A-Za-z0-9_.:@|+-]{1,128}")
+
+
+class AuthError(Exception):
+    """A token was refused; `code` is stable for clients, `message` is safe to show."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class Identity:
+    """A verified user: stable id, display name, and whether it is a guest account."""
+
+    user_id: str
+    name: str
+    guest: bool
+
+
+def validate_display_name(text: str) -> str:
+    """The display name in canonical form, or `ValueError` saying what is wrong.
+
+    NFC-normalized, internal whitespace runs collapsed to one space, trimmed;
+    1..24 characters; no control, format, private-use or unassigned characters.
+    """
+    if not isinstance(text, str):
+        raise ValueError("display name must be text")
+    name = " ".join(unicodedata.normalize("NFC", text).split())
+    if not name:
+        raise ValueError("display name must not be empty")
+    for char in name:
+        if unicodedata.category(char).startswith("C"):
+            raise ValueError(
+                f"display name must not contain control or invisible characters (U+{ord(char):04X})"
+            )
+    if len(name) > MAX_NAME_LENGTH:
+        raise ValueError(
+            f"display name must be at most {MAX_NAME_LENGTH} characters, got {len(name)}"
+        )
+    return name
+
+
+def mint_guest_token(
+    secret: bytes,
+    name: str,
+    *,
+    now: float | None = None,
+    lifetime: int = GUEST_LIFETIME_SECONDS,
+) -> tuple[str, Identity]:
+    """A new guest account: a fresh user id and a signed token valid for `lifetime` s.
+
+    Raises `ValueError` if `name` is not a valid display name.
+    """
+    display = validate_display_name(name)
+    identity = Identity(user_id="g_" + secrets.token_urlsafe(12), name=display, guest=True)
+    issued = int(time.time() if now is None else now)
+    claims = {
+        "sub": identity.user_id,
+        "name": identity.name,
+        "iat": issued,
+        "exp": issued + lifetime,
+        "iss": ISSUER,
+        "guest": True,
+    }
+    return jwt.encode(claims, secret, algorithm=ALGORITHM), identity
+
+
+def verify_token(secret: bytes, token: str) -> Identity:
+    """The identity in a token signed with `secret`, or `AuthError`.
+
+    Codes: `token_expired` for a valid token past its `exp`; `token_invalid` for
+    anything else (bad signature, wrong algorithm, malformed, missing or bad `sub`).
+    """
+    if not isinstance(token, str) or not token or len(token) > MAX_TOKEN_LENGTH:
+        raise AuthError(TOKEN_INVALID, "token is missing or too long")
+    try:
+        claims: dict[str, Any] = jwt.decode(
+            token,
+            secret,
+            algorithms=[ALGORITHM],
+            leeway=LEEWAY_SECONDS,
+            options={"require": ["sub"], "verify_aud": False, "verify_iss": False},
+        )
+    except jwt.ExpiredSignatureError:
+        raise AuthError(TOKEN_EXPIRED, "token has expired, sign in again") from None
+    except jwt.InvalidSignatureError:
+        raise AuthError(TOKEN_INVALID, "token signature does not verify") from None
+    except jwt.InvalidAlgorithmError:
+        raise AuthError(TOKEN_INVALID, f"token algorithm must be {ALGORITHM}") from None
+    except jwt.MissingRequiredClaimError:
+        raise AuthError(TOKEN_INVALID, "token has no subject (sub)") from None
+    except jwt.InvalidTokenError:
+        raise AuthError(TOKEN_INVALID, "token is malformed") from None
+    user_id = claims["sub"]
+    if not isinstance(user_id, str) or not _USER_ID.fullmatch(user_id):
+        raise AuthError(TOKEN_INVALID, "token subject (sub) is not a valid user id")
+    return Identity(
+        user_id=user_id,
+        name=_name_from_claim(claims.get("name"), user_id),
+        guest=claims.get("guest") is True,
+    )
+
+
+def _name_from_claim(value: object, user_id: str) -> str:
+    """The token's display name, or a stable stand-in when it is absent or unusable.
+
+    A signed token is trusted for who the user is, so a name that breaks our display
+    rules (too long, invisible characters) is replaced rather than refusing the user.
+    """
+    if isinstance(value, str):
+        try:
+            return validate_display_name(value)
+        except ValueError:
+            pass
+    tag = hashlib.sha256(user_id.encode("utf-8")).hexdigest()[:4]
+    return f"Player {tag}"
