@@ -1,0 +1,54 @@
+"""Stable error codes and close codes of the wire protocol.
+
+Error codes are strings a client can act on; close codes are WebSocket close codes
+(RFC 6455 ones and the application range 4000-4999). Both are listed, with their
+meaning, in docs/protocol.md; never renumber or rename one.
+"""
+
+from __future__ import annotations
+
+import enum
+
+
+class ErrorCode(enum.StrEnum):
+    """The `code` of an `error` message."""
+
+    MALFORMED = "malformed"  # not msgpack, or not a map
+    TEXT_FRAME = "text_frame"  # a text frame; the protocol is binary msgpack
+    UNKNOWN_TYPE = "unknown_type"  # `t` names no client message
+    BAD_FIELD = "bad_field"  # a missing, extra, mistyped or out-of-range field
+    NOT_HELLO = "not_hello"  # the first message must be `hello`
+    VERSION = "version"  # unsupported protocol version
+    TOKEN_INVALID = "token_invalid"  # forged or malformed token
+    TOKEN_EXPIRED = "token_expired"  # a valid token past its expiry
+    BAD_NAME = "bad_name"  # display name refused
+    NO_ROOM = "no_room"  # no such room (or not visible to you)
+    NOT_IN_ROOM = "not_in_room"  # the message needs you to have joined the room
+    ROOM_FULL = "room_full"  # no racer seat left
+    WRONG_STATE = "wrong_state"  # not allowed in the room's current state
+    NOT_HOST = "not_host"  # only the host may do that
+    NOT_READY = "not_ready"  # start needs every seated racer ready (and two of them)
+    NOT_A_RACER = "not_a_racer"  # spectators cannot move, ready or resign
+    OWN_RACE = "own_race"  # a racer's account cannot spectate its own race
+    ILLEGAL_MOVE = "illegal_move"  # the rules refuse the move (message says why)
+    BAD_MOVE = "bad_move"  # the move token is not in the notation
+    STALE_MOVE_ID = "stale_move_id"  # a move id lower than one already applied, not a resend
+    NOT_ALLOWED = "not_allowed"  # undo/hints outside practice games
+    RATE_LIMITED = "rate_limited"  # too many messages; slow down
+    BUSY = "busy"  # a concurrent change won; retry
+    INTERNAL = "internal"  # the server failed; the message was not applied
+
+
+class CloseCode(enum.IntEnum):
+    """WebSocket close codes the server uses."""
+
+    NORMAL = 1000
+    GOING_AWAY = 1001
+    POLICY = 1008  # floods and repeated abuse
+    TOO_BIG = 1009  # a frame over the size limit
+    INTERNAL = 1011
+    SERVER_RESTART = 4000  # the server is shutting down: reconnect (with backoff) and resume
+    REPLACED = 4001  # a newer connection of the same account took over
+    AUTH_FAILED = 4002  # hello with a token that is forged, expired or malformed
+    VERSION = 4003  # hello with an unsupported protocol version
+    HELLO_TIMEOUT = 4004  # no hello in time

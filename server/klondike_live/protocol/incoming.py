@@ -1,0 +1,337 @@
+"""Client -> server messages: strict decoding of msgpack frames into typed values.
+
+`decode_client(frame)` is the only way a client's bytes enter the server. It checks the
+frame is a msgpack map with a known `t`, that every field is present when required,
+of the right type and range, and that no unknown field is present. Anything else raises
+`ProtocolError` with a stable code and a readable message that never echoes more than
+a short excerpt of the input. Nothing downstream handles raw dicts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final
+
+import msgpack
+
+from klondike_live.engine import NotationError, Variant
+from klondike_live.protocol.codes import ErrorCode
+
+PROTOCOL_VERSION: Final = 1
+MAX_SAFE_INT: Final = 2**53 - 1
+ROOM_ID_MAX: Final = 64
+TOKEN_MAX: Final = 4096
+NAME_MAX_BYTES: Final = 128
+
+
+class ProtocolError(Exception):
+    """A frame that breaks the protocol: `code` for programs, `message` for people."""
+
+    def __init__(self, code: ErrorCode, message: str, *, rid: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.rid = rid
+
+
+@dataclass(frozen=True, slots=True)
+class Hello:
+    version: int
+    token: str | None = None
+    name: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Create:
+    rid: int
+    kind: str  # "race" | "solo"
+    variant: Variant
+    seats: int
+    time_limit: int  # seconds, 0 for none
+    public: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Since:
+    """A viewer's last seen event of one board: its seat, stream epoch and offset."""
+
+    seat: int
+    epoch: int
+    offset: int
+
+
+@dataclass(frozen=True, slots=True)
+class Join:
+    room: str
+    role: str  # "racer" | "spectator"
+    since: tuple[Since, ...] = ()
+    rid: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Leave:
+    room: str
+
+
+@dataclass(frozen=True, slots=True)
+class Ready:
+    room: str
+    ready: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Start:
+    room: str
+
+
+@dataclass(frozen=True, slots=True)
+class MoveRequest:
+    room: str
+    id: int
+    move: str
+
+
+@dataclass(frozen=True, slots=True)
+class Undo:
+    room: str
+    id: int
+
+
+@dataclass(frozen=True, slots=True)
+class Resign:
+    room: str
+
+
+@dataclass(frozen=True, slots=True)
+class HintRequest:
+    room: str
+    rid: int
+
+
+@dataclass(frozen=True, slots=True)
+class Rematch:
+    room: str
+
+
+@dataclass(frozen=True, slots=True)
+class Ping:
+    rid: int | None = None
+
+
+ClientMessage = (
+    Hello
+    | Create
+    | Join
+    | Leave
+    | Ready
+    | Start
+    | MoveRequest
+    | Undo
+    | Resign
+    | HintRequest
+    | Rematch
+    | Ping
+)
+
+
+class _Fields:
+    """Typed access to one decoded map; records which keys were read."""
+
+    def __init__(self, data: dict[str, Any], kind: str) -> None:
+        self.data = data
+        self.kind = kind
+        self.read = {"t"}
+        rid = data.get("rid")
+        self.rid = rid if isinstance(rid, int) and not isinstance(rid, bool) else None
+
+    def fail(self, key: str, expected: str) -> ProtocolError:
+        return ProtocolError(
+            ErrorCode.BAD_FIELD, f"{self.kind}: field {key!r} must be {expected}", rid=self.rid
+        )
+
+    def get(self, key: str, required: bool) -> Any:
+        self.read.add(key)
+        if key not in self.data:
+            if required:
+                raise ProtocolError(
+                    ErrorCode.BAD_FIELD, f"{self.kind}: missing field {key!r}", rid=self.rid
+                )
+            return None
+        return self.data[key]
+
+    def integer(self, key: str, lo: int, hi: int, *, required: bool = True) -> int | None:
+        value = self.get(key, required)
+        if value is None and not required:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+            raise self.fail(key, f"an integer {lo}..{hi}")
+        return value
+
+    def req_int(self, key: str, lo: int, hi: int) -> int:
+        value = self.integer(key, lo, hi)
+        assert value is not None
+        return value
+
+    def text(self, key: str, max_len: int, *, required: bool = True) -> str | None:
+        value = self.get(key, required)
+        if value is None and not required:
+            return None
+        if not isinstance(value, str) or not 0 < len(value) <= max_len:
+            raise self.fail(key, f"a string of 1..{max_len} characters")
+        return value
+
+    def req_str(self, key: str, max_len: int) -> str:
+        value = self.text(key, max_len)
+        assert value is not None
+        return value
+
+    def flag(self, key: str, *, default: bool | None = None) -> bool:
+        value = self.get(key, default is None)
+        if value is None:
+            assert default is not None
+            return default
+        if not isinstance(value, bool):
+            raise self.fail(key, "true or false")
+        return value
+
+    def choice(self, key: str, options: tuple[str, ...]) -> str:
+        value = self.get(key, True)
+        if value not in options:
+            raise self.fail(key, "one of " + ", ".join(repr(o) for o in options))
+        assert isinstance(value, str)
+        return value
+
+    def done(self) -> None:
+        extra = sorted(str(k) for k in self.data if k not in self.read)
+        if extra:
+            raise ProtocolError(
+                ErrorCode.BAD_FIELD,
+                f"{self.kind}: unknown field {extra[0][:32]!r}",
+                rid=self.rid,
+            )
+
+
+def _room(f: _Fields) -> str:
+    return f.req_str("room", ROOM_ID_MAX)
+
+
+def _hello(f: _Fields) -> Hello:
+    return Hello(
+        version=f.req_int("v", 0, 1_000_000),
+        token=f.text("token", TOKEN_MAX, required=False),
+        name=f.text("name", NAME_MAX_BYTES, required=False),
+    )
+
+
+def _create(f: _Fields) -> Create:
+    rid = f.req_int("rid", 0, MAX_SAFE_INT)
+    kind = f.choice("kind", ("race", "solo"))
+    text = f.req_str("variant", 64)
+    try:
+        variant = Variant.parse(text)
+    except NotationError as exc:
+        raise f.fail("variant", f"a variant such as 'draw=3 passes=3 f2t=no' ({exc})") from None
+    if not variant.unlimited and variant.passes > 99:
+        raise f.fail("variant", "a variant with at most 99 passes")
+    seats = f.integer("seats", 1, 8, required=False)
+    if kind == "race":
+        if seats is None or seats < 2:
+            raise f.fail("seats", "2..8 for a race")
+    elif seats not in (None, 1):
+        raise f.fail("seats", "1 (or absent) for a solo game")
+    return Create(
+        rid=rid,
+        kind=kind,
+        variant=variant,
+        seats=seats if seats is not None else 1,
+        time_limit=f.integer("time_limit", 0, 86_400, required=False) or 0,
+        public=f.flag("public", default=False),
+    )
+
+
+def _since(f: _Fields) -> tuple[Since, ...]:
+    value = f.get("since", False)
+    if value is None:
+        return ()
+    if not isinstance(value, list) or len(value) > 8:
+        raise f.fail("since", "a list of at most 8 [seat, epoch, offset] triples")
+    out = []
+    for item in value:
+        if (
+            not isinstance(item, list)
+            or len(item) != 3
+            or not all(isinstance(x, int) and not isinstance(x, bool) for x in item)
+            or not 0 <= item[0] < 8
+            or not 0 <= item[1] <= MAX_SAFE_INT
+            or not 0 <= item[2] <= MAX_SAFE_INT
+        ):
+            raise f.fail("since", "a list of [seat 0..7, epoch >= 0, offset >= 0] triples")
+        out.append(Since(item[0], item[1], item[2]))
+    return tuple(out)
+
+
+def _join(f: _Fields) -> Join:
+    return Join(
+        room=_room(f),
+        role=f.choice("as", ("racer", "spectator")),
+        since=_since(f),
+        rid=f.integer("rid", 0, MAX_SAFE_INT, required=False),
+    )
+
+
+def _move(f: _Fields) -> MoveRequest:
+    return MoveRequest(room=_room(f), id=f.req_int("id", 1, MAX_SAFE_INT), move=f.req_str("m", 8))
+
+
+_DECODERS: Final[dict[str, Callable[[_Fields], ClientMessage]]] = {
+    "hello": _hello,
+    "create": _create,
+    "join": _join,
+    "leave": lambda f: Leave(room=_room(f)),
+    "ready": lambda f: Ready(room=_room(f), ready=f.flag("ready")),
+    "start": lambda f: Start(room=_room(f)),
+    "move": _move,
+    "undo": lambda f: Undo(room=_room(f), id=f.req_int("id", 1, MAX_SAFE_INT)),
+    "resign": lambda f: Resign(room=_room(f)),
+    "hint": lambda f: HintRequest(room=_room(f), rid=f.req_int("rid", 0, MAX_SAFE_INT)),
+    "rematch": lambda f: Rematch(room=_room(f)),
+    "ping": lambda f: Ping(rid=f.integer("rid", 0, MAX_SAFE_INT, required=False)),
+}
+
+CLIENT_TYPES: Final = tuple(_DECODERS)
+
+
+def unpack(frame: bytes) -> dict[str, Any]:
+    """Decode one msgpack map with string keys, or raise ProtocolError(MALFORMED)."""
+    try:
+        data = msgpack.unpackb(
+            frame,
+            raw=False,
+            strict_map_key=True,
+            use_list=True,
+            max_buffer_size=len(frame),
+        )
+    except Exception as exc:  # msgpack raises many types on bad input; all mean the same
+        raise ProtocolError(
+            ErrorCode.MALFORMED, f"not a msgpack frame ({type(exc).__name__})"
+        ) from None
+    if not isinstance(data, dict):
+        raise ProtocolError(ErrorCode.MALFORMED, "a message is a msgpack map")
+    if not all(isinstance(k, str) for k in data):
+        raise ProtocolError(ErrorCode.MALFORMED, "message keys are strings")
+    return data
+
+
+def decode_client(frame: bytes) -> ClientMessage:
+    """Decode and validate one client frame into its message value."""
+    data = unpack(frame)
+    kind = data.get("t")
+    decoder = _DECODERS.get(kind) if isinstance(kind, str) else None
+    if decoder is None:
+        shown = repr(kind)[:40]
+        raise ProtocolError(ErrorCode.UNKNOWN_TYPE, f"unknown message type {shown}")
+    fields = _Fields(data, str(kind))
+    message = decoder(fields)
+    fields.done()
+    return message

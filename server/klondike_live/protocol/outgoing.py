@@ -1,0 +1,185 @@
+"""Server -> client messages: builders that return encoded msgpack frames.
+
+Each builder takes typed values and returns the frame's bytes, encoded once, so a frame
+can be stored in a stream, published on the bus and broadcast to many sockets as is.
+Card identities only enter a frame through `view_wire` and `diff_wire`, which take engine
+`View`/`ViewDiff` values that are already redacted for their audience, and through
+`results` (sent only when a race is over).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import msgpack
+
+from klondike_live.engine import View, ViewDiff
+from klondike_live.protocol.codes import ErrorCode
+from klondike_live.protocol.incoming import PROTOCOL_VERSION
+
+
+def pack(message: dict[str, Any]) -> bytes:
+    """Encode one message map."""
+    data: bytes = msgpack.packb(message, use_bin_type=True)
+    return data
+
+
+def view_wire(view: View) -> dict[str, Any]:
+    """A view as wire data: piles as [face_down, [card...]], cards 0..51 or -1 unknown."""
+    return {
+        "tableau": [
+            [down, list(pile)] for pile, down in zip(view.tableau, view.face_down, strict=True)
+        ],
+        "waste": list(view.waste),
+        "stock": view.stock,
+        "foundations": list(view.foundations),
+        "foundations_hidden": view.foundation_hidden,
+        "pass": view.pass_number,
+    }
+
+
+def diff_wire(diff: ViewDiff) -> dict[str, Any]:
+    """A view diff as wire data; absent keys are unchanged."""
+    data: dict[str, Any] = {
+        "piles": [[p, keep, down, list(cards)] for p, keep, down, cards in diff.piles]
+    }
+    if diff.stock is not None:
+        data["stock"] = diff.stock
+    if diff.foundations is not None:
+        data["foundations"] = list(diff.foundations)
+    if diff.foundation_hidden is not None:
+        data["foundations_hidden"] = diff.foundation_hidden
+    if diff.pass_number is not None:
+        data["pass"] = diff.pass_number
+    return data
+
+
+def welcome(user: str, name: str, token: str, now_ms: int) -> bytes:
+    return pack(
+        {
+            "t": "welcome",
+            "v": PROTOCOL_VERSION,
+            "user": user,
+            "name": name,
+            "token": token,
+            "now": now_ms,
+        }
+    )
+
+
+def error(
+    code: ErrorCode,
+    message: str,
+    *,
+    rid: int | None = None,
+    room: str | None = None,
+    move_id: int | None = None,
+) -> bytes:
+    data: dict[str, Any] = {"t": "error", "code": str(code), "msg": message}
+    if rid is not None:
+        data["rid"] = rid
+    if room is not None:
+        data["room"] = room
+    if move_id is not None:
+        data["id"] = move_id
+    return pack(data)
+
+
+def pong(rid: int | None, now_ms: int) -> bytes:
+    data: dict[str, Any] = {"t": "pong", "now": now_ms}
+    if rid is not None:
+        data["rid"] = rid
+    return pack(data)
+
+
+def created(rid: int, room: str) -> bytes:
+    return pack({"t": "created", "rid": rid, "room": room})
+
+
+@dataclass(frozen=True, slots=True)
+class BoardHeader:
+    """Which board and which point of its stream a `board` or `diff` frame belongs to."""
+
+    room: str
+    seat: int
+    audience: str  # "own" (the racer), "spectator", or "final" (after the race)
+    epoch: int
+    offset: int
+
+
+def board(header: BoardHeader, view: View, *, moves: int, score: int | None = None) -> bytes:
+    """A full snapshot of one board for one audience."""
+    data: dict[str, Any] = {
+        "t": "board",
+        "room": header.room,
+        "seat": header.seat,
+        "audience": header.audience,
+        "epoch": header.epoch,
+        "off": header.offset,
+        "view": view_wire(view),
+        "moves": moves,
+    }
+    if score is not None:
+        data["score"] = score
+    return pack(data)
+
+
+def diff(
+    header: BoardHeader,
+    change: ViewDiff,
+    *,
+    moves: int,
+    move: str | None,
+    score: int | None = None,
+) -> bytes:
+    """One event of a board stream: the change from the previous offset's view."""
+    data: dict[str, Any] = {
+        "t": "diff",
+        "room": header.room,
+        "seat": header.seat,
+        "audience": header.audience,
+        "epoch": header.epoch,
+        "off": header.offset,
+        "d": diff_wire(change),
+        "moves": moves,
+    }
+    if move is not None:
+        data["m"] = move
+    if score is not None:
+        data["score"] = score
+    return pack(data)
+
+
+def ack(room: str, move_id: int, offset: int) -> bytes:
+    return pack({"t": "ack", "room": room, "id": move_id, "off": offset})
+
+
+def room_state(state: dict[str, Any]) -> bytes:
+    """The room's lobby/race state (see docs/protocol.md for its fields)."""
+    return pack({"t": "room", **state})
+
+
+def progress(room: str, boards: Sequence[Sequence[Any]], spectators: int) -> bytes:
+    """Progress of every board, coalesced per tick.
+
+    Each board is `[seat, foundation cards, face-down cards, moves, status]`.
+    """
+    return pack(
+        {
+            "t": "progress",
+            "room": room,
+            "boards": [list(b) for b in boards],
+            "spectators": spectators,
+        }
+    )
+
+
+def results(room: str, payload: dict[str, Any]) -> bytes:
+    """The end of a race: ranking, seed, commitment, deal and records (sent only when over)."""
+    return pack({"t": "results", "room": room, **payload})
+
+
+def hint(room: str, rid: int, move: str | None, verdict: str) -> bytes:
+    return pack({"t": "hint", "room": room, "rid": rid, "m": move, "verdict": verdict})
