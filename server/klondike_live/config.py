@@ -29,7 +29,7 @@ from typing import Any, Self
 
 import platformdirs
 
-__all__ = ["ENV_PREFIX", "MIN_SECRET_BYTES", "ConfigError", "Settings", "env_name"]
+__all__ = ["ENV_PREFIX", "MIN_SECRET_BYTES", "ConfigError", "Settings", "env_name", "redact_url"]
 
 log = logging.getLogger(__name__)
 
@@ -143,7 +143,7 @@ class Settings:
             raise ConfigError(
                 env_name("redis_url"),
                 "expected a URL starting with redis://, rediss:// or unix://, "
-                f"got {_redact(self.redis_url)!r}",
+                f"got {redact_url(self.redis_url)!r}",
             )
         if not isinstance(self.data_dir, Path):
             raise ConfigError(env_name("data_dir"), f"expected a path, got {self.data_dir!r}")
@@ -227,9 +227,10 @@ def _parse_number(name: str, raw: str) -> int | float:
     return value
 
 
-def _redact(url: str) -> str:
-    """A URL with any password replaced by `***`, fit for messages and logs."""
-    return re.sub(r"(://[^:/@]*:)[^@/]*@", r"\1***@", url)
+def redact_url(url: str) -> str:
+    """A Redis URL with any password replaced by `***`, fit for messages and logs."""
+    url = re.sub(r"^([A-Za-z0-9+.-]+://[^:/@?#]*:)[^@]*@", r"\1***@", url)
+    return re.sub(r"([?&]password=)[^&#]*", r"\1***", url)
 
 
 def load_or_create_secret(data_dir: Path) -> bytes:
