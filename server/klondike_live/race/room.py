@@ -1,0 +1,304 @@
+"""A room's lobby and race state, and its transitions, as plain values.
+
+`RoomState` is what Redis keeps for a room (one msgpack blob, changed only by a
+compare-and-set on its revision). Every transition is a pure method that returns the
+next state or raises `RoomError` with a protocol error code: the store reads the state,
+calls a transition, and writes the result only if nobody changed the room meanwhile, so
+race-wide transitions are atomic without their rules living in Lua.
+
+The seed is a secret until the race is over: `public()` leaves it out while a race can
+still be played, and gives the hash commitment instead.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import msgpack
+
+from klondike_live.engine import Deal, Variant
+from klondike_live.protocol.codes import ErrorCode
+
+LOBBY = "lobby"
+COUNTDOWN = "countdown"
+RACING = "racing"
+FINISHED = "finished"
+
+
+class RoomError(Exception):
+    """A request the room's rules refuse, with the protocol error code to send."""
+
+    def __init__(self, code: ErrorCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """A racer's place in a room."""
+
+    user: str
+    name: str
+    ready: bool = False
+    online: bool = True
+
+
+def commitment(deal: Deal) -> str:
+    """SHA-256 (hex) of the deal text: published at the start, checkable at the end."""
+    return hashlib.sha256(str(deal).encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class RoomState:
+    """Everything the server knows about a room apart from its boards."""
+
+    id: str
+    kind: str  # "race" or "solo"
+    variant: Variant
+    capacity: int
+    time_limit: int  # seconds; 0 for none
+    public_room: bool
+    host: str
+    created_ms: int
+    state: str = LOBBY
+    gen: int = 1
+    seats: tuple[Seat | None, ...] = field(default=())
+    start_at_ms: int = 0
+    ended_ms: int = 0
+    seed: str = ""
+    commitment: str = ""
+
+    # ------------------------------------------------------------ queries
+
+    def seat_of(self, user: str) -> int | None:
+        """The seat `user` holds, or None."""
+        for index, seat in enumerate(self.seats):
+            if seat is not None and seat.user == user:
+                return index
+        return None
+
+    def seated(self) -> list[tuple[int, Seat]]:
+        """Occupied seats with their index."""
+        return [(i, s) for i, s in enumerate(self.seats) if s is not None]
+
+    def is_live(self, now_ms: int) -> bool:
+        """Racing (the countdown is over) and not finished."""
+        return self.state in (COUNTDOWN, RACING) and now_ms >= self.start_at_ms
+
+    def deadline_ms(self) -> int:
+        """When the race's time limit runs out (0 when there is none)."""
+        return self.start_at_ms + self.time_limit * 1000 if self.time_limit else 0
+
+    # ------------------------------------------------------------ transitions
+
+    def join(self, user: str, name: str) -> RoomState:
+        """Take a racer seat (lobby only); joining again keeps the same seat."""
+        index = self.seat_of(user)
+        if index is not None:
+            seat = self.seats[index]
+            assert seat is not None
+            return self._with_seat(index, replace(seat, name=name, online=True))
+        if self.state != LOBBY:
+            raise RoomError(ErrorCode.WRONG_STATE, "the race has started; join as a spectator")
+        free = next((i for i, s in enumerate(self.seats) if s is None), None)
+        if free is None:
+            raise RoomError(ErrorCode.ROOM_FULL, "every racer seat is taken")
+        return self._with_seat(free, Seat(user=user, name=name))
+
+    def leave(self, user: str) -> RoomState:
+        """Give up a seat in the lobby; the host role passes to the next racer."""
+        index = self._require_seat(user)
+        if self.state != LOBBY:
+            raise RoomError(ErrorCode.WRONG_STATE, "a started race cannot be left; resign")
+        state = self._with_seat(index, None)
+        if state.host == user:
+            others = state.seated()
+            state = replace(state, host=others[0][1].user if others else "")
+        return state
+
+    def set_ready(self, user: str, ready: bool) -> RoomState:
+        index = self._require_seat(user)
+        if self.state != LOBBY:
+            raise RoomError(ErrorCode.WRONG_STATE, "ready only counts in the lobby")
+        seat = self.seats[index]
+        assert seat is not None
+        return self._with_seat(index, replace(seat, ready=ready))
+
+    def set_online(self, user: str, online: bool) -> RoomState:
+        index = self.seat_of(user)
+        if index is None:
+            return self
+        seat = self.seats[index]
+        assert seat is not None
+        return self._with_seat(index, replace(seat, online=online))
+
+    def start(self, user: str, now_ms: int, countdown_ms: int, seed: str) -> RoomState:
+        """The host starts the countdown: every seated racer ready, at least two of them."""
+        if self.state != LOBBY:
+            raise RoomError(ErrorCode.WRONG_STATE, f"the room is {self.state}, not in the lobby")
+        if user != self.host:
+            raise RoomError(ErrorCode.NOT_HOST, "only the host can start the race")
+        seated = self.seated()
+        if self.kind == "race" and len(seated) < 2:
+            raise RoomError(ErrorCode.NOT_READY, "a race needs at least two racers")
+        waiting = [s.name for _, s in seated if not s.ready]
+        if waiting:
+            raise RoomError(ErrorCode.NOT_READY, "not ready yet: " + ", ".join(waiting))
+        return replace(
+            self,
+            state=COUNTDOWN,
+            start_at_ms=now_ms + countdown_ms,
+            seed=seed,
+            commitment=commitment(Deal.from_seed(seed)),
+        )
+
+    def begin(self) -> RoomState:
+        """Countdown over: racing."""
+        if self.state != COUNTDOWN:
+            raise RoomError(ErrorCode.WRONG_STATE, f"the room is {self.state}")
+        return replace(self, state=RACING)
+
+    def finish(self, now_ms: int) -> RoomState:
+        """Every racer is done, or the time limit ran out."""
+        if self.state not in (COUNTDOWN, RACING):
+            raise RoomError(ErrorCode.WRONG_STATE, f"the room is {self.state}")
+        return replace(self, state=FINISHED, ended_ms=now_ms)
+
+    def rematch(self, user: str) -> RoomState:
+        """Back to the lobby for a fresh deal with the same racers (any racer may ask)."""
+        if self.state != FINISHED:
+            raise RoomError(ErrorCode.WRONG_STATE, "a rematch follows a finished race")
+        self._require_seat(user)
+        seats = tuple(None if s is None else replace(s, ready=False) for s in self.seats)
+        return replace(
+            self,
+            state=LOBBY,
+            gen=self.gen + 1,
+            seats=seats,
+            start_at_ms=0,
+            ended_ms=0,
+            seed="",
+            commitment="",
+        )
+
+    def _require_seat(self, user: str) -> int:
+        index = self.seat_of(user)
+        if index is None:
+            raise RoomError(ErrorCode.NOT_A_RACER, "you have no racer seat in this room")
+        return index
+
+    def _with_seat(self, index: int, seat: Seat | None) -> RoomState:
+        seats = list(self.seats)
+        seats[index] = seat
+        return replace(self, seats=tuple(seats))
+
+    # ------------------------------------------------------------ wire forms
+
+    def public(self, *, spectators: int = 0) -> dict[str, Any]:
+        """The room as clients see it: no seed while the race can still be played."""
+        data: dict[str, Any] = {
+            "room": self.id,
+            "kind": self.kind,
+            "variant": str(self.variant),
+            "state": self.state,
+            "gen": self.gen,
+            "host": self.host,
+            "capacity": self.capacity,
+            "time_limit": self.time_limit,
+            "public": self.public_room,
+            "seats": [
+                None
+                if s is None
+                else {
+                    "seat": i,
+                    "user": s.user,
+                    "name": s.name,
+                    "ready": s.ready,
+                    "online": s.online,
+                }
+                for i, s in enumerate(self.seats)
+            ],
+            "spectators": spectators,
+        }
+        if self.state in (COUNTDOWN, RACING, FINISHED):
+            data["start_at"] = self.start_at_ms
+            data["commitment"] = self.commitment
+        if self.state == FINISHED:
+            data["ended_at"] = self.ended_ms
+            data["seed"] = self.seed
+        return data
+
+    def to_blob(self) -> bytes:
+        data = {
+            "id": self.id,
+            "kind": self.kind,
+            "variant": str(self.variant),
+            "capacity": self.capacity,
+            "time_limit": self.time_limit,
+            "public": self.public_room,
+            "host": self.host,
+            "created": self.created_ms,
+            "state": self.state,
+            "gen": self.gen,
+            "seats": [
+                None if s is None else [s.user, s.name, s.ready, s.online] for s in self.seats
+            ],
+            "start_at": self.start_at_ms,
+            "ended": self.ended_ms,
+            "seed": self.seed,
+            "commitment": self.commitment,
+        }
+        blob: bytes = msgpack.packb(data, use_bin_type=True)
+        return blob
+
+    @classmethod
+    def from_blob(cls, blob: bytes) -> RoomState:
+        d = msgpack.unpackb(blob, raw=False)
+        return cls(
+            id=d["id"],
+            kind=d["kind"],
+            variant=Variant.parse(d["variant"]),
+            capacity=d["capacity"],
+            time_limit=d["time_limit"],
+            public_room=d["public"],
+            host=d["host"],
+            created_ms=d["created"],
+            state=d["state"],
+            gen=d["gen"],
+            seats=tuple(None if s is None else Seat(s[0], s[1], s[2], s[3]) for s in d["seats"]),
+            start_at_ms=d["start_at"],
+            ended_ms=d["ended"],
+            seed=d["seed"],
+            commitment=d["commitment"],
+        )
+
+
+def new_room(
+    room_id: str,
+    *,
+    kind: str,
+    variant: Variant,
+    capacity: int,
+    time_limit: int,
+    public: bool,
+    host: str,
+    host_name: str,
+    now_ms: int,
+) -> RoomState:
+    """A fresh room with its creator in seat 0."""
+    seats: list[Seat | None] = [None] * capacity
+    seats[0] = Seat(user=host, name=host_name)
+    return RoomState(
+        id=room_id,
+        kind=kind,
+        variant=variant,
+        capacity=capacity,
+        time_limit=time_limit,
+        public_room=public,
+        host=host,
+        created_ms=now_ms,
+        seats=tuple(seats),
+    )

@@ -1,0 +1,105 @@
+"""The Lua scripts that make each write one atomic step in Redis/Valkey.
+
+Each script touches the keys of a single room (one hash tag, so one Cluster slot) and
+does its checks, writes, stream appends and publishes together: a subscriber never sees
+an event that is not stored, and a stored event is always published.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+ROOM_CAS: Final = """
+-- KEYS[1] room hash, KEYS[2] channel, KEYS[3..] hashes to initialise
+-- ARGV[1] expected revision ('0' for a new room), ARGV[2] new state blob,
+-- ARGV[3] number of frames to publish, then the frames,
+-- then groups: key index, field count, field, value, ...
+local rev = redis.call('HGET', KEYS[1], 'rev') or '0'
+if rev ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'state', ARGV[2], 'rev', tonumber(rev) + 1)
+local nframes = tonumber(ARGV[3])
+local i = 4
+for _ = 1, nframes do
+  redis.call('PUBLISH', KEYS[2], ARGV[i])
+  i = i + 1
+end
+while i <= #ARGV do
+  local key = KEYS[tonumber(ARGV[i])]
+  local nfields = tonumber(ARGV[i + 1])
+  i = i + 2
+  if nfields == 0 then
+    redis.call('DEL', key)
+  else
+    local args = {}
+    for j = 0, 2 * nfields - 1 do args[#args + 1] = ARGV[i + j] end
+    redis.call('HSET', key, unpack(args))
+    i = i + 2 * nfields
+  end
+end
+return tonumber(rev) + 1
+"""
+
+BOARD_EVENT: Final = """
+-- KEYS: 1 board hash, 2 moves list, 3 own stream, 4 spectator stream, 5 channel,
+--       6 connection key of the racer
+-- ARGV: 1 expected seq, 2 connection id ('' for server-side ops), 3 op,
+--       4 stream maxlen, 5 own offset ('' for none), 6 own routing header, 7 own frame,
+--       8 spectator offset, 9 spectator routing header, 10 spectator frame,
+--       11 progress note, 12 mask note ('' for none), 13 token count, tokens...,
+--       then field/value pairs to set on the board hash
+local seq = redis.call('HGET', KEYS[1], 'seq')
+if not seq then return {'missing'} end
+if seq ~= ARGV[1] then return {'stale', seq} end
+if ARGV[2] ~= '' and redis.call('GET', KEYS[6]) ~= ARGV[2] then return {'replaced'} end
+local op = ARGV[3]
+local status = redis.call('HGET', KEYS[1], 'status')
+if op ~= 'refresh' and status ~= 'playing' then return {'done', status} end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local start_at = tonumber(redis.call('HGET', KEYS[1], 'start_at'))
+if (op == 'move' or op == 'undo') then
+  if now < start_at then return {'early', tostring(start_at - now)} end
+  local deadline = tonumber(redis.call('HGET', KEYS[1], 'deadline') or '0')
+  if deadline > 0 and now >= deadline then return {'late'} end
+end
+local old_found = redis.call('HGET', KEYS[1], 'found')
+if op == 'undo' then redis.call('RPOP', KEYS[2]) end
+local ntok = tonumber(ARGV[13])
+for i = 1, ntok do redis.call('RPUSH', KEYS[2], ARGV[13 + i]) end
+local args = {}
+for i = 14 + ntok, #ARGV do args[#args + 1] = ARGV[i] end
+if #args > 0 then redis.call('HSET', KEYS[1], unpack(args)) end
+local elapsed = now - start_at
+if redis.call('HGET', KEYS[1], 'found') ~= old_found then
+  redis.call('HSET', KEYS[1], 'found_ms', elapsed)
+end
+local new_status = redis.call('HGET', KEYS[1], 'status')
+if new_status ~= status then redis.call('HSET', KEYS[1], 'finish_ms', elapsed) end
+if ARGV[5] ~= '' then
+  redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[4], ARGV[5] .. '-0', 'f', ARGV[7])
+  redis.call('PUBLISH', KEYS[5], ARGV[6] .. ARGV[7])
+end
+if ARGV[8] ~= '' then
+  redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[4], ARGV[8] .. '-0', 'f', ARGV[10])
+  redis.call('PUBLISH', KEYS[5], ARGV[9] .. ARGV[10])
+end
+redis.call('PUBLISH', KEYS[5], ARGV[11])
+if ARGV[12] ~= '' then redis.call('PUBLISH', KEYS[5], ARGV[12]) end
+return {'ok', tostring(now)}
+"""
+
+CLAIM: Final = """
+-- KEYS[1] connection key, KEYS[2] channel; ARGV[1] connection id, ARGV[2] takeover note
+redis.call('SET', KEYS[1], ARGV[1])
+redis.call('PUBLISH', KEYS[2], ARGV[2])
+return 1
+"""
+
+RELEASE: Final = """
+-- KEYS[1] connection key; ARGV[1] connection id: release only if still ours
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('DEL', KEYS[1])
+  return 1
+end
+return 0
+"""

@@ -1,0 +1,330 @@
+"""The Redis/Valkey store: rooms, boards, streams, connections and timers.
+
+Every write that other nodes rely on is one atomic script (see `scripts.py`). Room
+transitions are compare-and-set on the room's revision: read the state, compute the
+next one with the pure rules of `race.room`, write it only if nobody changed the room
+meanwhile, retry otherwise. Board events are checked against the board's sequence
+number and the racer's current connection, so a stale copy or a replaced connection
+can never fork a board.
+
+Key names come from `keys.py`; nothing here decides game rules.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import msgpack
+from redis.asyncio import Redis
+from redis.commands.core import AsyncScript
+
+from klondike_live import keys
+from klondike_live.race.live_board import BoardEvent
+from klondike_live.race.room import RoomState
+from klondike_live.store import scripts
+
+T = TypeVar("T")
+
+CAS_ATTEMPTS = 20
+
+
+class Conflict(Exception):
+    """A compare-and-set kept losing to concurrent writers."""
+
+
+@dataclass(frozen=True, slots=True)
+class BoardRecord:
+    """A board as stored: its hash fields and its move tokens, read atomically."""
+
+    fields: dict[str, str]
+    moves: list[str]
+
+    def int(self, name: str, default: int = 0) -> int:
+        value = self.fields.get(name)
+        return int(value) if value is not None else default
+
+
+@dataclass(frozen=True, slots=True)
+class WriteResult:
+    """The store's answer to a board event: `ok`, or why it was refused."""
+
+    status: str  # ok, stale, replaced, done, early, late, missing
+    now_ms: int = 0
+    detail: str = ""
+
+
+def _decode(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+class Store:
+    """Async access to the shared state; one per process, sharing a connection pool."""
+
+    def __init__(self, redis: Redis, *, stream_maxlen: int = 1000) -> None:
+        self.redis = redis
+        self.stream_maxlen = stream_maxlen
+        self._room_cas: AsyncScript = redis.register_script(scripts.ROOM_CAS)
+        self._board_event: AsyncScript = redis.register_script(scripts.BOARD_EVENT)
+        self._claim: AsyncScript = redis.register_script(scripts.CLAIM)
+        self._release: AsyncScript = redis.register_script(scripts.RELEASE)
+        self.latency_observer: Callable[[float], None] | None = None
+
+    async def _timed(self, call: Awaitable[T]) -> T:
+        start = time.perf_counter()
+        try:
+            return await call
+        finally:
+            if self.latency_observer is not None:
+                self.latency_observer(time.perf_counter() - start)
+
+    async def now_ms(self) -> int:
+        """The shared clock: Redis server time in milliseconds."""
+        seconds, micros = await self._timed(self.redis.time())
+        return int(seconds) * 1000 + int(micros) // 1000
+
+    # ------------------------------------------------------------ rooms
+
+    async def load_room(self, room_id: str) -> tuple[RoomState, int] | None:
+        """The room's state and revision, or None when there is no such room."""
+        reply: list[Any] = await self._timed(self.redis.hmget(keys.room(room_id), ["state", "rev"]))
+        blob, rev = reply
+        if blob is None:
+            return None
+        return RoomState.from_blob(blob), int(rev)
+
+    async def write_room(
+        self,
+        state: RoomState,
+        expected_rev: int,
+        frames: Sequence[bytes] = (),
+        hashes: Sequence[tuple[str, dict[str, str | int] | None]] = (),
+    ) -> int | None:
+        """Write `state` if the room is still at `expected_rev`; publish `frames` and set
+        `hashes` (key -> fields, or None to delete the key) in the same step.
+
+        Returns the new revision, or None when another writer got there first.
+        """
+        extra_keys = [key for key, _ in hashes]
+        args: list[Any] = [expected_rev, state.to_blob(), len(frames), *frames]
+        for index, (_, fields) in enumerate(hashes):
+            if fields is None:
+                args += [index + 3, 0]
+            else:
+                args += [index + 3, len(fields)]
+                for name, value in fields.items():
+                    args += [name, value]
+        result = await self._timed(
+            self._room_cas(
+                keys=[keys.room(state.id), keys.channel(state.id), *extra_keys], args=args
+            )
+        )
+        return int(result) if result else None
+
+    async def update_room(
+        self,
+        room_id: str,
+        change: Callable[[RoomState, int], RoomState],
+        extras: Callable[
+            [RoomState, RoomState],
+            tuple[list[bytes], list[tuple[str, dict[str, str | int] | None]]],
+        ],
+    ) -> tuple[RoomState, RoomState]:
+        """Compare-and-set loop: `change(state, now_ms)` gives the next state (or raises
+        `RoomError`), `extras(old, new)` the frames and hashes written with it.
+
+        Returns (old, new). Raises `LookupError` for a missing room and `Conflict` when
+        concurrent writers keep winning.
+        """
+        for _ in range(CAS_ATTEMPTS):
+            loaded = await self.load_room(room_id)
+            if loaded is None:
+                raise LookupError(room_id)
+            old, rev = loaded
+            new = change(old, await self.now_ms())
+            if new == old:
+                return old, new
+            frames, hashes = extras(old, new)
+            if await self.write_room(new, rev, frames, hashes) is not None:
+                return old, new
+        raise Conflict(f"room {room_id} is too busy")
+
+    async def list_public(self, limit: int = 50) -> list[str]:
+        """Ids of public rooms in the lobby, newest first."""
+        ids: list[Any] = await self._timed(self.redis.zrevrange(keys.PUBLIC_ROOMS, 0, limit - 1))
+        return [_decode(i) for i in ids]
+
+    async def set_public(self, room_id: str, listed: bool, created_ms: int) -> None:
+        if listed:
+            await self.redis.zadd(keys.PUBLIC_ROOMS, {room_id: created_ms})
+        else:
+            await self.redis.zrem(keys.PUBLIC_ROOMS, room_id)
+
+    # ------------------------------------------------------------ boards
+
+    async def load_board(self, room_id: str, gen: int, seat: int) -> BoardRecord | None:
+        """A board's fields and moves, read in one transaction."""
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hgetall(keys.board(room_id, gen, seat))
+            pipe.lrange(keys.moves(room_id, gen, seat), 0, -1)
+            fields, moves = await self._timed(pipe.execute())
+        if not fields:
+            return None
+        return BoardRecord(
+            {_decode(k): _decode(v) for k, v in fields.items()}, [_decode(m) for m in moves]
+        )
+
+    async def load_boards(
+        self, room_id: str, gen: int, seats: Sequence[int]
+    ) -> dict[int, BoardRecord]:
+        """Several boards of one room, read in one transaction."""
+        async with self.redis.pipeline(transaction=True) as pipe:
+            for seat in seats:
+                pipe.hgetall(keys.board(room_id, gen, seat))
+                pipe.lrange(keys.moves(room_id, gen, seat), 0, -1)
+            replies = await self._timed(pipe.execute())
+        out = {}
+        for index, seat in enumerate(seats):
+            fields, moves = replies[2 * index], replies[2 * index + 1]
+            if fields:
+                out[seat] = BoardRecord(
+                    {_decode(k): _decode(v) for k, v in fields.items()}, [_decode(m) for m in moves]
+                )
+        return out
+
+    async def write_board_event(
+        self,
+        room_id: str,
+        gen: int,
+        seat: int,
+        user: str,
+        conn_id: str,
+        event: BoardEvent,
+        expected_seq: int,
+    ) -> WriteResult:
+        """Store and publish one board event atomically, if the board is still at
+        `expected_seq` and `conn_id` (when not empty) still speaks for the racer."""
+        args: list[Any] = [
+            expected_seq,
+            conn_id,
+            event.op,
+            self.stream_maxlen,
+            event.own_offset if event.own_frame is not None else "",
+            f"O{seat}|".encode(),
+            event.own_frame or b"",
+            event.spec_offset if event.spec_frame is not None else "",
+            f"S{seat}|".encode(),
+            event.spec_frame or b"",
+            b"P|" + event.progress,
+            (b"M|" + event.mask) if event.mask is not None else "",
+            len(event.tokens),
+            *event.tokens,
+        ]
+        for name, value in event.fields.items():
+            args += [name, value]
+        reply = await self._timed(
+            self._board_event(
+                keys=[*keys.board_keys(room_id, gen, seat), keys.connection(room_id, user)],
+                args=args,
+            )
+        )
+        status = _decode(reply[0])
+        detail = _decode(reply[1]) if len(reply) > 1 else ""
+        if status == "ok":
+            return WriteResult("ok", now_ms=int(detail))
+        return WriteResult(status, detail=detail)
+
+    async def stream_after(
+        self, room_id: str, gen: int, seat: int, audience: str, offset: int, limit: int
+    ) -> list[tuple[int, bytes]] | None:
+        """Stored frames after `offset`, in order, if the stream still holds all of them
+        (the next one is `offset + 1`); None when the gap cannot be proven complete."""
+        key = keys.stream(room_id, gen, seat, audience)
+        reading: Awaitable[Any] = self.redis.xrange(
+            key, min=f"{offset + 1}-0", max="+", count=limit + 1
+        )
+        entries: list[Any] = await self._timed(reading)
+        if len(entries) > limit:
+            return None
+        out: list[tuple[int, bytes]] = []
+        expected = offset + 1
+        for entry_id, fields in entries:
+            number = int(_decode(entry_id).split("-")[0])
+            if number != expected:
+                return None
+            out.append((number, fields[b"f"]))
+            expected += 1
+        return out
+
+    # ------------------------------------------------------------ connections
+
+    async def claim_connection(self, room_id: str, user: str, conn_id: str) -> None:
+        """Make `conn_id` the one connection that speaks for `user` in the room; others
+        are told (through the bus) to close."""
+        note = b"X|" + msgpack.packb([user, conn_id])
+        await self._timed(
+            self._claim(
+                keys=[keys.connection(room_id, user), keys.channel(room_id)], args=[conn_id, note]
+            )
+        )
+
+    async def release_connection(self, room_id: str, user: str, conn_id: str) -> bool:
+        """Forget `conn_id` if it still speaks for `user`; True when it did."""
+        released = await self._timed(
+            self._release(keys=[keys.connection(room_id, user)], args=[conn_id])
+        )
+        return bool(released)
+
+    async def current_connection(self, room_id: str, user: str) -> str | None:
+        value = await self._timed(self.redis.get(keys.connection(room_id, user)))
+        return None if value is None else _decode(value)
+
+    # ------------------------------------------------------------ timers
+
+    async def add_timer(self, room_id: str, kind: str, arg: str, due_ms: int) -> None:
+        await self.redis.zadd(keys.TIMERS, {f"{room_id}|{kind}|{arg}": due_ms})
+
+    async def take_due_timers(self, now_ms: int, limit: int = 100) -> list[tuple[str, str, str]]:
+        """Timers due by `now_ms` that this caller won (ZREM returned 1): run them once."""
+        due: list[Any] = await self.redis.zrangebyscore(
+            keys.TIMERS, "-inf", now_ms, start=0, num=limit
+        )
+        taken = []
+        for member in due:
+            if await self.redis.zrem(keys.TIMERS, member):
+                room_id, kind, arg = _decode(member).split("|", 2)
+                taken.append((room_id, kind, arg))
+        return taken
+
+    # ------------------------------------------------------------ spectators and results
+
+    async def report_watchers(self, room_id: str, node: str, count: int, now_ms: int) -> int:
+        """Record this node's spectator count; return the room's total over live nodes."""
+        key = keys.watchers(room_id)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hset(key, node, f"{count}:{now_ms}")
+            pipe.hgetall(key)
+            _, values = await self._timed(pipe.execute())
+        total = 0
+        for value in values.values():
+            number, _, stamp = _decode(value).partition(":")
+            if now_ms - int(stamp) < 10_000:
+                total += int(number)
+        return total
+
+    async def load_results(self, room_id: str, gen: int) -> bytes | None:
+        data = await self._timed(self.redis.hget(keys.results(room_id, gen), "data"))
+        return data if isinstance(data, bytes) else None
+
+    async def list_finished(self, limit: int = 50) -> list[tuple[str, int]]:
+        entries: list[Any] = await self.redis.zrevrange(keys.FINISHED, 0, limit - 1)
+        out = []
+        for entry in entries:
+            room_id, _, gen = _decode(entry).rpartition(":")
+            out.append((room_id, int(gen)))
+        return out
+
+    async def mark_finished(self, room_id: str, gen: int, ended_ms: int) -> None:
+        await self.redis.zadd(keys.FINISHED, {f"{room_id}:{gen}": ended_ms})
