@@ -1,0 +1,185 @@
+"""Identity tokens (guest and operator-minted) and display name rules."""
+
+from __future__ import annotations
+
+import base64
+import json
+import time
+
+import jwt
+import pytest
+
+from klondike_live.auth import (
+    GUEST_LIFETIME_SECONDS,
+    ISSUER,
+    TOKEN_EXPIRED,
+    TOKEN_INVALID,
+    AuthError,
+    Identity,
+    mint_guest_token,
+    validate_display_name,
+    verify_token,
+)
+
+SECRET = b"test-secret-test-secret-test-secret!"
+OTHER = b"another-secret-another-secret-another"
+
+
+def refused(token: str, code: str) -> AuthError:
+    with pytest.raises(AuthError) as caught:
+        verify_token(SECRET, token)
+    assert caught.value.code == code
+    assert SECRET.decode() not in str(caught.value)
+    return caught.value
+
+
+def b64(data: dict[str, object]) -> str:
+    return base64.urlsafe_b64encode(json.dumps(data).encode()).rstrip(b"=").decode()
+
+
+def test_guest_token_round_trip() -> None:
+    """A minted guest token verifies back to the same identity."""
+    token, identity = mint_guest_token(SECRET, "  Ann   Lee ")
+    assert identity == Identity(user_id=identity.user_id, name="Ann Lee", guest=True)
+    assert identity.user_id.startswith("g_") and len(identity.user_id) == 18
+    assert verify_token(SECRET, token) == identity
+
+
+def test_guest_token_claims() -> None:
+    """Guest tokens carry sub, name, iat, exp 30 days later, iss and guest: true."""
+    token, identity = mint_guest_token(SECRET, "Bo", now=1_000_000)
+    claims = jwt.decode(token, options={"verify_signature": False})
+    assert claims == {
+        "sub": identity.user_id,
+        "name": "Bo",
+        "iat": 1_000_000,
+        "exp": 1_000_000 + GUEST_LIFETIME_SECONDS,
+        "iss": ISSUER,
+        "guest": True,
+    }
+    assert GUEST_LIFETIME_SECONDS == 30 * 24 * 3600
+    assert jwt.get_unverified_header(token)["alg"] == "HS256"
+
+
+def test_each_guest_gets_a_new_user_id() -> None:
+    """Two guests with the same name are two different users."""
+    assert mint_guest_token(SECRET, "Ann")[1].user_id != mint_guest_token(SECRET, "Ann")[1].user_id
+
+
+def test_guest_name_is_validated() -> None:
+    """Minting refuses a display name that breaks the rules."""
+    with pytest.raises(ValueError, match="empty"):
+        mint_guest_token(SECRET, "   ")
+
+
+def test_operator_token_accepted() -> None:
+    """A token from the operator's site with only sub, any iss and no exp is accepted."""
+    token = jwt.encode({"sub": "auth0|12345", "iss": "https://example.org"}, SECRET, "HS256")
+    identity = verify_token(SECRET, token)
+    assert identity.user_id == "auth0|12345" and not identity.guest
+    assert identity.name.startswith("Player ")
+    assert verify_token(SECRET, token).name == identity.name
+
+
+def test_operator_token_name_used_when_valid() -> None:
+    """An operator token's name claim is normalized and used."""
+    claims = {"sub": "u-1", "name": "Zoë  K", "exp": int(time.time()) + 60}
+    assert verify_token(SECRET, jwt.encode(claims, SECRET, "HS256")).name == "Zoë K"
+
+
+def test_operator_token_bad_name_gets_stand_in() -> None:
+    """A name the display rules refuse is replaced, not trusted and not fatal."""
+    token = jwt.encode({"sub": "u-1", "name": "x" * 50}, SECRET, "HS256")
+    assert verify_token(SECRET, token).name.startswith("Player ")
+
+
+def test_forged_token_refused() -> None:
+    """A token signed with another secret is token_invalid."""
+    token, _ = mint_guest_token(OTHER, "Mallory")
+    refused(token, TOKEN_INVALID)
+
+
+def test_tampered_payload_refused() -> None:
+    """Changing the payload of a valid token breaks the signature."""
+    token, _ = mint_guest_token(SECRET, "Eve")
+    header, _, signature = token.split(".")
+    forged = f"{header}.{b64({'sub': 'admin', 'name': 'Eve'})}.{signature}"
+    refused(forged, TOKEN_INVALID)
+
+
+def test_expired_token_refused() -> None:
+    """A token past its exp is token_expired."""
+    token, _ = mint_guest_token(SECRET, "Old", now=time.time() - GUEST_LIFETIME_SECONDS - 3600)
+    refused(token, TOKEN_EXPIRED)
+
+
+def test_alg_none_refused() -> None:
+    """An unsigned token (alg none) is token_invalid even with a perfect payload."""
+    unsigned = f"{b64({'alg': 'none', 'typ': 'JWT'})}.{b64({'sub': 'admin'})}."
+    refused(unsigned, TOKEN_INVALID)
+
+
+def test_other_algorithm_refused() -> None:
+    """An HS512 token with the right secret is still refused: only HS256 is accepted."""
+    token = jwt.encode({"sub": "u-1"}, SECRET * 2, "HS512")
+    refused(token, TOKEN_INVALID)
+
+
+@pytest.mark.parametrize("garbage", ["", "garbage", "a.b.c", "x" * 5000, "é.é.é"])
+def test_garbage_refused(garbage: str) -> None:
+    """Malformed, empty and oversized tokens are token_invalid."""
+    refused(garbage, TOKEN_INVALID)
+
+
+def test_missing_sub_refused() -> None:
+    """A signed token without sub is token_invalid."""
+    refused(jwt.encode({"name": "Nobody"}, SECRET, "HS256"), TOKEN_INVALID)
+
+
+@pytest.mark.parametrize("sub", ["", "has space", "{room}", "x" * 129, 42])
+def test_unusable_sub_refused(sub: object) -> None:
+    """A sub that is not a short plain-character string is token_invalid."""
+    refused(_signed_with_raw_sub(sub), TOKEN_INVALID)
+
+
+def _signed_with_raw_sub(sub: object) -> str:
+    # PyJWT refuses to encode a non-string sub, so sign the segments by hand.
+    signing_input = f"{b64({'alg': 'HS256', 'typ': 'JWT'})}.{b64({'sub': sub})}"
+    algorithm = jwt.get_algorithm_by_name("HS256")
+    signature = algorithm.sign(signing_input.encode(), algorithm.prepare_key(SECRET))
+    return f"{signing_input}.{base64.urlsafe_b64encode(signature).rstrip(b'=').decode()}"
+
+
+@pytest.mark.parametrize(
+    ("raw", "canonical"),
+    [
+        ("Ann", "Ann"),
+        ("  Ann  ", "Ann"),
+        ("Ann \t\n  Lee", "Ann Lee"),
+        ("Zoe\u0308", "Zoë"),  # NFC joins the combining diaeresis
+        ("x" * 24, "x" * 24),
+        ("名人", "名人"),
+    ],
+)
+def test_display_name_canonical_form(raw: str, canonical: str) -> None:
+    """Names are NFC-normalized, trimmed and have whitespace runs collapsed."""
+    assert validate_display_name(raw) == canonical
+
+
+@pytest.mark.parametrize(
+    ("raw", "reason"),
+    [
+        ("", "empty"),
+        (" \t ", "empty"),
+        ("x" * 25, "at most 24 characters, got 25"),
+        ("a\u200bb", "U\\+200B"),  # zero-width space (format)
+        ("a\u202eb", "U\\+202E"),  # right-to-left override
+        ("a\x00b", "U\\+0000"),
+        ("a\x7fb", "U\\+007F"),
+        ("\ue000", "U\\+E000"),  # private use
+    ],
+)
+def test_display_name_refused(raw: str, reason: str) -> None:
+    """Empty, too long, control and invisible characters are refused with a reason."""
+    with pytest.raises(ValueError, match=reason):
+        validate_display_name(raw)

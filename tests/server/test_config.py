@@ -1,0 +1,203 @@
+"""Settings: precedence of flags over environment over defaults, loud errors, the secret file."""
+
+from __future__ import annotations
+
+import dataclasses
+import stat
+from pathlib import Path
+
+import platformdirs
+import pytest
+
+from klondike_live.config import ConfigError, Settings, env_name, redact_url
+
+SECRET = "s" * 40
+
+
+def load(tmp_path: Path, **env: str) -> Settings:
+    return Settings.load(data_dir=tmp_path, environ={"KLONDIKE_SECRET": SECRET, **env})
+
+
+def test_defaults_run_on_one_machine(tmp_path: Path) -> None:
+    """With nothing configured: loopback, port 8765, embedded Valkey, documented tunables."""
+    settings = load(tmp_path)
+    assert (settings.host, settings.port, settings.redis_url) == ("127.0.0.1", 8765, None)
+    assert settings.embedded
+    assert settings.max_frame_bytes == 4096
+    assert (settings.rate_per_second, settings.rate_burst) == (20, 40)
+    assert (settings.abuse_limit, settings.abuse_window_seconds) == (10, 10)
+    assert (settings.grace_seconds, settings.countdown_seconds) == (60, 3.0)
+    assert (settings.stream_maxlen, settings.tick_seconds) == (1000, 0.2)
+
+
+def test_default_data_dir_is_platform_user_data_dir() -> None:
+    """Without --data-dir or KLONDIKE_DATA_DIR the data dir is the platform's user data dir."""
+    settings = Settings.load(environ={"KLONDIKE_SECRET": SECRET})
+    assert settings.data_dir == Path(platformdirs.user_data_dir("klondike-live"))
+
+
+def test_environment_beats_defaults(tmp_path: Path) -> None:
+    """Every KLONDIKE_<NAME> variable is read and cast to the field's type."""
+    settings = load(
+        tmp_path,
+        KLONDIKE_HOST="0.0.0.0",
+        KLONDIKE_PORT="9000",
+        KLONDIKE_REDIS_URL="redis://cache:6379/2",
+        KLONDIKE_MAX_FRAME_BYTES="8192",
+        KLONDIKE_RATE_PER_SECOND="5.5",
+        KLONDIKE_RATE_BURST="11",
+        KLONDIKE_ABUSE_LIMIT="3",
+        KLONDIKE_ABUSE_WINDOW_SECONDS="2",
+        KLONDIKE_GRACE_SECONDS="0",
+        KLONDIKE_COUNTDOWN_SECONDS="1.5",
+        KLONDIKE_STREAM_MAXLEN="50",
+        KLONDIKE_TICK_SECONDS="0.05",
+        KLONDIKE_NODE_ID="node-a",
+    )
+    assert (settings.host, settings.port, settings.redis_url) == (
+        "0.0.0.0",
+        9000,
+        "redis://cache:6379/2",
+    )
+    assert not settings.embedded
+    assert settings.max_frame_bytes == 8192 and settings.rate_per_second == 5.5
+    assert (settings.rate_burst, settings.abuse_limit, settings.abuse_window_seconds) == (11, 3, 2)
+    assert (settings.grace_seconds, settings.countdown_seconds) == (0, 1.5)
+    assert (settings.stream_maxlen, settings.tick_seconds, settings.node_id) == (50, 0.05, "node-a")
+
+
+def test_explicit_values_beat_environment(tmp_path: Path) -> None:
+    """Command-line values win over KLONDIKE_HOST, _PORT, _REDIS_URL and _DATA_DIR."""
+    env = {
+        "KLONDIKE_SECRET": SECRET,
+        "KLONDIKE_HOST": "10.0.0.1",
+        "KLONDIKE_PORT": "9000",
+        "KLONDIKE_REDIS_URL": "redis://env:6379",
+        "KLONDIKE_DATA_DIR": str(tmp_path / "from-env"),
+    }
+    settings = Settings.load(
+        host="127.0.0.2",
+        port=9100,
+        redis_url="redis://flag:6379",
+        data_dir=tmp_path / "from-flag",
+        environ=env,
+    )
+    assert (settings.host, settings.port) == ("127.0.0.2", 9100)
+    assert settings.redis_url == "redis://flag:6379"
+    assert settings.data_dir == tmp_path / "from-flag"
+    assert Settings.load(environ=env).data_dir == tmp_path / "from-env"
+
+
+@pytest.mark.parametrize(
+    ("key", "raw", "expected"),
+    [
+        ("KLONDIKE_PORT", "abc", "KLONDIKE_PORT: expected an integer 0..65535, got 'abc'"),
+        ("KLONDIKE_PORT", "70000", "KLONDIKE_PORT: expected an integer 0..65535, got '70000'"),
+        ("KLONDIKE_MAX_FRAME_BYTES", "1.5", "KLONDIKE_MAX_FRAME_BYTES: expected an integer"),
+        ("KLONDIKE_RATE_PER_SECOND", "0", "KLONDIKE_RATE_PER_SECOND: expected a number > 0"),
+        ("KLONDIKE_TICK_SECONDS", "nan", "KLONDIKE_TICK_SECONDS: expected a number > 0"),
+        ("KLONDIKE_GRACE_SECONDS", "inf", "KLONDIKE_GRACE_SECONDS: expected a number 0..86400"),
+        ("KLONDIKE_GRACE_SECONDS", "-1", "KLONDIKE_GRACE_SECONDS: expected a number 0..86400"),
+        ("KLONDIKE_STREAM_MAXLEN", "", "KLONDIKE_STREAM_MAXLEN: expected an integer"),
+        ("KLONDIKE_REDIS_URL", "http://x", "KLONDIKE_REDIS_URL: expected a URL starting with"),
+        ("KLONDIKE_NODE_ID", "a b", "KLONDIKE_NODE_ID: expected 1..32 characters"),
+        ("KLONDIKE_HOST", "", "KLONDIKE_HOST: expected a host name or address, got ''"),
+    ],
+)
+def test_bad_values_fail_naming_key_and_value(
+    tmp_path: Path, key: str, raw: str, expected: str
+) -> None:
+    """A bad value raises ConfigError whose message names the variable and the value."""
+    with pytest.raises(ConfigError) as caught:
+        load(tmp_path, **{key: raw})
+    assert str(caught.value).startswith(expected)
+    assert caught.value.key == key
+
+
+def test_bad_explicit_port_fails(tmp_path: Path) -> None:
+    """An out-of-range --port is refused like an environment value."""
+    with pytest.raises(ConfigError, match="KLONDIKE_PORT"):
+        Settings.load(port=-1, data_dir=tmp_path, environ={"KLONDIKE_SECRET": SECRET})
+
+
+def test_replace_is_checked_too(tmp_path: Path) -> None:
+    """dataclasses.replace re-checks values, so no invalid Settings can exist."""
+    with pytest.raises(ConfigError, match="KLONDIKE_RATE_BURST"):
+        dataclasses.replace(load(tmp_path), rate_burst=0)
+
+
+def test_short_secret_is_refused_without_echoing_it(tmp_path: Path) -> None:
+    """A KLONDIKE_SECRET under 32 bytes fails, and the message never contains it."""
+    with pytest.raises(ConfigError) as caught:
+        Settings.load(data_dir=tmp_path, environ={"KLONDIKE_SECRET": "tooshort"})
+    assert caught.value.key == "KLONDIKE_SECRET"
+    assert "tooshort" not in str(caught.value)
+
+
+def test_secret_and_redis_url_are_not_in_repr(tmp_path: Path) -> None:
+    """repr(Settings) shows neither the secret nor a Redis URL that may hold a password."""
+    settings = load(tmp_path, KLONDIKE_REDIS_URL="redis://u:hunter2@h:6379")
+    assert SECRET not in repr(settings)
+    assert "hunter2" not in repr(settings)
+
+
+def test_env_secret_does_not_touch_data_dir(tmp_path: Path) -> None:
+    """With KLONDIKE_SECRET set, no secret file is created."""
+    settings = load(tmp_path / "data")
+    assert settings.secret == SECRET.encode()
+    assert not (tmp_path / "data").exists()
+
+
+def test_secret_generated_once_private_and_reused(tmp_path: Path) -> None:
+    """Without KLONDIKE_SECRET a secret is made once in <data_dir>/secret (0600) and reused."""
+    data_dir = tmp_path / "data"
+    first = Settings.load(data_dir=data_dir, environ={})
+    path = data_dir / "secret"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert len(first.secret) == 64
+    assert first.secret == path.read_text().strip().encode()
+    second = Settings.load(data_dir=data_dir, environ={})
+    assert second.secret == first.secret
+    assert Settings.load(data_dir=tmp_path / "other", environ={}).secret != first.secret
+
+
+def test_secret_file_text_works_as_env_secret(tmp_path: Path) -> None:
+    """The secret file's text used as KLONDIKE_SECRET gives the very same secret bytes."""
+    generated = Settings.load(data_dir=tmp_path, environ={})
+    text = (tmp_path / "secret").read_text()
+    other = Settings.load(data_dir=tmp_path / "other", environ={"KLONDIKE_SECRET": text})
+    assert other.secret == generated.secret
+
+
+def test_truncated_secret_file_is_refused(tmp_path: Path) -> None:
+    """A secret file too short to be safe fails loudly instead of signing with it."""
+    (tmp_path / "secret").write_text("abc\n")
+    with pytest.raises(ConfigError, match=r"KLONDIKE_SECRET: .*holds 3 characters"):
+        Settings.load(data_dir=tmp_path, environ={})
+
+
+def test_node_id_random_per_process_unless_set(tmp_path: Path) -> None:
+    """Each load without KLONDIKE_NODE_ID gets a fresh short node id."""
+    ids = {load(tmp_path).node_id for _ in range(5)}
+    assert len(ids) == 5
+    assert all(len(node) == 8 for node in ids)
+
+
+def test_env_names_follow_field_names() -> None:
+    """Every field is configured by KLONDIKE_<UPPER_NAME>."""
+    assert env_name("stream_maxlen") == "KLONDIKE_STREAM_MAXLEN"
+    assert "tick_seconds" in Settings.field_names()
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("redis://h:6379/0", "redis://h:6379/0"),
+        ("redis://user:pw@h:6379", "redis://user:***@h:6379"),
+        ("redis://:p/w@h:1/0", "redis://:***@h:1/0"),
+        ("unix:///run/r.sock?password=pw&db=1", "unix:///run/r.sock?password=***&db=1"),
+    ],
+)
+def test_redact_url_hides_passwords(url: str, shown: str) -> None:
+    """redact_url replaces passwords in the authority and in the query string."""
+    assert redact_url(url) == shown
