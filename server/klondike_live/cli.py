@@ -4,6 +4,8 @@
     klondike-live check FILE|-                replay a game record, print the final position
     klondike-live show SEED|FILE              a readable board in the terminal
     klondike-live solve ...                   the solver (see `klondike-live solve --help`)
+    klondike-live serve [--host H] [--port P] [--redis URL] [--data-dir DIR]
+                                              run a server node (embedded Valkey without --redis)
 
 Exit status: 0 success; 1 a record whose moves do not replay or whose result is false;
 2 unreadable or malformed input (the message names the line and the problem). Errors
@@ -130,6 +132,30 @@ def cmd_show(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Run a server node until SIGTERM or SIGINT."""
+    import asyncio
+    import logging
+
+    from klondike_live.config import ConfigError, Settings
+    from klondike_live.gateway.server import serve_forever
+
+    try:
+        settings = Settings.load(
+            host=args.host, port=args.port, redis_url=args.redis, data_dir=args.data_dir
+        )
+    except ConfigError as exc:
+        raise InputError(str(exc)) from None
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    try:
+        asyncio.run(serve_forever(settings))
+    except OSError as exc:
+        raise InputError(f"cannot serve on {settings.host}:{settings.port}: {exc}") from None
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
     parser = argparse.ArgumentParser(
@@ -158,6 +184,15 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("source", help="a seed, or a file with a deal, position or game record")
     add_variant_options(show)
     show.set_defaults(func=cmd_show)
+
+    serve = commands.add_parser("serve", help="run a server node")
+    serve.add_argument("--host", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, help="port to listen on (default 8765; 0 picks one)")
+    serve.add_argument(
+        "--redis", help="shared Redis/Valkey URL (default: a private embedded Valkey)"
+    )
+    serve.add_argument("--data-dir", help="where the secret and the embedded Valkey's files live")
+    serve.set_defaults(func=cmd_serve)
 
     for register in _plugins():
         register(commands)

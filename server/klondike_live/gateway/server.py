@@ -1,0 +1,137 @@
+"""Running a node: one async context manager from start to an orderly stop.
+
+    async with running(settings) as node:   # Redis (or embedded Valkey), hub, ticks, socket
+        print(node.url)
+        await stop_event.wait()
+    # on exit: stop accepting, close clients with 4000 (reconnect), let in-flight
+    # messages finish, stop the tick loop and the bus, close Redis, stop Valkey.
+
+`serve_forever(settings)` adds SIGTERM/SIGINT handling for the command line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+from websockets.asyncio.server import Server, ServerConnection, serve
+
+from klondike_live.config import Settings
+from klondike_live.embedded import EmbeddedValkey, open_redis, probe_redis_forever
+from klondike_live.gateway.http import WEBSOCKET_PATH, HttpRoutes
+from klondike_live.gateway.hub import Hub
+from klondike_live.gateway.service import RaceService
+from klondike_live.gateway.session import Session
+from klondike_live.metrics import Metrics
+from klondike_live.protocol.codes import CloseCode
+from klondike_live.store import Store
+
+log = logging.getLogger(__name__)
+
+SHUTDOWN_GRACE = 5.0
+"""Seconds in-flight messages get to finish during shutdown."""
+
+
+@dataclass
+class Node:
+    """A running node: its address and its parts (for tests and tools)."""
+
+    settings: Settings
+    server: Server
+    service: RaceService
+    metrics: Metrics
+
+    @property
+    def port(self) -> int:
+        sock = next(iter(self.server.sockets))
+        return int(sock.getsockname()[1])
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.settings.host}:{self.port}/"
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://{self.settings.host}:{self.port}{WEBSOCKET_PATH}"
+
+
+@contextlib.asynccontextmanager
+async def running(settings: Settings) -> AsyncIterator[Node]:
+    """Start every part of a node; stop them all, in order, on exit."""
+    async with contextlib.AsyncExitStack() as stack:
+        if settings.redis_url is None:
+            url = await stack.enter_async_context(EmbeddedValkey(settings.data_dir))
+        else:
+            url = settings.redis_url
+        redis = await open_redis(url)
+        stack.push_async_callback(redis.aclose)
+        metrics = Metrics()
+        store = Store(redis, stream_maxlen=settings.stream_maxlen)
+        hub = Hub(redis, metrics)
+        await hub.start()
+        stack.push_async_callback(hub.stop)
+        service = RaceService(settings, store, hub, metrics)
+        await service.sync_clock()
+        background = [
+            asyncio.create_task(service.run_ticks(), name="ticks"),
+            asyncio.create_task(
+                probe_redis_forever(redis, metrics.redis_latency.observe), name="probe"
+            ),
+        ]
+        stack.push_async_callback(_cancel, background)
+
+        async def handler(connection: ServerConnection) -> None:
+            await Session(connection, service).run()
+
+        server = await serve(
+            handler,
+            settings.host,
+            settings.port,
+            process_request=HttpRoutes(store, metrics, settings.node_id),
+            max_size=settings.max_frame_bytes,
+            compression=None,
+            max_queue=16,
+            ping_interval=20,
+            ping_timeout=20,
+            close_timeout=2,
+        )
+        node = Node(settings, server, service, metrics)
+        log.info("node %s listening on %s", settings.node_id, node.url)
+        try:
+            yield node
+        finally:
+            await _shutdown(server, service)
+
+
+async def _shutdown(server: Server, service: RaceService) -> None:
+    """Stop accepting, tell every client to come back later, let handlers finish."""
+    server.close(close_connections=False)
+    for session in list(service.sessions):
+        session.close_soon(CloseCode.SERVER_RESTART, "server restarting; reconnect")
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(server.wait_closed(), SHUTDOWN_GRACE)
+
+
+async def _cancel(tasks: list[asyncio.Task[None]]) -> None:
+    for task in tasks:
+        task.cancel()
+    for task in tasks:
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+async def serve_forever(settings: Settings) -> None:
+    """Run a node until SIGTERM or SIGINT, printing where it listens."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    async with running(settings) as node:
+        store_line = "embedded Valkey" if settings.redis_url is None else "shared Redis"
+        print(f"Klondike Live on {node.url}  (websocket {node.ws_url}; {store_line})", flush=True)
+        await stop.wait()
+        print("shutting down", flush=True)

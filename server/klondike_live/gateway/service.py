@@ -1,0 +1,767 @@
+"""Request handling for one node: rooms, races, moves, catch-up, timers and ticks.
+
+The service turns decoded client messages into room transitions (compare-and-set in
+the store), board events (written by the board's single writer: the node holding the
+racer's connection) and frames. It holds no truth that is not also in Redis: its local
+copies (writer boards, knowledge masks, progress) are caches that are reloaded whenever
+the store says they are stale.
+
+Hidden cards: every board frame comes from `LiveBoard` (views per audience) or from
+`race.results` (only once a race is finished); error messages quote only the mover's own
+visible cards (the engine's reasons).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import time
+from typing import TYPE_CHECKING, Any
+
+import msgpack
+
+from klondike_live import keys
+from klondike_live.config import Settings
+from klondike_live.engine import Board, Deal, IllegalMoveError, Move, NotationError, view_of
+from klondike_live.gateway.hub import Hub, LocalRoom, Viewer
+from klondike_live.metrics import Metrics
+from klondike_live.protocol import incoming as msg
+from klondike_live.protocol import outgoing
+from klondike_live.protocol.codes import CloseCode, ErrorCode
+from klondike_live.protocol.outgoing import BoardHeader
+from klondike_live.race.live_board import DONE, PLAYING, RESIGNED, TIMEOUT, LiveBoard
+from klondike_live.race.results import build_results, replay
+from klondike_live.race.room import (
+    COUNTDOWN,
+    FINISHED,
+    LOBBY,
+    RACING,
+    RoomError,
+    RoomState,
+    new_room,
+)
+from klondike_live.store import BoardRecord, Store
+
+if TYPE_CHECKING:
+    from klondike_live.gateway.session import Session
+
+log = logging.getLogger(__name__)
+
+MAX_BACKLOG = 200
+"""A resuming viewer missing more events than this gets a snapshot instead."""
+
+
+class RequestError(Exception):
+    """A refused request: sent to the client as an `error` frame."""
+
+    def __init__(self, code: ErrorCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def _frame_offset(frame: bytes) -> tuple[str, int, int] | None:
+    """(audience, seat, offset) of a board frame, for de-duplicating after a resume."""
+    data = msgpack.unpackb(frame, raw=False)
+    if data.get("t") in ("board", "diff"):
+        return data["audience"], data["seat"], data["off"]
+    return None
+
+
+class RaceService:
+    """Everything a node does for its connections, given the store and the hub."""
+
+    def __init__(self, settings: Settings, store: Store, hub: Hub, metrics: Metrics) -> None:
+        self.settings = settings
+        self.store = store
+        self.hub = hub
+        self.metrics = metrics
+        self.sessions: set[Session] = set()
+        self.clock_offset_ms = 0
+        self._reveals: dict[tuple[str, int], asyncio.Task[None]] = {}
+        hub.on_mask = self._on_mask
+        hub.on_status = self._on_status
+        hub.on_takeover = self._on_takeover
+        hub.on_resync = self._resync
+        hub.on_room_frame = self._on_room_frame
+
+    # ------------------------------------------------------------ clock
+
+    async def sync_clock(self) -> None:
+        """Measure this process's offset to the shared (Redis) clock."""
+        before = time.time()
+        server = await self.store.now_ms()
+        after = time.time()
+        self.clock_offset_ms = server - int((before + after) * 500)
+
+    def now_ms(self) -> int:
+        """The shared clock, read locally."""
+        return int(time.time() * 1000) + self.clock_offset_ms
+
+    # ------------------------------------------------------------ rooms
+
+    async def create(self, session: Session, request: msg.Create) -> None:
+        room_id = secrets.token_urlsafe(16)
+        now = self.now_ms()
+        state = new_room(
+            room_id,
+            kind=request.kind,
+            variant=request.variant,
+            capacity=request.seats,
+            time_limit=request.time_limit,
+            public=request.public,
+            host=session.user,
+            host_name=session.name,
+            now_ms=now,
+        )
+        hashes: list[tuple[str, dict[str, str | int] | None]] = []
+        if request.kind == "solo":
+            state = state.set_ready(session.user, True).start(session.user, now, 0, _new_seed())
+            hashes = self._board_inits(state)
+        if await self.store.write_room(state, 0, (), hashes) is None:
+            raise RequestError(ErrorCode.BUSY, "could not create the room; try again")
+        if request.kind == "solo":
+            await self._schedule_race_timers(state)
+        if request.public and request.kind == "race":
+            await self.store.set_public(room_id, True, now)
+        await session.send(outgoing.created(request.rid, room_id))
+
+    async def _load(self, room_id: str) -> RoomState:
+        if not keys.is_room_id(room_id):
+            raise RequestError(ErrorCode.NO_ROOM, "no such room")
+        loaded = await self.store.load_room(room_id)
+        if loaded is None:
+            raise RequestError(ErrorCode.NO_ROOM, "no such room")
+        return loaded[0]
+
+    async def _transition(self, room_id: str, change: Any) -> tuple[RoomState, RoomState]:
+        """Apply a pure room transition atomically and publish the new room state."""
+
+        def extras(
+            old: RoomState, new: RoomState
+        ) -> tuple[list[bytes], list[tuple[str, dict[str, str | int] | None]]]:
+            hashes = self._board_inits(new) if new.state == COUNTDOWN and old.state == LOBBY else []
+            frame = outgoing.room_state(new.public(spectators=self._spectators(room_id)))
+            return [b"L|" + frame], hashes
+
+        try:
+            old, new = await self.store.update_room(room_id, change, extras)
+        except RoomError as exc:
+            raise RequestError(exc.code, exc.message) from None
+        except LookupError:
+            raise RequestError(ErrorCode.NO_ROOM, "no such room") from None
+        if new.state == COUNTDOWN and old.state == LOBBY:
+            await self._schedule_race_timers(new)
+            if new.public_room:
+                await self.store.set_public(room_id, False, 0)
+        if new.state == LOBBY and old.state == FINISHED and new.public_room:
+            await self.store.set_public(room_id, True, new.created_ms)
+        return old, new
+
+    def _board_inits(self, state: RoomState) -> list[tuple[str, dict[str, str | int] | None]]:
+        """Fresh board hashes for every seated racer, written with the start transition."""
+        board = Board(Deal.from_seed(state.seed), state.variant)
+        deadline = state.deadline_ms()
+        out: list[tuple[str, dict[str, str | int] | None]] = []
+        for seat, _ in state.seated():
+            out.append(
+                (
+                    keys.board(state.id, state.gen, seat),
+                    {
+                        "seq": 0,
+                        "own_offset": 0,
+                        "spec_offset": 0,
+                        "seen": str(board.seen),
+                        "spec_mask": str(board.seen),
+                        "status": PLAYING,
+                        "start_at": state.start_at_ms,
+                        "deadline": deadline,
+                        "found": 0,
+                        "found_ms": 0,
+                        "down": board.face_down_count,
+                        "moves": 0,
+                        "last_move_id": 0,
+                    },
+                )
+            )
+        return out
+
+    async def _schedule_race_timers(self, state: RoomState) -> None:
+        await self.store.add_timer(state.id, "begin", str(state.gen), state.start_at_ms)
+        if state.time_limit:
+            await self.store.add_timer(state.id, "deadline", str(state.gen), state.deadline_ms())
+
+    def _spectators(self, room_id: str) -> int:
+        local = self.hub.rooms.get(room_id)
+        return local.spectators_total if local else 0
+
+    async def ready(self, session: Session, request: msg.Ready) -> None:
+        self._viewer(session, request.room, racer=True)
+        await self._transition(
+            request.room, lambda s, _now: s.set_ready(session.user, request.ready)
+        )
+
+    async def start(self, session: Session, request: msg.Start) -> None:
+        self._viewer(session, request.room, racer=True)
+        countdown = int(self.settings.countdown_seconds * 1000)
+        seed = _new_seed()
+        await self._transition(
+            request.room, lambda s, now: s.start(session.user, now, countdown, seed)
+        )
+
+    async def rematch(self, session: Session, request: msg.Rematch) -> None:
+        self._viewer(session, request.room, racer=True)
+        await self._transition(request.room, lambda s, _now: s.rematch(session.user))
+
+    async def leave(self, session: Session, room_id: str) -> None:
+        viewer = session.rooms.pop(room_id, None)
+        if viewer is None:
+            raise RequestError(ErrorCode.NOT_IN_ROOM, "you are not in that room")
+        await self._drop_viewer(session, room_id, viewer, leaving=True)
+
+    def _viewer(self, session: Session, room_id: str, *, racer: bool) -> Viewer:
+        viewer = session.rooms.get(room_id)
+        if viewer is None:
+            raise RequestError(ErrorCode.NOT_IN_ROOM, "join the room first")
+        if racer and viewer.role != "racer":
+            raise RequestError(ErrorCode.NOT_A_RACER, "spectators cannot do that")
+        return viewer
+
+    # ------------------------------------------------------------ join and catch-up
+
+    async def join(self, session: Session, request: msg.Join) -> None:
+        if request.room in session.rooms:
+            await self.leave(session, request.room)
+        state = await self._load(request.room)
+        seat = state.seat_of(session.user)
+        if request.role == "spectator" and seat is not None and state.state != FINISHED:
+            raise RequestError(ErrorCode.OWN_RACE, "a racer cannot watch their own race")
+        local = await self.hub.enter(request.room)
+        viewer = Viewer(
+            session.connection, session.conn_id, session.user, request.role, seat, catching_up=[]
+        )
+        local.viewers.add(viewer)
+        session.rooms[request.room] = viewer
+        try:
+            if request.role == "racer":
+                _, state = await self._transition(
+                    request.room, lambda s, _now: s.join(session.user, session.name)
+                )
+                viewer.seat = state.seat_of(session.user)
+                await self.store.claim_connection(request.room, session.user, session.conn_id)
+            await self._catch_up(session, local, viewer, state, request.since)
+        except BaseException:
+            session.rooms.pop(request.room, None)
+            await self.hub.leave(local, viewer)
+            raise
+
+    async def _catch_up(
+        self,
+        session: Session,
+        local: LocalRoom,
+        viewer: Viewer,
+        state: RoomState,
+        since: tuple[msg.Since, ...],
+    ) -> None:
+        """Send the room and the boards (missing events or snapshots), then release the
+        frames that arrived meanwhile, minus those already covered."""
+        await session.send(outgoing.room_state(state.public(spectators=local.spectators_total)))
+        sent: dict[tuple[str, int], int] = {}
+        if state.state == FINISHED:
+            data = await self.store.load_results(state.id, state.gen)
+            if data is not None:
+                await session.send(outgoing.results(state.id, msgpack.unpackb(data, raw=False)))
+        elif state.state in (COUNTDOWN, RACING):
+            await self._sync_local(local, state)
+            if self.now_ms() >= state.start_at_ms:
+                sent = await self._send_boards(session, local, viewer, state, since)
+                await session.send(self._progress_frame(local))
+            else:
+                self._schedule_reveal(local, state)
+        held = viewer.catching_up or []
+        viewer.catching_up = None
+        for frame in held:
+            where = _frame_offset(frame)
+            if where is not None and where[2] <= sent.get((where[0], where[1]), -1):
+                continue
+            await session.send(frame)
+
+    async def _send_boards(
+        self,
+        session: Session,
+        local: LocalRoom,
+        viewer: Viewer,
+        state: RoomState,
+        since: tuple[msg.Since, ...],
+    ) -> dict[tuple[str, int], int]:
+        last = {s.seat: s for s in since}
+        if viewer.role == "racer" and viewer.seat is not None:
+            seats = [viewer.seat]
+            audience = "own"
+        else:
+            seats = [seat for seat, _ in state.seated()]
+            audience = "spectator"
+        records = await self.store.load_boards(state.id, state.gen, seats)
+        sent: dict[tuple[str, int], int] = {}
+        for seat in seats:
+            record = records.get(seat)
+            if record is None:
+                continue
+            offset = record.int("own_offset" if audience == "own" else "spec_offset")
+            mark = last.get(seat)
+            frames = None
+            if mark is not None and mark.epoch == state.gen and mark.offset <= offset:
+                frames = await self.store.stream_after(
+                    state.id, state.gen, seat, audience, mark.offset, MAX_BACKLOG
+                )
+            if frames is None:
+                self.metrics.resyncs.inc()
+                await session.send(self._snapshot(state, seat, record, audience))
+            else:
+                for _, frame in frames:
+                    await session.send(frame)
+            sent[(audience, seat)] = offset
+        return sent
+
+    def _snapshot(self, state: RoomState, seat: int, record: BoardRecord, audience: str) -> bytes:
+        board = replay(state, record.moves)
+        if audience == "own":
+            known = board.seen
+            offset = record.int("own_offset")
+            score: int | None = board.score
+        else:
+            known = int(record.fields["spec_mask"])
+            offset = record.int("spec_offset")
+            score = None
+        header = BoardHeader(state.id, seat, audience, state.gen, offset)
+        return outgoing.board(header, view_of(board, known), moves=len(board.moves), score=score)
+
+    async def _sync_local(self, local: LocalRoom, state: RoomState) -> None:
+        """Load every racer's knowledge, status and progress of the current race."""
+        seats = [seat for seat, _ in state.seated()]
+        records = await self.store.load_boards(state.id, state.gen, seats)
+        local.gen = state.gen
+        local.seats = set(seats)
+        for seat, record in records.items():
+            local.masks[seat] = int(record.fields["seen"])
+            local.statuses[seat] = record.fields["status"]
+            local.progress[seat] = [
+                seat,
+                record.int("found"),
+                record.int("down"),
+                record.int("moves"),
+                record.fields["status"],
+            ]
+
+    def _progress_frame(self, local: LocalRoom) -> bytes:
+        boards = [local.progress[seat] for seat in sorted(local.progress)]
+        return outgoing.progress(local.room_id, boards, local.spectators_total)
+
+    def _schedule_reveal(self, local: LocalRoom, state: RoomState) -> None:
+        key = (state.id, state.gen)
+        if key in self._reveals:
+            return
+
+        async def reveal() -> None:
+            try:
+                await asyncio.sleep(max(0.0, (state.start_at_ms - self.now_ms()) / 1000))
+                for viewer in list(local.viewers):
+                    session = self._session_of(viewer)
+                    if session is None:
+                        continue
+                    try:
+                        await self._send_boards(session, local, viewer, state, ())
+                        await session.send(self._progress_frame(local))
+                    except Exception:
+                        log.debug("reveal to %s failed", viewer.conn_id, exc_info=True)
+            finally:
+                self._reveals.pop(key, None)
+
+        self._reveals[key] = asyncio.create_task(reveal(), name=f"reveal-{state.id}")
+
+    def _session_of(self, viewer: Viewer) -> Session | None:
+        return next((s for s in self.sessions if s.conn_id == viewer.conn_id), None)
+
+    async def _resync(self, local: LocalRoom, viewer: Viewer) -> None:
+        """A lagging viewer drained its buffer: fresh snapshots, then live again."""
+        session = self._session_of(viewer)
+        if session is None:
+            return
+        viewer.catching_up = []
+        viewer.lagging = False
+        try:
+            state = await self._load(local.room_id)
+            await self._catch_up(session, local, viewer, state, ())
+        finally:
+            viewer.catching_up = None
+
+    # ------------------------------------------------------------ moves
+
+    async def _writer(self, local: LocalRoom, state_hint: RoomState | None, seat: int) -> LiveBoard:
+        writer = local.writers.get(seat)
+        if writer is not None:
+            return writer
+        state = state_hint or await self._load(local.room_id)
+        if state.state not in (COUNTDOWN, RACING, FINISHED):
+            raise RequestError(ErrorCode.WRONG_STATE, "the race has not started")
+        if local.gen != state.gen or not local.seats:
+            await self._sync_local(local, state)
+        record = await self.store.load_board(state.id, state.gen, seat)
+        if record is None:
+            raise RequestError(ErrorCode.WRONG_STATE, "the race has not started")
+        board = replay(state, record.moves)
+        writer = LiveBoard(
+            state.id,
+            seat,
+            state.gen,
+            board,
+            race=state.kind == "race",
+            seq=record.int("seq"),
+            own_offset=record.int("own_offset"),
+            spec_offset=record.int("spec_offset"),
+            spec_mask=int(record.fields["spec_mask"]),
+            last_move_id=record.int("last_move_id"),
+            status=record.fields["status"],
+        )
+        local.writers[seat] = writer
+        local.masks[seat] = board.seen
+        return writer
+
+    async def move(self, session: Session, request: msg.MoveRequest) -> None:
+        viewer = self._viewer(session, request.room, racer=True)
+        try:
+            move = Move.parse(request.move)
+        except NotationError as exc:
+            raise RequestError(ErrorCode.BAD_MOVE, exc.message) from None
+        await self._board_write(session, viewer, request.room, "move", move, request.id)
+
+    async def undo(self, session: Session, request: msg.Undo) -> None:
+        viewer = self._viewer(session, request.room, racer=True)
+        await self._board_write(session, viewer, request.room, "undo", None, request.id)
+
+    async def resign(self, session: Session, request: msg.Resign) -> None:
+        viewer = self._viewer(session, request.room, racer=True)
+        await self._board_write(session, viewer, request.room, "resign", None, 0)
+
+    async def _board_write(
+        self,
+        session: Session,
+        viewer: Viewer,
+        room_id: str,
+        op: str,
+        move: Move | None,
+        move_id: int,
+    ) -> None:
+        local = self.hub.rooms.get(room_id)
+        if local is None or viewer.seat is None:
+            raise RequestError(ErrorCode.NOT_IN_ROOM, "join the room first")
+        seat = viewer.seat
+        for _attempt in range(3):
+            async with local.lock:
+                writer = await self._writer(local, None, seat)
+                if op in ("move", "undo") and move_id <= writer.last_move_id:
+                    await session.send(outgoing.ack(room_id, move_id, writer.own_offset))
+                    return
+                if writer.status in DONE:
+                    raise RequestError(
+                        ErrorCode.WRONG_STATE, f"your game is over ({writer.status})"
+                    )
+                others = local.common_mask(exclude=seat)
+                seq = writer.seq
+                try:
+                    if op == "move":
+                        assert move is not None
+                        event = writer.plan_move(move, move_id, others)
+                    elif op == "undo":
+                        if writer.race:
+                            raise RequestError(ErrorCode.NOT_ALLOWED, "races have no undo")
+                        event = writer.plan_undo(move_id, others)
+                    else:
+                        event = writer.plan_status("resign", RESIGNED, others)
+                except IllegalMoveError as exc:
+                    self.metrics.error("illegal_move")
+                    await session.send(
+                        outgoing.error(
+                            ErrorCode.ILLEGAL_MOVE,
+                            exc.reason,
+                            room=room_id,
+                            move_id=move_id or None,
+                        )
+                    )
+                    return
+                result = await self.store.write_board_event(
+                    room_id, writer.epoch, seat, session.user, session.conn_id, event, seq
+                )
+                if result.status == "ok":
+                    writer.commit(event)
+                    local.masks[seat] = writer.board.seen
+                    if op != "resign":
+                        self.metrics.moves.inc()
+                        await session.send(outgoing.ack(room_id, move_id, writer.own_offset))
+                    done = writer.status in DONE
+                    break
+                local.writers.pop(seat, None)
+            if result.status == "stale":
+                continue
+            raise RequestError(*_refusal(result.status, result.detail))
+        else:
+            raise RequestError(ErrorCode.BUSY, "the board kept changing; try again")
+        if done:
+            self.hub.spawn(self.check_end(room_id), f"end-{room_id}")
+
+    async def hint(self, session: Session, request: msg.HintRequest) -> None:
+        viewer = self._viewer(session, request.room, racer=True)
+        local = self.hub.rooms.get(request.room)
+        if local is None or viewer.seat is None:
+            raise RequestError(ErrorCode.NOT_IN_ROOM, "join the room first")
+        writer = await self._writer(local, None, viewer.seat)
+        if writer.race:
+            raise RequestError(ErrorCode.NOT_ALLOWED, "races have no hints")
+        from klondike_live.gateway.hints import next_hint
+
+        move, verdict = await next_hint(writer.board.copy())
+        await session.send(outgoing.hint(request.room, request.rid, move, verdict))
+
+    # ------------------------------------------------------------ bus hooks
+
+    async def _on_mask(self, local: LocalRoom) -> None:
+        if local.writers:
+            self.hub.spawn(self._refresh(local), f"refresh-{local.room_id}")
+
+    async def _on_status(self, local: LocalRoom, seat: int, status: str) -> None:
+        if status in DONE:
+            # A status written elsewhere (a timeout, an abandonment) makes a local copy stale.
+            writer = local.writers.get(seat)
+            if writer is not None and writer.status != status:
+                local.writers.pop(seat, None)
+            if local.writers:
+                self.hub.spawn(self._refresh(local), f"refresh-{local.room_id}")
+
+    async def _refresh(self, local: LocalRoom) -> None:
+        """Spectators may know more: re-publish this node's boards' spectator views."""
+        for seat in list(local.writers):
+            async with local.lock:
+                writer = local.writers.get(seat)
+                if writer is None:
+                    continue
+                seq = writer.seq
+                event = writer.plan_refresh(local.common_mask(exclude=seat))
+                if event is None:
+                    continue
+                result = await self.store.write_board_event(
+                    local.room_id, writer.epoch, seat, "", "", event, seq
+                )
+                if result.status == "ok":
+                    writer.commit(event)
+                else:
+                    local.writers.pop(seat, None)
+
+    def _on_takeover(self, local: LocalRoom, user: str, conn_id: str) -> None:
+        for viewer in list(local.viewers):
+            if viewer.user == user and viewer.role == "racer" and viewer.conn_id != conn_id:
+                session = self._session_of(viewer)
+                if session is not None:
+                    session.close_soon(CloseCode.REPLACED, "a newer connection took over")
+
+    async def _on_room_frame(self, local: LocalRoom, frame: bytes) -> None:
+        data = msgpack.unpackb(frame, raw=False)
+        if data.get("t") != "room":
+            return
+        if data.get("gen") != local.gen:
+            local.writers.clear()
+            local.masks.clear()
+            local.statuses.clear()
+            local.progress.clear()
+            local.seats = set()
+            local.gen = data.get("gen", 0)
+        if data.get("state") == COUNTDOWN:
+            state = await self._load(local.room_id)
+            if state.state == COUNTDOWN:
+                await self._sync_local(local, state)
+                self._schedule_reveal(local, state)
+
+    # ------------------------------------------------------------ end of race
+
+    async def check_end(self, room_id: str) -> None:
+        """Finish the race when every racer is done or time is up; publish the results."""
+        state = await self._load(room_id)
+        if state.state not in (COUNTDOWN, RACING):
+            return
+        seats = [seat for seat, _ in state.seated()]
+        records = await self.store.load_boards(room_id, state.gen, seats)
+        now = await self.store.now_ms()
+        deadline = state.deadline_ms()
+        all_done = all(r.fields.get("status") in DONE for r in records.values())
+        if not all_done and not (deadline and now >= deadline):
+            return
+
+        def change(s: RoomState, now_ms: int) -> RoomState:
+            if s.gen != state.gen:
+                raise RoomError(ErrorCode.WRONG_STATE, "a newer race")
+            return s.finish(now_ms)
+
+        def extras(
+            _old: RoomState, new: RoomState
+        ) -> tuple[list[bytes], list[tuple[str, dict[str, str | int] | None]]]:
+            payload = build_results(new, {s: (r.fields, r.moves) for s, r in records.items()})
+            blob = msgpack.packb(payload, use_bin_type=True)
+            frames = [
+                b"L|" + outgoing.room_state(new.public(spectators=self._spectators(room_id))),
+                b"L|" + outgoing.results(room_id, payload),
+            ]
+            return frames, [(keys.results(room_id, new.gen), {"data": blob})]
+
+        try:
+            _, new = await self.store.update_room(room_id, change, extras)
+        except RoomError:
+            return
+        await self.store.mark_finished(room_id, new.gen, new.ended_ms)
+        log.info("race %s gen %d finished", room_id, new.gen)
+
+    # ------------------------------------------------------------ timers and ticks
+
+    async def run_timer(self, room_id: str, kind: str, arg: str) -> None:
+        """A due timer this node won: begin a race, end it at its limit, or count an
+        absent racer as resigned."""
+        try:
+            state = await self._load(room_id)
+        except RequestError:
+            return
+        if kind == "begin" and state.state == COUNTDOWN and str(state.gen) == arg:
+            await self._transition(room_id, lambda s, _now: s.begin() if s.gen == state.gen else s)
+        elif kind == "deadline" and str(state.gen) == arg and state.state in (COUNTDOWN, RACING):
+            await self._end_playing(state, TIMEOUT)
+            await self.check_end(room_id)
+        elif kind == "grace":
+            user = arg
+            current = await self.store.current_connection(room_id, user)
+            seat = state.seat_of(user)
+            if current is not None or seat is None:
+                return
+            occupant = state.seats[seat]
+            if occupant is None or occupant.online:
+                return
+            if state.state == LOBBY:
+                await self._transition(
+                    room_id, lambda s, _now: s.leave(user) if s.seat_of(user) is not None else s
+                )
+            elif state.state in (COUNTDOWN, RACING):
+                await self._end_playing(state, RESIGNED, only_seat=seat)
+                await self.check_end(room_id)
+
+    async def _end_playing(
+        self, state: RoomState, status: str, *, only_seat: int | None = None
+    ) -> None:
+        """Server-side status change (time limit, abandonment) of boards still playing."""
+        local = await self.hub.enter(state.id)
+        try:
+            for seat, _ in state.seated():
+                if only_seat is not None and seat != only_seat:
+                    continue
+                for _attempt in range(3):
+                    async with local.lock:
+                        local.writers.pop(seat, None)
+                        writer = await self._writer(local, state, seat)
+                        if writer.status in DONE:
+                            break
+                        seq = writer.seq
+                        event = writer.plan_status(status, status, local.common_mask(exclude=seat))
+                        result = await self.store.write_board_event(
+                            state.id, state.gen, seat, "", "", event, seq
+                        )
+                        local.writers.pop(seat, None)
+                        if result.status != "stale":
+                            break
+        finally:
+            await self.hub.release_if_idle(local)
+
+    async def tick(self) -> None:
+        """Per tick: due timers, spectator counts, coalesced progress."""
+        now = self.now_ms()
+        for room_id, kind, arg in await self.store.take_due_timers(now):
+            self.hub.spawn(self.run_timer(room_id, kind, arg), f"timer-{kind}-{room_id}")
+        for local in list(self.hub.rooms.values()):
+            watching = len(local.spectators())
+            if watching or local.spectators_total:
+                total = await self.store.report_watchers(
+                    local.room_id, self.settings.node_id, watching, now
+                )
+                if total != local.spectators_total:
+                    local.spectators_total = total
+                    local.progress_dirty = True
+            if local.progress_dirty and local.progress:
+                local.progress_dirty = False
+                self.hub.send(list(local.viewers), self._progress_frame(local))
+
+    async def run_ticks(self) -> None:
+        """The node's tick loop (runs until cancelled)."""
+        counter = 0
+        while True:
+            await asyncio.sleep(self.settings.tick_seconds)
+            try:
+                if counter % 50 == 0:
+                    await self.sync_clock()
+                counter += 1
+                await self.tick()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("tick failed")
+
+    # ------------------------------------------------------------ disconnects
+
+    async def disconnected(self, session: Session) -> None:
+        """A connection closed: leave its rooms; a racer keeps the seat for the grace period."""
+        for room_id, viewer in list(session.rooms.items()):
+            session.rooms.pop(room_id, None)
+            try:
+                await self._drop_viewer(session, room_id, viewer, leaving=False)
+            except Exception:
+                log.exception("cleaning up %s in room %s failed", session.conn_id, room_id)
+
+    async def _drop_viewer(
+        self, session: Session, room_id: str, viewer: Viewer, *, leaving: bool
+    ) -> None:
+        local = self.hub.rooms.get(room_id)
+        if viewer.role == "racer":
+            if local is not None and viewer.seat is not None:
+                local.writers.pop(viewer.seat, None)
+            if await self.store.release_connection(room_id, session.user, session.conn_id):
+                user = session.user
+                if leaving:
+                    await self._leave_seat(room_id, user)
+                else:
+                    with contextlib.suppress(RequestError):
+                        await self._transition(room_id, lambda s, _now: s.set_online(user, False))
+                    due = self.now_ms() + int(self.settings.grace_seconds * 1000)
+                    await self.store.add_timer(room_id, "grace", user, due)
+        if local is not None:
+            await self.hub.leave(local, viewer)
+
+    async def _leave_seat(self, room_id: str, user: str) -> None:
+        state = await self._load(room_id)
+        if state.state == LOBBY:
+            await self._transition(room_id, lambda s, _now: s.leave(user))
+        else:
+            await self._transition(room_id, lambda s, _now: s.set_online(user, False))
+
+
+def _refusal(status: str, detail: str) -> tuple[ErrorCode, str]:
+    if status == "replaced":
+        return ErrorCode.WRONG_STATE, "a newer connection speaks for you now"
+    if status == "done":
+        return ErrorCode.WRONG_STATE, f"your game is over ({detail})"
+    if status == "early":
+        return ErrorCode.WRONG_STATE, f"the race starts in {detail} ms"
+    if status == "late":
+        return ErrorCode.WRONG_STATE, "time is up"
+    if status == "missing":
+        return ErrorCode.WRONG_STATE, "the race has not started"
+    return ErrorCode.BUSY, "the board changed; try again"
+
+
+def _new_seed() -> str:
+    """A fresh secret seed with 128 bits of randomness."""
+    return secrets.token_hex(16)
