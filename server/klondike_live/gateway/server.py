@@ -15,7 +15,7 @@ import asyncio
 import contextlib
 import logging
 import signal
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 
 from websockets.asyncio.server import Server, ServerConnection, serve
@@ -60,8 +60,14 @@ class Node:
 
 
 @contextlib.asynccontextmanager
-async def running(settings: Settings) -> AsyncIterator[Node]:
-    """Start every part of a node; stop them all, in order, on exit."""
+async def running(
+    settings: Settings, *, seed_source: Callable[[], str] | None = None
+) -> AsyncIterator[Node]:
+    """Start every part of a node; stop them all, in order, on exit.
+
+    `seed_source` replaces the random secret seeds of new games (tests use it to race
+    on deals with known solutions).
+    """
     async with contextlib.AsyncExitStack() as stack:
         if settings.redis_url is None:
             url = await stack.enter_async_context(EmbeddedValkey(settings.data_dir))
@@ -74,7 +80,7 @@ async def running(settings: Settings) -> AsyncIterator[Node]:
         hub = Hub(redis, metrics)
         await hub.start()
         stack.push_async_callback(hub.stop)
-        service = RaceService(settings, store, hub, metrics)
+        service = RaceService(settings, store, hub, metrics, seed_source=seed_source)
         await service.sync_clock()
         background = [
             asyncio.create_task(service.run_ticks(), name="ticks"),

@@ -18,6 +18,7 @@ import contextlib
 import logging
 import secrets
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import msgpack
@@ -73,8 +74,17 @@ def _frame_offset(frame: bytes) -> tuple[str, int, int] | None:
 class RaceService:
     """Everything a node does for its connections, given the store and the hub."""
 
-    def __init__(self, settings: Settings, store: Store, hub: Hub, metrics: Metrics) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        hub: Hub,
+        metrics: Metrics,
+        *,
+        seed_source: Callable[[], str] | None = None,
+    ) -> None:
         self.settings = settings
+        self.new_seed = seed_source or _new_seed
         self.store = store
         self.hub = hub
         self.metrics = metrics
@@ -118,7 +128,7 @@ class RaceService:
         )
         hashes: list[tuple[str, dict[str, str | int] | None]] = []
         if request.kind == "solo":
-            state = state.set_ready(session.user, True).start(session.user, now, 0, _new_seed())
+            state = state.set_ready(session.user, True).start(session.user, now, 0, self.new_seed())
             hashes = self._board_inits(state)
         if await self.store.write_room(state, 0, (), hashes) is None:
             raise RequestError(ErrorCode.BUSY, "could not create the room; try again")
@@ -206,7 +216,7 @@ class RaceService:
     async def start(self, session: Session, request: msg.Start) -> None:
         self._viewer(session, request.room, racer=True)
         countdown = int(self.settings.countdown_seconds * 1000)
-        seed = _new_seed()
+        seed = self.new_seed()
         await self._transition(
             request.room, lambda s, now: s.start(session.user, now, countdown, seed)
         )
@@ -327,16 +337,20 @@ class RaceService:
 
     def _snapshot(self, state: RoomState, seat: int, record: BoardRecord, audience: str) -> bytes:
         board = replay(state, record.moves)
+        status = record.fields["status"]
         if audience == "own":
-            known = board.seen
-            offset = record.int("own_offset")
-            score: int | None = board.score
-        else:
-            known = int(record.fields["spec_mask"])
-            offset = record.int("spec_offset")
-            score = None
-        header = BoardHeader(state.id, seat, audience, state.gen, offset)
-        return outgoing.board(header, view_of(board, known), moves=len(board.moves), score=score)
+            header = BoardHeader(state.id, seat, audience, state.gen, record.int("own_offset"))
+            return outgoing.board(
+                header,
+                view_of(board, board.seen),
+                moves=len(board.moves),
+                status=status,
+                score=board.score,
+                last_id=record.int("last_move_id"),
+            )
+        header = BoardHeader(state.id, seat, audience, state.gen, record.int("spec_offset"))
+        known = int(record.fields["spec_mask"])
+        return outgoing.board(header, view_of(board, known), moves=len(board.moves), status=status)
 
     async def _sync_local(self, local: LocalRoom, state: RoomState) -> None:
         """Load every racer's knowledge, status and progress of the current race."""

@@ -109,8 +109,17 @@ class BoardHeader:
     offset: int
 
 
-def board(header: BoardHeader, view: View, *, moves: int, score: int | None = None) -> bytes:
-    """A full snapshot of one board for one audience."""
+def board(
+    header: BoardHeader,
+    view: View,
+    *,
+    moves: int,
+    status: str,
+    score: int | None = None,
+    last_id: int | None = None,
+) -> bytes:
+    """A full snapshot of one board for one audience (`last_id`: the racer's last
+    applied move id, sent to the racer only)."""
     data: dict[str, Any] = {
         "t": "board",
         "room": header.room,
@@ -120,9 +129,12 @@ def board(header: BoardHeader, view: View, *, moves: int, score: int | None = No
         "off": header.offset,
         "view": view_wire(view),
         "moves": moves,
+        "status": status,
     }
     if score is not None:
         data["score"] = score
+    if last_id is not None:
+        data["last_id"] = last_id
     return pack(data)
 
 
@@ -132,6 +144,7 @@ def diff(
     *,
     moves: int,
     move: str | None,
+    status: str,
     score: int | None = None,
 ) -> bytes:
     """One event of a board stream: the change from the previous offset's view."""
@@ -144,6 +157,7 @@ def diff(
         "off": header.offset,
         "d": diff_wire(change),
         "moves": moves,
+        "status": status,
     }
     if move is not None:
         data["m"] = move

@@ -119,12 +119,19 @@ class LiveBoard:
     def own_snapshot(self) -> bytes:
         header = BoardHeader(self.room, self.seat, "own", self.epoch, self.own_offset)
         return outgoing.board(
-            header, self.own_view, moves=len(self.board.moves), score=self.board.score
+            header,
+            self.own_view,
+            moves=len(self.board.moves),
+            status=self.status,
+            score=self.board.score,
+            last_id=self.last_move_id,
         )
 
     def spec_snapshot(self) -> bytes:
         header = BoardHeader(self.room, self.seat, "spectator", self.epoch, self.spec_offset)
-        return outgoing.board(header, self.spec_view, moves=len(self.board.moves))
+        return outgoing.board(
+            header, self.spec_view, moves=len(self.board.moves), status=self.status
+        )
 
     # ------------------------------------------------------------ planning
 
@@ -180,7 +187,7 @@ class LiveBoard:
 
     def plan_status(self, op: str, status: str, others: int) -> BoardEvent:
         """The racer resigns or runs out of time: a status change with no move."""
-        return self._event(op, (), others, status, move_token=None, own=False)
+        return self._event(op, (), others, status, move_token=None)
 
     def _event(
         self,
@@ -205,6 +212,7 @@ class LiveBoard:
                 diff(self.own_view, new_own),
                 moves=moves,
                 move=move_token,
+                status=status,
                 score=board.score,
             )
             self.own_view = new_own
@@ -213,7 +221,7 @@ class LiveBoard:
         self.spec_offset += 1
         header = BoardHeader(self.room, self.seat, "spectator", self.epoch, self.spec_offset)
         spec_frame = outgoing.diff(
-            header, diff(self.spec_view, new_spec), moves=moves, move=move_token
+            header, diff(self.spec_view, new_spec), moves=moves, move=move_token, status=status
         )
         self.spec_view = new_spec
         self.spec_mask = known

@@ -1,0 +1,273 @@
+"""An asyncio client for the Klondike Live protocol, for bots, tools and tests.
+
+    async with await Client.connect("ws://127.0.0.1:8765/ws", name="Robot") as client:
+        room = await client.create_race("draw=1", seats=2)
+        await client.join(room)
+        ...
+
+Every frame received is decoded and kept in `client.received` (in order), and board
+frames are applied to `client.boards`, one `BoardMirror` per (room, seat, audience), so
+a bot always has the current view of each board it watches and the offsets to resume
+from after a reconnect (`client.since(room)`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any
+
+import msgpack
+from websockets.asyncio.client import ClientConnection, connect
+
+from klondike_live.protocol.incoming import PROTOCOL_VERSION
+
+Message = dict[str, Any]
+
+
+class ServerError(Exception):
+    """The server refused a request: its `code` and `msg`."""
+
+    def __init__(self, message: Message) -> None:
+        super().__init__(f"{message.get('code')}: {message.get('msg')}")
+        self.code = str(message.get("code"))
+        self.message = message
+
+
+def apply_diff(view: Message, diff: Message) -> Message:
+    """The wire view after a wire diff (both as decoded maps)."""
+    tableau = [list(pile) for pile in view["tableau"]]
+    waste = list(view["waste"])
+    for pile, keep, down, cards in diff["piles"]:
+        if pile == 7:
+            waste = waste[:keep] + list(cards)
+        else:
+            tableau[pile] = [down, tableau[pile][1][:keep] + list(cards)]
+    new = dict(view, tableau=tableau, waste=waste)
+    for key in ("stock", "foundations", "foundations_hidden", "pass"):
+        if key in diff:
+            new[key] = diff[key]
+    return new
+
+
+@dataclass
+class BoardMirror:
+    """The client's copy of one board for one audience."""
+
+    room: str
+    seat: int
+    audience: str
+    epoch: int = 0
+    offset: int = 0
+    view: Message = field(default_factory=dict)
+    moves: int = 0
+    score: int | None = None
+
+    def apply(self, message: Message) -> None:
+        """Apply a `board` (replace) or `diff` (must be the next offset) frame."""
+        if message["t"] == "board":
+            self.view = message["view"]
+        else:
+            if message["epoch"] != self.epoch or message["off"] != self.offset + 1:
+                raise ValueError(
+                    f"diff {message['epoch']}/{message['off']} does not follow "
+                    f"{self.epoch}/{self.offset} of board {self.seat} ({self.audience})"
+                )
+            self.view = apply_diff(self.view, message["d"])
+        self.epoch = message["epoch"]
+        self.offset = message["off"]
+        self.moves = message.get("moves", self.moves)
+        self.score = message.get("score", self.score)
+
+
+class Client:
+    """One connection to a server, after the `hello`/`welcome` handshake."""
+
+    def __init__(self, connection: ClientConnection) -> None:
+        self.connection = connection
+        self.user = ""
+        self.name = ""
+        self.token = ""
+        self.received: list[Message] = []
+        self.boards: dict[tuple[str, int, str], BoardMirror] = {}
+        self._inbox: asyncio.Queue[Message] = asyncio.Queue()
+        self._last_id = 0
+        self._reader: asyncio.Task[None] | None = None
+
+    @classmethod
+    async def connect(
+        cls,
+        url: str,
+        *,
+        name: str | None = None,
+        token: str | None = None,
+        version: int = PROTOCOL_VERSION,
+    ) -> Client:
+        """Connect and say hello; raises `ServerError` if the server refuses."""
+        connection = await connect(url, compression=None, max_size=2**22)
+        client = cls(connection)
+        hello: Message = {"t": "hello", "v": version}
+        if name is not None:
+            hello["name"] = name
+        if token is not None:
+            hello["token"] = token
+        client._reader = asyncio.create_task(client._read())
+        await client.send(hello)
+        welcome = await client.expect(lambda m: m["t"] in ("welcome", "error"))
+        if welcome["t"] == "error":
+            raise ServerError(welcome)
+        client.user, client.name, client.token = welcome["user"], welcome["name"], welcome["token"]
+        return client
+
+    async def __aenter__(self) -> Client:
+        return self
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        await self.connection.close()
+        if self._reader is not None:
+            await asyncio.gather(self._reader, return_exceptions=True)
+
+    async def _read(self) -> None:
+        try:
+            async for frame in self.connection:
+                if isinstance(frame, str):
+                    continue
+                message = msgpack.unpackb(frame, raw=False)
+                self.received.append(message)
+                if message.get("t") in ("board", "diff"):
+                    key = (message["room"], message["seat"], message["audience"])
+                    mirror = self.boards.setdefault(key, BoardMirror(*key))
+                    mirror.apply(message)
+                    self._last_id = max(self._last_id, message.get("last_id", 0))
+                await self._inbox.put(message)
+        finally:
+            await self._inbox.put({"t": "closed"})
+
+    def _new_id(self) -> int:
+        """Request and move ids: strictly increasing, and above every move id the server
+        has applied for this client (told in its own board snapshots as `last_id`)."""
+        self._last_id += 1
+        return self._last_id
+
+    # ------------------------------------------------------------ raw messages
+
+    async def send(self, message: Message) -> None:
+        await self.connection.send(msgpack.packb(message, use_bin_type=True))
+
+    async def expect(self, match: Callable[[Message], bool], timeout: float = 10.0) -> Message:
+        """The next received message that matches (others are skipped; all stay in
+        `received`). A connection close raises `ConnectionError`."""
+
+        async def next_match() -> Message:
+            while True:
+                message = await self._inbox.get()
+                if message["t"] == "closed":
+                    await self._inbox.put(message)
+                    raise ConnectionError(f"connection closed ({self.connection.close_code})")
+                if match(message):
+                    return message
+
+        return await asyncio.wait_for(next_match(), timeout)
+
+    async def _request(self, message: Message, reply: str, timeout: float = 10.0) -> Message:
+        rid = self._new_id()
+        message["rid"] = rid
+        await self.send(message)
+        answer = await self.expect(
+            lambda m: m.get("rid") == rid and m["t"] in (reply, "error"), timeout
+        )
+        if answer["t"] == "error":
+            raise ServerError(answer)
+        return answer
+
+    # ------------------------------------------------------------ rooms
+
+    async def create_race(
+        self, variant: str = "draw=1", *, seats: int = 2, time_limit: int = 0, public: bool = False
+    ) -> str:
+        answer = await self._request(
+            {
+                "t": "create",
+                "kind": "race",
+                "variant": variant,
+                "seats": seats,
+                "time_limit": time_limit,
+                "public": public,
+            },
+            "created",
+        )
+        return str(answer["room"])
+
+    async def create_solo(self, variant: str = "draw=1") -> str:
+        answer = await self._request({"t": "create", "kind": "solo", "variant": variant}, "created")
+        return str(answer["room"])
+
+    async def join(self, room: str, role: str = "racer", *, resume: bool = False) -> Message:
+        """Join a room; returns the `room` state message (errors raise)."""
+        message: Message = {"t": "join", "room": room, "as": role}
+        if resume:
+            message["since"] = self.since(room)
+        rid = self._new_id()
+        message["rid"] = rid
+        await self.send(message)
+        answer = await self.expect(
+            lambda m: (
+                (m["t"] == "room" and m.get("room") == room)
+                or (m["t"] == "error" and m.get("rid") == rid)
+            )
+        )
+        if answer["t"] == "error":
+            raise ServerError(answer)
+        return answer
+
+    def since(self, room: str) -> list[list[int]]:
+        """`[seat, epoch, offset]` of every board of `room` this client has seen."""
+        return [[m.seat, m.epoch, m.offset] for (r, _, _), m in self.boards.items() if r == room]
+
+    async def ready(self, room: str, ready: bool = True) -> None:
+        await self.send({"t": "ready", "room": room, "ready": ready})
+
+    async def start(self, room: str) -> None:
+        await self.send({"t": "start", "room": room})
+
+    async def move(self, room: str, token: str, move_id: int | None = None) -> Message:
+        """Send a move and wait for its `ack` (or raise `ServerError`)."""
+        move_id = self._new_id() if move_id is None else move_id
+        await self.send({"t": "move", "room": room, "id": move_id, "m": token})
+        answer = await self.expect(lambda m: m["t"] in ("ack", "error") and m.get("id") == move_id)
+        if answer["t"] == "error":
+            raise ServerError(answer)
+        return answer
+
+    async def undo(self, room: str) -> Message:
+        move_id = self._new_id()
+        await self.send({"t": "undo", "room": room, "id": move_id})
+        answer = await self.expect(lambda m: m["t"] in ("ack", "error") and m.get("id") == move_id)
+        if answer["t"] == "error":
+            raise ServerError(answer)
+        return answer
+
+    async def hint(self, room: str) -> Message:
+        return await self._request({"t": "hint", "room": room}, "hint", timeout=30.0)
+
+    async def resign(self, room: str) -> None:
+        await self.send({"t": "resign", "room": room})
+
+    async def rematch(self, room: str) -> None:
+        await self.send({"t": "rematch", "room": room})
+
+    async def leave(self, room: str) -> None:
+        await self.send({"t": "leave", "room": room})
+
+    def own_board(self, room: str, seat: int) -> BoardMirror:
+        return self.boards[(room, seat, "own")]
