@@ -69,19 +69,32 @@ def random_position(rng: random.Random, left: int, variant: Variant | None = Non
     waste_size = rng.randint(0, len(talon))
     waste, stock = talon[:waste_size], talon[waste_size:]
     piles: list[list[Card]] = [[] for _ in range(7)]
-    used = rng.randint(1, 7)
+    down = [0] * 7
+    used = rng.randint(1, 4)
     for card in tableau_cards:
-        piles[rng.randrange(used)].append(card)
-    rng.shuffle(piles)
-    down = tuple(max(0, len(p) - 1) for p in piles)
+        fits = [k for k in range(7) if piles[k] and _fits(card, piles[k][-1])]
+        if fits and rng.random() < 0.7:
+            piles[rng.choice(fits)].append(card)  # extends a face-up run
+            continue
+        k = rng.randrange(used)
+        down[k] = len(piles[k])
+        piles[k].append(card)
+    order = list(range(7))
+    rng.shuffle(order)
+    piles = [piles[k] for k in order]
+    down = [down[k] for k in order]
     passes = variant.passes
     pass_number = rng.randint(1, passes) if passes != UNLIMITED else rng.randint(1, 3)
     return Board.from_parts(
         variant,
         tuple(tuple(p) for p in piles),
-        down,
+        tuple(down),
         tuple(stock),
         tuple(waste),
         (foundations[0], foundations[1], foundations[2], foundations[3]),
         pass_number,
     )
+
+
+def _fits(card: Card, top: Card) -> bool:
+    return top.rank == card.rank + 1 and top.is_red != card.is_red

@@ -106,7 +106,9 @@ def _astar(position: Position, red: Reductions, meter: Meter, bound: int) -> lis
     heap: list[tuple[int, int, int, _Node, Snapshot, bool]] = []
     if position.is_won() or position.is_trivially_won():
         return root_path + position.finishing_moves()
-    heapq.heappush(heap, (g0 + lower_bound(position), -g0, next(tie), root, position.snapshot(), False))
+    heapq.heappush(
+        heap, (g0 + lower_bound(position), -g0, next(tie), root, position.snapshot(), False)
+    )
     while heap:
         f, neg_g, _, node, snap, goal = heapq.heappop(heap)
         g = -neg_g
@@ -142,7 +144,9 @@ def _astar(position: Position, red: Reductions, meter: Meter, bound: int) -> lis
     return None
 
 
-def _path_to(parents: dict[_Node, tuple[int, _Node | None, list[SMove]]], node: _Node) -> list[SMove]:
+def _path_to(
+    parents: dict[_Node, tuple[int, _Node | None, list[SMove]]], node: _Node
+) -> list[SMove]:
     segments: list[list[SMove]] = []
     current: _Node | None = node
     while current is not None:

@@ -139,7 +139,13 @@ class _DFS:
 
     def _search(self) -> bool:
         # Iterative, so that long lines cannot hit the interpreter's recursion limit.
-        meter, position, red, table, path = self.meter, self.position, self.red, self.table, self.path
+        meter, position, red, table, path = (
+            self.meter,
+            self.position,
+            self.red,
+            self.table,
+            self.path,
+        )
         symmetry, keep = red.symmetry, red.tt
         key = position.key(symmetry)
         table[key] = position.pass_key()
