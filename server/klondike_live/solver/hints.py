@@ -1,0 +1,135 @@
+"""Hints for solo practice: the next move of a winning line, or the most promising one.
+
+`hint(board, seconds=1.0)` runs the exact solver on the position with a short budget:
+
+- a winning line found: its first token (`status="winning"`, the whole line attached);
+- the search proves there is none: `status="lost"`, "no winning line exists from here";
+- the budget runs out: the best legal move by `move_score` (`status="heuristic"`).
+
+`move_score` ranks moves the way a careful player does: a card that can safely go up
+first; then a tableau move that turns a face-down card (the pile with most face-down
+cards first); then other foundation moves; then playing the waste to the tableau; then
+freeing a column while a king is waiting for one; then turning the stock; then anything
+else (moving runs between piles, recycling, foundation-to-tableau). Ties keep the
+engine's order of `legal_moves()`.
+
+This module must stay pure: no I/O, no asyncio.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from klondike_live.engine.board import Board
+from klondike_live.engine.cards import RANK, RED
+from klondike_live.engine.moves import DRAW, F2T, RECYCLE, T2F, T2T, W2F, W2T, Move
+from klondike_live.solver.search import SOLVABLE, UNSOLVABLE, Budget, solve
+
+HintStatus = Literal["winning", "lost", "heuristic", "won"]
+
+NO_WIN = "no winning line exists from here"
+
+
+@dataclass(frozen=True, slots=True)
+class Hint:
+    """A suggested next token (None when there is nothing to suggest) and why."""
+
+    status: HintStatus
+    move: str | None
+    message: str
+    line: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, object]:
+        """A JSON-ready dict."""
+        return {"status": self.status, "move": self.move, "message": self.message, "line": self.line}
+
+
+def hint(board: Board, seconds: float = 1.0, nodes: int | None = None) -> Hint:
+    """The hint for `board`'s position; see the module docstring."""
+    if board.is_won():
+        return Hint("won", None, "the game is won")
+    result = solve(board, Budget(seconds, nodes))
+    if result.result == SOLVABLE:
+        first = result.moves[0]
+        return Hint("winning", first, f"{first} starts a winning line", result.moves)
+    if result.result == UNSOLVABLE:
+        return Hint("lost", None, NO_WIN)
+    best = best_move(board)
+    if best is None:
+        return Hint("lost", None, NO_WIN)
+    return Hint("heuristic", str(best), f"{best} looks most promising (no win found in time)")
+
+
+def best_move(board: Board) -> Move | None:
+    """The legal move with the highest `move_score`, or None when there is none."""
+    best: Move | None = None
+    best_score = -1
+    for move in board.legal_moves():
+        score = move_score(board, move)
+        if score > best_score:
+            best, best_score = move, score
+    return best
+
+
+def move_score(board: Board, move: Move) -> int:
+    """How promising `move` looks (higher is better); the ranking of the module docstring."""
+    kind = move.kind
+    if kind in (T2F, W2F):
+        card = board.tableau[move.src][-1] if kind == T2F else board.waste[-1]
+        if _safe(board, card):
+            return 100
+        if kind == T2F and _turns_card(board, move.src, len(board.tableau[move.src]) - 1):
+            return 80 + board.face_down[move.src]
+        return 70
+    if kind == T2T:
+        start = _run_start(board, move.src, move.dst)
+        if _turns_card(board, move.src, start):
+            return 80 + board.face_down[move.src]
+        if start == 0 and _king_waiting(board):
+            return 50
+        return 10
+    if kind == W2T:
+        return 60
+    if kind == DRAW:
+        return 30
+    if kind == RECYCLE:
+        return 5
+    assert kind == F2T
+    return 0
+
+
+def _safe(board: Board, card: int) -> bool:
+    rank = RANK[card]
+    if rank <= 2:
+        return True
+    found = board.foundations
+    others = (1, 2) if not RED[card] else (0, 3)
+    return not board.variant.f2t and all(found[s] >= rank - 1 for s in others)
+
+
+def _turns_card(board: Board, src: int, start: int) -> bool:
+    down = board.face_down[src]
+    return down > 0 and start == down
+
+
+def _run_start(board: Board, src: int, dst: int) -> int:
+    pile = board.tableau[src]
+    target = board.tableau[dst]
+    if not target:
+        return board.face_down[src]
+    wanted = RANK[target[-1]] - 1
+    for index in range(board.face_down[src], len(pile)):
+        if RANK[pile[index]] == wanted:
+            return index
+    return len(pile)
+
+
+def _king_waiting(board: Board) -> bool:
+    """A face-up king that is not at the bottom of its pile, or the waste top is a king."""
+    if board.waste and RANK[board.waste[-1]] == 13:
+        return True
+    for pile, down in zip(board.tableau, board.face_down, strict=True):
+        if down and RANK[pile[down]] == 13:
+            return True
+    return False

@@ -1,0 +1,103 @@
+"""The solver for the asyncio server: each search in its own child process.
+
+    result = await solve_in_worker(board, Budget(seconds=30))
+    result = await par_in_worker(board, Budget(seconds=10))
+    advice = await hint_in_worker(board, seconds=1.0)
+
+The event loop never runs a search: the child (`python -m klondike_live.solver.job`)
+gets the position as notation text on stdin and answers in JSON on stdout. Cancelling
+the awaiting task kills the child and waits for it, so no search outlives its caller
+and no process is left behind. A child that overruns its own budget by `GRACE`
+seconds is killed too, and the answer is `unknown`. A solution is replayed through the
+engine again here before it is returned.
+
+This is the only solver module that imports asyncio.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from typing import Any, Final
+
+from klondike_live.engine.board import Board
+from klondike_live.engine.position import format_position
+from klondike_live.solver.hints import Hint
+from klondike_live.solver.search import SOLVABLE, UNKNOWN, Budget, SolveResult, check_line
+
+GRACE: Final = 5.0
+"""Seconds a child may overrun its budget (start-up, replay) before it is killed."""
+
+
+class WorkerError(RuntimeError):
+    """The child process failed (it crashed or reported an error)."""
+
+
+async def solve_in_worker(board: Board, budget: Budget) -> SolveResult:
+    """`search.solve` in a child process; cancellation kills the child."""
+    return await _search("solve", board, budget)
+
+
+async def par_in_worker(board: Board, budget: Budget) -> SolveResult:
+    """`par.par` in a child process; cancellation kills the child."""
+    return await _search("par", board, budget)
+
+
+async def hint_in_worker(board: Board, seconds: float = 1.0) -> Hint:
+    """`hints.hint` in a child process; cancellation kills the child."""
+    data = await run_in_child({"op": "hint", "seconds": seconds}, board, seconds)
+    if data is None:
+        return Hint("heuristic", None, "the hint took too long")
+    line = [str(t) for t in data["line"]]
+    move = data["move"]
+    return Hint(data["status"], None if move is None else str(move), str(data["message"]), line)
+
+
+async def _search(op: str, board: Board, budget: Budget) -> SolveResult:
+    request = {"op": op, "seconds": budget.seconds, "nodes": budget.nodes}
+    data = await run_in_child(request, board, budget.seconds)
+    if data is None:
+        return SolveResult(UNKNOWN, seconds=budget.seconds or 0.0)
+    result = SolveResult(
+        data["result"],
+        [str(t) for t in data["moves"]],
+        int(data["nodes"]),
+        float(data["seconds"]),
+        data.get("optimal"),
+    )
+    if result.result == SOLVABLE:
+        check_line(board, result.moves)
+    return result
+
+
+async def run_in_child(
+    request: dict[str, Any], board: Board, seconds: float | None
+) -> dict[str, Any] | None:
+    """Run one job in a child; its JSON answer, or None when it overran its time."""
+    payload = json.dumps(request | {"position": format_position(board)}).encode()
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "klondike_live.solver.job",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        limit = None if seconds is None else seconds + GRACE
+        out, err = await asyncio.wait_for(proc.communicate(payload), limit)
+    except TimeoutError:
+        return None
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            # Shielded, so a second cancellation cannot leave the child unreaped.
+            await asyncio.shield(proc.wait())
+    try:
+        data: dict[str, Any] = json.loads(out)
+    except ValueError:
+        raise WorkerError(f"solver worker failed: {err.decode(errors='replace')[-500:]}") from None
+    if "error" in data:
+        raise WorkerError(f"solver worker: {data['error']}")
+    return data
