@@ -1,7 +1,1 @@
-"""Shared test helpers: paths to golden data and a readable way to set up positions."""
-
-from __future__ import annotations
-
-from pathlib import Path
-
-DATA = Path(__file__).parent / "data"
+"""Shared test configuration. Golden data paths are in `testdata.py`."""

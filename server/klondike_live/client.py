@@ -21,6 +21,7 @@ from typing import Any
 
 import msgpack
 from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
 
 from klondike_live.protocol.incoming import PROTOCOL_VERSION
 
@@ -63,6 +64,7 @@ class BoardMirror:
     offset: int = 0
     view: Message = field(default_factory=dict)
     moves: int = 0
+    status: str = ""
     score: int | None = None
 
     def apply(self, message: Message) -> None:
@@ -79,6 +81,7 @@ class BoardMirror:
         self.epoch = message["epoch"]
         self.offset = message["off"]
         self.moves = message.get("moves", self.moves)
+        self.status = message.get("status", self.status)
         self.score = message.get("score", self.score)
 
 
@@ -139,19 +142,24 @@ class Client:
 
     async def _read(self) -> None:
         try:
-            async for frame in self.connection:
-                if isinstance(frame, str):
-                    continue
-                message = msgpack.unpackb(frame, raw=False)
-                self.received.append(message)
-                if message.get("t") in ("board", "diff"):
-                    key = (message["room"], message["seat"], message["audience"])
-                    mirror = self.boards.setdefault(key, BoardMirror(*key))
-                    mirror.apply(message)
-                    self._last_id = max(self._last_id, message.get("last_id", 0))
-                await self._inbox.put(message)
+            await self._receive()
+        except ConnectionClosed:
+            pass
         finally:
             await self._inbox.put({"t": "closed"})
+
+    async def _receive(self) -> None:
+        async for frame in self.connection:
+            if isinstance(frame, str):
+                continue
+            message = msgpack.unpackb(frame, raw=False)
+            self.received.append(message)
+            if message.get("t") in ("board", "diff"):
+                key = (message["room"], message["seat"], message["audience"])
+                mirror = self.boards.setdefault(key, BoardMirror(*key))
+                mirror.apply(message)
+                self._last_id = max(self._last_id, message.get("last_id", 0))
+            await self._inbox.put(message)
 
     def _new_id(self) -> int:
         """Request and move ids: strictly increasing, and above every move id the server

@@ -11,7 +11,7 @@ import pytest
 from klondike_live.cli import main
 from klondike_live.engine import Deal, GameRecord
 
-from conftest import DATA
+from testdata import DATA
 
 VECTOR_1 = str(Deal.from_seed("1"))
 

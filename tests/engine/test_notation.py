@@ -22,7 +22,7 @@ from klondike_live.engine.deal import kd1_shuffle
 from klondike_live.engine.moves import DRAW, F2T, RECYCLE, T2F, T2T, W2F, W2T
 from klondike_live.engine.variant import UNLIMITED
 
-from conftest import DATA
+from testdata import DATA
 
 
 def kd1_vectors() -> list[tuple[str, str]]:

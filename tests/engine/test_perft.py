@@ -6,8 +6,8 @@ import pytest
 
 from klondike_live.engine import Board, Variant
 
-from conftest import DATA
 from perft import perft
+from testdata import DATA
 
 
 def golden() -> list[tuple[str, str, str, list[int]]]:

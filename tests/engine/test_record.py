@@ -15,7 +15,7 @@ from klondike_live.engine import (
     Variant,
 )
 
-from conftest import DATA
+from testdata import DATA
 
 WON = sorted(DATA.glob("won-*.txt"))
 

@@ -310,7 +310,6 @@ def unpack(frame: bytes) -> dict[str, Any]:
             raw=False,
             strict_map_key=True,
             use_list=True,
-            max_buffer_size=len(frame),
         )
     except Exception as exc:  # msgpack raises many types on bad input; all mean the same
         raise ProtocolError(

@@ -1,0 +1,70 @@
+"""End to end: real Valkey, real server, real websocket clients on 127.0.0.1."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import pytest
+
+from klondike_live.client import Client
+from klondike_live.config import Settings
+from klondike_live.engine import GameRecord
+from klondike_live.gateway.server import Node, running
+
+from auditor import Truth, audit
+from testdata import DATA
+
+WON = GameRecord.parse((DATA / "won-draw1-seed31.txt").read_text())
+
+
+@pytest.fixture
+async def node(make_settings: Callable[..., Settings], redis: Any) -> AsyncIterator[Node]:
+    """A server node on a free port, racing on the deal of the stored won game."""
+    settings = make_settings(
+        countdown_seconds=0.3, tick_seconds=0.05, rate_per_second=1000.0, rate_burst=1000
+    )
+    async with running(settings, seed_source=lambda: str(WON.seed)) as started:
+        yield started
+
+
+async def test_two_racers_race_to_a_win_while_a_spectator_watches(node: Node) -> None:
+    """Both racers play the known win; the results rank them; nobody saw what they may not."""
+    alice = await Client.connect(node.ws_url, name="Alice")
+    bob = await Client.connect(node.ws_url, name="Bob")
+    carol = await Client.connect(node.ws_url, name="Carol")
+    try:
+        room = await alice.create_race("draw=1", seats=2)
+        await alice.join(room)
+        await bob.join(room)
+        await carol.join(room, "spectator")
+        await alice.ready(room)
+        await bob.ready(room)
+        await alice.expect(lambda m: m["t"] == "room" and all(s and s["ready"] for s in m["seats"]))
+        await alice.start(room)
+        await alice.expect(lambda m: m["t"] == "board" and m["audience"] == "own")
+        await bob.expect(lambda m: m["t"] == "board" and m["audience"] == "own")
+        await carol.expect(lambda m: m["t"] == "board" and m["seat"] == 1)
+        moves = list(WON.moves)
+        for i, token in enumerate(moves):
+            if alice.own_board(room, 0).status == "playing":
+                await alice.move(room, token)
+            if i < len(moves) - 1 and bob.own_board(room, 1).status == "playing":
+                await bob.move(room, token)
+        assert alice.own_board(room, 0).status == "won"
+        results = await carol.expect(lambda m: m["t"] == "results", timeout=30)
+        assert results["seed"] == WON.seed
+        ranking = [(r["name"], r["rank"], r["status"]) for r in results["ranking"]]
+        assert ranking[0] == ("Alice", 1, "won")
+        assert ranking[1][:2] == ("Bob", 2)
+        truth = Truth.from_results(results)
+        assert audit(alice.received, truth, role="racer", seat=0) > 50
+        assert audit(bob.received, truth, role="racer", seat=1) > 10
+        assert audit(carol.received, truth, role="spectator") > 50
+        final = alice.own_board(room, 0).view
+        assert final["foundations"] == [13, 13, 13, 13]
+        spectator_view = carol.boards[(room, 0, "spectator")].view
+        assert spectator_view["foundations"] == [13, 13, 13, 13]
+    finally:
+        for client in (alice, bob, carol):
+            await client.close()
