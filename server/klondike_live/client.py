@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import TracebackType
 from typing import Any
 
@@ -107,10 +107,18 @@ class Client:
         name: str | None = None,
         token: str | None = None,
         version: int = PROTOCOL_VERSION,
+        resume_from: Client | None = None,
     ) -> Client:
-        """Connect and say hello; raises `ServerError` if the server refuses."""
+        """Connect and say hello; raises `ServerError` if the server refuses.
+
+        `resume_from`, an earlier (closed) client, lends its board mirrors and move ids,
+        so that joining with `since=old.since(room)` continues where it stopped.
+        """
         connection = await connect(url, compression=None, max_size=2**22)
         client = cls(connection)
+        if resume_from is not None:
+            client.boards = {k: replace(m) for k, m in resume_from.boards.items()}
+            client._last_id = resume_from._last_id
         hello: Message = {"t": "hello", "v": version}
         if name is not None:
             hello["name"] = name
@@ -220,11 +228,17 @@ class Client:
         answer = await self._request({"t": "create", "kind": "solo", "variant": variant}, "created")
         return str(answer["room"])
 
-    async def join(self, room: str, role: str = "racer", *, resume: bool = False) -> Message:
-        """Join a room; returns the `room` state message (errors raise)."""
+    async def join(
+        self, room: str, role: str = "racer", *, since: list[list[int]] | None = None
+    ) -> Message:
+        """Join a room; returns the `room` state message (errors raise).
+
+        `since` (from `since(room)` of this or an earlier connection) asks for only the
+        events after those offsets.
+        """
         message: Message = {"t": "join", "room": room, "as": role}
-        if resume:
-            message["since"] = self.since(room)
+        if since:
+            message["since"] = since
         rid = self._new_id()
         message["rid"] = rid
         await self.send(message)

@@ -61,6 +61,7 @@ class LocalRoom:
     room_id: str
     gen: int = 0
     seats: set[int] = field(default_factory=set)  # seated racers of race `gen`
+    revealed_gen: int = 0  # the race whose start this node has scheduled or sent
     viewers: set[Viewer] = field(default_factory=set)
     writers: dict[int, LiveBoard] = field(default_factory=dict)
     masks: dict[int, int] = field(default_factory=dict)

@@ -374,9 +374,11 @@ class RaceService:
         return outgoing.progress(local.room_id, boards, local.spectators_total)
 
     def _schedule_reveal(self, local: LocalRoom, state: RoomState) -> None:
+        """At the start instant, send each local viewer its boards (once per race)."""
         key = (state.id, state.gen)
-        if key in self._reveals:
+        if key in self._reveals or local.revealed_gen == state.gen:
             return
+        local.revealed_gen = state.gen
 
         async def reveal() -> None:
             try:
@@ -590,7 +592,7 @@ class RaceService:
             local.progress.clear()
             local.seats = set()
             local.gen = data.get("gen", 0)
-        if data.get("state") == COUNTDOWN:
+        if data.get("state") == COUNTDOWN and data.get("start_at", 0) > self.now_ms():
             state = await self._load(local.room_id)
             if state.state == COUNTDOWN:
                 await self._sync_local(local, state)

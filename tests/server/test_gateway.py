@@ -1,0 +1,338 @@
+"""End to end: reconnects, idempotent moves, identity, refusals, abuse, timers, HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import urllib.request
+from collections.abc import Callable
+from typing import Any
+
+import jwt
+import msgpack
+import pytest
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
+
+from klondike_live.client import Client, ServerError
+from klondike_live.config import Settings
+from klondike_live.gateway.server import Node, running
+
+from auditor import Truth, audit
+from helpers import FAST, WON, close_all, node, started_race
+
+__all__ = ["node"]  # the fixture, imported for pytest
+
+
+async def test_reconnect_resumes_with_no_lost_or_repeated_event(node: Node) -> None:
+    """A racer dropped mid-race resumes from its offsets: exactly the missed events."""
+    room, (alice, bob), (carol,) = await started_race(node, "Alice", "Bob", spectators=("Carol",))
+    moves = list(WON.moves)
+    try:
+        for token in moves[:10]:
+            await alice.move(room, token)
+        before = alice.own_board(room, 0).offset
+        assert alice.connection.transport is not None
+        alice.connection.transport.abort()  # no close frame: a dropped network
+        await alice.close()
+        for token in moves[:5]:
+            await bob.move(room, token)
+        again = await Client.connect(node.ws_url, token=alice.token, resume_from=alice)
+        await again.join(room, since=again.since(room))
+        for token in moves[10:20]:
+            await again.move(room, token)
+        own = [m for m in again.received if m["t"] in ("board", "diff") and m["audience"] == "own"]
+        assert [m["t"] for m in own] == ["diff"] * 10, "resumed with diffs only, no snapshot"
+        assert [m["off"] for m in own] == list(range(before + 1, before + 11))
+        mirror = again.own_board(room, 0)
+        assert mirror.moves == 20
+        carol_offsets = [
+            m["off"] for m in carol.received if m["t"] in ("board", "diff") and m["seat"] == 0
+        ]
+        assert carol_offsets == list(range(21)), "the spectator saw each event once, in order"
+        await again.close()
+    finally:
+        await close_all([bob, carol])
+
+
+async def test_resume_after_a_gap_too_old_gets_a_snapshot(node: Node) -> None:
+    """An offset from another epoch cannot be proven complete: a fresh snapshot instead."""
+    room, (alice, bob), _ = await started_race(node, "Alice", "Bob")
+    try:
+        await alice.move(room, WON.moves[0])
+        again = await Client.connect(node.ws_url, token=alice.token)
+        await alice.close()
+        await again.join(room, since=[[0, 999, 1]])
+        snapshot = await again.expect(lambda m: m["t"] == "board")
+        assert snapshot["off"] == 1 and snapshot["moves"] == 1 and snapshot["last_id"] >= 1
+        await again.close()
+    finally:
+        await close_all([bob])
+
+
+async def test_duplicate_move_id_is_applied_once(node: Node) -> None:
+    """Re-sending a move id acks again with the same offset and applies nothing."""
+    room, (alice, bob), _ = await started_race(node, "Alice", "Bob")
+    try:
+        first = await alice.move(room, WON.moves[0], move_id=50)
+        repeat = await alice.move(room, WON.moves[0], move_id=50)
+        older = await alice.move(room, "D", move_id=7)
+        assert first["off"] == repeat["off"] == older["off"] == 1
+        await asyncio.sleep(0.1)
+        assert alice.own_board(room, 0).moves == 1
+    finally:
+        await close_all([alice, bob])
+
+
+async def test_illegal_and_malformed_moves_are_refused_with_reasons(node: Node) -> None:
+    """The rules' reason comes back with `illegal_move`; a bad token with `bad_move`."""
+    room, (alice, bob), _ = await started_race(node, "Alice", "Bob")
+    try:
+        with pytest.raises(ServerError) as info:
+            await alice.move(room, "WF")
+        assert info.value.code == "illegal_move" and "waste is empty" in info.value.message["msg"]
+        with pytest.raises(ServerError) as info:
+            await alice.move(room, "Z9")
+        assert info.value.code == "bad_move"
+        assert alice.own_board(room, 0).moves == 0
+    finally:
+        await close_all([alice, bob])
+
+
+async def test_a_spectator_cannot_move_and_a_racer_cannot_watch_own_race(node: Node) -> None:
+    """Spectators get `not_a_racer`; a racer's account joining as spectator gets `own_race`."""
+    room, (alice, bob), (carol,) = await started_race(node, "Alice", "Bob", spectators=("Carol",))
+    try:
+        with pytest.raises(ServerError) as info:
+            await carol.move(room, "D")
+        assert info.value.code == "not_a_racer"
+        spy = await Client.connect(node.ws_url, token=bob.token)
+        with pytest.raises(ServerError) as info:
+            await spy.join(room, "spectator")
+        assert info.value.code == "own_race"
+        await spy.close()
+    finally:
+        await close_all([alice, bob, carol])
+
+
+async def test_newer_connection_takes_over_and_the_older_is_closed(node: Node) -> None:
+    """A second connection of the same racer takes over; the first is closed with 4001."""
+    room, (alice, bob), _ = await started_race(node, "Alice", "Bob")
+    try:
+        second = await Client.connect(node.ws_url, token=alice.token)
+        await second.join(room)
+        await second.expect(lambda m: m["t"] == "board")
+        with pytest.raises(ConnectionError):
+            await alice.expect(lambda m: False, timeout=5)
+        assert alice.connection.close_code == 4001
+        await second.move(room, WON.moves[0])
+        await second.close()
+    finally:
+        await close_all([bob])
+
+
+@pytest.mark.parametrize("case", ["forged", "expired", "wrong_secret", "alg_none", "garbage"])
+async def test_bad_tokens_are_refused(node: Node, case: str) -> None:
+    """Forged, expired and wrong-secret tokens get an error code and close 4002."""
+    secret = node.settings.secret
+    now = int(time.time())
+    tokens = {
+        "forged": jwt.encode({"sub": "u1"}, secret, algorithm="HS256")[:-4] + "AAAA",
+        "expired": jwt.encode({"sub": "u1", "exp": now - 3600}, secret, algorithm="HS256"),
+        "wrong_secret": jwt.encode({"sub": "u1"}, b"x" * 32, algorithm="HS256"),
+        "alg_none": jwt.encode({"sub": "u1"}, None, algorithm="none"),
+        "garbage": "not.a.token",
+    }
+    with pytest.raises(ServerError) as info:
+        await Client.connect(node.ws_url, token=tokens[case])
+    assert info.value.code == ("token_expired" if case == "expired" else "token_invalid")
+
+
+async def test_operator_tokens_are_accepted(node: Node) -> None:
+    """A token minted by the operator's own site with the same secret is a login."""
+    token = jwt.encode({"sub": "site-user-7", "name": "Seven"}, node.settings.secret, "HS256")
+    client = await Client.connect(node.ws_url, token=token)
+    assert (client.user, client.name) == ("site-user-7", "Seven")
+    await client.close()
+
+
+async def _raw(node: Node) -> Any:
+    connection = await connect(node.ws_url, compression=None)
+    await connection.send(msgpack.packb({"t": "hello", "v": 1, "name": "Raw"}))
+    welcome = msgpack.unpackb(await connection.recv())
+    assert welcome["t"] == "welcome"
+    return connection
+
+
+@pytest.mark.parametrize(
+    ("frame", "code"),
+    [
+        (b"\xc1", "malformed"),
+        (msgpack.packb([1, 2, 3]), "malformed"),
+        (msgpack.packb({"t": "teleport"}), "unknown_type"),
+        (msgpack.packb({"t": "move", "room": "abcdefgh", "id": "1", "m": "D"}), "bad_field"),
+        (msgpack.packb({"t": "move", "room": "abcdefgh", "id": 1}), "bad_field"),
+        (msgpack.packb({"t": "ping", "extra": 1}), "bad_field"),
+        (msgpack.packb({"t": "join", "room": "no{such}", "as": "racer"}), "no_room"),
+        (msgpack.packb({"t": "join", "room": "nosuchroom", "as": "king"}), "bad_field"),
+        ("text frame", "text_frame"),
+    ],
+)
+async def test_bad_input_gets_a_stable_error_code(
+    node: Node, frame: bytes | str, code: str
+) -> None:
+    """Malformed frames, unknown types and bad fields get an `error` with a stable code."""
+    connection = await _raw(node)
+    try:
+        await connection.send(frame)
+        reply = msgpack.unpackb(await asyncio.wait_for(connection.recv(), 5))
+        assert reply["t"] == "error" and reply["code"] == code
+        await connection.send(msgpack.packb({"t": "ping", "rid": 9}))
+        pong = msgpack.unpackb(await asyncio.wait_for(connection.recv(), 5))
+        assert pong == {"t": "pong", "rid": 9, "now": pong["now"]}
+    finally:
+        await connection.close()
+
+
+async def test_oversized_frame_closes_with_1009(node: Node) -> None:
+    """A frame over the size limit is refused by closing with 1009."""
+    connection = await _raw(node)
+    await connection.send(b"\x00" * (node.settings.max_frame_bytes + 1))
+    with pytest.raises(ConnectionClosed):
+        await asyncio.wait_for(connection.recv(), 5)
+    assert connection.close_code == 1009
+
+
+async def test_no_hello_closes_with_4004(
+    make_settings: Callable[..., Settings], redis: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A connection that never says hello is closed with 4004."""
+    monkeypatch.setattr("klondike_live.gateway.session.HELLO_TIMEOUT", 0.2)
+    async with running(make_settings(**FAST)) as started:
+        connection = await connect(started.ws_url)
+        with pytest.raises(ConnectionClosed):
+            await asyncio.wait_for(connection.recv(), 5)
+        assert connection.close_code == 4004
+
+
+async def test_flood_closes_with_1008_while_others_keep_playing(
+    make_settings: Callable[..., Settings], redis: Any
+) -> None:
+    """A flooding client is closed with 1008; the racers' game goes on unharmed."""
+    settings = make_settings(
+        countdown_seconds=0.2, tick_seconds=0.05, rate_per_second=5.0, rate_burst=5, abuse_limit=5
+    )
+    async with running(settings, seed_source=lambda: str(WON.seed)) as started:
+        room, (alice, bob), _ = await started_race(started, "Alice", "Bob")
+        flooder = await _raw(started)
+        try:
+            for _ in range(200):
+                await flooder.send(msgpack.packb({"t": "ping"}))
+        except ConnectionClosed:
+            pass
+        with pytest.raises(ConnectionClosed):
+            while True:
+                await asyncio.wait_for(flooder.recv(), 5)
+        assert flooder.close_code == 1008
+        for token in WON.moves[:4]:
+            await alice.move(room, token)
+            await asyncio.sleep(0.25)  # within this node's low rate limit
+        assert alice.own_board(room, 0).moves == 4
+        await close_all([alice, bob])
+
+
+async def test_shutdown_closes_clients_with_4000(
+    make_settings: Callable[..., Settings], redis: Any
+) -> None:
+    """Stopping a node tells its clients to reconnect (4000)."""
+    async with running(make_settings(**FAST)) as started:
+        client = await Client.connect(started.ws_url)
+    with pytest.raises(ConnectionError):
+        await client.expect(lambda m: False, timeout=5)
+    assert client.connection.close_code == 4000
+
+
+async def test_absent_racer_is_resigned_after_the_grace_period(
+    make_settings: Callable[..., Settings], redis: Any
+) -> None:
+    """A racer gone longer than the grace period counts as resigned; the race ends."""
+    settings = make_settings(**FAST, grace_seconds=0.3)
+    async with running(settings, seed_source=lambda: str(WON.seed)) as started:
+        room, (alice, bob), (carol,) = await started_race(
+            started, "Alice", "Bob", spectators=("Carol",)
+        )
+        await bob.close()
+        await alice.resign(room)
+        results = await carol.expect(lambda m: m["t"] == "results", timeout=10)
+        statuses = {row["name"]: row["status"] for row in results["ranking"]}
+        assert statuses == {"Alice": "resigned", "Bob": "resigned"}
+        audit(carol.received, Truth.from_results(results), role="spectator")
+        await close_all([alice, carol])
+
+
+async def test_time_limit_ends_the_race(
+    make_settings: Callable[..., Settings], redis: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At the time limit every board still playing times out and results follow."""
+    async with running(make_settings(**FAST), seed_source=lambda: str(WON.seed)) as started:
+        alice = await Client.connect(started.ws_url, name="Alice")
+        bob = await Client.connect(started.ws_url, name="Bob")
+        room = await alice.create_race("draw=1", seats=2, time_limit=1)
+        for racer in (alice, bob):
+            await racer.join(room)
+            await racer.ready(room)
+        await alice.expect(lambda m: m["t"] == "room" and all(s and s["ready"] for s in m["seats"]))
+        await alice.start(room)
+        await alice.expect(lambda m: m["t"] == "board")
+        await alice.move(room, WON.moves[0])
+        results = await alice.expect(lambda m: m["t"] == "results", timeout=10)
+        assert {row["status"] for row in results["ranking"]} == {"timeout"}
+        assert results["ranking"][0]["name"] == "Alice", "more foundation cards"
+        await close_all([alice, bob])
+
+
+async def test_solo_practice_allows_undo_and_hints_races_do_not(node: Node) -> None:
+    """Undo and hints work in a solo game and are refused in a race."""
+    solo = await Client.connect(node.ws_url, name="Solo")
+    room = await solo.create_solo("draw=1")
+    await solo.join(room)
+    await solo.expect(lambda m: m["t"] == "board")
+    await solo.move(room, WON.moves[0])
+    await solo.undo(room)
+    assert solo.own_board(room, 0).moves == 0
+    hint = await solo.hint(room)
+    assert hint["verdict"] in ("winnable", "unknown", "lost") and isinstance(hint["m"], str)
+    race, (alice, bob), _ = await started_race(node, "Alice", "Bob")
+    with pytest.raises(ServerError) as info:
+        await alice.undo(race)
+    assert info.value.code == "not_allowed"
+    with pytest.raises(ServerError) as info:
+        await alice.hint(race)
+    assert info.value.code == "not_allowed"
+    await close_all([solo, alice, bob])
+
+
+def _get(url: str) -> tuple[int, str, bytes]:
+    with urllib.request.urlopen(url, timeout=5) as response:
+        return response.status, response.headers["Content-Type"], response.read()
+
+
+async def test_http_endpoints(node: Node) -> None:
+    """Health, metrics and the JSON API answer on the websocket's port."""
+    base = node.url
+    status, kind, body = await asyncio.to_thread(_get, base + "healthz")
+    assert status == 200 and json.loads(body)["status"] == "ok"
+    status, kind, body = await asyncio.to_thread(_get, base + "metrics")
+    assert status == 200 and b"klondike_connections" in body and kind.startswith("text/plain")
+    host = await Client.connect(node.ws_url, name="Host")
+    room = await host.create_race("draw=3", seats=3, public=True)
+    status, _, body = await asyncio.to_thread(_get, base + "api/rooms")
+    listed = json.loads(body)
+    assert [(r["room"], r["variant"], r["capacity"]) for r in listed] == [
+        (room, "draw=3 passes=3 f2t=no", 3)
+    ]
+    await host.close()
+    with pytest.raises(urllib.error.HTTPError) as info:
+        await asyncio.to_thread(_get, base + "api/results/nosuchroom/1")
+    assert info.value.code == 404
