@@ -81,7 +81,10 @@ def test_position_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
 def test_batch_writes_jsonl_and_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """`--seeds A-B` solves each deal, writes one JSON line each and a verdict summary."""
     out = tmp_path / "out.jsonl"
-    assert run(["--seeds", "9-11", "--draw", "3", "--timeout", "5", "--jsonl", str(out), "--json"]) == 0
+    assert (
+        run(["--seeds", "9-11", "--draw", "3", "--timeout", "5", "--jsonl", str(out), "--json"])
+        == 0
+    )
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     assert [line["seed"] for line in lines] == ["9", "10", "11"]
     summary = json.loads(capsys.readouterr().out)
@@ -110,7 +113,9 @@ def test_batch_text_summary(capsys: pytest.CaptureFixture[str]) -> None:
         (["1", "--jsonl", "x"], "batch mode"),
     ],
 )
-def test_bad_arguments_exit_2(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_arguments_exit_2(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Unusable arguments print a clear message on stderr and exit 2, with no traceback."""
     assert run(argv) == 2
     err = capsys.readouterr().err

@@ -49,7 +49,9 @@ def test_switching_one_reduction_off_keeps_verdicts(switch: str) -> None:
     """With any single reduction off, 250 random near-end positions get the same verdicts."""
     other = dataclasses.replace(Reductions(), **{switch: False})
     high = 16 if switch == "tt" else 20
-    solvable, unsolvable, skipped = compare(boards(SWITCHES.index(switch), 250, 8, high), other, 40_000)
+    solvable, unsolvable, skipped = compare(
+        boards(SWITCHES.index(switch), 250, 8, high), other, 40_000
+    )
     assert skipped <= 12
     assert solvable >= 50 and unsolvable >= 40
 

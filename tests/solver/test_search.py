@@ -26,7 +26,9 @@ def replays_to_win(board: Board, moves: list[str]) -> bool:
     return replay.is_won()
 
 
-@pytest.mark.parametrize(("seed", "variant"), [("4", DRAW1), ("13", DRAW1), ("1", DRAW3), ("11", DRAW3)])
+@pytest.mark.parametrize(
+    ("seed", "variant"), [("4", DRAW1), ("13", DRAW1), ("1", DRAW3), ("11", DRAW3)]
+)
 def test_solvable_deals_replay_to_a_win(seed: str, variant: Variant) -> None:
     """A `solvable` answer on a full deal is a token list the engine replays to a win."""
     board = Board.from_seed(seed, variant)

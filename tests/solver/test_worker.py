@@ -96,9 +96,11 @@ def test_event_loop_stays_responsive_during_a_search() -> None:
 
 def test_job_rejects_an_unknown_operation() -> None:
     """A request for an operation the worker does not know is an error, not a guess."""
-    text = "klondike-position 1\nvariant: draw=1 passes=1 f2t=no\npass: 1\n" + "".join(
-        f"{k}:\n" for k in range(1, 8)
-    ) + "stock:\nwaste:\nfoundations: C13 D13 H13 S13\n"
+    text = (
+        "klondike-position 1\nvariant: draw=1 passes=1 f2t=no\npass: 1\n"
+        + "".join(f"{k}:\n" for k in range(1, 8))
+        + "stock:\nwaste:\nfoundations: C13 D13 H13 S13\n"
+    )
     assert run_job({"op": "solve", "position": text})["result"] == "solvable"
     with pytest.raises(ValueError, match="unknown solver job"):
         run_job({"op": "guess", "position": text})

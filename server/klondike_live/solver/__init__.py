@@ -8,7 +8,7 @@ process for the asyncio server, and `cli.py` adds the `solve` subcommand.
 Everything here except `worker.py` is pure: no I/O, no asyncio.
 """
 
-from klondike_live.solver.search import Budget, SolveResult, SolverError, solve
+from klondike_live.solver.search import Budget, SolverError, SolveResult, solve
 from klondike_live.solver.state import Reductions
 
 __all__ = ["Budget", "Reductions", "SolveResult", "SolverError", "solve"]

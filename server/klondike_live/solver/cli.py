@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from tqdm import tqdm
+from tqdm import tqdm  # type: ignore[import-untyped]  # no stubs in the dev deps
 
 from klondike_live.engine import Board, Deal, KlondikeError, Variant
 from klondike_live.engine.position import parse_position
@@ -31,8 +31,8 @@ from klondike_live.solver.par import par
 from klondike_live.solver.search import (
     SOLVABLE,
     Budget,
-    SolveResult,
     SolverError,
+    SolveResult,
     check_line,
     solve,
 )
@@ -165,7 +165,7 @@ def _batch(args: argparse.Namespace, seeds: range, variant: Variant, budget: Bud
                 if result.result == SOLVABLE:
                     check_line(board, result.moves)  # replayed again here, always
                 line |= result.to_json()
-                verdict = result.result
+                verdict: str = result.result
                 times.append(result.seconds)
                 nodes += result.nodes
             except SolverError as exc:

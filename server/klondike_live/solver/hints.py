@@ -42,7 +42,12 @@ class Hint:
 
     def to_json(self) -> dict[str, object]:
         """A JSON-ready dict."""
-        return {"status": self.status, "move": self.move, "message": self.message, "line": self.line}
+        return {
+            "status": self.status,
+            "move": self.move,
+            "message": self.message,
+            "line": self.line,
+        }
 
 
 def hint(board: Board, seconds: float = 1.0, nodes: int | None = None) -> Hint:

@@ -37,7 +37,7 @@ from klondike_live.solver.search import (
     solve,
     to_tokens,
 )
-from klondike_live.solver.state import Position, Reductions, Snapshot, SMove
+from klondike_live.solver.state import Position, Reductions, SMove, Snapshot
 
 _Node = tuple[bytes, int]
 """A position in the A* tables: its canonical key and the pass number that matters."""

@@ -43,6 +43,10 @@ Snapshot = tuple[tuple[bytes, ...], tuple[int, ...], bytes, int, int, tuple[int,
 
 _SINGLE: Final = tuple(bytes((c,)) for c in range(52))
 _PREFIX: Final = tuple(bytes((200 + d,)) for d in range(56))
+# The two cards a card may be placed on: one rank higher, the other colour.
+_PARENTS: Final = tuple(
+    tuple(x for x in range(52) if RANK[x] == RANK[c] + 1 and RED[x] != RED[c]) for c in range(52)
+)
 # For a red card the black suits, for a black card the red ones.
 _OPPOSITE: Final = tuple((1, 2) if not RED[c] else (0, 3) for c in range(52))
 
@@ -151,63 +155,60 @@ class Position:
     def moves(self, red: Reductions) -> list[SMove]:
         """The moves to search from here, best first when `red.ordering`."""
         piles, down, found = self.piles, self.down, self.found
-        tops = [p[-1] if p else -1 for p in piles]
         symmetry = red.symmetry
-        first_empty = tops.index(-1) if -1 in tops else -1
+        top_at: dict[int, int] = {}
+        targets: list[tuple[int, int, bool]] = []
+        empties: list[int] = []
         to_found: list[SMove] = []
+        for t in range(7):
+            p = piles[t]
+            if p:
+                c = p[-1]
+                top_at[c] = t
+                targets.append((t, RANK[c] - 1, RED[c]))
+                if found[SUIT[c]] == RANK[c] - 1:
+                    to_found.append((K_T2F, t, 0, 0))
+            else:
+                empties.append(t)
+        if symmetry and empties:
+            empties = empties[:1]
         flips: list[SMove] = []
-        talon_moves: list[SMove] = []
         others: list[SMove] = []
-        for s in range(7):
-            c = tops[s]
-            if c >= 0 and found[SUIT[c]] == RANK[c] - 1:
-                to_found.append((K_T2F, s, 0, 0))
+        partial = red.partial
         for s in range(7):
             p = piles[s]
             d = down[s]
             n = len(p)
             if n == d:
                 continue
-            head = p[d]
-            last_rank = RANK[p[-1]]
-            for t in range(7):
-                if t == s:
-                    continue
-                top = tops[t]
-                if top < 0:
-                    if RANK[head] != 13 or (symmetry and (t != first_empty or d == 0)):
-                        continue
-                    flips.append((K_T2T, s, t, d))
-                    continue
-                i = n - 1 - (RANK[top] - 1 - last_rank)
-                if i < d or i >= n or RED[p[i]] == RED[top]:
+            if empties and RANK[p[d]] == 13 and not (symmetry and d == 0):
+                for t in empties:
+                    (flips if d else others).append((K_T2T, s, t, d))
+            # The face-up cards form a run, so the card of a wanted rank has a known index.
+            lo = RANK[p[-1]]
+            for t, wanted, red_t in targets:
+                i = n - 1 - (wanted - lo)
+                if i < d or i >= n or RED[p[i]] == red_t or t == s:
                     continue
                 if i == d:
-                    if d:
-                        flips.append((K_T2T, s, t, d))
-                    else:
-                        others.append((K_T2T, s, t, d))
-                    continue
-                if red.partial:
-                    x = p[i - 1]
-                    if found[SUIT[x]] != RANK[x] - 1:
-                        continue
-                others.append((K_T2T, s, t, i))
-        talon = self.talon
-        if talon:
-            self._talon_moves(red, tops, first_empty, to_found, talon_moves)
+                    (flips if d else others).append((K_T2T, s, t, d))
+                elif not partial or found[SUIT[p[i - 1]]] == RANK[p[i - 1]] - 1:
+                    others.append((K_T2T, s, t, i))
+        talon_moves: list[SMove] = []
+        if self.talon:
+            self._talon_moves(red, top_at, empties, to_found, talon_moves)
         if self.f2t:
             for suit in range(4):
                 r = found[suit]
                 if not r:
                     continue
                 c = suit * 13 + r - 1
-                for t in range(7):
-                    top = tops[t]
-                    if top < 0:
-                        if r == 13 and (not symmetry or t == first_empty):
-                            others.append((K_F2T, suit, t, 0))
-                    elif RANK[top] == r + 1 and RED[top] != RED[c]:
+                if r == 13:
+                    for t in empties:
+                        others.append((K_F2T, suit, t, 0))
+                for parent in _PARENTS[c]:
+                    t = top_at.get(parent, -1)
+                    if t >= 0:
                         others.append((K_F2T, suit, t, 0))
         if red.ordering:
             # Uncover the pile with the most face-down cards first.
@@ -218,8 +219,8 @@ class Position:
     def _talon_moves(
         self,
         red: Reductions,
-        tops: list[int],
-        first_empty: int,
+        top_at: dict[int, int],
+        empties: list[int],
         to_found: list[SMove],
         out: list[SMove],
     ) -> None:
@@ -235,17 +236,12 @@ class Position:
                 q = min(q + draw, n)
                 reach.append((q, 0))
             if self.can_recycle():
+                # One recycle reaches every card a pass can show; more would only cost passes.
                 q = 0
                 while q < n:
                     q = min(q + draw, n)
-                    reach.append((q, 1))
-                seen: set[int] = set()
-                unique: list[tuple[int, int]] = []
-                for item in reach:
-                    if item[0] not in seen:
-                        seen.add(item[0])
-                        unique.append(item)
-                reach = unique
+                    if q < pos or ((q - pos) % draw and q != n):
+                        reach.append((q, 1))
         else:
             if pos:
                 reach.append((pos, 0))
@@ -253,19 +249,17 @@ class Position:
                 out.append((K_DRAW, 0, 0, 0))
             elif self.can_recycle():
                 out.append((K_RECYCLE, 0, 0, 0))
-        symmetry = red.symmetry
         for q, rec in reach:
             c = talon[q - 1]
-            rank = RANK[c]
-            if found[SUIT[c]] == rank - 1:
+            if found[SUIT[c]] == RANK[c] - 1:
                 to_found.append((K_TALON, q, rec, FOUNDATION))
-            red_c = RED[c]
-            for t in range(7):
-                top = tops[t]
-                if top < 0:
-                    if rank == 13 and (not symmetry or t == first_empty):
-                        out.append((K_TALON, q, rec, t))
-                elif RANK[top] == rank + 1 and RED[top] != red_c:
+            if RANK[c] == 13:
+                for t in empties:
+                    out.append((K_TALON, q, rec, t))
+                continue
+            for parent in _PARENTS[c]:
+                t = top_at.get(parent, -1)
+                if t >= 0:
                     out.append((K_TALON, q, rec, t))
 
     def apply(self, m: SMove) -> None:
