@@ -126,7 +126,8 @@ def main() -> int:
         share = row.solved_10s / row.solvable if row.solvable else 0.0
         print(
             f"| {variant} | {name} | {row.decided / row.deals:.0%} "
-            f"| {row.solvable / row.deals:.0%} | {share:.0%} | {row.median:.2f} | {row.p90:.2f} | {row.nodes_per_second:,.0f} "
+            f"| {row.solvable / row.deals:.0%} | {share:.0%} | {row.median:.2f} | {row.p90:.2f} "
+            f"| {row.nodes_per_second:,.0f} "
             f"| {row.nodes_per_second / speed:.2f}x |"
         )
     print(f"\nengine baseline: {speed:,.0f} moves/s (legal_moves + push + key + pop)")
