@@ -1,0 +1,112 @@
+"""Two server processes sharing one Valkey: the same race seen through either node."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from klondike_live.client import Client
+from klondike_live.config import Settings
+from klondike_live.gateway.server import running
+
+from auditor import Truth, audit
+from helpers import FAST, WON, close_all
+
+
+@pytest.fixture
+async def second_node(
+    valkey_url: str, tmp_path: Path, redis: Any, make_settings: Callable[..., Settings]
+) -> AsyncIterator[str]:
+    """`klondike-live serve` in its own process on the same Valkey; yields its ws URL."""
+    env = dict(os.environ)
+    env.update(
+        {
+            "KLONDIKE_SECRET": make_settings().secret.decode(),
+            "KLONDIKE_COUNTDOWN_SECONDS": str(FAST["countdown_seconds"]),
+            "KLONDIKE_TICK_SECONDS": str(FAST["tick_seconds"]),
+            "KLONDIKE_RATE_PER_SECOND": "1000",
+            "KLONDIKE_RATE_BURST": "1000",
+        }
+    )
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "klondike_live.cli",
+        "serve",
+        "--port",
+        "0",
+        "--redis",
+        valkey_url,
+        "--data-dir",
+        str(tmp_path / "node-b"),
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+    try:
+        assert process.stdout is not None
+        line = (await asyncio.wait_for(process.stdout.readline(), 30)).decode()
+        assert line.startswith("Klondike Live on http://"), line
+        yield line.split("(websocket ")[1].split(";")[0]
+    finally:
+        process.terminate()
+        await asyncio.wait_for(process.wait(), 30)
+
+
+async def test_racer_and_spectator_on_different_processes_see_the_same_events(
+    make_settings: Callable[..., Settings], second_node: str
+) -> None:
+    """Racers and spectators spread over two processes get the same events in the same
+    order, and nobody sees a card they may not know."""
+    async with running(make_settings(**FAST), seed_source=lambda: str(WON.seed)) as node_a:
+        alice = await Client.connect(node_a.ws_url, name="Alice")
+        dave = await Client.connect(node_a.ws_url, name="Dave")
+        bob = await Client.connect(second_node, name="Bob")
+        carol = await Client.connect(second_node, name="Carol")
+        try:
+            room = await alice.create_race("draw=1", seats=2)
+            await alice.join(room)
+            await bob.join(room)
+            await carol.join(room, "spectator")
+            await dave.join(room, "spectator")
+            await alice.ready(room)
+            await bob.ready(room)
+            await alice.expect(
+                lambda m: m["t"] == "room" and all(s and s["ready"] for s in m["seats"])
+            )
+            await alice.start(room)
+            for racer in (alice, bob):
+                await racer.expect(lambda m: m["t"] == "board" and m["audience"] == "own")
+            moves = list(WON.moves)
+            for token in moves[:40]:
+                await alice.move(room, token)
+                await bob.move(room, token)
+            await bob.resign(room)
+            await alice.resign(room)
+            results = {}
+            for client in (alice, bob, carol, dave):
+                results[client.name] = await client.expect(lambda m: m["t"] == "results")
+            assert results["Carol"] == results["Dave"] == results["Alice"] == results["Bob"]
+
+            def board_events(client: Client) -> list[tuple[Any, ...]]:
+                return [
+                    (m["seat"], m["off"], repr(m["d"]))
+                    for m in client.received
+                    if m["t"] == "diff" and m["audience"] == "spectator"
+                ]
+
+            assert len(board_events(carol)) >= 80
+            assert board_events(carol) == board_events(dave)
+            truth = Truth.from_results(results["Carol"])
+            audit(alice.received, truth, role="racer", seat=0)
+            audit(bob.received, truth, role="racer", seat=1)
+            audit(carol.received, truth, role="spectator")
+            audit(dave.received, truth, role="spectator")
+        finally:
+            await close_all([alice, bob, carol, dave])
