@@ -39,6 +39,9 @@ from klondike_live.solver.search import (
 )
 from klondike_live.solver.state import Position, Reductions, SMove, Snapshot
 
+MAX_STATES = 3_000_000
+"""A* gives up (not proven) past this many stored positions, to bound its memory."""
+
 _Node = tuple[bytes, int]
 """A position in the A* tables: its canonical key and the pass number that matters."""
 
@@ -123,6 +126,8 @@ def _astar(position: Position, red: Reductions, meter: Meter, bound: int) -> lis
         meter.nodes += 1
         if meter.nodes >= meter.next_check:
             meter.check()
+            if len(parents) > MAX_STATES:
+                raise OutOfBudget
         position.restore(snap)
         for move in position.moves(red):
             cost = position.cost(move)
