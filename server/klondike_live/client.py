@@ -195,16 +195,39 @@ class Client:
 
         return await asyncio.wait_for(next_match(), timeout)
 
+    async def call(
+        self, message: Message, answered: Callable[[Message], bool], timeout: float = 10.0
+    ) -> Message:
+        """Send `message` and return the first reply `answered` accepts, or raise
+        `ServerError` for an error naming the request (by `rid` or move `id`).
+
+        A `rate_limited` refusal is not final: the request is sent again, unchanged, after
+        a pause that doubles each time (move ids make resending safe).
+        """
+        pause = 0.25
+        rid, move_id = message.get("rid"), message.get("id")
+
+        def mine(m: Message) -> bool:
+            if m["t"] == "error":
+                return (rid is not None and m.get("rid") == rid) or (
+                    move_id is not None and m.get("id") == move_id
+                )
+            return answered(m)
+
+        while True:
+            await self.send(message)
+            answer = await self.expect(mine, timeout)
+            if answer["t"] != "error":
+                return answer
+            if answer.get("code") != "rate_limited" or pause > 5:
+                raise ServerError(answer)
+            await asyncio.sleep(pause)
+            pause *= 2
+
     async def _request(self, message: Message, reply: str, timeout: float = 10.0) -> Message:
         rid = self._new_id()
         message["rid"] = rid
-        await self.send(message)
-        answer = await self.expect(
-            lambda m: m.get("rid") == rid and m["t"] in (reply, "error"), timeout
-        )
-        if answer["t"] == "error":
-            raise ServerError(answer)
-        return answer
+        return await self.call(message, lambda m: m["t"] == reply and m.get("rid") == rid, timeout)
 
     # ------------------------------------------------------------ rooms
 
@@ -239,18 +262,8 @@ class Client:
         message: Message = {"t": "join", "room": room, "as": role}
         if since:
             message["since"] = since
-        rid = self._new_id()
-        message["rid"] = rid
-        await self.send(message)
-        answer = await self.expect(
-            lambda m: (
-                (m["t"] == "room" and m.get("room") == room)
-                or (m["t"] == "error" and m.get("rid") == rid)
-            )
-        )
-        if answer["t"] == "error":
-            raise ServerError(answer)
-        return answer
+        message["rid"] = self._new_id()
+        return await self.call(message, lambda m: m["t"] == "room" and m.get("room") == room)
 
     def since(self, room: str) -> list[list[int]]:
         """`[seat, epoch, offset]` of every board of `room` this client has seen."""
@@ -265,19 +278,13 @@ class Client:
     async def move(self, room: str, token: str, move_id: int | None = None) -> Message:
         """Send a move and wait for its `ack` (or raise `ServerError`)."""
         move_id = self._new_id() if move_id is None else move_id
-        await self.send({"t": "move", "room": room, "id": move_id, "m": token})
-        answer = await self.expect(lambda m: m["t"] in ("ack", "error") and m.get("id") == move_id)
-        if answer["t"] == "error":
-            raise ServerError(answer)
-        return answer
+        message = {"t": "move", "room": room, "id": move_id, "m": token}
+        return await self.call(message, lambda m: m["t"] == "ack" and m.get("id") == move_id)
 
     async def undo(self, room: str) -> Message:
         move_id = self._new_id()
-        await self.send({"t": "undo", "room": room, "id": move_id})
-        answer = await self.expect(lambda m: m["t"] in ("ack", "error") and m.get("id") == move_id)
-        if answer["t"] == "error":
-            raise ServerError(answer)
-        return answer
+        message = {"t": "undo", "room": room, "id": move_id}
+        return await self.call(message, lambda m: m["t"] == "ack" and m.get("id") == move_id)
 
     async def hint(self, room: str) -> Message:
         return await self._request({"t": "hint", "room": room}, "hint", timeout=30.0)

@@ -6,9 +6,9 @@ minted by the operator's own site with the same secret) or nothing, in which cas
 guest account is created. After that, each binary frame is decoded strictly and
 dispatched to the service; a refusal becomes an `error` frame with a stable code.
 
-Abuse: messages beyond the rate limit are refused with `rate_limited`; too many
-refusals of malformed or over-rate input in a short window close the connection with
-1008. Oversized frames are closed with 1009 by websockets itself (`max_size`). No
+Abuse: messages beyond the rate limit are refused with `rate_limited` (a client that
+backs off is fine); `abuse_limit` such refusals in a row, or that many malformed
+messages within `abuse_window_seconds`, close the connection with 1008. Oversized frames are closed with 1009 by websockets itself (`max_size`). No
 handler failure ever reaches the client as a traceback: it is logged, and the client
 gets `internal`.
 """
@@ -72,6 +72,7 @@ class Session:
         self.rooms: dict[str, Viewer] = {}
         self.bucket = TokenBucket(settings.rate_per_second, settings.rate_burst)
         self.strikes: collections.deque[float] = collections.deque()
+        self.limited_in_a_row = 0
         self._closing: asyncio.Task[None] | None = None
 
     async def send(self, frame: bytes) -> None:
@@ -88,11 +89,17 @@ class Session:
             self._closing = asyncio.create_task(self.connection.close(code, reason))
 
     async def _refuse(
-        self, code: ErrorCode, message: str, *, rid: int | None = None, strike: bool
+        self,
+        code: ErrorCode,
+        message: str,
+        *,
+        rid: int | None = None,
+        move_id: int | None = None,
+        strike: bool,
     ) -> bool:
         """Send an error; count a strike for abuse. False when the connection must close."""
         self.service.metrics.error(str(code))
-        await self.send(outgoing.error(code, message, rid=rid))
+        await self.send(outgoing.error(code, message, rid=rid, move_id=move_id))
         if not strike:
             return True
         now = time.monotonic()
@@ -178,10 +185,6 @@ class Session:
 
     async def _serve(self) -> None:
         async for frame in self.connection:
-            if not self.bucket.take():
-                if not await self._refuse(ErrorCode.RATE_LIMITED, "slow down", strike=True):
-                    return
-                continue
             if isinstance(frame, str):
                 if not await self._refuse(
                     ErrorCode.TEXT_FRAME, "frames are binary msgpack", strike=True
@@ -194,6 +197,23 @@ class Session:
                 if not await self._refuse(exc.code, exc.message, rid=exc.rid, strike=True):
                     return
                 continue
+            if not self.bucket.take():
+                # Decoded first, so the refusal names the request (`rid`, move `id`).
+                await self._refuse(
+                    ErrorCode.RATE_LIMITED,
+                    "slow down",
+                    rid=getattr(message, "rid", None),
+                    move_id=getattr(message, "id", None),
+                    strike=False,
+                )
+                self.limited_in_a_row += 1
+                if self.limited_in_a_row >= self.service.settings.abuse_limit:
+                    # Refused again and again without backing off: a flood.
+                    self.service.metrics.rate_limit_closes.inc()
+                    await self.connection.close(CloseCode.POLICY, "flooding")
+                    return
+                continue
+            self.limited_in_a_row = 0
             await self._dispatch(message)
 
     async def _dispatch(self, message: msg.ClientMessage) -> None:

@@ -32,7 +32,6 @@ class ErrorCode(enum.StrEnum):
     OWN_RACE = "own_race"  # a racer's account cannot spectate its own race
     ILLEGAL_MOVE = "illegal_move"  # the rules refuse the move (message says why)
     BAD_MOVE = "bad_move"  # the move token is not in the notation
-    STALE_MOVE_ID = "stale_move_id"  # a move id lower than one already applied, not a resend
     NOT_ALLOWED = "not_allowed"  # undo/hints outside practice games
     RATE_LIMITED = "rate_limited"  # too many messages; slow down
     BUSY = "busy"  # a concurrent change won; retry
