@@ -15,7 +15,7 @@ import random
 import pytest
 from solver_helpers import random_position
 
-from klondike_live.engine import Board
+from klondike_live.engine import Board, Variant
 from klondike_live.solver import Budget, Reductions, solve
 
 SWITCHES = ("tt", "autoplay", "stock", "partial", "symmetry", "ordering")
@@ -71,3 +71,13 @@ def test_no_reduction_at_all_keeps_verdicts() -> None:
     # `tt` and brute-force tests above cover larger ones.
     assert skipped <= 10
     assert solvable >= 50 and unsolvable >= 3
+
+
+@pytest.mark.parametrize("seed", ["3", "4", "6", "8", "10"])
+def test_brute_force_agrees_on_full_draw3_single_pass_deals(seed: str) -> None:
+    """On whole deals small enough to exhaust, the search with no reductions agrees."""
+    board = Board.from_seed(seed, Variant(draw=3, passes=1))
+    plain = dataclasses.replace(Reductions.none(), tt=True)
+    reference = solve(board, Budget(nodes=100_000))
+    assert reference.result != "unknown"
+    assert solve(board, Budget(nodes=100_000), plain).result == reference.result

@@ -8,7 +8,9 @@ replay raises `SolverError` rather than being reported.
 
 Pruning is by a transposition table keyed on the canonical position; the pass number is
 kept as the table's value, because a position seen at pass k and lost is lost at every
-pass >= k as well (fewer passes left can only remove options).
+pass >= k as well (fewer passes left can only remove options). In draw-1 the waste/stock
+split is left out of the key too and the value is `Position.progress()`: a position is
+also lost when it was lost with fewer cards turned, since turning cards gets there.
 
 This module must stay pure: no I/O, no asyncio.
 """
@@ -147,8 +149,12 @@ class _DFS:
             self.path,
         )
         symmetry, keep = red.symmetry, red.tt
-        key = position.key(symmetry)
-        table[key] = position.pass_key()
+        # In draw-1 with collapsed stock moves, `progress()` orders positions by dominance.
+        by_progress = position.draw == 1 and red.stock
+        rank = position.progress if by_progress else position.pass_key
+        with_pos = not by_progress
+        key = position.key(symmetry, with_pos)
+        table[key] = rank()
         stack: list[_Frame] = [[position.moves(red), 0, position.snapshot(), len(path), key]]
         while stack:
             frame = stack[-1]
@@ -172,12 +178,12 @@ class _DFS:
             meter.nodes += 1
             if meter.nodes >= meter.next_check:
                 meter.check()
-            key = position.key(symmetry)
-            passno = position.pass_key()
+            key = position.key(symmetry, with_pos)
+            value = rank()
             seen = table.get(key)
-            if seen is not None and seen <= passno:
+            if seen is not None and seen <= value:
                 continue
-            table[key] = passno
+            table[key] = value
             stack.append([position.moves(red), 0, position.snapshot(), len(path), key])
         return False
 

@@ -112,12 +112,13 @@ class Position:
         self.down[:] = down
         self.found[:] = found
 
-    def key(self, symmetry: bool) -> bytes:
+    def key(self, symmetry: bool, with_pos: bool = True) -> bytes:
         """Canonical key of the position without the pass number (kept apart for dominance).
 
         The foundations are implied (every card not in a pile or the talon is on them).
         With `symmetry`, piles are sorted, so positions that differ only by which column
-        holds what share a key.
+        holds what share a key. Without `with_pos` the waste/stock split is left out too,
+        for `progress()` to rank.
         """
         piles, down, prefix = self.piles, self.down, _PREFIX
         parts = [prefix[down[i]] + piles[i] for i in range(7)]
@@ -125,12 +126,25 @@ class Position:
             parts.sort()
         parts.append(b"\xff")
         parts.append(self.talon)
-        parts.append(_SINGLE[self.pos])
+        if with_pos:
+            parts.append(_SINGLE[self.pos])
         return b"".join(parts)
 
     def pass_key(self) -> int:
         """The pass number where it matters (limited passes), else 0."""
         return 0 if self.max_passes == UNLIMITED else self.passno
+
+    def progress(self) -> int:
+        """How far through the stock this position is, for dominance in draw-1.
+
+        In draw-1 a position dominates the same one further on (more cards turned in this
+        pass, or a later pass): it can turn cards until it is there. So the search keys
+        draw-1 positions without `pos` and keeps the least `progress()` seen; with
+        unlimited passes every split of the same talon is equivalent (0).
+        """
+        if self.max_passes == UNLIMITED:
+            return 0
+        return self.passno * 64 + self.pos
 
     def is_won(self) -> bool:
         """All 52 cards are on the foundations."""
