@@ -148,7 +148,7 @@ class _DFS:
             self.table,
             self.path,
         )
-        symmetry, keep = red.symmetry, red.tt
+        symmetry, keep, autoplay = red.symmetry, red.tt, red.autoplay
         # In draw-1 with collapsed stock moves, `progress()` orders positions by dominance.
         by_progress = position.draw == 1 and red.stock
         rank = position.progress if by_progress else position.pass_key
@@ -172,8 +172,16 @@ class _DFS:
             move = moves[i]
             path.append(move)
             position.apply(move)
-            settle(position, red, path)
-            if self._finished():
+            if autoplay:  # `settle`, inlined: this loop is the solver's hot path
+                safe = position.safe_move()
+                while safe is not None:
+                    path.append(safe)
+                    position.apply(safe)
+                    safe = position.safe_move()
+            found = position.found
+            if found[0] + found[1] + found[2] + found[3] == 52 or (
+                not position.talon and not any(position.down) and self._finished()
+            ):
                 return True
             meter.nodes += 1
             if meter.nodes >= meter.next_check:

@@ -3,7 +3,8 @@
 The engine's `Board` is built for clarity and checked play; the search needs something
 leaner. `Position` keeps the same facts in the cheapest form Python offers:
 
-- `piles`: seven `bytes` (bottom to top), `down`: face-down count per pile;
+- `piles`: seven `bytes` (bottom to top; a face-down card is stored as its index plus
+  `FACE_DOWN`, so the piles serve in the key as they are), `down`: face-down counts;
 - `talon`: stock and waste as one `bytes` in dealing order (waste bottom .. waste top,
   then stock top .. stock bottom) with `pos` = cards in the waste, so the waste top is
   `talon[pos - 1]` and recycling is just `pos = 0`;
@@ -42,7 +43,8 @@ SMove = tuple[int, int, int, int]
 Snapshot = tuple[tuple[bytes, ...], tuple[int, ...], bytes, int, int, tuple[int, ...]]
 
 _SINGLE: Final = tuple(bytes((c,)) for c in range(52))
-_PREFIX: Final = tuple(bytes((200 + d,)) for d in range(56))
+FACE_DOWN: Final = 64
+"""Added to a card's index while it lies face down in a pile."""
 # The two cards a card may be placed on: one rank higher, the other colour.
 _PARENTS: Final = tuple(
     tuple(x for x in range(52) if RANK[x] == RANK[c] + 1 and RED[x] != RED[c]) for c in range(52)
@@ -82,7 +84,10 @@ class Position:
     __slots__ = ("down", "draw", "f2t", "found", "max_passes", "passno", "piles", "pos", "talon")
 
     def __init__(self, board: Board) -> None:
-        self.piles: list[bytes] = [bytes(p) for p in board.tableau]
+        self.piles: list[bytes] = [
+            bytes(c + FACE_DOWN if i < d else c for i, c in enumerate(p))
+            for p, d in zip(board.tableau, board.face_down, strict=True)
+        ]
         self.down: list[int] = list(board.face_down)
         self.talon: bytes = bytes(board.waste) + bytes(board.stock)
         self.pos: int = len(board.waste)
@@ -120,15 +125,11 @@ class Position:
         holds what share a key. Without `with_pos` the waste/stock split is left out too,
         for `progress()` to rank.
         """
-        piles, down, prefix = self.piles, self.down, _PREFIX
-        parts = [prefix[down[i]] + piles[i] for i in range(7)]
-        if symmetry:
-            parts.sort()
-        parts.append(b"\xff")
-        parts.append(self.talon)
+        # Face-down cards are stored shifted by FACE_DOWN, so the piles are the key as is.
+        piles = sorted(self.piles) if symmetry else self.piles
         if with_pos:
-            parts.append(_SINGLE[self.pos])
-        return b"".join(parts)
+            return b"\xfe".join(piles) + b"\xff" + self.talon + _SINGLE[self.pos]
+        return b"\xfe".join(piles) + b"\xff" + self.talon
 
     def pass_key(self) -> int:
         """The pass number where it matters (limited passes), else 0."""
@@ -319,6 +320,7 @@ class Position:
         d = self.down[s]
         if d and len(p) == d:
             self.down[s] = d - 1
+            piles[s] = p[:-1] + _SINGLE[p[-1] - FACE_DOWN]
 
     def safe_move(self) -> SMove | None:
         """A foundation move that can never hurt, or None.
