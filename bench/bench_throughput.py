@@ -1,0 +1,316 @@
+"""Move throughput of one server node: moves per second it validates, stores and publishes.
+
+One node (its rate limit lifted with KLONDIKE_RATE_PER_SECOND / KLONDIKE_RATE_BURST)
+and a private Valkey. `--racers` solo games on that node, each racer on its own raw
+websocket sending its next move (`D` until the stock is empty, then `R`) as soon as the
+previous one is acknowledged: a closed loop, so the node is saturated. The load
+generator runs in `--procs` worker processes; the table shows each process's CPU share
+(1.00 = one core busy) so a saturated load generator is visible.
+
+Baselines, measured in the same run against the same Valkey: the node's own board-event
+Lua script (`store/scripts.py` BOARD_EVENT: the checks, hash writes, list push, two
+stream appends and four publishes of one move) called with EVALSHA from one redis-py
+asyncio client - one command per await; the same from `--racers` concurrent tasks on
+one connection pool (the node's pattern); and pipelined in batches of `--pipeline`.
+The ratios say how close the node is to Redis's own round-trip limits.
+
+    .venv/bin/python bench/bench_throughput.py [--racers 100] [--duration 20] [--procs 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import multiprocessing
+import multiprocessing.connection
+import os
+import sys
+import time
+from typing import Any
+
+import redis.asyncio
+from serverbench import FAST_RATE, Harness, Racer, cpu_seconds, table
+
+from klondike_live import keys
+from klondike_live.store import scripts
+
+# ---------------------------------------------------------------- load generator
+
+
+def worker(url: str, racers: int, pipe: multiprocessing.connection.Connection) -> None:
+    """A load-generator process: `racers` closed-loop solo players."""
+    asyncio.run(_worker(url, racers, pipe))
+
+
+async def _worker(url: str, count: int, pipe: multiprocessing.connection.Connection) -> None:
+    players: list[Racer] = []
+    for start in range(0, count, 20):
+        players += await asyncio.gather(
+            *(Racer.solo(url, f"Racer {i}") for i in range(start, min(count, start + 20)))
+        )
+    pipe.send(("ready", len(players)))
+    _, begin, end = pipe.recv()  # ("go", monotonic start, monotonic end of the window)
+    counted = [0]
+    stop_at = end + 0.2
+
+    async def play(racer: Racer) -> None:
+        clock = time.monotonic
+        while True:
+            await racer.move()
+            now = clock()
+            if begin <= now < end:
+                counted[0] += 1
+            elif now >= stop_at:
+                return
+
+    loop_pid = os.getpid()
+
+    async def meter() -> tuple[float, float]:
+        await asyncio.sleep(max(0.0, begin - time.monotonic()))
+        cpu0 = cpu_seconds(loop_pid)
+        await asyncio.sleep(max(0.0, end - time.monotonic()))
+        return cpu0, cpu_seconds(loop_pid)
+
+    metered = asyncio.create_task(meter())
+    try:
+        await asyncio.gather(*(play(r) for r in players))
+        cpu0, cpu1 = await metered
+        pipe.send(("done", counted[0], cpu1 - cpu0))
+    except Exception as exc:
+        pipe.send(("failed", repr(exc), 0.0))
+    finally:
+        await asyncio.gather(*(r.conn.close() for r in players), return_exceptions=True)
+
+
+# ---------------------------------------------------------------- Redis baselines
+
+FIELDS = (
+    "own_offset",
+    "spec_offset",
+    "spec_mask",
+    "seen",
+    "status",
+    "found",
+    "down",
+    "moves",
+    "last_move_id",
+)
+OWN_FRAME = b"\x8b" + b"o" * 190  # sizes of a typical own / spectator diff frame
+SPEC_FRAME = b"\x8a" + b"s" * 175
+
+
+class BoardScript:
+    """Calls of the node's BOARD_EVENT script on one prepared board, seq by seq."""
+
+    def __init__(self, client: redis.asyncio.Redis, room: str) -> None:
+        self.client = client
+        self.room = room
+        self.seq = 0
+        self.keys = [*keys.board_keys(room, 1, 0), keys.connection(room, "u_bench")]
+
+    async def prepare(self, sha: str) -> None:
+        self.sha = sha
+        await self.client.hset(
+            self.keys[0],
+            mapping={"seq": 0, "status": "playing", "start_at": 0, "deadline": 0, "found": 0},
+        )
+        await self.client.set(self.keys[5], "conn-bench")
+
+    def args(self) -> list[Any]:
+        seq = self.seq
+        self.seq += 1
+        mask = str((1 << 40) + seq)
+        values: list[Any] = [seq + 1, seq + 1, seq + 1, mask, mask, "playing", 0, 21, seq, seq]
+        out: list[Any] = [
+            seq,
+            "conn-bench",
+            "move",
+            1000,
+            seq + 1,
+            b"O0|",
+            OWN_FRAME,
+            seq + 1,
+            b"S0|",
+            SPEC_FRAME,
+            b"P|" + b"\x95\x00\x00\x15\xcd\x01\x00\xa7playing",
+            b"M|" + b"\x92\x00\xcf" + b"\x00" * 8,
+            1,
+            "D",
+        ]
+        for name, value in zip(("seq", *FIELDS), values, strict=True):
+            out += [name, value]
+        return out
+
+    async def call(self) -> None:
+        reply = await self.client.evalsha(self.sha, len(self.keys), *self.keys, *self.args())
+        if reply[0] != b"ok":
+            raise RuntimeError(f"baseline script refused: {reply}")
+
+
+async def redis_baselines(url: str, seconds: float, tasks: int, batch: int) -> dict[str, float]:
+    """EVALSHA calls per second: serial, `tasks` concurrent, pipelined by `batch`."""
+    client = redis.asyncio.Redis.from_url(url, max_connections=tasks + 8)
+    try:
+        sha = await client.script_load(scripts.BOARD_EVENT)
+        out: dict[str, float] = {}
+
+        async def run(name: str, body: Any) -> None:
+            deadline = time.monotonic() + seconds
+            start = time.perf_counter()
+            calls = await body(deadline)
+            out[name] = calls / (time.perf_counter() - start)
+
+        async def serial(deadline: float) -> int:
+            board = BoardScript(client, "benchSerial00")
+            await board.prepare(sha)
+            calls = 0
+            while time.monotonic() < deadline:
+                await board.call()
+                calls += 1
+            return calls
+
+        async def concurrent(deadline: float) -> int:
+            boards = [BoardScript(client, f"benchConc{i:04d}") for i in range(tasks)]
+            for board in boards:
+                await board.prepare(sha)
+
+            async def loop(board: BoardScript) -> int:
+                calls = 0
+                while time.monotonic() < deadline:
+                    await board.call()
+                    calls += 1
+                return calls
+
+            return sum(await asyncio.gather(*(loop(b) for b in boards)))
+
+        async def pipelined(deadline: float) -> int:
+            board = BoardScript(client, "benchPipe000")
+            await board.prepare(sha)
+            calls = 0
+            while time.monotonic() < deadline:
+                pipe = client.pipeline(transaction=False)
+                for _ in range(batch):
+                    pipe.evalsha(sha, len(board.keys), *board.keys, *board.args())
+                replies = await pipe.execute()
+                if any(r[0] != b"ok" for r in replies):
+                    raise RuntimeError("baseline pipeline refused")
+                calls += batch
+            return calls
+
+        await run("EVALSHA board script, 1 client, 1 per await", serial)
+        await run(f"EVALSHA board script, {tasks} tasks on a pool", concurrent)
+        await run(f"EVALSHA board script, pipelined x{batch}", pipelined)
+        return out
+    finally:
+        await client.aclose()
+
+
+# ---------------------------------------------------------------- main
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--racers", type=int, default=100, help="concurrent solo games")
+    parser.add_argument("--duration", type=float, default=20.0, help="measured seconds")
+    parser.add_argument("--warmup", type=float, default=3.0, help="seconds before measuring")
+    parser.add_argument("--procs", type=int, default=1, help="load-generator processes")
+    parser.add_argument("--baseline-seconds", type=float, default=5.0)
+    parser.add_argument("--pipeline", type=int, default=100, help="baseline pipeline batch")
+    args = parser.parse_args()
+
+    context = multiprocessing.get_context("spawn")
+    workers: list[multiprocessing.process.BaseProcess] = []
+    pipes: list[multiprocessing.connection.Connection] = []
+    with Harness() as harness:
+        try:
+            url = harness.valkey()
+            node = harness.node(url, "node", FAST_RATE)
+            valkey_pid = harness.valkey_pid()
+            share = [
+                args.racers // args.procs + (i < args.racers % args.procs)
+                for i in range(args.procs)
+            ]
+            for count in share:
+                ours, theirs = context.Pipe()
+                proc = context.Process(
+                    target=worker, args=(node.ws_url, count, theirs), daemon=True
+                )
+                proc.start()
+                workers.append(proc)
+                pipes.append(ours)
+            for pipe in pipes:
+                status = pipe.recv()
+                if status[0] != "ready":
+                    raise RuntimeError(f"load generator failed: {status}")
+            begin = time.monotonic() + args.warmup
+            end = begin + args.duration
+            for pipe in pipes:
+                pipe.send(("go", begin, end))
+            time.sleep(max(0.0, begin - time.monotonic()))
+            node0 = node.cpu()
+            valkey0 = cpu_seconds(valkey_pid) if valkey_pid else 0.0
+            time.sleep(max(0.0, end - time.monotonic()))
+            node_cpu = node.cpu() - node0
+            valkey_cpu = (cpu_seconds(valkey_pid) - valkey0) if valkey_pid else 0.0
+            results = [pipe.recv() for pipe in pipes]
+            failed = [r for r in results if r[0] != "done"]
+            if failed:
+                print(f"load generator failed: {failed}", file=sys.stderr)
+                return 1
+            moves = sum(r[1] for r in results)
+            rate = moves / args.duration
+            baselines = asyncio.run(
+                redis_baselines(url, args.baseline_seconds, args.racers, args.pipeline)
+            )
+        finally:
+            for proc in workers:
+                proc.join(timeout=10)
+                if proc.is_alive():
+                    proc.terminate()
+                    proc.join(5)
+
+    print(
+        f"Python {sys.version.split()[0]}, {os.cpu_count()} cores, {args.racers} racers "
+        f"in {args.procs} load process(es), {args.duration:.0f} s measured after "
+        f"{args.warmup:.0f} s warm-up"
+    )
+    rows: list[list[object]] = [
+        ["node: moves acknowledged", moves, rate, 1.0],
+    ]
+    for name, calls in baselines.items():
+        rows.append([f"baseline: {name}", "", calls, rate / calls])
+    print(table(["what", "count", "per second", "node / this"], rows))
+    print()
+    cpu_rows: list[list[object]] = [
+        ["node", node_cpu, node_cpu / args.duration, 1e6 * node_cpu / max(moves, 1)],
+        ["valkey", valkey_cpu, valkey_cpu / args.duration, 1e6 * valkey_cpu / max(moves, 1)],
+    ]
+    for index, result in enumerate(results):
+        cpu = float(result[2])
+        cpu_rows.append(
+            [
+                f"load generator {index + 1} ({share[index]} racers)",
+                cpu,
+                cpu / args.duration,
+                1e6 * cpu / max(moves, 1),
+            ]
+        )
+    print(table(["process", "cpu s", "cpu share", "cpu us / move"], cpu_rows))
+    saturated = [i + 1 for i, r in enumerate(results) if float(r[2]) / args.duration > 0.9]
+    print()
+    print(
+        f"target: >= 5,000 moves/s on one node; measured {rate:,.0f} moves/s "
+        f"({'met' if rate >= 5000 else 'missed'})"
+    )
+    if saturated:
+        print(
+            f"load generator(s) {saturated} saturated their core: rerun with --procs "
+            f"{args.procs + 1} to see the node's own limit"
+        )
+    else:
+        print("load generator not saturated (each below 0.9 of a core)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

