@@ -29,10 +29,10 @@ import time
 from typing import Any
 
 import redis.asyncio
-from serverbench import FAST_RATE, Harness, Racer, cpu_seconds, table
 
 from klondike_live import keys
 from klondike_live.store import scripts
+from serverbench import FAST_RATE, Harness, Racer, cpu_seconds, table
 
 # ---------------------------------------------------------------- load generator
 

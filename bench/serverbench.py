@@ -434,8 +434,7 @@ async def open_spectators(
         async with gate:
             if room is None:
                 conn = await raw_connect(url)
-                spectator = Spectator(conn, stamps={} if stamps else None)
-                return spectator
+                return Spectator(conn, stamps={} if stamps else None)
             conn = await hello(url, f"Watcher {index}")
             await conn.send(pack({"t": "join", "room": room, "as": "spectator", "rid": 1}))
             board = await expect(conn, lambda m: m["t"] == "board")
