@@ -172,7 +172,6 @@ class Position:
         piles, down, found = self.piles, self.down, self.found
         symmetry = red.symmetry
         top_at: dict[int, int] = {}
-        targets: list[tuple[int, int, bool]] = []
         empties: list[int] = []
         to_found: list[SMove] = []
         for t in range(7):
@@ -180,7 +179,6 @@ class Position:
             if p:
                 c = p[-1]
                 top_at[c] = t
-                targets.append((t, RANK[c] - 1, RED[c]))
                 if found[SUIT[c]] == RANK[c] - 1:
                     to_found.append((K_T2F, t, 0, 0))
             else:
@@ -190,25 +188,34 @@ class Position:
         flips: list[SMove] = []
         others: list[SMove] = []
         partial = red.partial
+        parents = _PARENTS
         for s in range(7):
             p = piles[s]
             d = down[s]
             n = len(p)
             if n == d:
                 continue
-            if empties and RANK[p[d]] == 13 and not (symmetry and d == 0):
-                for t in empties:
-                    (flips if d else others).append((K_T2T, s, t, d))
-            # The face-up cards form a run, so the card of a wanted rank has a known index.
-            lo = RANK[p[-1]]
-            for t, wanted, red_t in targets:
-                i = n - 1 - (wanted - lo)
-                if i < d or i >= n or RED[p[i]] == red_t or t == s:
+            # The whole face-up run: turns a card (d > 0) or empties the column (d == 0).
+            head = p[d]
+            bucket = flips if d else others
+            if RANK[head] == 13:
+                if empties and not (symmetry and d == 0):
+                    for t in empties:
+                        bucket.append((K_T2T, s, t, d))
+            else:
+                for parent in parents[head]:
+                    t = top_at.get(parent, -1)
+                    if t >= 0:
+                        bucket.append((K_T2T, s, t, d))
+            # Part of the run, leaving face-up cards behind.
+            for i in range(d + 1, n):
+                x = p[i - 1]
+                if partial and found[SUIT[x]] != RANK[x] - 1:
                     continue
-                if i == d:
-                    (flips if d else others).append((K_T2T, s, t, d))
-                elif not partial or found[SUIT[p[i - 1]]] == RANK[p[i - 1]] - 1:
-                    others.append((K_T2T, s, t, i))
+                for parent in parents[p[i]]:
+                    t = top_at.get(parent, -1)
+                    if t >= 0:
+                        others.append((K_T2T, s, t, i))
         talon_moves: list[SMove] = []
         if self.talon:
             self._talon_moves(red, top_at, empties, to_found, talon_moves)
