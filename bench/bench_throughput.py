@@ -14,7 +14,7 @@ asyncio client - one command per await; the same from `--racers` concurrent task
 one connection pool (the node's pattern); and pipelined in batches of `--pipeline`.
 The ratios say how close the node is to Redis's own round-trip limits.
 
-    .venv/bin/python bench/bench_throughput.py [--racers 100] [--duration 20] [--procs 1]
+    .venv/bin/python bench/bench_throughput.py [--racers 80] [--duration 20] [--procs 1]
 """
 
 from __future__ import annotations
@@ -147,18 +147,29 @@ class BoardScript:
             raise RuntimeError(f"baseline script refused: {reply}")
 
 
-async def redis_baselines(url: str, seconds: float, tasks: int, batch: int) -> dict[str, float]:
-    """EVALSHA calls per second: serial, `tasks` concurrent, pipelined by `batch`."""
+async def redis_baselines(
+    url: str, seconds: float, tasks: int, batch: int, valkey_pid: int | None
+) -> dict[str, tuple[float, float, float]]:
+    """EVALSHA calls per second: serial, `tasks` concurrent, pipelined by `batch`; with
+    the CPU microseconds per call of this (client) process and of Valkey."""
     client = redis.asyncio.Redis.from_url(url, max_connections=tasks + 8)
     try:
         sha = await client.script_load(scripts.BOARD_EVENT)
-        out: dict[str, float] = {}
+        out: dict[str, tuple[float, float, float]] = {}
+        me = os.getpid()
 
         async def run(name: str, body: Any) -> None:
             deadline = time.monotonic() + seconds
+            cpu0 = cpu_seconds(me)
+            valkey0 = cpu_seconds(valkey_pid) if valkey_pid else 0.0
             start = time.perf_counter()
             calls = await body(deadline)
-            out[name] = calls / (time.perf_counter() - start)
+            wall = time.perf_counter() - start
+            client_us = 1e6 * (cpu_seconds(me) - cpu0) / max(calls, 1)
+            valkey_us = (
+                1e6 * (cpu_seconds(valkey_pid) - valkey0) / max(calls, 1) if valkey_pid else 0.0
+            )
+            out[name] = (calls / wall, client_us, valkey_us)
 
         async def serial(deadline: float) -> int:
             board = BoardScript(client, "benchSerial00")
@@ -210,7 +221,7 @@ async def redis_baselines(url: str, seconds: float, tasks: int, batch: int) -> d
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--racers", type=int, default=100, help="concurrent solo games")
+    parser.add_argument("--racers", type=int, default=80, help="concurrent solo games")
     parser.add_argument("--duration", type=float, default=20.0, help="measured seconds")
     parser.add_argument("--warmup", type=float, default=3.0, help="seconds before measuring")
     parser.add_argument("--procs", type=int, default=1, help="load-generator processes")
@@ -256,11 +267,12 @@ def main() -> int:
             failed = [r for r in results if r[0] != "done"]
             if failed:
                 print(f"load generator failed: {failed}", file=sys.stderr)
+                print(harness.log_errors("node"), file=sys.stderr)
                 return 1
             moves = sum(r[1] for r in results)
             rate = moves / args.duration
             baselines = asyncio.run(
-                redis_baselines(url, args.baseline_seconds, args.racers, args.pipeline)
+                redis_baselines(url, args.baseline_seconds, args.racers, args.pipeline, valkey_pid)
             )
         finally:
             for proc in workers:
@@ -275,11 +287,20 @@ def main() -> int:
         f"{args.warmup:.0f} s warm-up"
     )
     rows: list[list[object]] = [
-        ["node: moves acknowledged", moves, rate, 1.0],
+        [
+            "node: moves acknowledged",
+            rate,
+            1.0,
+            1e6 * node_cpu / max(moves, 1),
+            sum(1e6 * float(r[2]) for r in results) / max(moves, 1),
+            1e6 * valkey_cpu / max(moves, 1),
+        ],
     ]
-    for name, calls in baselines.items():
-        rows.append([f"baseline: {name}", "", calls, rate / calls])
-    print(table(["what", "count", "per second", "node / this"], rows))
+    for name, (calls, client_us, valkey_us) in baselines.items():
+        rows.append([f"baseline: {name}", calls, rate / calls, "", client_us, valkey_us])
+    headers = ["what", "per second", "node / this", "node us", "client us", "valkey us"]
+    print(table(headers, rows))
+    print("(us: CPU microseconds per move or per call, of the node, the client, Valkey)")
     print()
     cpu_rows: list[list[object]] = [
         ["node", node_cpu, node_cpu / args.duration, 1e6 * node_cpu / max(moves, 1)],

@@ -238,6 +238,15 @@ class Harness:
         path = self.tmp / f"{name}.log"
         return path.read_text(errors="replace")[-chars:] if path.exists() else ""
 
+    def log_errors(self, name: str, chars: int = 4000) -> str:
+        """The first ERROR record of a child's log, with its traceback."""
+        path = self.tmp / f"{name}.log"
+        text = path.read_text(errors="replace") if path.exists() else ""
+        start = text.find(" ERROR ")
+        if start < 0:
+            return ""
+        return text[text.rfind("\n", 0, start) + 1 :][:chars]
+
 
 def _read_line(proc: subprocess.Popen[bytes], timeout: float) -> str:
     assert proc.stdout is not None
@@ -379,6 +388,8 @@ class Spectator:
     diffs: int = 0
     others: int = 0
     gaps: int = 0
+    diff_bytes: int = 0  # size of the last diff frame
+    other_bytes: int = 0  # size of the last other frame (progress, room)
     stamps: dict[int, float] | None = None
     target_moves: int | None = None
     done: asyncio.Event = field(default_factory=asyncio.Event)
@@ -396,6 +407,7 @@ class Spectator:
                         self.gaps += 1
                     self.last_off = off
                     self.diffs += 1
+                    self.diff_bytes = len(frame)
                     moves = int(message["moves"])
                     if self.stamps is not None and moves not in self.stamps:
                         self.stamps[moves] = now
@@ -407,6 +419,7 @@ class Spectator:
                     self.last_moves = int(message["moves"])
                 else:
                     self.others += 1
+                    self.other_bytes = len(frame)
         except ConnectionClosed:
             pass
 

@@ -1,0 +1,271 @@
+"""Fan-out cost: server CPU per diff delivered to N spectators, against `broadcast()`.
+
+Topology: a private Valkey; node A holds the racer of a solo game (`draw=1
+passes=unlimited`, moves `D` until the stock is empty, then `R`); node B holds N
+spectators of that room (raw websockets: hello, join as spectator). The racer sends K
+moves, one every `--interval` seconds (default: scaled with N so the load generator
+keeps up), waiting for each `ack`. Node B's CPU (utime+stime from /proc) is read from
+just before the first move until every spectator has received the K-th diff, and
+divided by the K x N diffs delivered. Every spectator must receive every diff, with
+consecutive offsets: otherwise the run fails (exit 1).
+
+Baseline, same run, same N, same pacing: bench/broadcast_server.py, a bare `websockets`
+server holding N connections that calls `websockets.broadcast(connections, frame)` K
+times with pre-encoded frames of the size node B delivered, plus one frame of the size
+of node B's `progress` frame every tick (0.2 s), as a node does while a board changes.
+Its CPU is read the same way over the same kind of window.
+
+    .venv/bin/python bench/bench_fanout.py [--sizes 100,1000,5000] [--frames 250000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import time
+from dataclasses import dataclass
+
+from serverbench import (
+    FAST_RATE,
+    Child,
+    CpuMeter,
+    Harness,
+    Racer,
+    Spectator,
+    close_all,
+    open_spectators,
+    send_command,
+    table,
+    wait_all,
+)
+
+TICK_SECONDS = 0.2  # a node's default tick (progress frames)
+
+
+@dataclass
+class Run:
+    """One measured fan-out: CPU seconds of the server and what the clients received."""
+
+    cpu: float
+    wall: float
+    diffs: int
+    others: int
+    diff_bytes: int
+    other_bytes: int
+    bench_cpu: float
+
+    def per_diff_us(self) -> float:
+        return 1e6 * self.cpu / max(self.diffs, 1)
+
+    def per_frame_us(self) -> float:
+        return 1e6 * self.cpu / max(self.diffs + self.others, 1)
+
+
+def interval_for(count: int, chosen: float | None) -> float:
+    """Seconds between moves: 20 ms, or 40 us per spectator (the load generator reads
+    every frame in one Python process) when that is longer."""
+    return chosen if chosen is not None else max(0.02, count * 40e-6)
+
+
+def tally(spectators: list[Spectator], base: dict[Spectator, tuple[int, int]]) -> tuple[int, int]:
+    diffs = sum(s.diffs - base[s][0] for s in spectators)
+    others = sum(s.others - base[s][1] for s in spectators)
+    return diffs, others
+
+
+async def measure_node(
+    node_a: Child, node_b: Child, count: int, moves: int, interval: float, timeout: float
+) -> Run:
+    racer = await Racer.solo(node_a.ws_url)
+    spectators, tasks = await open_spectators(node_b.ws_url, racer.room, count)
+    try:
+        await asyncio.sleep(1.0)  # joins settle (watcher counts, first progress)
+        base = {s: (s.diffs, s.others) for s in spectators}
+        target = racer.moves + moves
+        meter = CpuMeter({"node": node_b.pid, "bench": os.getpid()})
+        meter.start()
+        start = time.perf_counter()
+        for index in range(moves):
+            delay = start + index * interval - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            await racer.move()
+        if not await wait_all(spectators, target, timeout):
+            missing = sum(1 for s in spectators if s.last_moves < target)
+            raise RuntimeError(f"{missing} of {count} spectators missed diffs (N={count})")
+        meter.stop()
+        gaps = sum(s.gaps for s in spectators)
+        if gaps:
+            raise RuntimeError(f"{gaps} offset gaps among {count} spectators")
+        diffs, others = tally(spectators, base)
+        if diffs < moves * count:
+            raise RuntimeError(f"only {diffs} of {moves * count} diffs delivered")
+        sample = spectators[0]
+        return Run(
+            meter.used["node"],
+            meter.wall,
+            diffs,
+            others,
+            sample.diff_bytes,
+            sample.other_bytes,
+            meter.used["bench"],
+        )
+    finally:
+        await close_all([s.conn for s in spectators] + [racer.conn], tasks)
+
+
+async def measure_baseline(
+    server: Child, count: int, moves: int, interval: float, like: Run, timeout: float
+) -> Run:
+    spectators, tasks = await open_spectators(server.ws_url, None, count)
+    try:
+        await asyncio.sleep(1.0)
+        held = int(await asyncio.to_thread(send_command, server, "count"))
+        if held != count:
+            raise RuntimeError(f"baseline holds {held} connections, expected {count}")
+        meter = CpuMeter({"server": server.pid, "bench": os.getpid()})
+        meter.start()
+        command = f"run {moves} {interval} {like.diff_bytes} {TICK_SECONDS} {like.other_bytes}"
+        answer = asyncio.create_task(asyncio.to_thread(send_command, server, command, timeout))
+        if not await wait_all(spectators, moves, timeout):
+            raise RuntimeError(f"baseline spectators missed frames (N={count})")
+        meter.stop()
+        if (await answer) != "done":
+            raise RuntimeError("baseline server did not finish")
+        if sum(s.gaps for s in spectators):
+            raise RuntimeError("baseline frames arrived with gaps")
+        diffs = sum(s.diffs for s in spectators)
+        others = sum(s.others for s in spectators)
+        sample = spectators[0]
+        return Run(
+            meter.used["server"],
+            meter.wall,
+            diffs,
+            others,
+            sample.diff_bytes,
+            sample.other_bytes,
+            meter.used["bench"],
+        )
+    finally:
+        await close_all([s.conn for s in spectators], tasks)
+
+
+async def bench(args: argparse.Namespace, harness: Harness) -> int:
+    url = harness.valkey()
+    node_a = harness.node(url, "node-a", FAST_RATE)
+    node_b = harness.node(url, "node-b")
+    server = harness.script("baseline", "broadcast_server.py")
+    rows: list[list[object]] = []
+    detail: list[list[object]] = []
+    ratios: list[float] = []
+    for count in args.sizes:
+        moves = args.moves or max(20, min(1000, args.frames // count))
+        interval = interval_for(count, args.interval)
+        timeout = 60 + moves * interval * 3
+        ours = await measure_node(node_a, node_b, count, moves, interval, timeout)
+        base = await measure_baseline(server, count, moves, interval, ours, timeout)
+        ratio = ours.per_diff_us() / base.per_diff_us()
+        ratios.append(ratio)
+        rows.append(
+            [
+                count,
+                moves,
+                f"{interval * 1000:.0f}",
+                ours.diffs,
+                ours.per_diff_us(),
+                base.per_diff_us(),
+                ratio,
+                ours.per_frame_us() / base.per_frame_us(),
+            ]
+        )
+        detail.append(
+            [
+                count,
+                ours.cpu,
+                base.cpu,
+                ours.others,
+                base.others,
+                f"{ours.diff_bytes}/{ours.other_bytes}",
+                ours.cpu / ours.wall,
+                ours.bench_cpu / ours.wall,
+            ]
+        )
+        print(
+            f"N={count}: node {ours.per_diff_us():.2f} us/diff, "
+            f"broadcast() {base.per_diff_us():.2f} us/diff",
+            file=sys.stderr,
+            flush=True,
+        )
+    print(
+        f"Python {sys.version.split()[0]}, {os.cpu_count()} cores; racer on node A, spectators "
+        "on node B; baseline: websockets.broadcast() of pre-encoded frames"
+    )
+    print(
+        table(
+            [
+                "N",
+                "K moves",
+                "every ms",
+                "diffs delivered",
+                "node B us/diff",
+                "broadcast us/diff",
+                "ratio",
+                "ratio per frame",
+            ],
+            rows,
+        )
+    )
+    print()
+    print(
+        table(
+            [
+                "N",
+                "node B cpu s",
+                "baseline cpu s",
+                "node progress frames",
+                "baseline progress frames",
+                "bytes diff/progress",
+                "node B cpu share",
+                "load gen cpu share",
+            ],
+            detail,
+        )
+    )
+    print()
+    print("every spectator received every diff, offsets consecutive: yes")
+    for count, ratio in zip(args.sizes, ratios, strict=True):
+        verdict = "met" if ratio <= 1.3 else "missed"
+        print(f"target ratio <= 1.3 at N={count}: {ratio:.2f} ({verdict})")
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--sizes",
+        type=lambda text: [int(x) for x in text.split(",")],
+        default=[100, 1000, 5000],
+        help="spectator counts N, comma-separated",
+    )
+    parser.add_argument("--moves", type=int, default=0, help="K (default: frames / N)")
+    parser.add_argument(
+        "--frames", type=int, default=250_000, help="K x N to aim for per size (sets K)"
+    )
+    parser.add_argument("--interval", type=float, default=None, help="seconds between moves")
+    args = parser.parse_args()
+    with Harness() as harness:
+        try:
+            return asyncio.run(bench(args, harness))
+        except RuntimeError as exc:
+            print(f"FAILED: {exc}", file=sys.stderr)
+            for name in ("node-a", "node-b"):
+                errors = harness.log_errors(name)
+                if errors:
+                    print(f"{name} log:\n{errors}", file=sys.stderr)
+            return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
