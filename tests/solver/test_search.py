@@ -113,7 +113,7 @@ def test_time_budget_is_kept() -> None:
     """A time budget stops the search within a small margin."""
     result = solve(Board.from_seed("2", DRAW1), Budget(seconds=0.3))
     assert result.result == "unknown"
-    assert result.seconds < 0.6
+    assert result.seconds < 1.0  # checked every 512 nodes; slack for a loaded machine
 
 
 def test_failed_replay_is_an_error() -> None:
