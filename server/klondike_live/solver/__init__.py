@@ -8,7 +8,18 @@ process for the asyncio server, and `cli.py` adds the `solve` subcommand.
 Everything here except `worker.py` is pure: no I/O, no asyncio.
 """
 
+from klondike_live.solver.hints import Hint, hint
+from klondike_live.solver.par import par
 from klondike_live.solver.search import Budget, SolverError, SolveResult, solve
 from klondike_live.solver.state import Reductions
 
-__all__ = ["Budget", "Reductions", "SolveResult", "SolverError", "solve"]
+__all__ = [
+    "Budget",
+    "Hint",
+    "Reductions",
+    "SolveResult",
+    "SolverError",
+    "hint",
+    "par",
+    "solve",
+]
