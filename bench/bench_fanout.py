@@ -16,6 +16,9 @@ of node B's `progress` frame every tick (0.2 s), as a node does while a board ch
 Its CPU is read the same way over the same kind of window.
 
     .venv/bin/python bench/bench_fanout.py [--sizes 100,1000,5000] [--frames 250000]
+
+`--profile DIR` also records node B with py-spy while measuring (it adds a little CPU
+to the node: use it to see where the time goes, not for the table).
 """
 
 from __future__ import annotations
@@ -26,12 +29,14 @@ import os
 import sys
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 from serverbench import (
     FAST_RATE,
     Child,
     CpuMeter,
     Harness,
+    Profiler,
     Racer,
     Spectator,
     close_all,
@@ -76,7 +81,13 @@ def tally(spectators: list[Spectator], base: dict[Spectator, tuple[int, int]]) -
 
 
 async def measure_node(
-    node_a: Child, node_b: Child, count: int, moves: int, interval: float, timeout: float
+    node_a: Child,
+    node_b: Child,
+    count: int,
+    moves: int,
+    interval: float,
+    timeout: float,
+    profile: Path | None,
 ) -> Run:
     racer = await Racer.solo(node_a.ws_url)
     spectators, tasks = await open_spectators(node_b.ws_url, racer.room, count)
@@ -85,6 +96,7 @@ async def measure_node(
         base = {s: (s.diffs, s.others) for s in spectators}
         target = racer.moves + moves
         meter = CpuMeter({"node": node_b.pid, "bench": os.getpid()})
+        profiler = Profiler(node_b.pid, profile / f"node-b-{count}.txt") if profile else None
         meter.start()
         start = time.perf_counter()
         for index in range(moves):
@@ -96,6 +108,8 @@ async def measure_node(
             missing = sum(1 for s in spectators if s.last_moves < target)
             raise RuntimeError(f"{missing} of {count} spectators missed diffs (N={count})")
         meter.stop()
+        if profiler is not None:
+            print(f"py-spy of node B at N={count}:\n{profiler.stop()}\n", file=sys.stderr)
         gaps = sum(s.gaps for s in spectators)
         if gaps:
             raise RuntimeError(f"{gaps} offset gaps among {count} spectators")
@@ -164,7 +178,7 @@ async def bench(args: argparse.Namespace, harness: Harness) -> int:
         moves = args.moves or max(20, min(1000, args.frames // count))
         interval = interval_for(count, args.interval)
         timeout = 60 + moves * interval * 3
-        ours = await measure_node(node_a, node_b, count, moves, interval, timeout)
+        ours = await measure_node(node_a, node_b, count, moves, interval, timeout, args.profile)
         base = await measure_baseline(server, count, moves, interval, ours, timeout)
         ratio = ours.per_diff_us() / base.per_diff_us()
         ratios.append(ratio)
@@ -254,6 +268,12 @@ def main() -> int:
         "--frames", type=int, default=250_000, help="K x N to aim for per size (sets K)"
     )
     parser.add_argument("--interval", type=float, default=None, help="seconds between moves")
+    parser.add_argument(
+        "--profile",
+        type=Path,
+        default=None,
+        help="directory: py-spy node B while measuring, print a summary to stderr",
+    )
     args = parser.parse_args()
     with Harness() as harness:
         try:

@@ -510,3 +510,83 @@ def _fmt(value: object) -> str:
     if isinstance(value, int):
         return f"{value:,}"
     return str(value)
+
+
+# ---------------------------------------------------------------- profiling (py-spy)
+
+
+class Profiler:
+    """`py-spy record` of one process over a window (`.venv/bin/pip install py-spy`).
+
+    Samples only when the process runs (no `--idle`), so shares are of its CPU time.
+    `stop()` returns the collapsed stacks' summary (`summarise`)."""
+
+    def __init__(self, pid: int, out: Path, rate: int = 250) -> None:
+        self.out = out
+        self.proc: subprocess.Popen[bytes] | None = None
+        exe = shutil.which("py-spy", path=str(VENV_BIN)) or shutil.which("py-spy")
+        if exe is None:
+            print("py-spy not found: no profile", file=sys.stderr)
+            return
+        self.proc = subprocess.Popen(
+            [exe, "record", "-p", str(pid), "-r", str(rate), "-f", "raw", "-o", str(out)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            preexec_fn=_die_with_parent,
+        )
+        time.sleep(0.5)  # attach
+
+    def stop(self, top: int = 18) -> str:
+        if self.proc is None:
+            return ""
+        self.proc.send_signal(signal.SIGINT)
+        try:
+            self.proc.wait(20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(5)
+        return summarise(self.out, top) if self.out.exists() else "(no profile written)"
+
+
+def summarise(path: Path, top: int = 18) -> str:
+    """Top functions of collapsed stacks: share of samples on-CPU in the function itself
+    (self) and anywhere below it (inclusive)."""
+    own: dict[str, int] = {}
+    inclusive: dict[str, int] = {}
+    total = 0
+    for line in path.read_text(errors="replace").splitlines():
+        stack, _, count_text = line.rpartition(" ")
+        if not stack or not count_text.isdigit():
+            continue
+        count = int(count_text)
+        total += count
+        frames = [_short(f) for f in stack.split(";")]
+        frames = [f for f in frames if f]
+        if not frames:
+            continue
+        own[frames[-1]] = own.get(frames[-1], 0) + count
+        for name in set(frames):
+            inclusive[name] = inclusive.get(name, 0) + count
+    if not total:
+        return "(no samples)"
+    lines = [f"{total} samples"]
+    lines.append("self %   function")
+    for name, count in sorted(own.items(), key=lambda kv: -kv[1])[:top]:
+        lines.append(f"{100 * count / total:6.1f}   {name}")
+    lines.append("incl %   function")
+    for name, count in sorted(inclusive.items(), key=lambda kv: -kv[1])[: top + 10]:
+        lines.append(f"{100 * count / total:6.1f}   {name}")
+    return "\n".join(lines)
+
+
+def _short(frame: str) -> str:
+    """`func (path/to/file.py:12)` -> `func (file.py)`, package-relative."""
+    match = re.match(r"(.*) \((.*?):?(\d+)?\)$", frame)
+    if match is None:
+        return frame
+    func, path = match.group(1), match.group(2)
+    for marker in ("site-packages/", "klondike_live/", "lib/python3.11/"):
+        if marker in path:
+            path = path.split(marker, 1)[1]
+            break
+    return f"{func} ({path})"

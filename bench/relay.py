@@ -1,0 +1,110 @@
+"""Baseline of the latency benchmark: a minimal two-process relay, no game logic.
+
+    ingest:  websocket client --frame--> process 1 --PUBLISH--> Valkey channel
+    fanout:  Valkey channel --subscriber--> process 2 --websockets.broadcast()--> spectators
+
+Both use the node's own Redis client setup (`open_redis`) and the node's websocket
+options; the subscriber reads like the node's hub (`PubSub.get_message`). Started by
+bench_latency.py, not by hand:
+
+    .venv/bin/python bench/relay.py ingest REDIS_URL CHANNEL
+    .venv/bin/python bench/relay.py fanout REDIS_URL CHANNEL
+
+Each prints `relay <role> on http://127.0.0.1:PORT/` first; the fanout process answers
+the stdin command `count` with the number of connected spectators.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import sys
+
+import websockets
+from websockets.asyncio.server import ServerConnection, serve
+
+from klondike_live.embedded import open_redis
+
+OPTIONS = {
+    "compression": None,
+    "max_size": 4096,
+    "max_queue": 16,
+    "ping_interval": 20,
+    "ping_timeout": 20,
+    "close_timeout": 2,
+}
+
+
+async def ingest(redis_url: str, channel: str) -> None:
+    redis = await open_redis(redis_url)
+
+    async def handler(connection: ServerConnection) -> None:
+        async for frame in connection:
+            await redis.publish(channel, frame)
+
+    try:
+        async with serve(handler, "127.0.0.1", 0, **OPTIONS) as server:  # type: ignore[arg-type]
+            port = next(iter(server.sockets)).getsockname()[1]
+            print(f"relay ingest on http://127.0.0.1:{port}/", flush=True)
+            await commands(set())
+    finally:
+        await redis.aclose()
+
+
+async def fanout(redis_url: str, channel: str) -> None:
+    redis = await open_redis(redis_url)
+    pubsub = redis.pubsub(ignore_subscribe_messages=True)
+    await pubsub.subscribe(channel)
+    connections: set[ServerConnection] = set()
+
+    async def handler(connection: ServerConnection) -> None:
+        connections.add(connection)
+        try:
+            await connection.wait_closed()
+        finally:
+            connections.discard(connection)
+
+    async def read() -> None:
+        while True:
+            message = await pubsub.get_message(timeout=1.0)
+            if message is not None and message["type"] == "message":
+                websockets.broadcast(connections, message["data"])
+
+    reader = asyncio.create_task(read())
+    try:
+        async with serve(handler, "127.0.0.1", 0, **OPTIONS) as server:  # type: ignore[arg-type]
+            port = next(iter(server.sockets)).getsockname()[1]
+            print(f"relay fanout on http://127.0.0.1:{port}/", flush=True)
+            await commands(connections)
+    finally:
+        reader.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await reader
+        await pubsub.aclose()  # type: ignore[no-untyped-call]
+        await redis.aclose()
+
+
+async def commands(connections: set[ServerConnection]) -> None:
+    """Answer `count` on stdin until it closes."""
+    while True:
+        line = await asyncio.to_thread(sys.stdin.readline)
+        if not line:
+            return
+        if line.strip() == "count":
+            print(len(connections), flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("role", choices=["ingest", "fanout"])
+    parser.add_argument("redis_url")
+    parser.add_argument("channel")
+    args = parser.parse_args()
+    run = ingest if args.role == "ingest" else fanout
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(run(args.redis_url, args.channel))
+
+
+if __name__ == "__main__":
+    main()
