@@ -40,6 +40,7 @@ from serverbench import (
     Racer,
     Spectator,
     close_all,
+    code_version,
     open_spectators,
     send_command,
     table,
@@ -213,7 +214,8 @@ async def bench(args: argparse.Namespace, harness: Harness) -> int:
             flush=True,
         )
     print(
-        f"Python {sys.version.split()[0]}, {os.cpu_count()} cores; racer on node A, spectators "
+        f"{code_version()}\nPython {sys.version.split()[0]}, {os.cpu_count()} cores; "
+        "racer on node A, spectators "
         "on node B; baseline: websockets.broadcast() of pre-encoded frames"
     )
     print(

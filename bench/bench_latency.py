@@ -32,6 +32,7 @@ from serverbench import (
     Racer,
     Spectator,
     close_all,
+    code_version,
     open_spectators,
     percentile,
     raw_connect,
@@ -146,7 +147,7 @@ async def bench(args: argparse.Namespace, harness: Harness) -> int:
         rows.append(["relay (publish/subscribe)", count, len(relay), r50, r99, 1.0, 1.0])
         verdicts.append((count, p50 / r50, p99 / r99))
     print(
-        f"Python {sys.version.split()[0]}, {os.cpu_count()} cores, a move every "
+        f"{code_version()}\nPython {sys.version.split()[0]}, {os.cpu_count()} cores, a move every "
         f"{args.interval * 1000:.0f} ms, {args.moves} moves after {WARMUP_MOVES} warm-up; "
         "latency from the racer's send to each spectator's receipt"
     )

@@ -30,6 +30,7 @@ from serverbench import (
     Harness,
     Racer,
     close_all,
+    code_version,
     open_spectators,
     send_command,
     table,
@@ -98,7 +99,7 @@ async def bench(args: argparse.Namespace, harness: Harness) -> int:
         await racer2.conn.close()
     await racer.conn.close()
     print(
-        f"Python {sys.version.split()[0]}, {os.cpu_count()} cores, "
+        f"{code_version()}\nPython {sys.version.split()[0]}, {os.cpu_count()} cores, "
         f"{args.connections} idle connections, warm-up {args.warmup}"
     )
     print(

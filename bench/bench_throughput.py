@@ -7,14 +7,18 @@ previous one is acknowledged: a closed loop, so the node is saturated. The load
 generator runs in `--procs` worker processes; the table shows each process's CPU share
 (1.00 = one core busy) so a saturated load generator is visible.
 
-Baselines, measured in the same run against the same Valkey: the node's own board-event
-Lua script (`store/scripts.py` BOARD_EVENT: the checks, hash writes, list push, two
-stream appends and four publishes of one move) called with EVALSHA from one redis-py
-asyncio client - one command per await; the same from `--racers` concurrent tasks on
-one connection pool (the node's pattern); and pipelined in batches of `--pipeline`.
+Baselines, measured in the same run against the same Valkey: a Lua script doing the
+Redis work of one move as the node's board-event script does it (checks of seq,
+connection and status, list push, hash writes, two stream appends, three publishes;
+a frozen copy here, so the baseline does not move while the server changes) called
+with EVALSHA from one redis-py asyncio client - one command per await; the same from
+`--racers` concurrent tasks on one connection pool; and pipelined in batches of
+`--pipeline`.
 The ratios say how close the node is to Redis's own round-trip limits.
 
-    .venv/bin/python bench/bench_throughput.py [--racers 80] [--duration 20] [--procs 1]
+    .venv/bin/python bench/bench_throughput.py [--racers 100] [--duration 20] [--procs 1]
+
+`--profile DIR` also records the node with py-spy while measuring (summary on stderr).
 """
 
 from __future__ import annotations
@@ -26,13 +30,20 @@ import multiprocessing.connection
 import os
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import redis.asyncio
 
-from klondike_live import keys
-from klondike_live.store import scripts
-from serverbench import FAST_RATE, Harness, Racer, cpu_seconds, table
+from serverbench import (
+    FAST_RATE,
+    Harness,
+    Profiler,
+    Racer,
+    code_version,
+    cpu_seconds,
+    table,
+)
 
 # ---------------------------------------------------------------- load generator
 
@@ -84,59 +95,54 @@ async def _worker(url: str, count: int, pipe: multiprocessing.connection.Connect
 
 # ---------------------------------------------------------------- Redis baselines
 
-FIELDS = (
-    "own_offset",
-    "spec_offset",
-    "spec_mask",
-    "seen",
-    "status",
-    "found",
-    "down",
-    "moves",
-    "last_move_id",
-)
+BOARD_SCRIPT = """
+-- A frozen copy of the work of the node's board-event script for one move:
+-- KEYS: board hash, moves list, own stream, spectator stream, channel, connection key
+-- ARGV: 1 expected seq, 2 connection id, 3 stream maxlen, 4 offset, 5 own frame,
+--       6 spectator frame, 7 progress note, 8 move token, then field/value pairs
+local seq = redis.call('HGET', KEYS[1], 'seq')
+if seq ~= ARGV[1] then return {'stale', seq} end
+if redis.call('GET', KEYS[6]) ~= ARGV[2] then return {'replaced'} end
+if redis.call('HGET', KEYS[1], 'status') ~= 'playing' then return {'done'} end
+local t = redis.call('TIME')
+redis.call('RPUSH', KEYS[2], ARGV[8])
+local args = {}
+for i = 9, #ARGV do args[#args + 1] = ARGV[i] end
+redis.call('HSET', KEYS[1], unpack(args))
+redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[3], ARGV[4] .. '-0', 'f', ARGV[5])
+redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[3], ARGV[4] .. '-0', 'f', ARGV[6])
+redis.call('PUBLISH', KEYS[5], 'O0|' .. ARGV[5])
+redis.call('PUBLISH', KEYS[5], 'S0|' .. ARGV[6])
+redis.call('PUBLISH', KEYS[5], ARGV[7])
+return {'ok', t[1]}
+"""
+FIELDS = ("own_offset", "spec_offset", "spec_mask", "seen", "found", "down", "moves", "last_id")
 OWN_FRAME = b"\x8b" + b"o" * 190  # sizes of a typical own / spectator diff frame
-SPEC_FRAME = b"\x8a" + b"s" * 175
+SPEC_FRAME = b"\x8a" + b"s" * 127
+PROGRESS = b"P|\x96\x00\x00\x15\xcd\x01\x00\xa7playing\xcf" + b"\x00" * 8
 
 
 class BoardScript:
-    """Calls of the node's BOARD_EVENT script on one prepared board, seq by seq."""
+    """Calls of BOARD_SCRIPT on one prepared board (its own keys), seq by seq."""
 
     def __init__(self, client: redis.asyncio.Redis, room: str) -> None:
         self.client = client
-        self.room = room
         self.seq = 0
-        self.keys = [*keys.board_keys(room, 1, 0), keys.connection(room, "u_bench")]
+        tag = "{bench:" + room + "}"
+        self.keys = [f"{tag}:b", f"{tag}:m", f"{tag}:so", f"{tag}:ss", f"{tag}:ev", f"{tag}:c"]
+        self.sha = ""
 
     async def prepare(self, sha: str) -> None:
         self.sha = sha
-        await self.client.hset(
-            self.keys[0],
-            mapping={"seq": 0, "status": "playing", "start_at": 0, "deadline": 0, "found": 0},
-        )
+        await self.client.hset(self.keys[0], mapping={"seq": 0, "status": "playing"})
         await self.client.set(self.keys[5], "conn-bench")
 
     def args(self) -> list[Any]:
         seq = self.seq
         self.seq += 1
         mask = str((1 << 40) + seq)
-        values: list[Any] = [seq + 1, seq + 1, seq + 1, mask, mask, "playing", 0, 21, seq, seq]
-        out: list[Any] = [
-            seq,
-            "conn-bench",
-            "move",
-            1000,
-            seq + 1,
-            b"O0|",
-            OWN_FRAME,
-            seq + 1,
-            b"S0|",
-            SPEC_FRAME,
-            b"P|" + b"\x95\x00\x00\x15\xcd\x01\x00\xa7playing",
-            b"M|" + b"\x92\x00\xcf" + b"\x00" * 8,
-            1,
-            "D",
-        ]
+        values: list[Any] = [seq + 1, seq + 1, seq + 1, mask, mask, 0, 21, seq, seq]
+        out: list[Any] = [seq, "conn-bench", 1000, seq + 1, OWN_FRAME, SPEC_FRAME, PROGRESS, "D"]
         for name, value in zip(("seq", *FIELDS), values, strict=True):
             out += [name, value]
         return out
@@ -154,7 +160,7 @@ async def redis_baselines(
     the CPU microseconds per call of this (client) process and of Valkey."""
     client = redis.asyncio.Redis.from_url(url, max_connections=tasks + 8)
     try:
-        sha = await client.script_load(scripts.BOARD_EVENT)
+        sha = await client.script_load(BOARD_SCRIPT)
         out: dict[str, tuple[float, float, float]] = {}
         me = os.getpid()
 
@@ -221,12 +227,15 @@ async def redis_baselines(
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--racers", type=int, default=80, help="concurrent solo games")
+    parser.add_argument("--racers", type=int, default=100, help="concurrent solo games")
     parser.add_argument("--duration", type=float, default=20.0, help="measured seconds")
     parser.add_argument("--warmup", type=float, default=3.0, help="seconds before measuring")
     parser.add_argument("--procs", type=int, default=1, help="load-generator processes")
     parser.add_argument("--baseline-seconds", type=float, default=5.0)
     parser.add_argument("--pipeline", type=int, default=100, help="baseline pipeline batch")
+    parser.add_argument(
+        "--profile", type=Path, default=None, help="directory: py-spy the node while measuring"
+    )
     args = parser.parse_args()
 
     context = multiprocessing.get_context("spawn")
@@ -257,12 +266,18 @@ def main() -> int:
             end = begin + args.duration
             for pipe in pipes:
                 pipe.send(("go", begin, end))
+            profiler = None
+            if args.profile is not None:
+                time.sleep(max(0.0, begin - 0.6 - time.monotonic()))
+                profiler = Profiler(node.pid, args.profile / "node-throughput.txt")
             time.sleep(max(0.0, begin - time.monotonic()))
             node0 = node.cpu()
             valkey0 = cpu_seconds(valkey_pid) if valkey_pid else 0.0
             time.sleep(max(0.0, end - time.monotonic()))
             node_cpu = node.cpu() - node0
             valkey_cpu = (cpu_seconds(valkey_pid) - valkey0) if valkey_pid else 0.0
+            if profiler is not None:
+                print(f"py-spy of the node:\n{profiler.stop()}\n", file=sys.stderr)
             results = [pipe.recv() for pipe in pipes]
             failed = [r for r in results if r[0] != "done"]
             if failed:
@@ -282,7 +297,8 @@ def main() -> int:
                     proc.join(5)
 
     print(
-        f"Python {sys.version.split()[0]}, {os.cpu_count()} cores, {args.racers} racers "
+        f"{code_version()}\nPython {sys.version.split()[0]}, {os.cpu_count()} cores, "
+        f"{args.racers} racers "
         f"in {args.procs} load process(es), {args.duration:.0f} s measured after "
         f"{args.warmup:.0f} s warm-up"
     )

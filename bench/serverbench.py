@@ -109,6 +109,24 @@ def percentile(samples: Sequence[float], q: float) -> float:
     return cuts[min(max(index, 0), len(cuts) - 1)]
 
 
+def code_version() -> str:
+    """Which server code ran: the commit, and whether server/ had uncommitted changes."""
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--", "server"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        ).stdout.splitlines()
+    except OSError:
+        return "server code: unknown"
+    extra = f" + uncommitted changes in {len(dirty)} server files" if dirty else ""
+    return f"server code: {head}{extra}"
+
+
 # ---------------------------------------------------------------- child processes
 
 
