@@ -18,13 +18,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import sys
 import time
+from dataclasses import dataclass
 
+import redis.asyncio
 from websockets.asyncio.client import ClientConnection
 
 from broadcast_server import sized
+from klondike_live import keys
 from serverbench import (
     FAST_RATE,
     Child,
@@ -38,10 +42,76 @@ from serverbench import (
     raw_connect,
     send_command,
     table,
+    unpack,
     wait_all,
 )
 
 WARMUP_MOVES = 20
+RELAY_CHANNEL = "bench:relay"
+
+
+class BusTap:
+    """An independent subscriber on the Valkey channel: when each move's spectator
+    frame was published (splits the latency into sender side and receiver side)."""
+
+    def __init__(self, url: str, channel: str, header: bytes | None) -> None:
+        self.url = url
+        self.channel = channel
+        self.header = header  # routing header to look for, or None (bare frames)
+        self.stamps: dict[int, float] = {}
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        self.client = redis.asyncio.Redis.from_url(self.url)
+        self.pubsub = self.client.pubsub(ignore_subscribe_messages=True)
+        await self.pubsub.subscribe(self.channel)
+        self._task = asyncio.create_task(self._read())
+
+    async def _read(self) -> None:
+        while True:
+            message = await self.pubsub.get_message(timeout=1.0)
+            if message is None or message["type"] != "message":
+                continue
+            at = time.perf_counter()
+            data: bytes = message["data"]
+            if self.header is not None:
+                if not data.startswith(self.header):
+                    continue
+                data = data[len(self.header) :]
+            moves = int(unpack(data).get("moves", -1))
+            self.stamps.setdefault(moves, at)
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        await self.pubsub.aclose()  # type: ignore[no-untyped-call]
+        await self.client.aclose()
+
+
+@dataclass
+class Result:
+    """Latency samples in ms: end to end, sender side (send to publish seen on the bus),
+    receiver side (publish seen to spectator), and send to ack (nodes only)."""
+
+    total: list[float]
+    to_bus: list[float]
+    from_bus: list[float]
+    ack: list[float]
+
+
+def split(
+    spectators: list[Spectator], sent: dict[int, float], tap: BusTap, acks: list[float]
+) -> Result:
+    to_bus = [(tap.stamps[m] - at) * 1000 for m, at in sent.items() if m in tap.stamps]
+    from_bus = []
+    for spectator in spectators:
+        assert spectator.stamps is not None
+        for moves in sent:
+            if moves in tap.stamps and moves in spectator.stamps:
+                from_bus.append((spectator.stamps[moves] - tap.stamps[moves]) * 1000)
+    return Result(samples(spectators, sent), to_bus, from_bus, acks)
 
 
 def samples(spectators: list[Spectator], sent: dict[int, float]) -> list[float]:
@@ -71,10 +141,13 @@ async def paced(count: int, interval: float, send: object) -> dict[int, float]:
 
 
 async def measure_node(
-    node_a: Child, node_b: Child, count: int, moves: int, interval: float
-) -> tuple[list[float], int]:
+    url: str, node_a: Child, node_b: Child, count: int, moves: int, interval: float
+) -> tuple[Result, int]:
     racer = await Racer.solo(node_a.ws_url)
     spectators, tasks = await open_spectators(node_b.ws_url, racer.room, count, stamps=True)
+    tap = BusTap(url, keys.channel(racer.room), b"S0|")
+    await tap.start()
+    acks: list[float] = []
     try:
         await asyncio.sleep(0.5)
 
@@ -84,24 +157,29 @@ async def measure_node(
             at = time.perf_counter()
             await racer.conn.send(frame)
             await racer.wait_ack(move_id)
+            acks.append((time.perf_counter() - at) * 1000)
             return number, at
 
         await paced(WARMUP_MOVES, interval, send)
+        acks.clear()
         sent = await paced(moves, interval, send)
         if not await wait_all(spectators, max(sent), 30):
             raise RuntimeError(f"spectators missed diffs (N={count})")
         if sum(s.gaps for s in spectators):
             raise RuntimeError("diff offsets with gaps")
-        return samples(spectators, sent), spectators[0].diff_bytes
+        return split(spectators, sent, tap, acks), spectators[0].diff_bytes
     finally:
+        await tap.stop()
         await close_all([s.conn for s in spectators] + [racer.conn], tasks)
 
 
 async def measure_relay(
-    ingest: Child, fanout: Child, count: int, moves: int, interval: float, size: int
-) -> list[float]:
+    url: str, ingest: Child, fanout: Child, count: int, moves: int, interval: float, size: int
+) -> Result:
     spectators, tasks = await open_spectators(fanout.ws_url, None, count, stamps=True)
     sender: ClientConnection = await raw_connect(ingest.ws_url)
+    tap = BusTap(url, RELAY_CHANNEL, None)
+    await tap.start()
     try:
         await asyncio.sleep(0.5)
         held = int(await asyncio.to_thread(send_command, fanout, "count"))
@@ -123,8 +201,9 @@ async def measure_relay(
         sent = await paced(moves, interval, send)
         if not await wait_all(spectators, max(sent), 30):
             raise RuntimeError(f"relay spectators missed frames (N={count})")
-        return samples(spectators, sent)
+        return split(spectators, sent, tap, [])
     finally:
+        await tap.stop()
         await close_all([s.conn for s in spectators] + [sender], tasks)
 
 
@@ -132,26 +211,55 @@ async def bench(args: argparse.Namespace, harness: Harness) -> int:
     url = harness.valkey()
     node_a = harness.node(url, "node-a", FAST_RATE)
     node_b = harness.node(url, "node-b")
-    ingest = harness.script("relay-ingest", "relay.py", "ingest", url, "bench:relay")
-    fanout = harness.script("relay-fanout", "relay.py", "fanout", url, "bench:relay")
+    ingest = harness.script("relay-ingest", "relay.py", "ingest", url, RELAY_CHANNEL)
+    fanout = harness.script("relay-fanout", "relay.py", "fanout", url, RELAY_CHANNEL)
     rows: list[list[object]] = []
+    parts: list[list[object]] = []
     verdicts = []
     for count in args.spectators:
-        ours, size = await measure_node(node_a, node_b, count, args.moves, args.interval)
-        relay = await measure_relay(ingest, fanout, count, args.moves, args.interval, size)
-        p50, p99 = percentile(ours, 50), percentile(ours, 99)
-        r50, r99 = percentile(relay, 50), percentile(relay, 99)
-        rows.append(
-            ["node A -> Valkey -> node B", count, len(ours), p50, p99, p50 / r50, p99 / r99]
-        )
-        rows.append(["relay (publish/subscribe)", count, len(relay), r50, r99, 1.0, 1.0])
+        ours, size = await measure_node(url, node_a, node_b, count, args.moves, args.interval)
+        relay = await measure_relay(url, ingest, fanout, count, args.moves, args.interval, size)
+        p50, p99 = percentile(ours.total, 50), percentile(ours.total, 99)
+        r50, r99 = percentile(relay.total, 50), percentile(relay.total, 99)
+        ratios = [p50 / r50, p99 / r99]
+        rows.append(["node A -> Valkey -> node B", count, len(ours.total), p50, p99, *ratios])
+        rows.append(["relay (publish/subscribe)", count, len(relay.total), r50, r99, 1.0, 1.0])
         verdicts.append((count, p50 / r50, p99 / r99))
+        for name, result in (("node", ours), ("relay", relay)):
+            parts.append(
+                [
+                    name,
+                    count,
+                    percentile(result.to_bus, 50),
+                    percentile(result.to_bus, 99),
+                    percentile(result.from_bus, 50),
+                    percentile(result.from_bus, 99),
+                    percentile(result.ack, 50) if result.ack else float("nan"),
+                ]
+            )
     print(
-        f"{code_version()}\nPython {sys.version.split()[0]}, {os.cpu_count()} cores, a move every "
+        f"{code_version()}\nPython {sys.version.split()[0]}, {os.cpu_count()} cores, "
+        "a move every "
         f"{args.interval * 1000:.0f} ms, {args.moves} moves after {WARMUP_MOVES} warm-up; "
         "latency from the racer's send to each spectator's receipt"
     )
     print(table(["path", "N", "samples", "p50 ms", "p99 ms", "p50 / relay", "p99 / relay"], rows))
+    print()
+    print("where the time goes: an extra subscriber on the Valkey channel stamps each publish")
+    print(
+        table(
+            [
+                "path",
+                "N",
+                "send->bus p50",
+                "send->bus p99",
+                "bus->spectator p50",
+                "bus->spectator p99",
+                "send->ack p50",
+            ],
+            parts,
+        )
+    )
     print()
     for count, q50, q99 in verdicts:
         met = "met" if q50 <= 1.5 and q99 <= 1.5 else "missed"
