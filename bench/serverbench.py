@@ -542,6 +542,7 @@ class Profiler:
     def __init__(self, pid: int, out: Path, rate: int = 250) -> None:
         self.out = out
         self.proc: subprocess.Popen[bytes] | None = None
+        out.parent.mkdir(parents=True, exist_ok=True)
         exe = shutil.which("py-spy", path=str(VENV_BIN)) or shutil.which("py-spy")
         if exe is None:
             print("py-spy not found: no profile", file=sys.stderr)
@@ -549,7 +550,7 @@ class Profiler:
         self.proc = subprocess.Popen(
             [exe, "record", "-p", str(pid), "-r", str(rate), "-f", "raw", "-o", str(out)],
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            stderr=out.with_suffix(".log").open("wb"),
             preexec_fn=_die_with_parent,
         )
         time.sleep(0.5)  # attach
@@ -563,7 +564,10 @@ class Profiler:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait(5)
-        return summarise(self.out, top) if self.out.exists() else "(no profile written)"
+        if not self.out.exists():
+            log = self.out.with_suffix(".log")
+            return "(no profile written) " + (log.read_text()[-500:] if log.exists() else "")
+        return summarise(self.out, top)
 
 
 def summarise(path: Path, top: int = 18) -> str:
@@ -571,12 +575,15 @@ def summarise(path: Path, top: int = 18) -> str:
     (self) and anywhere below it (inclusive)."""
     own: dict[str, int] = {}
     inclusive: dict[str, int] = {}
-    total = 0
+    total = idle = 0
     for line in path.read_text(errors="replace").splitlines():
         stack, _, count_text = line.rpartition(" ")
         if not stack or not count_text.isdigit():
             continue
         count = int(count_text)
+        if stack.split(";")[-1].startswith(("select (selectors.py", "EpollSelector.select")):
+            idle += count  # waiting in epoll: not CPU work
+            continue
         total += count
         frames = [_short(f) for f in stack.split(";")]
         frames = [f for f in frames if f]
@@ -587,7 +594,7 @@ def summarise(path: Path, top: int = 18) -> str:
             inclusive[name] = inclusive.get(name, 0) + count
     if not total:
         return "(no samples)"
-    lines = [f"{total} samples"]
+    lines = [f"{total} samples on CPU ({idle} more waiting in epoll, left out)"]
     lines.append("self %   function")
     for name, count in sorted(own.items(), key=lambda kv: -kv[1])[:top]:
         lines.append(f"{100 * count / total:6.1f}   {name}")
