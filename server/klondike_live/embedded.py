@@ -57,6 +57,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 USER: Final = "klondike"
+MAX_CONNECTIONS: Final = 48
 SOCKET_TIMEOUT_SECONDS: Final = 10.0  # blocking reads (XREAD BLOCK) must block for less
 CONNECT_TIMEOUT_SECONDS: Final = 5.0
 HEALTH_CHECK_INTERVAL_SECONDS: Final = 15
@@ -284,8 +285,12 @@ async def open_redis(
     for less. Connection errors are retried with backoff. Raises redis's
     `ConnectionError` naming the URL without its password if the server is unreachable.
     """
-    client = redis.asyncio.Redis.from_url(
+    # A blocking pool: under a burst, commands wait for a free connection (a few dozen
+    # suffice; board writes are pipelined) instead of failing with "Too many connections".
+    pool = redis.asyncio.BlockingConnectionPool.from_url(
         url,
+        max_connections=MAX_CONNECTIONS,
+        timeout=socket_timeout,
         decode_responses=False,
         socket_timeout=socket_timeout,
         socket_connect_timeout=CONNECT_TIMEOUT_SECONDS,
@@ -294,6 +299,7 @@ async def open_redis(
         retry=Retry(ExponentialBackoff(cap=1.0, base=0.05), retries=3),
         retry_on_error=[RedisConnectionError, RedisTimeoutError],
     )
+    client = redis.asyncio.Redis.from_pool(pool)
     try:
         await client.ping()
     except (RedisConnectionError, RedisTimeoutError, OSError) as exc:

@@ -6,8 +6,9 @@ routes each message by its header:
     L|frame   room-wide frame (room state, results): every local viewer of the room
     O<s>|frame  board s, racer's own audience: the local connections of that racer
     S<s>|frame  board s, spectator audience: the local spectators of the room
-    P|note    progress of one board (internal; coalesced and sent per tick)
-    M|note    a racer's knowledge grew (internal; may let spectators see more)
+    P|note    progress of one board, and its racer's knowledge when it grew (internal:
+              progress is coalesced and sent per tick; more knowledge may let
+              spectators see more)
     X|note    a newer connection took over a racer (internal; older ones are closed)
 
 Frames are forwarded as the bytes they arrived as, with `websockets.broadcast`, which
@@ -223,18 +224,17 @@ class Hub:
             if self.on_room_frame is not None:
                 await self.on_room_frame(room, frame)
         elif kind == b"P":
-            seat, found, down, moves, status = msgpack.unpackb(frame)
+            seat, found, down, moves, status, seen = msgpack.unpackb(frame)
             room.progress[seat] = [seat, found, down, moves, status]
             room.progress_dirty = True
             if room.statuses.get(seat) != status:
                 room.statuses[seat] = status
                 if self.on_status is not None:
                     await self.on_status(room, seat, status)
-        elif kind == b"M":
-            seat, mask = msgpack.unpackb(frame)
-            room.masks[seat] = int(mask)
-            if self.on_mask is not None:
-                await self.on_mask(room)
+            if seen is not None:
+                room.masks[seat] = int(seen)
+                if self.on_mask is not None:
+                    await self.on_mask(room)
         elif kind == b"X":
             user, conn_id = msgpack.unpackb(frame)
             if self.on_takeover is not None:

@@ -508,11 +508,21 @@ class RaceService:
                     )
                     return
                 result = await self.store.write_board_event(
-                    room_id, writer.epoch, seat, session.user, session.conn_id, event, seq
+                    room_id,
+                    writer.epoch,
+                    seat,
+                    session.user,
+                    session.conn_id,
+                    event,
+                    seq,
+                    publish_own=False,
                 )
                 if result.status == "ok":
                     writer.commit(event)
                     local.masks[seat] = writer.board.seen
+                    if event.own_frame is not None:
+                        # This node holds the racer's connection: deliver directly.
+                        self.hub.send(local.racers(seat), event.own_frame)
                     if op != "resign":
                         self.metrics.moves.inc()
                         await session.send(outgoing.ack(room_id, move_id, writer.own_offset))

@@ -8,9 +8,9 @@ dispatched to the service; a refusal becomes an `error` frame with a stable code
 
 Abuse: messages beyond the rate limit are refused with `rate_limited` (a client that
 backs off is fine); `abuse_limit` such refusals in a row, or that many malformed
-messages within `abuse_window_seconds`, close the connection with 1008. Oversized frames are closed with 1009 by websockets itself (`max_size`). No
-handler failure ever reaches the client as a traceback: it is logged, and the client
-gets `internal`.
+messages within `abuse_window_seconds`, close the connection with 1008. Oversized
+frames are closed with 1009 by websockets itself (`max_size`). No handler failure ever
+reaches the client as a traceback: it is logged, and the client gets `internal`.
 """
 
 from __future__ import annotations

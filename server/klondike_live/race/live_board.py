@@ -48,7 +48,6 @@ class BoardEvent:
     spec_offset: int
     fields: dict[str, str | int]
     progress: bytes
-    mask: bytes | None
     won: bool = False
 
 
@@ -68,17 +67,19 @@ def finishing_moves(board: Board) -> list[Move]:
     return out
 
 
-def progress_note(seat: int, board: Board, status: str) -> bytes:
-    """Internal bus note with a board's public progress (no card identities)."""
+def progress_note(seat: int, board: Board, status: str, seen: int | None) -> bytes:
+    """Internal bus note: a board's public progress, and the racer's knowledge when it
+    grew (`seen`, else None). Never forwarded to clients as is."""
     data: bytes = msgpack.packb(
-        [seat, board.foundation_count, board.face_down_count, len(board.moves), status]
+        [
+            seat,
+            board.foundation_count,
+            board.face_down_count,
+            len(board.moves),
+            status,
+            None if seen is None else str(seen),
+        ]
     )
-    return data
-
-
-def mask_note(seat: int, seen: int) -> bytes:
-    """Internal bus note: a racer's knowledge grew (never forwarded to clients)."""
-    data: bytes = msgpack.packb([seat, str(seen)])
     return data
 
 
@@ -111,6 +112,7 @@ class LiveBoard:
         self.spec_mask = board.seen if spec_mask is None else spec_mask
         self.last_move_id = last_move_id
         self.status = status
+        self.published_seen = board.seen
         self.own_view = view_of(board, board.seen)
         self.spec_view = view_of(board, self.spec_mask)
 
@@ -149,7 +151,6 @@ class LiveBoard:
         reason = board.illegal_reason(move)
         if reason is not None:
             raise IllegalMoveError(str(move), reason)
-        seen_before = board.seen
         board.push(move)
         tokens = [str(move)]
         if self.race and not board.is_won() and board.is_trivially_won():
@@ -161,8 +162,6 @@ class LiveBoard:
         event = self._event("move", tuple(tokens), others, status, move_token=str(move))
         event.fields["last_move_id"] = move_id
         event.won = won
-        if board.seen != seen_before:
-            event.mask = mask_note(self.seat, board.seen)
         return event
 
     def plan_undo(self, move_id: int, others: int) -> BoardEvent:
@@ -226,6 +225,8 @@ class LiveBoard:
         self.spec_view = new_spec
         self.spec_mask = known
         self.seq += 1
+        published_seen = self.published_seen
+        self.published_seen = board.seen
         fields: dict[str, str | int] = {
             "seq": self.seq,
             "own_offset": self.own_offset,
@@ -245,8 +246,9 @@ class LiveBoard:
             spec_frame=spec_frame,
             spec_offset=self.spec_offset,
             fields=fields,
-            progress=progress_note(self.seat, board, status),
-            mask=None,
+            progress=progress_note(
+                self.seat, board, status, board.seen if board.seen != published_seen else None
+            ),
         )
 
     def commit(self, event: BoardEvent) -> None:

@@ -43,9 +43,10 @@ BOARD_EVENT: Final = """
 -- KEYS: 1 board hash, 2 moves list, 3 own stream, 4 spectator stream, 5 channel,
 --       6 connection key of the racer
 -- ARGV: 1 expected seq, 2 connection id ('' for server-side ops), 3 op,
---       4 stream maxlen, 5 own offset ('' for none), 6 own routing header, 7 own frame,
+--       4 stream maxlen, 5 own offset ('' for none), 6 own routing header ('' when the
+--       writer delivers the own frame itself), 7 own frame,
 --       8 spectator offset, 9 spectator routing header, 10 spectator frame,
---       11 progress note, 12 mask note ('' for none), 13 token count, tokens...,
+--       11 progress note, 12 token count, tokens...,
 --       then field/value pairs to set on the board hash
 local seq = redis.call('HGET', KEYS[1], 'seq')
 if not seq then return {'missing'} end
@@ -64,10 +65,10 @@ if (op == 'move' or op == 'undo') then
 end
 local old_found = redis.call('HGET', KEYS[1], 'found')
 if op == 'undo' then redis.call('RPOP', KEYS[2]) end
-local ntok = tonumber(ARGV[13])
-for i = 1, ntok do redis.call('RPUSH', KEYS[2], ARGV[13 + i]) end
+local ntok = tonumber(ARGV[12])
+for i = 1, ntok do redis.call('RPUSH', KEYS[2], ARGV[12 + i]) end
 local args = {}
-for i = 14 + ntok, #ARGV do args[#args + 1] = ARGV[i] end
+for i = 13 + ntok, #ARGV do args[#args + 1] = ARGV[i] end
 if #args > 0 then redis.call('HSET', KEYS[1], unpack(args)) end
 local elapsed = now - start_at
 if redis.call('HGET', KEYS[1], 'found') ~= old_found then
@@ -77,14 +78,13 @@ local new_status = redis.call('HGET', KEYS[1], 'status')
 if new_status ~= status then redis.call('HSET', KEYS[1], 'finish_ms', elapsed) end
 if ARGV[5] ~= '' then
   redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[4], ARGV[5] .. '-0', 'f', ARGV[7])
-  redis.call('PUBLISH', KEYS[5], ARGV[6] .. ARGV[7])
+  if ARGV[6] ~= '' then redis.call('PUBLISH', KEYS[5], ARGV[6] .. ARGV[7]) end
 end
 if ARGV[8] ~= '' then
   redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[4], ARGV[8] .. '-0', 'f', ARGV[10])
   redis.call('PUBLISH', KEYS[5], ARGV[9] .. ARGV[10])
 end
 redis.call('PUBLISH', KEYS[5], ARGV[11])
-if ARGV[12] ~= '' then redis.call('PUBLISH', KEYS[5], ARGV[12]) end
 return {'ok', tostring(now)}
 """
 

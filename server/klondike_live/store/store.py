@@ -12,6 +12,7 @@ Key names come from `keys.py`; nothing here decides game rules.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -29,6 +30,49 @@ from klondike_live.store import scripts
 T = TypeVar("T")
 
 CAS_ATTEMPTS = 20
+
+
+class ScriptBatcher:
+    """Runs concurrent calls of one script as pipelines: one round trip per batch.
+
+    Calls made while a batch is in flight wait for the next one, so an idle node sends
+    each call at once and a busy node amortises the round trip and the client's
+    per-command overhead over many calls. Calls keep their order. A batch is sent even
+    if a caller stops waiting, so a write that was handed over is never dropped.
+    """
+
+    def __init__(self, redis: Redis, script: AsyncScript, max_batch: int = 256) -> None:
+        self.redis = redis
+        self.script = script
+        self.max_batch = max_batch
+        self._queue: list[tuple[list[str], list[Any], asyncio.Future[Any]]] = []
+        self._runner: asyncio.Task[None] | None = None
+
+    async def call(self, keys: list[str], args: list[Any]) -> Any:
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._queue.append((keys, args, future))
+        if self._runner is None or self._runner.done():
+            self._runner = asyncio.create_task(self._run(), name="script-batcher")
+        return await asyncio.shield(future)
+
+    async def _run(self) -> None:
+        while self._queue:
+            batch = self._queue[: self.max_batch]
+            del self._queue[: self.max_batch]
+            try:
+                async with self.redis.pipeline(transaction=False) as pipe:
+                    for keys, args, _ in batch:
+                        await self.script(keys=keys, args=args, client=pipe)
+                    results = await pipe.execute(raise_on_error=False)
+            except Exception as exc:  # the whole batch failed: every caller hears why
+                results = [exc] * len(batch)
+            for (_, _, future), result in zip(batch, results, strict=True):
+                if future.done():
+                    continue
+                if isinstance(result, Exception):
+                    future.set_exception(result)
+                else:
+                    future.set_result(result)
 
 
 class Conflict(Exception):
@@ -68,6 +112,7 @@ class Store:
         self.stream_maxlen = stream_maxlen
         self._room_cas: AsyncScript = redis.register_script(scripts.ROOM_CAS)
         self._board_event: AsyncScript = redis.register_script(scripts.BOARD_EVENT)
+        self._board_events = ScriptBatcher(redis, self._board_event)
         self._claim: AsyncScript = redis.register_script(scripts.CLAIM)
         self._release: AsyncScript = redis.register_script(scripts.RELEASE)
         self.latency_observer: Callable[[float], None] | None = None
@@ -203,31 +248,35 @@ class Store:
         conn_id: str,
         event: BoardEvent,
         expected_seq: int,
+        *,
+        publish_own: bool = True,
     ) -> WriteResult:
         """Store and publish one board event atomically, if the board is still at
-        `expected_seq` and `conn_id` (when not empty) still speaks for the racer."""
+        `expected_seq` and `conn_id` (when not empty) still speaks for the racer.
+
+        `publish_own=False` when the caller holds the racer's connection and delivers
+        the own frame itself: it is still stored, just not sent over the bus.
+        """
         args: list[Any] = [
             expected_seq,
             conn_id,
             event.op,
             self.stream_maxlen,
             event.own_offset if event.own_frame is not None else "",
-            f"O{seat}|".encode(),
+            f"O{seat}|".encode() if publish_own else "",
             event.own_frame or b"",
             event.spec_offset if event.spec_frame is not None else "",
             f"S{seat}|".encode(),
             event.spec_frame or b"",
             b"P|" + event.progress,
-            (b"M|" + event.mask) if event.mask is not None else "",
             len(event.tokens),
             *event.tokens,
         ]
         for name, value in event.fields.items():
             args += [name, value]
         reply = await self._timed(
-            self._board_event(
-                keys=[*keys.board_keys(room_id, gen, seat), keys.connection(room_id, user)],
-                args=args,
+            self._board_events.call(
+                [*keys.board_keys(room_id, gen, seat), keys.connection(room_id, user)], args
             )
         )
         status = _decode(reply[0])
