@@ -6,11 +6,11 @@ exhausting every line (up to the verdict-preserving reductions of `Reductions`),
 replayed through the engine's checked `Board.play` before it is returned; a failed
 replay raises `SolverError` rather than being reported.
 
-Pruning is by a transposition table keyed on the canonical position; the pass number is
-kept as the table's value, because a position seen at pass k and lost is lost at every
-pass >= k as well (fewer passes left can only remove options). In draw-1 the waste/stock
-split is left out of the key too and the value is `Position.progress()`: a position is
-also lost when it was lost with fewer cards turned, since turning cards gets there.
+Pruning is by a transposition table keyed on the canonical position without the pass
+number or how far the stock has been turned; a position is cut when the table holds the
+same cards at a pass no later and a waste position from which turning the stock gets
+to this one (`_TurnTable`): whatever this position can do, that one could too. Lost there
+means lost here; on the current line, it is a cycle.
 
 This module must stay pure: no I/O, no asyncio.
 """
@@ -23,6 +23,7 @@ from typing import Any, Final, Literal
 
 from klondike_live.engine.board import Board
 from klondike_live.engine.errors import KlondikeError
+from klondike_live.engine.variant import UNLIMITED
 from klondike_live.solver.state import Position, Reductions, SMove
 
 Verdict = Literal["solvable", "unsolvable", "unknown"]
@@ -120,7 +121,6 @@ class _DFS:
         self.position = position
         self.red = red
         self.meter = meter
-        self.table: dict[bytes, int] = {}
         self.path: list[SMove] = []
 
     def run(self) -> list[SMove] | None:
@@ -141,21 +141,15 @@ class _DFS:
 
     def _search(self) -> bool:
         # Iterative, so that long lines cannot hit the interpreter's recursion limit.
-        meter, position, red, table, path = (
-            self.meter,
-            self.position,
-            self.red,
-            self.table,
-            self.path,
-        )
+        meter, position, red, path = self.meter, self.position, self.red, self.path
         symmetry, keep, autoplay = red.symmetry, red.tt, red.autoplay
-        # In draw-1 with collapsed stock moves, `progress()` orders positions by dominance.
-        by_progress = position.draw == 1 and red.stock
-        rank = position.progress if by_progress else position.pass_key
-        with_pos = not by_progress
-        key = position.key(symmetry, with_pos)
-        table[key] = rank()
-        stack: list[_Frame] = [[position.moves(red), 0, position.snapshot(), len(path), key]]
+        # With collapsed stock moves the key leaves out how far the stock has been turned,
+        # and `visit` decides by dominance (see `_TurnTable`); otherwise the key is exact.
+        table = _TurnTable(position) if red.stock else _PassTable(position)
+        key = position.key(symmetry, False)
+        entry = table.visit(key)
+        assert entry is not None
+        stack: list[_Frame] = [[position.moves(red), 0, position.snapshot(), len(path), entry]]
         while stack:
             frame = stack[-1]
             moves, i = frame[0], frame[1]
@@ -166,7 +160,7 @@ class _DFS:
                 stack.pop()
                 if not keep:
                     # Without a table only the current line is remembered (to cut cycles).
-                    del table[frame[4]]
+                    table.forget(frame[4])
                 continue
             frame[1] = i + 1
             move = moves[i]
@@ -186,14 +180,84 @@ class _DFS:
             meter.nodes += 1
             if meter.nodes >= meter.next_check:
                 meter.check()
-            key = position.key(symmetry, with_pos)
-            value = rank()
-            seen = table.get(key)
-            if seen is not None and seen <= value:
-                continue
-            table[key] = value
-            stack.append([position.moves(red), 0, position.snapshot(), len(path), key])
+            entry = table.visit(position.key(symmetry, False))
+            if entry is not None:
+                stack.append([position.moves(red), 0, position.snapshot(), len(path), entry])
         return False
+
+
+_Entry = tuple[bytes, tuple[int, int]]
+
+
+class _PassTable:
+    """Visited positions, keyed exactly (stock position included) with pass dominance."""
+
+    def __init__(self, position: Position) -> None:
+        self.position = position
+        self.seen: dict[bytes, int] = {}
+
+    def visit(self, key: bytes) -> _Entry | None:
+        """Record the position; None when it (or a dominating one) was seen before."""
+        position = self.position
+        key += bytes((position.pos,))
+        value = position.pass_key()
+        seen = self.seen.get(key)
+        if seen is not None and seen <= value:
+            return None
+        self.seen[key] = value
+        return key, (value, 0)
+
+    def forget(self, entry: _Entry) -> None:
+        """Drop a position recorded by `visit` (used without a table)."""
+        self.seen.pop(entry[0], None)
+
+
+class _TurnTable:
+    """Visited positions keyed without the stock position, with dominance on turning.
+
+    A position is dominated by the same cards at an earlier or equal pass from which
+    turning the stock (and recycling, when that pass allows) gets to the same waste top:
+    anything the later one can do, the earlier one can do after those turns. Per key the
+    table keeps the (pass, cards in waste) pairs seen. In draw-1 every later waste
+    position is reachable, so one pair (the least) suffices; in draw-3 only every third
+    card, the last one, and after a recycle every third card from the start.
+    """
+
+    def __init__(self, position: Position) -> None:
+        self.position = position
+        self.seen: dict[bytes, list[tuple[int, int]]] = {}
+        self.draw = position.draw
+        self.unlimited = position.max_passes == UNLIMITED
+
+    def visit(self, key: bytes) -> _Entry | None:
+        """Record the position; None when it (or a dominating one) was seen before."""
+        position = self.position
+        k = position.pass_key()
+        p = position.pos
+        pairs = self.seen.get(key)
+        if pairs is None:
+            pair = (k, p)
+            self.seen[key] = [pair]
+            return key, pair
+        draw, n, unlimited = self.draw, len(position.talon), self.unlimited
+        for k0, p0 in pairs:
+            if k0 > k:
+                continue
+            if p in (p0, n) or (p > p0 and (p - p0) % draw == 0):
+                return None
+            if (unlimited or k0 < k) and p % draw == 0:
+                return None  # recycle, then turn
+        pair = (k, p)
+        pairs.append(pair)
+        return key, pair
+
+    def forget(self, entry: _Entry) -> None:
+        """Drop a position recorded by `visit` (used without a table)."""
+        key, pair = entry
+        pairs = self.seen[key]
+        pairs.remove(pair)
+        if not pairs:
+            del self.seen[key]
 
 
 def to_tokens(board: Board, path: list[SMove]) -> list[str]:

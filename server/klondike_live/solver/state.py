@@ -123,7 +123,7 @@ class Position:
         The foundations are implied (every card not in a pile or the talon is on them).
         With `symmetry`, piles are sorted, so positions that differ only by which column
         holds what share a key. Without `with_pos` the waste/stock split is left out too,
-        for `progress()` to rank.
+        for the search's dominance table.
         """
         # Face-down cards are stored shifted by FACE_DOWN, so the piles are the key as is.
         piles = sorted(self.piles) if symmetry else self.piles
@@ -134,18 +134,6 @@ class Position:
     def pass_key(self) -> int:
         """The pass number where it matters (limited passes), else 0."""
         return 0 if self.max_passes == UNLIMITED else self.passno
-
-    def progress(self) -> int:
-        """How far through the stock this position is, for dominance in draw-1.
-
-        In draw-1 a position dominates the same one further on (more cards turned in this
-        pass, or a later pass): it can turn cards until it is there. So the search keys
-        draw-1 positions without `pos` and keeps the least `progress()` seen; with
-        unlimited passes every split of the same talon is equivalent (0).
-        """
-        if self.max_passes == UNLIMITED:
-            return 0
-        return self.passno * 64 + self.pos
 
     def is_won(self) -> bool:
         """All 52 cards are on the foundations."""
