@@ -41,6 +41,7 @@ from serverbench import (
     Spectator,
     close_all,
     code_version,
+    metric,
     open_spectators,
     send_command,
     table,
@@ -98,6 +99,7 @@ async def measure_node(
         target = racer.moves + moves
         meter = CpuMeter({"node": node_b.pid, "bench": os.getpid()})
         profiler = Profiler(node_b.pid, profile / f"node-b-{count}.txt") if profile else None
+        resyncs0 = metric(node_b.port, "klondike_resyncs_total")
         meter.start()
         start = time.perf_counter()
         for index in range(moves):
@@ -109,6 +111,9 @@ async def measure_node(
             missing = sum(1 for s in spectators if s.last_moves < target)
             raise RuntimeError(f"{missing} of {count} spectators missed diffs (N={count})")
         meter.stop()
+        resyncs = metric(node_b.port, "klondike_resyncs_total") - resyncs0
+        if resyncs:
+            raise RuntimeError(f"{resyncs:.0f} lagging spectators were resynced (N={count})")
         if profiler is not None:
             print(f"py-spy of node B at N={count}:\n{profiler.stop()}\n", file=sys.stderr)
         gaps = sum(s.gaps for s in spectators)

@@ -109,6 +109,19 @@ def percentile(samples: Sequence[float], q: float) -> float:
     return cuts[min(max(index, 0), len(cuts) - 1)]
 
 
+def metric(port: int, name: str) -> float:
+    """One Prometheus sample of a node's /metrics (summed over labels; 0 if absent)."""
+    import urllib.request
+
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as reply:
+        text = reply.read().decode()
+    total = 0.0
+    for line in text.splitlines():
+        if line.startswith(name) and (line[len(name)] in " {"):
+            total += float(line.rsplit(" ", 1)[1])
+    return total
+
+
 def code_version() -> str:
     """Which server code ran: the commit, and whether server/ had uncommitted changes."""
     try:
