@@ -23,7 +23,7 @@ from typing import Any, Final
 
 from klondike_live.engine.board import Board
 from klondike_live.engine.position import format_position
-from klondike_live.solver.hints import Hint
+from klondike_live.solver.hints import Hint, best_move
 from klondike_live.solver.search import SOLVABLE, UNKNOWN, Budget, SolveResult, check_line
 
 GRACE: Final = 5.0
@@ -47,8 +47,10 @@ async def par_in_worker(board: Board, budget: Budget) -> SolveResult:
 async def hint_in_worker(board: Board, seconds: float = 1.0) -> Hint:
     """`hints.hint` in a child process; cancellation kills the child."""
     data = await run_in_child({"op": "hint", "seconds": seconds}, board, seconds)
-    if data is None:
-        return Hint("heuristic", None, "the hint took too long")
+    if data is None:  # the child overran: fall back on the (cheap) heuristic here
+        best = best_move(board)
+        move = None if best is None else str(best)
+        return Hint("heuristic", move, f"{move} looks most promising (the search overran)")
     line = [str(t) for t in data["line"]]
     move = data["move"]
     return Hint(data["status"], None if move is None else str(move), str(data["message"]), line)
