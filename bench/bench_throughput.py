@@ -259,6 +259,8 @@ def main() -> int:
                 workers.append(proc)
                 pipes.append(ours)
             for pipe in pipes:
+                if not pipe.poll(120):
+                    raise RuntimeError("load generator did not get ready in 120 s")
                 status = pipe.recv()
                 if status[0] != "ready":
                     raise RuntimeError(f"load generator failed: {status}")
@@ -278,7 +280,10 @@ def main() -> int:
             valkey_cpu = (cpu_seconds(valkey_pid) - valkey0) if valkey_pid else 0.0
             if profiler is not None:
                 print(f"py-spy of the node:\n{profiler.stop()}\n", file=sys.stderr)
-            results = [pipe.recv() for pipe in pipes]
+            results = [
+                pipe.recv() if pipe.poll(60) else ("failed", "no answer in time", 0.0)
+                for pipe in pipes
+            ]
             failed = [r for r in results if r[0] != "done"]
             if failed:
                 print(f"load generator failed: {failed}", file=sys.stderr)
@@ -289,6 +294,10 @@ def main() -> int:
             baselines = asyncio.run(
                 redis_baselines(url, args.baseline_seconds, args.racers, args.pipeline, valkey_pid)
             )
+        except RuntimeError as exc:
+            print(f"FAILED: {exc}", file=sys.stderr)
+            print(harness.log_errors("node"), file=sys.stderr)
+            return 1
         finally:
             for proc in workers:
                 proc.join(timeout=10)

@@ -179,6 +179,8 @@ class Harness:
 
     def __init__(self) -> None:
         self.nofile = raise_nofile()
+        # SIGTERM (e.g. from `timeout`) cleans up like Ctrl-C does.
+        signal.signal(signal.SIGTERM, _interrupt)
         self.tmp = Path(tempfile.mkdtemp(prefix="klondike-bench-"))
         self.children: list[Child] = []
         self._valkeys: list[Any] = []
@@ -279,6 +281,10 @@ class Harness:
         return text[text.rfind("\n", 0, start) + 1 :][:chars]
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
 def _read_line(proc: subprocess.Popen[bytes], timeout: float) -> str:
     assert proc.stdout is not None
     with selectors.DefaultSelector() as selector:
@@ -342,21 +348,24 @@ async def hello(url: str, name: str) -> ClientConnection:
     """A connection after `hello` → `welcome` (a fresh guest)."""
     conn = await raw_connect(url)
     await conn.send(pack({"t": "hello", "v": 1, "name": name}))
-    reply = unpack(await conn.recv())
+    reply = unpack(await asyncio.wait_for(conn.recv(), 30))
     if reply["t"] != "welcome":
         await conn.close()
         raise RuntimeError(f"hello refused: {reply}")
     return conn
 
 
-async def expect(conn: ClientConnection, match: Callable[[Message], bool]) -> Message:
-    """Read frames until one matches; an `error` frame raises."""
-    while True:
-        message = unpack(await conn.recv())
-        if message["t"] == "error":
-            raise RuntimeError(f"server error: {message}")
-        if match(message):
-            return message
+async def expect(
+    conn: ClientConnection, match: Callable[[Message], bool], timeout: float = 30.0
+) -> Message:
+    """Read frames until one matches; an `error` frame or the timeout raises."""
+    async with asyncio.timeout(timeout):
+        while True:
+            message = unpack(await conn.recv())
+            if message["t"] == "error":
+                raise RuntimeError(f"server error: {message}")
+            if match(message):
+                return message
 
 
 class Racer:
@@ -389,18 +398,17 @@ class Racer:
         frame = pack({"t": "move", "room": self.room, "id": self.move_id, "m": token})
         return self.move_id, frame
 
-    async def wait_ack(self, move_id: int) -> None:
-        """Read until the `ack` of `move_id` (own diffs are skipped)."""
-        while True:
-            frame = await self.conn.recv()
-            # Cheap pre-filter: only acks and errors need decoding.
-            if b"\xa3ack" not in frame[:12] and b"error" not in frame[:16]:
-                continue
-            message = unpack(frame)
-            if message["t"] == "error":
-                raise RuntimeError(f"move refused: {message}")
-            if message["t"] == "ack" and message["id"] == move_id:
-                return
+    async def wait_ack(self, move_id: int, timeout: float = 30.0) -> None:
+        """Read until `move_id` is acknowledged: an `ack`, or (newer servers) the racer's
+        own diff carrying the move's `id`. Other frames are skipped."""
+        async with asyncio.timeout(timeout):
+            while True:
+                message = unpack(await self.conn.recv())
+                kind = message["t"]
+                if kind == "error":
+                    raise RuntimeError(f"move refused: {message}")
+                if kind in ("ack", "diff") and message.get("id", 0) >= move_id:
+                    return
 
     async def move(self) -> None:
         move_id, frame = self.next_frame()
