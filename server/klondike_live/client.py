@@ -37,6 +37,12 @@ class ServerError(Exception):
         self.message = message
 
 
+def _acknowledges(message: Message, move_id: int) -> bool:
+    """An applied move is acknowledged by its own `diff` (carrying its id), a resent one
+    by an `ack`."""
+    return message["t"] in ("ack", "diff") and message.get("id") == move_id
+
+
 def apply_diff(view: Message, diff: Message) -> Message:
     """The wire view after a wire diff (both as decoded maps)."""
     tableau = [list(pile) for pile in view["tableau"]]
@@ -276,15 +282,16 @@ class Client:
         await self.send({"t": "start", "room": room})
 
     async def move(self, room: str, token: str, move_id: int | None = None) -> Message:
-        """Send a move and wait for its `ack` (or raise `ServerError`)."""
+        """Send a move and wait for its acknowledgement: the own `diff` carrying its id
+        (or an `ack` when the id was already applied). Refusals raise `ServerError`."""
         move_id = self._new_id() if move_id is None else move_id
         message = {"t": "move", "room": room, "id": move_id, "m": token}
-        return await self.call(message, lambda m: m["t"] == "ack" and m.get("id") == move_id)
+        return await self.call(message, lambda m: _acknowledges(m, move_id))
 
     async def undo(self, room: str) -> Message:
         move_id = self._new_id()
         message = {"t": "undo", "room": room, "id": move_id}
-        return await self.call(message, lambda m: m["t"] == "ack" and m.get("id") == move_id)
+        return await self.call(message, lambda m: _acknowledges(m, move_id))
 
     async def hint(self, room: str) -> Message:
         return await self._request({"t": "hint", "room": room}, "hint", timeout=30.0)

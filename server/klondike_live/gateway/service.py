@@ -521,11 +521,11 @@ class RaceService:
                     writer.commit(event)
                     local.masks[seat] = writer.board.seen
                     if event.own_frame is not None:
-                        # This node holds the racer's connection: deliver directly.
+                        # This node holds the racer's connection: deliver directly. The
+                        # frame carries the move id, acknowledging the move.
                         self.hub.send(local.racers(seat), event.own_frame)
                     if op != "resign":
                         self.metrics.moves.inc()
-                        await session.send(outgoing.ack(room_id, move_id, writer.own_offset))
                     done = writer.status in DONE
                     break
                 local.writers.pop(seat, None)

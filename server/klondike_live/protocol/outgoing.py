@@ -146,8 +146,13 @@ def diff(
     move: str | None,
     status: str,
     score: int | None = None,
+    move_id: int | None = None,
 ) -> bytes:
-    """One event of a board stream: the change from the previous offset's view."""
+    """One event of a board stream: the change from the previous offset's view.
+
+    In the racer's own stream, the event of an applied move (or undo) carries the
+    client's move id: it is that move's acknowledgement.
+    """
     data: dict[str, Any] = {
         "t": "diff",
         "room": header.room,
@@ -163,6 +168,8 @@ def diff(
         data["m"] = move
     if score is not None:
         data["score"] = score
+    if move_id is not None:
+        data["id"] = move_id
     return pack(data)
 
 

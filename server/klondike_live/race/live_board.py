@@ -159,7 +159,9 @@ class LiveBoard:
                 tokens.append(str(extra))
         won = board.is_won()
         status = WON if (won and self.race) else self.status
-        event = self._event("move", tuple(tokens), others, status, move_token=str(move))
+        event = self._event(
+            "move", tuple(tokens), others, status, move_token=str(move), move_id=move_id
+        )
         event.fields["last_move_id"] = move_id
         event.won = won
         return event
@@ -169,7 +171,7 @@ class LiveBoard:
         if not self.board.moves:
             raise IllegalMoveError("undo", "there is no move to undo")
         self.board.pop()
-        event = self._event("undo", (), others, self.status, move_token=None)
+        event = self._event("undo", (), others, self.status, move_token=None, move_id=move_id)
         event.fields["last_move_id"] = move_id
         return event
 
@@ -196,6 +198,7 @@ class LiveBoard:
         status: str,
         *,
         move_token: str | None,
+        move_id: int | None = None,
         own: bool = True,
     ) -> BoardEvent:
         board = self.board
@@ -213,6 +216,7 @@ class LiveBoard:
                 move=move_token,
                 status=status,
                 score=board.score,
+                move_id=move_id,
             )
             self.own_view = new_own
         known = self.spectator_knowledge(others)

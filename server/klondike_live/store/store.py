@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 import msgpack
 from redis.asyncio import Redis
 from redis.commands.core import AsyncScript
+from redis.exceptions import NoScriptError
 
 from klondike_live import keys
 from klondike_live.race.live_board import BoardEvent
@@ -55,15 +56,34 @@ class ScriptBatcher:
             self._runner = asyncio.create_task(self._run(), name="script-batcher")
         return await asyncio.shield(future)
 
+    async def _send(
+        self, batch: list[tuple[list[str], list[Any], asyncio.Future[Any]]]
+    ) -> list[Any]:
+        # EVALSHA directly: a Script object in a pipeline asks SCRIPT EXISTS first, an
+        # extra round trip per batch. Calls refused with NOSCRIPT (the server lost its
+        # scripts, e.g. after a restart) did not run: load the script and send them again.
+        results: list[Any] = [None] * len(batch)
+        pending = list(range(len(batch)))
+        for attempt in range(2):
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for index in pending:
+                    keys, args, _ = batch[index]
+                    pipe.evalsha(self.script.sha, len(keys), *keys, *args)
+                replies: list[Any] = await pipe.execute(raise_on_error=False)
+            for index, reply in zip(pending, replies, strict=True):
+                results[index] = reply
+            pending = [i for i in pending if isinstance(results[i], NoScriptError)]
+            if not pending or attempt:
+                break
+            self.script.sha = await self.redis.script_load(self.script.script)
+        return results
+
     async def _run(self) -> None:
         while self._queue:
             batch = self._queue[: self.max_batch]
             del self._queue[: self.max_batch]
             try:
-                async with self.redis.pipeline(transaction=False) as pipe:
-                    for keys, args, _ in batch:
-                        await self.script(keys=keys, args=args, client=pipe)
-                    results = await pipe.execute(raise_on_error=False)
+                results = await self._send(batch)
             except Exception as exc:  # the whole batch failed: every caller hears why
                 results = [exc] * len(batch)
             for (_, _, future), result in zip(batch, results, strict=True):
