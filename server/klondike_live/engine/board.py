@@ -195,6 +195,11 @@ class Board:
         return self._stock[::-1]
 
     @property
+    def stock_count(self) -> int:
+        """Cards left in the stock."""
+        return len(self._stock)
+
+    @property
     def waste(self) -> tuple[Card, ...]:
         """The waste, bottom first; the last card is the playable top."""
         return self._waste

@@ -22,6 +22,7 @@ stock as a count.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
@@ -138,33 +139,34 @@ def common_knowledge(masks: Iterable[int]) -> int:
     return known
 
 
+@functools.lru_cache(maxsize=1024)
+def _redaction(known: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """For a knowledge mask: what each card shows as (itself or UNKNOWN), and per suit
+    how many foundation cards from the ace up are known. Masks repeat move after move
+    (they only change when a card is first seen), so this is cached."""
+    shown = tuple(c if known >> c & 1 else UNKNOWN for c in range(52))
+    runs = []
+    for suit in range(4):
+        run = 0
+        while run < 13 and known >> (suit * 13 + run) & 1:
+            run += 1
+        runs.append(run)
+    return shown, tuple(runs)
+
+
 def view_of(board: Board, known: int) -> View:
     """The view of `board` for a viewer who may know the cards in the mask `known`."""
-    if known == ALL_CARDS:
-        tableau: tuple[tuple[int, ...], ...] = board.tableau
-        waste: tuple[int, ...] = board.waste
-    else:
-        tableau = tuple(
-            tuple(c if known >> c & 1 else UNKNOWN for c in pile) for pile in board.tableau
-        )
-        waste = tuple(c if known >> c & 1 else UNKNOWN for c in board.waste)
-    foundations = []
-    hidden = 0
-    for suit, rank in enumerate(board.foundations):
-        shown = 0
-        base = suit * 13
-        while shown < rank and known >> (base + shown) & 1:
-            shown += 1
-        foundations.append(shown)
-        hidden += rank - shown
+    shown, runs = _redaction(known)
+    card = shown.__getitem__
+    foundations = tuple(map(min, board.foundations, runs))
     return View(
         variant=board.variant,
-        tableau=tableau,
+        tableau=tuple(tuple(map(card, pile)) for pile in board.tableau),
         face_down=board.face_down,
-        stock=len(board.stock),
-        waste=waste,
-        foundations=tuple(foundations),
-        foundation_hidden=hidden,
+        stock=board.stock_count,
+        waste=tuple(map(card, board.waste)),
+        foundations=foundations,
+        foundation_hidden=board.foundation_count - sum(foundations),
         pass_number=board.pass_number,
     )
 
