@@ -14,9 +14,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-## run: show the product (today: a seeded deal in the terminal; try `$(BIN)/klondike-live --help`)
+## run: a server node on http://127.0.0.1:8765/ with its own embedded Valkey (Ctrl-C stops it)
 run: $(STAMP)
-	$(BIN)/klondike-live show $(or $(SEED),1)
+	$(BIN)/klondike-live serve $(ARGS)
 
 ## test: everything CI checks: lint, format, types, all tests
 test: lint typecheck unit
