@@ -45,6 +45,8 @@ Snapshot = tuple[tuple[bytes, ...], tuple[int, ...], bytes, int, int, tuple[int,
 _SINGLE: Final = tuple(bytes((c,)) for c in range(52))
 FACE_DOWN: Final = 64
 """Added to a card's index while it lies face down in a pile."""
+# The suits of the other colour: for a red card the black ones, and the other way round.
+_OPPOSITE: Final = tuple((1, 2) if not RED[c] else (0, 3) for c in range(52))
 # The two cards a card may be placed on: one rank higher, the other colour.
 _PARENTS: Final = tuple(
     tuple(x for x in range(52) if RANK[x] == RANK[c] + 1 and RED[x] != RED[c]) for c in range(52)
@@ -324,24 +326,24 @@ class Position:
         card is left alone: taking it out of the talon regroups the cards after it.
         """
         found = self.found
-        # The highest safe rank for each colour: 2, or one above the lower foundation of
-        # the other colour (foundation cards stay put only without f2t).
-        if self.f2t:
-            red_limit = black_limit = 2
-        else:
-            red_limit = max(2, min(found[0], found[3]) + 1)
-            black_limit = max(2, min(found[1], found[2]) + 1)
+        f2t = self.f2t
         for s, p in enumerate(self.piles):
             if p:
                 c = p[-1]
                 r = RANK[c]
-                if found[SUIT[c]] == r - 1 and r <= (red_limit if RED[c] else black_limit):
-                    return (K_T2F, s, 0, 0)
+                if found[SUIT[c]] == r - 1:  # rare: only then is the rule worked out
+                    if r <= 2:
+                        return (K_T2F, s, 0, 0)
+                    a, b = _OPPOSITE[c]
+                    if not f2t and found[a] >= r - 1 and found[b] >= r - 1:
+                        return (K_T2F, s, 0, 0)
         if self.draw == 1 and self.pos:
             c = self.talon[self.pos - 1]
             r = RANK[c]
-            if found[SUIT[c]] == r - 1 and r <= (red_limit if RED[c] else black_limit):
-                return (K_TALON, self.pos, 0, FOUNDATION)
+            if found[SUIT[c]] == r - 1:
+                a, b = _OPPOSITE[c]
+                if r <= 2 or (not f2t and found[a] >= r - 1 and found[b] >= r - 1):
+                    return (K_TALON, self.pos, 0, FOUNDATION)
         return None
 
     def finishing_moves(self) -> list[SMove]:
