@@ -62,6 +62,7 @@ class Run:
     diff_bytes: int
     other_bytes: int
     bench_cpu: float
+    sending: float = 0.0  # seconds the K moves took to send (pacing kept if ~K x interval)
 
     def per_diff_us(self) -> float:
         return 1e6 * self.cpu / max(self.diffs, 1)
@@ -107,6 +108,7 @@ async def measure_node(
             if delay > 0:
                 await asyncio.sleep(delay)
             await racer.move()
+        sending = time.perf_counter() - start
         if not await wait_all(spectators, target, timeout):
             missing = sum(1 for s in spectators if s.last_moves < target)
             raise RuntimeError(f"{missing} of {count} spectators missed diffs (N={count})")
@@ -131,6 +133,7 @@ async def measure_node(
             sample.diff_bytes,
             sample.other_bytes,
             meter.used["bench"],
+            sending,
         )
     finally:
         await close_all([s.conn for s in spectators] + [racer.conn], tasks)
@@ -208,6 +211,7 @@ async def bench(args: argparse.Namespace, harness: Harness) -> int:
                 ours.others,
                 base.others,
                 f"{ours.diff_bytes}/{ours.other_bytes}",
+                f"{ours.sending:.1f}/{ours.wall:.1f}/{base.wall:.1f}",
                 ours.cpu / ours.wall,
                 ours.bench_cpu / ours.wall,
             ]
@@ -248,6 +252,7 @@ async def bench(args: argparse.Namespace, harness: Harness) -> int:
                 "node progress frames",
                 "baseline progress frames",
                 "bytes diff/progress",
+                "s send/window/base",
                 "node B cpu share",
                 "load gen cpu share",
             ],
