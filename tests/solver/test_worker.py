@@ -59,7 +59,7 @@ def test_cancelling_kills_the_child() -> None:
     """Cancelling the awaiting task stops the search: the child process is gone at once."""
 
     async def scenario() -> tuple[int, int]:
-        board = Board.from_seed("2", DRAW1)  # not decided within a minute
+        board = Board.from_seed("15", DRAW1)  # not decided within a minute
         task = asyncio.create_task(solve_in_worker(board, Budget(seconds=60)))
         for _ in range(100):
             await asyncio.sleep(0.05)
@@ -80,7 +80,7 @@ def test_event_loop_stays_responsive_during_a_search() -> None:
     """While a child searches, the event loop keeps running other tasks on time."""
 
     async def scenario() -> float:
-        board = Board.from_seed("2", DRAW1)
+        board = Board.from_seed("15", DRAW1)
         task = asyncio.create_task(solve_in_worker(board, Budget(seconds=1.0)))
         worst = 0.0
         loop = asyncio.get_running_loop()
