@@ -40,7 +40,7 @@ def test_json_output_of_a_seed(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_par_adds_optimal(capsys: pytest.CaptureFixture[str]) -> None:
     """With `--par` the object also says whether the line is proven shortest."""
-    assert run(["11", "--draw", "3", "--par", "--timeout", "2", "--json"]) == 0
+    assert run(["11", "--draw", "3", "--par", "--timeout", "30", "--nodes", "30000", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["result"] == "solvable" and isinstance(data["optimal"], bool)
 

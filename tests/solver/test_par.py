@@ -67,7 +67,7 @@ def test_par_counts_draws() -> None:
 def test_par_on_a_deal_replays_and_is_no_longer_than_the_first_solution() -> None:
     """On a full deal par returns a replayable line, flagged proven or not."""
     board = Board.from_seed("1", Variant(draw=3, passes=3))
-    result = par(board, Budget(seconds=3))
+    result = par(board, Budget(seconds=30, nodes=40_000))
     assert result.result == "solvable" and result.optimal is not None
     replay = board.copy()
     for token in result.moves:

@@ -50,7 +50,7 @@ def test_hint_and_par_in_worker() -> None:
     board = Board.from_seed("4", DRAW1)
     advice = asyncio.run(hint_in_worker(board, 2.0))
     assert advice.status == "winning" and advice.move == advice.line[0]
-    result = asyncio.run(par_in_worker(board, Budget(seconds=2)))
+    result = asyncio.run(par_in_worker(board, Budget(seconds=30, nodes=120_000)))
     assert result.result == "solvable" and result.optimal is not None
 
 
