@@ -48,7 +48,7 @@ def test_solve_in_worker_returns_a_replayed_solution() -> None:
 def test_hint_and_par_in_worker() -> None:
     """Hints and par come back from the child with the same fields as in process."""
     board = Board.from_seed("4", DRAW1)
-    advice = asyncio.run(hint_in_worker(board, 2.0))
+    advice = asyncio.run(hint_in_worker(board, 10.0))
     assert advice.status == "winning" and advice.move == advice.line[0]
     result = asyncio.run(par_in_worker(board, Budget(seconds=30, nodes=120_000)))
     assert result.result == "solvable" and result.optimal is not None
