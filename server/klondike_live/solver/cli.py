@@ -58,6 +58,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument(
         "source",
         nargs="?",
+        metavar="SEED|FILE",
         help="a seed, or a file with a deal text, a position or a game record",
     )
     parser.add_argument("--seeds", metavar="A-B", help="batch mode: solve seeds A to B")
@@ -66,6 +67,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--passes",
         type=_passes,
         default=None,
+        metavar="N|unlimited",
         help="passes through the stock: N or 'unlimited' (default: 1 with draw 1, 3 with draw 3)",
     )
     parser.add_argument("--f2t", action="store_true", help="allow foundation-to-tableau moves")
