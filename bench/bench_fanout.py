@@ -2,12 +2,14 @@
 
 Topology: a private Valkey; node A holds the racer of a solo game (`draw=1
 passes=unlimited`, moves `D` until the stock is empty, then `R`); node B holds N
-spectators of that room (raw websockets: hello, join as spectator). The racer sends K
-moves, one every `--interval` seconds (default: scaled with N so the load generator
-keeps up), waiting for each `ack`. Node B's CPU (utime+stime from /proc) is read from
-just before the first move until every spectator has received the K-th diff, and
-divided by the K x N diffs delivered. Every spectator must receive every diff, with
-consecutive offsets: otherwise the run fails (exit 1).
+spectators of that room (raw websockets: hello, join as spectator), read by `--procs`
+worker processes (the racer stays in this process, so reading frames never delays it).
+The racer sends K moves, one every `--interval` seconds (default: scaled with N so the
+load generator keeps up), waiting for each acknowledgement. Node B's CPU (utime+stime
+from /proc) is read from just before the first move until every spectator has received
+the K-th diff, and divided by the K x N diffs delivered. Every spectator must receive
+every diff, with consecutive offsets, and none may be resynced as lagging: otherwise
+the run fails (exit 1).
 
 Baseline, same run, same N, same pacing: bench/broadcast_server.py, a bare `websockets`
 server holding N connections that calls `websockets.broadcast(connections, frame)` K
@@ -38,14 +40,11 @@ from serverbench import (
     Harness,
     Profiler,
     Racer,
-    Spectator,
-    close_all,
+    SpectatorPool,
     code_version,
     metric,
-    open_spectators,
     send_command,
     table,
-    wait_all,
 )
 
 TICK_SECONDS = 0.2  # a node's default tick (progress frames)
@@ -72,15 +71,9 @@ class Run:
 
 
 def interval_for(count: int, chosen: float | None) -> float:
-    """Seconds between moves: 20 ms, or 40 us per spectator (the load generator reads
-    every frame in one Python process) when that is longer."""
+    """Seconds between moves: 20 ms, or 40 us per spectator (the load generator's
+    processes read every frame in Python) when that is longer."""
     return chosen if chosen is not None else max(0.02, count * 40e-6)
-
-
-def tally(spectators: list[Spectator], base: dict[Spectator, tuple[int, int]]) -> tuple[int, int]:
-    diffs = sum(s.diffs - base[s][0] for s in spectators)
-    others = sum(s.others - base[s][1] for s in spectators)
-    return diffs, others
 
 
 async def measure_node(
@@ -90,17 +83,20 @@ async def measure_node(
     moves: int,
     interval: float,
     timeout: float,
+    procs: int,
     profile: Path | None,
 ) -> Run:
     racer = await Racer.solo(node_a.ws_url)
-    spectators, tasks = await open_spectators(node_b.ws_url, racer.room, count)
+    pool = SpectatorPool()
     try:
+        await pool.start(node_b.ws_url, racer.room, count, procs)
         await asyncio.sleep(1.0)  # joins settle (watcher counts, first progress)
-        base = {s: (s.diffs, s.others) for s in spectators}
+        await pool.mark()
         target = racer.moves + moves
-        meter = CpuMeter({"node": node_b.pid, "bench": os.getpid()})
+        meter = CpuMeter({"node": node_b.pid})
         profiler = Profiler(node_b.pid, profile / f"node-b-{count}.txt") if profile else None
         resyncs0 = metric(node_b.port, "klondike_resyncs_total")
+        load0 = pool.cpu()
         meter.start()
         start = time.perf_counter()
         for index in range(moves):
@@ -109,70 +105,74 @@ async def measure_node(
                 await asyncio.sleep(delay)
             await racer.move()
         sending = time.perf_counter() - start
-        if not await wait_all(spectators, target, timeout):
-            missing = sum(1 for s in spectators if s.last_moves < target)
-            raise RuntimeError(f"{missing} of {count} spectators missed diffs (N={count})")
+        got = await pool.wait(target, timeout)
         meter.stop()
-        resyncs = metric(node_b.port, "klondike_resyncs_total") - resyncs0
-        if resyncs:
-            raise RuntimeError(f"{resyncs:.0f} lagging spectators were resynced (N={count})")
+        load = pool.cpu() - load0
         if profiler is not None:
             print(f"py-spy of node B at N={count}:\n{profiler.stop()}\n", file=sys.stderr)
-        gaps = sum(s.gaps for s in spectators)
-        if gaps:
-            raise RuntimeError(f"{gaps} offset gaps among {count} spectators")
-        diffs, others = tally(spectators, base)
-        if diffs < moves * count:
-            raise RuntimeError(f"only {diffs} of {moves * count} diffs delivered")
-        sample = spectators[0]
+        resyncs = metric(node_b.port, "klondike_resyncs_total") - resyncs0
+        check(got, moves, count, resyncs)
         return Run(
             meter.used["node"],
             meter.wall,
-            diffs,
-            others,
-            sample.diff_bytes,
-            sample.other_bytes,
-            meter.used["bench"],
+            got["diffs"],
+            got["others"],
+            got["diff_bytes"],
+            got["other_bytes"],
+            load,
             sending,
         )
     finally:
-        await close_all([s.conn for s in spectators] + [racer.conn], tasks)
+        await pool.close()
+        await racer.conn.close()
+
+
+def check(got: dict[str, int], moves: int, count: int, resyncs: float = 0) -> None:
+    """Fail unless every spectator received every diff, in order."""
+    if got["late"]:
+        raise RuntimeError(f"{got['late']} of {count} spectators missed diffs")
+    if got["gaps"]:
+        raise RuntimeError(f"{got['gaps']} offset gaps among {count} spectators")
+    if got["diffs"] < moves * count:
+        raise RuntimeError(f"only {got['diffs']} of {moves * count} diffs delivered")
+    if resyncs:
+        raise RuntimeError(f"{resyncs:.0f} lagging spectators were resynced (N={count})")
 
 
 async def measure_baseline(
-    server: Child, count: int, moves: int, interval: float, like: Run, timeout: float
+    server: Child, count: int, moves: int, interval: float, like: Run, timeout: float, procs: int
 ) -> Run:
-    spectators, tasks = await open_spectators(server.ws_url, None, count)
+    pool = SpectatorPool()
     try:
+        await pool.start(server.ws_url, None, count, procs)
         await asyncio.sleep(1.0)
         held = int(await asyncio.to_thread(send_command, server, "count"))
         if held != count:
             raise RuntimeError(f"baseline holds {held} connections, expected {count}")
-        meter = CpuMeter({"server": server.pid, "bench": os.getpid()})
+        await pool.mark()
+        meter = CpuMeter({"server": server.pid})
+        load0 = pool.cpu()
         meter.start()
         command = f"run {moves} {interval} {like.diff_bytes} {TICK_SECONDS} {like.other_bytes}"
         answer = asyncio.create_task(asyncio.to_thread(send_command, server, command, timeout))
-        if not await wait_all(spectators, moves, timeout):
-            raise RuntimeError(f"baseline spectators missed frames (N={count})")
+        got = await pool.wait(moves, timeout)
         meter.stop()
+        load = pool.cpu() - load0
         if (await answer) != "done":
             raise RuntimeError("baseline server did not finish")
-        if sum(s.gaps for s in spectators):
-            raise RuntimeError("baseline frames arrived with gaps")
-        diffs = sum(s.diffs for s in spectators)
-        others = sum(s.others for s in spectators)
-        sample = spectators[0]
+        check(got, moves, count)
         return Run(
             meter.used["server"],
             meter.wall,
-            diffs,
-            others,
-            sample.diff_bytes,
-            sample.other_bytes,
-            meter.used["bench"],
+            got["diffs"],
+            got["others"],
+            got["diff_bytes"],
+            got["other_bytes"],
+            load,
+            meter.wall,
         )
     finally:
-        await close_all([s.conn for s in spectators], tasks)
+        await pool.close()
 
 
 async def bench(args: argparse.Namespace, harness: Harness) -> int:
@@ -187,8 +187,10 @@ async def bench(args: argparse.Namespace, harness: Harness) -> int:
         moves = args.moves or max(20, min(1000, args.frames // count))
         interval = interval_for(count, args.interval)
         timeout = 60 + moves * interval * 3
-        ours = await measure_node(node_a, node_b, count, moves, interval, timeout, args.profile)
-        base = await measure_baseline(server, count, moves, interval, ours, timeout)
+        ours = await measure_node(
+            node_a, node_b, count, moves, interval, timeout, args.procs, args.profile
+        )
+        base = await measure_baseline(server, count, moves, interval, ours, timeout, args.procs)
         ratio = ours.per_diff_us() / base.per_diff_us()
         ratios.append(ratio)
         rows.append(
@@ -213,7 +215,7 @@ async def bench(args: argparse.Namespace, harness: Harness) -> int:
                 f"{ours.diff_bytes}/{ours.other_bytes}",
                 f"{ours.sending:.1f}/{ours.wall:.1f}/{base.wall:.1f}",
                 ours.cpu / ours.wall,
-                ours.bench_cpu / ours.wall,
+                ours.bench_cpu / ours.wall / args.procs,
             ]
         )
         print(
@@ -254,7 +256,7 @@ async def bench(args: argparse.Namespace, harness: Harness) -> int:
                 "bytes diff/progress",
                 "s send/window/base",
                 "node B cpu share",
-                "load gen cpu share",
+                "load gen cpu share / proc",
             ],
             detail,
         )
@@ -280,6 +282,7 @@ def main() -> int:
         "--frames", type=int, default=250_000, help="K x N to aim for per size (sets K)"
     )
     parser.add_argument("--interval", type=float, default=None, help="seconds between moves")
+    parser.add_argument("--procs", type=int, default=2, help="spectator worker processes")
     parser.add_argument(
         "--profile",
         type=Path,

@@ -636,3 +636,117 @@ def _short(frame: str) -> str:
             path = path.split(marker, 1)[1]
             break
     return f"{func} ({path})"
+
+
+# ---------------------------------------------------------------- spectators in worker processes
+
+
+class SpectatorPool:
+    """Spectators spread over worker processes, so that reading many sockets does not
+    delay the racer (which stays in the benchmark process) and no single load-generator
+    process saturates its core. `start`, then per measurement `mark` and `wait`."""
+
+    def __init__(self) -> None:
+        import multiprocessing
+
+        self._context = multiprocessing.get_context("spawn")
+        self.procs: list[Any] = []
+        self.pipes: list[Any] = []
+
+    async def start(self, url: str, room: str | None, count: int, procs: int) -> None:
+        shares = [count // procs + (i < count % procs) for i in range(procs)]
+        for share in shares:
+            if share == 0:
+                continue
+            ours, theirs = self._context.Pipe()
+            proc = self._context.Process(
+                target=_pool_worker, args=(url, room, share, theirs), daemon=True
+            )
+            proc.start()
+            self.procs.append(proc)
+            self.pipes.append(ours)
+        await self._all(None, 180)
+
+    async def _all(self, command: tuple[Any, ...] | None, timeout: float) -> list[Any]:
+        def ask(pipe: Any) -> Any:
+            if command is not None:
+                pipe.send(command)
+            if not pipe.poll(timeout):
+                raise RuntimeError(f"spectator worker gave no answer in {timeout:.0f} s")
+            answer = pipe.recv()
+            if answer[0] == "failed":
+                raise RuntimeError(f"spectator worker failed: {answer[1]}")
+            return answer
+
+        return list(await asyncio.gather(*(asyncio.to_thread(ask, p) for p in self.pipes)))
+
+    async def mark(self) -> None:
+        """Start counting from now."""
+        await self._all(("mark",), 30)
+
+    async def wait(self, target: int, timeout: float) -> dict[str, int]:
+        """Wait until every spectator saw move count `target`; counts since `mark`:
+        diffs, others, gaps, late (spectators that missed the target), diff/other bytes."""
+        answers = await self._all(("wait", target, timeout), timeout + 30)
+        out = {"diffs": 0, "others": 0, "gaps": 0, "late": 0, "diff_bytes": 0, "other_bytes": 0}
+        for answer in answers:
+            for key, value in answer[1].items():
+                out[key] = max(out[key], value) if key.endswith("bytes") else out[key] + value
+        return out
+
+    def cpu(self) -> float:
+        return sum(cpu_seconds(p.pid) for p in self.procs if p.pid is not None)
+
+    async def close(self) -> None:
+        with contextlib.suppress(Exception):
+            await self._all(("close",), 60)
+        for proc in self.procs:
+            proc.join(5)
+            if proc.is_alive():
+                proc.terminate()
+                proc.join(5)
+        self.procs.clear()
+        self.pipes.clear()
+
+
+def _pool_worker(url: str, room: str | None, count: int, pipe: Any) -> None:
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(_pool_main(url, room, count, pipe))
+
+
+async def _pool_main(url: str, room: str | None, count: int, pipe: Any) -> None:
+    try:
+        spectators, tasks = await open_spectators(url, room, count)
+    except Exception as exc:
+        pipe.send(("failed", repr(exc)))
+        return
+    pipe.send(("ready",))
+    base: dict[Spectator, tuple[int, int, int]] = {}
+    try:
+        while True:
+            command = await asyncio.to_thread(pipe.recv)
+            if command[0] == "mark":
+                base = {s: (s.diffs, s.others, s.gaps) for s in spectators}
+                pipe.send(("ok",))
+            elif command[0] == "wait":
+                await wait_all(spectators, command[1], command[2])
+                zero = (0, 0, 0)
+                pipe.send(
+                    (
+                        "done",
+                        {
+                            "diffs": sum(s.diffs - base.get(s, zero)[0] for s in spectators),
+                            "others": sum(s.others - base.get(s, zero)[1] for s in spectators),
+                            "gaps": sum(s.gaps - base.get(s, zero)[2] for s in spectators),
+                            "late": sum(1 for s in spectators if s.last_moves < command[1]),
+                            "diff_bytes": max(s.diff_bytes for s in spectators),
+                            "other_bytes": max(s.other_bytes for s in spectators),
+                        },
+                    )
+                )
+            elif command[0] == "close":
+                break
+    finally:
+        await close_all([s.conn for s in spectators], tasks)
+        with contextlib.suppress(Exception):
+            pipe.send(("closed",))
