@@ -116,6 +116,13 @@ def test_time_budget_is_kept() -> None:
     assert result.seconds < 1.0  # checked every 512 nodes; slack for a loaded machine
 
 
+def test_cpu_time_budget() -> None:
+    """A CPU-time budget stops the search too, and reports CPU seconds."""
+    result = solve(Board.from_seed("2", DRAW1), Budget(seconds=0.3, cpu=True))
+    assert result.result == "unknown"
+    assert 0.3 <= result.seconds < 1.0
+
+
 def test_failed_replay_is_an_error() -> None:
     """A line the engine rejects raises `SolverError`; it is never reported as a success."""
     board = Board.from_seed("4", DRAW1)
