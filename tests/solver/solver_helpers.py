@@ -53,7 +53,8 @@ def random_position(rng: random.Random, left: int, variant: Variant | None = Non
     """A random position with `left` cards off the foundations.
 
     The remaining cards of each suit are its highest ranks; they are shuffled into the
-    seven piles (only the top of each pile face up) and the stock and waste.
+    stock, the waste and up to four piles, where a card often extends a face-up run it
+    fits on, and otherwise turns the cards under it face down.
     """
     if variant is None:
         variant = rng.choice(VARIANTS)
