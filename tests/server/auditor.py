@@ -146,3 +146,58 @@ def audit(
 
 def _mask_set(mask: int) -> set[int]:
     return {c for c in range(52) if mask >> c & 1}
+
+
+async def audit_clients(redis: Any, clients: Sequence[Any]) -> int:
+    """Audit every race frame the given clients received, against the races as stored.
+
+    Called after each server test (see conftest.py): for every race room a client saw
+    and every race (`gen`) of it that was dealt, the truth is read from Redis (the
+    results of a finished race, or the seed and stored moves of one still going) and
+    the client's frames of that race are audited. Solo games are left out: they have no
+    competitive stake, and undo rewrites their history.
+    """
+    from klondike_live import keys
+    from klondike_live.race.room import RoomState
+
+    checked = 0
+    for client in clients:
+        rooms = {m["room"] for m in client.received if m.get("t") == "room"}
+        for room_id in rooms:
+            blob = await redis.hget(keys.room(room_id), "state")
+            if blob is None:
+                continue
+            state = RoomState.from_blob(blob)
+            if state.kind != "race":
+                continue
+            seat = state.seat_of(client.user)
+            for gen in range(1, state.gen + 1):
+                truth = await _truth(redis, state, gen)
+                if truth is None:
+                    continue
+                frames = [
+                    m
+                    for m in client.received
+                    if m.get("room") == room_id and m.get("epoch", m.get("gen", gen)) == gen
+                ]
+                role = "racer" if seat is not None else "spectator"
+                checked += audit(frames, truth, role=role, seat=seat)
+    return checked
+
+
+async def _truth(redis: Any, state: Any, gen: int) -> Truth | None:
+    import msgpack
+
+    from klondike_live import keys
+
+    data = await redis.hget(keys.results(state.id, gen), "data")
+    if data is not None:
+        return Truth.from_results(msgpack.unpackb(data, raw=False))
+    if gen != state.gen or not state.seed:
+        return None
+    moves = {}
+    for seat in range(state.capacity):
+        tokens = await redis.lrange(keys.moves(state.id, gen, seat), 0, -1)
+        if await redis.exists(keys.board(state.id, gen, seat)):
+            moves[seat] = [t.decode() for t in tokens]
+    return Truth(state.variant, state.seed, moves) if moves else None

@@ -153,6 +153,30 @@ async def redis_client(valkey_url: str) -> AsyncIterator[Redis]:
         await client.aclose()
 
 
+@pytest.fixture(autouse=True)
+async def leak_audit(valkey_url: str, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[None]:
+    """Audit, after the test, every frame every test client received (see above)."""
+    from klondike_live.client import Client
+
+    from auditor import audit_clients
+
+    clients: list[Client] = []
+    original = Client.__init__
+
+    def remember(self: Client, *args: Any, **kwargs: Any) -> None:
+        original(self, *args, **kwargs)
+        clients.append(self)
+
+    monkeypatch.setattr(Client, "__init__", remember)
+    yield
+    if clients:
+        client = await open_redis(valkey_url)
+        try:
+            await audit_clients(client, clients)
+        finally:
+            await client.aclose()
+
+
 @pytest.fixture
 def make_settings(tmp_path: Path, valkey_url: str) -> Callable[..., Settings]:
     """Factory of test `Settings`: temp data dir, test secret, test Valkey, port 0."""
