@@ -1,0 +1,140 @@
+"""Rooms driven directly (no network): lobby, start, race, finish, rematch."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from klondike_live.engine import Deal, Variant
+from klondike_live.protocol.codes import ErrorCode
+from klondike_live.race.room import (
+    COUNTDOWN,
+    FINISHED,
+    LOBBY,
+    RACING,
+    RoomError,
+    RoomState,
+    new_room,
+)
+
+
+def lobby(capacity: int = 3) -> RoomState:
+    room = new_room(
+        "room-0001",
+        kind="race",
+        variant=Variant(draw=3),
+        capacity=capacity,
+        time_limit=600,
+        public=True,
+        host="u1",
+        host_name="Ann",
+        now_ms=1_000,
+    )
+    return room.join("u2", "Bob")
+
+
+def refused(code: ErrorCode) -> pytest.RaisesExc[RoomError]:
+    return pytest.raises(RoomError, check=lambda e: e.code == code)
+
+
+def test_creator_holds_seat_zero_and_hosts() -> None:
+    """The creator is seated first and is the host."""
+    room = lobby()
+    assert room.host == "u1"
+    assert [s.user for _, s in room.seated()] == ["u1", "u2"]
+
+
+def test_joining_again_keeps_the_seat() -> None:
+    """A racer who joins again (a reconnect) keeps its seat and takes its new name."""
+    room = lobby().join("u2", "Bobby")
+    assert room.seat_of("u2") == 1 and room.seats[1] is not None and room.seats[1].name == "Bobby"
+
+
+def test_full_room_refuses_another_racer() -> None:
+    """Seats are limited to the room's capacity."""
+    room = lobby(capacity=2)
+    with refused(ErrorCode.ROOM_FULL):
+        room.join("u3", "Cy")
+
+
+def test_start_needs_the_host_and_everyone_ready() -> None:
+    """Only the host starts, and only when two or more racers are all ready."""
+    room = lobby().set_ready("u1", True)
+    with refused(ErrorCode.NOT_HOST):
+        room.start("u2", 0, 3000, "seed")
+    with refused(ErrorCode.NOT_READY):
+        room.start("u1", 0, 3000, "seed")
+    alone = new_room(
+        "room-0002",
+        kind="race",
+        variant=Variant(),
+        capacity=2,
+        time_limit=0,
+        public=False,
+        host="u1",
+        host_name="Ann",
+        now_ms=0,
+    ).set_ready("u1", True)
+    with refused(ErrorCode.NOT_READY):
+        alone.start("u1", 0, 3000, "seed")
+
+
+def test_start_sets_the_countdown_and_commits_to_the_deal() -> None:
+    """Start fixes start_at on the server clock and the SHA-256 commitment of the deal."""
+    room = lobby().set_ready("u1", True).set_ready("u2", True).start("u1", 5_000, 3_000, "s33d")
+    assert room.state == COUNTDOWN and room.start_at_ms == 8_000
+    expected = hashlib.sha256(str(Deal.from_seed("s33d")).encode()).hexdigest()
+    assert room.commitment == expected
+    assert room.deadline_ms() == 8_000 + 600_000
+
+
+def test_seed_is_public_only_when_finished() -> None:
+    """The public room names the commitment from the countdown, the seed only at the end."""
+    room = lobby().set_ready("u1", True).set_ready("u2", True).start("u1", 0, 3000, "s33d")
+    assert "seed" not in room.public() and room.public()["commitment"] == room.commitment
+    racing = room.begin()
+    assert racing.state == RACING and "seed" not in racing.public()
+    done = racing.finish(99_000)
+    assert done.state == FINISHED and done.public()["seed"] == "s33d"
+    assert "s33d" not in repr(racing.public())
+
+
+def test_lobby_only_transitions() -> None:
+    """Ready and leave belong to the lobby; a started race cannot be joined as racer."""
+    room = lobby().set_ready("u1", True).set_ready("u2", True).start("u1", 0, 3000, "x")
+    with refused(ErrorCode.WRONG_STATE):
+        room.set_ready("u1", False)
+    with refused(ErrorCode.WRONG_STATE):
+        room.leave("u2")
+    with refused(ErrorCode.WRONG_STATE):
+        room.join("u3", "Cy")
+    with refused(ErrorCode.WRONG_STATE):
+        room.rematch("u1")
+
+
+def test_host_leaving_passes_the_role() -> None:
+    """When the host leaves the lobby the next seated racer hosts."""
+    room = lobby().leave("u1")
+    assert room.host == "u2" and room.seat_of("u1") is None
+
+
+def test_spectators_cannot_act_as_racers() -> None:
+    """A user without a seat cannot ready, leave or ask for a rematch."""
+    with refused(ErrorCode.NOT_A_RACER):
+        lobby().set_ready("u9", True)
+
+
+def test_rematch_returns_to_the_lobby_with_the_same_racers() -> None:
+    """Rematch: a new race number, the same racers, nobody ready, no seed yet."""
+    room = lobby().set_ready("u1", True).set_ready("u2", True).start("u1", 0, 3000, "x")
+    again = room.begin().finish(10).rematch("u2")
+    assert again.state == LOBBY and again.gen == 2
+    assert [(s.user, s.ready) for _, s in again.seated()] == [("u1", False), ("u2", False)]
+    assert again.seed == "" and again.commitment == ""
+
+
+def test_blob_round_trip() -> None:
+    """The stored form reads back equal, secrets included (it never leaves the server)."""
+    room = lobby().set_ready("u1", True).set_ready("u2", True).start("u1", 7, 3000, "s")
+    assert RoomState.from_blob(room.to_blob()) == room
