@@ -13,8 +13,9 @@ the run fails (exit 1).
 
 Baseline, same run, same N, same pacing: bench/broadcast_server.py, a bare `websockets`
 server holding N connections that calls `websockets.broadcast(connections, frame)` K
-times with pre-encoded frames of the size node B delivered, plus one frame of the size
-of node B's `progress` frame every tick (0.2 s), as a node does while a board changes.
+times with pre-encoded frames of the size node B delivered, plus as many frames of the
+size of node B's `progress` frames (sent per 0.2 s tick while a board changes) as node
+B sent each spectator in its run, spread evenly: the same traffic, frame for frame.
 Its CPU is read the same way over the same kind of window.
 
     .venv/bin/python bench/bench_fanout.py [--sizes 100,1000,5000] [--frames 250000]
@@ -46,8 +47,6 @@ from serverbench import (
     send_command,
     table,
 )
-
-TICK_SECONDS = 0.2  # a node's default tick (progress frames)
 
 
 @dataclass
@@ -153,7 +152,8 @@ async def measure_baseline(
         meter = CpuMeter({"server": server.pid})
         load0 = pool.cpu()
         meter.start()
-        command = f"run {moves} {interval} {like.diff_bytes} {TICK_SECONDS} {like.other_bytes}"
+        progress = round(like.others / count)  # as many per spectator as the node sent
+        command = f"run {moves} {interval} {like.diff_bytes} {progress} {like.other_bytes}"
         answer = asyncio.create_task(asyncio.to_thread(send_command, server, command, timeout))
         got = await pool.wait(moves, timeout)
         meter.stop()

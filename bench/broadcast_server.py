@@ -11,10 +11,10 @@ It prints `baseline on http://127.0.0.1:PORT/` first, then answers one line per 
 command:
 
     count                                   number of open connections
-    run K INTERVAL DIFF_BYTES TICK PROGRESS_BYTES
+    run K INTERVAL DIFF_BYTES PROGRESS PROGRESS_BYTES
         broadcast K frames of DIFF_BYTES (msgpack maps `diff` with `off`/`moves` 1..K),
-        one every INTERVAL seconds, plus a PROGRESS_BYTES frame every TICK seconds while
-        running (what a node sends); answers `done`
+        one every INTERVAL seconds, and PROGRESS frames of PROGRESS_BYTES spread evenly
+        among them (as many as the node sent in its run); answers `done`
 """
 
 from __future__ import annotations
@@ -75,8 +75,8 @@ async def main() -> None:
                 print(len(connections), flush=True)
             elif words[0] == "run":
                 count, interval = int(words[1]), float(words[2])
-                diff_bytes, tick, progress_bytes = int(words[3]), float(words[4]), int(words[5])
-                await run(connections, count, interval, diff_bytes, tick, progress_bytes)
+                diff_bytes, progress, progress_bytes = int(words[3]), int(words[4]), int(words[5])
+                await run(connections, count, interval, diff_bytes, progress, progress_bytes)
                 print("done", flush=True)
             else:
                 print(f"unknown command {words[0]}", flush=True)
@@ -87,27 +87,20 @@ async def run(
     count: int,
     interval: float,
     diff_bytes: int,
-    tick: float,
+    progress_count: int,
     progress_bytes: int,
 ) -> None:
     frames = [sized({"t": "diff", "off": i, "moves": i}, diff_bytes) for i in range(1, count + 1)]
     progress = sized({"t": "progress"}, progress_bytes)
-
-    async def ticks() -> None:
-        while True:
-            await asyncio.sleep(tick)
-            websockets.broadcast(connections, progress)
-
-    ticker = asyncio.create_task(ticks())
     start = time.perf_counter()
-    try:
-        for index, frame in enumerate(frames):
-            delay = start + index * interval - time.perf_counter()
-            if delay > 0:
-                await asyncio.sleep(delay)
-            websockets.broadcast(connections, frame)
-    finally:
-        ticker.cancel()
+    for index, frame in enumerate(frames):
+        delay = start + index * interval - time.perf_counter()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        websockets.broadcast(connections, frame)
+        # Progress frames spread evenly: after diff i when the running share steps up.
+        if (index + 1) * progress_count // count > index * progress_count // count:
+            websockets.broadcast(connections, progress)
 
 
 if __name__ == "__main__":
