@@ -1,0 +1,113 @@
+"""Client message decoding: exact values for good frames, stable codes for bad ones."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgpack
+import pytest
+
+from klondike_live.engine import Variant
+from klondike_live.protocol import incoming as msg
+from klondike_live.protocol.codes import ErrorCode
+from klondike_live.protocol.incoming import ProtocolError, decode_client
+
+
+def frame(data: Any) -> bytes:
+    return bytes(msgpack.packb(data, use_bin_type=True))
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        ({"t": "hello", "v": 1}, msg.Hello(version=1)),
+        ({"t": "hello", "v": 1, "token": "abc", "name": "Ann"}, msg.Hello(1, "abc", "Ann")),
+        (
+            {"t": "create", "rid": 3, "kind": "race", "variant": "draw=3", "seats": 4},
+            msg.Create(3, "race", Variant(draw=3), 4, 0, False),
+        ),
+        (
+            {"t": "create", "rid": 4, "kind": "solo", "variant": "passes=unlimited"},
+            msg.Create(4, "solo", Variant(passes=0), 1, 0, False),
+        ),
+        (
+            {"t": "join", "room": "abcdefgh", "as": "racer", "since": [[1, 2, 3]]},
+            msg.Join("abcdefgh", "racer", (msg.Since(1, 2, 3),)),
+        ),
+        (
+            {"t": "move", "room": "abcdefgh", "id": 9, "m": "36:2"},
+            msg.MoveRequest("abcdefgh", 9, "36:2"),
+        ),
+        ({"t": "ready", "room": "abcdefgh", "ready": False}, msg.Ready("abcdefgh", False)),
+        ({"t": "ping"}, msg.Ping()),
+        ({"t": "hint", "room": "abcdefgh", "rid": 5}, msg.HintRequest("abcdefgh", 5)),
+    ],
+)
+def test_good_frames_decode_to_values(data: dict[str, Any], expected: object) -> None:
+    """Every field lands typed in its message value."""
+    assert decode_client(frame(data)) == expected
+
+
+@pytest.mark.parametrize(
+    ("raw", "code"),
+    [
+        (b"", ErrorCode.MALFORMED),
+        (b"\xc1", ErrorCode.MALFORMED),
+        (frame([1, 2]), ErrorCode.MALFORMED),
+        (frame({1: "x"}), ErrorCode.MALFORMED),
+        (frame({"t": "fly"}), ErrorCode.UNKNOWN_TYPE),
+        (frame({"x": 1}), ErrorCode.UNKNOWN_TYPE),
+        (frame({"t": "move", "room": "abcdefgh", "id": True, "m": "D"}), ErrorCode.BAD_FIELD),
+        (frame({"t": "move", "room": "abcdefgh", "id": 0, "m": "D"}), ErrorCode.BAD_FIELD),
+        (frame({"t": "move", "room": "abcdefgh", "id": 2**60, "m": "D"}), ErrorCode.BAD_FIELD),
+        (frame({"t": "move", "room": "x" * 65, "id": 1, "m": "D"}), ErrorCode.BAD_FIELD),
+        (frame({"t": "move", "room": "abcdefgh", "id": 1, "m": "D" * 9}), ErrorCode.BAD_FIELD),
+        (frame({"t": "move", "room": "abcdefgh", "id": 1, "m": "D", "z": 0}), ErrorCode.BAD_FIELD),
+        (
+            frame({"t": "create", "rid": 1, "kind": "race", "variant": "draw=2", "seats": 2}),
+            ErrorCode.BAD_FIELD,
+        ),
+        (
+            frame({"t": "create", "rid": 1, "kind": "race", "variant": "draw=1", "seats": 9}),
+            ErrorCode.BAD_FIELD,
+        ),
+        (
+            frame({"t": "create", "rid": 1, "kind": "race", "variant": "draw=1"}),
+            ErrorCode.BAD_FIELD,
+        ),
+        (
+            frame({"t": "create", "rid": 1, "kind": "solo", "variant": "draw=1", "seats": 2}),
+            ErrorCode.BAD_FIELD,
+        ),
+        (
+            frame({"t": "join", "room": "abcdefgh", "as": "racer", "since": [[9, 1, 1]]}),
+            ErrorCode.BAD_FIELD,
+        ),
+        (
+            frame({"t": "join", "room": "abcdefgh", "as": "racer", "since": "x"}),
+            ErrorCode.BAD_FIELD,
+        ),
+        (frame({"t": "ready", "room": "abcdefgh", "ready": 1}), ErrorCode.BAD_FIELD),
+        (frame({"t": "hello", "v": "1"}), ErrorCode.BAD_FIELD),
+    ],
+)
+def test_bad_frames_get_stable_codes(raw: bytes, code: ErrorCode) -> None:
+    """Malformed frames, unknown types and bad fields raise ProtocolError with a code."""
+    with pytest.raises(ProtocolError) as info:
+        decode_client(raw)
+    assert info.value.code == code
+    assert info.value.message
+
+
+def test_errors_carry_the_request_id() -> None:
+    """A refused request keeps its rid so the client can match the error."""
+    with pytest.raises(ProtocolError) as info:
+        decode_client(frame({"t": "hint", "room": 5, "rid": 77}))
+    assert info.value.rid == 77
+
+
+def test_error_messages_quote_little_of_the_input() -> None:
+    """An unknown type is quoted briefly, never echoed whole."""
+    with pytest.raises(ProtocolError) as info:
+        decode_client(frame({"t": "z" * 500}))
+    assert len(info.value.message) < 80
