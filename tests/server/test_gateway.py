@@ -336,3 +336,93 @@ async def test_http_endpoints(node: Node) -> None:
     with pytest.raises(urllib.error.HTTPError) as info:
         await asyncio.to_thread(_get, base + "api/results/nosuchroom/1")
     assert info.value.code == 404
+
+
+async def test_rematch_deals_a_fresh_race_to_the_same_racers(node: Node) -> None:
+    """After the results, a rematch returns to the lobby with the same racers; the new
+    race has a new epoch and its own commitment."""
+    room, (alice, bob), (carol,) = await started_race(node, "Alice", "Bob", spectators=("Carol",))
+    try:
+        first = await carol.expect(lambda m: m["t"] == "room" and "commitment" in m)
+        await alice.resign(room)
+        await bob.resign(room)
+        await carol.expect(lambda m: m["t"] == "results")
+        await bob.rematch(room)
+        lobby = await alice.expect(lambda m: m["t"] == "room" and m["gen"] == 2)
+        assert lobby["state"] == "lobby"
+        assert [s["name"] for s in lobby["seats"]] == ["Alice", "Bob"]
+        await alice.ready(room)
+        await bob.ready(room)
+        await alice.expect(
+            lambda m: m["t"] == "room" and m["gen"] == 2 and all(s["ready"] for s in m["seats"])
+        )
+        await alice.start(room)
+        board = await alice.expect(lambda m: m["t"] == "board" and m["epoch"] == 2)
+        assert board["off"] == 0 and board["moves"] == 0
+        second = await carol.expect(
+            lambda m: m["t"] == "room" and m["gen"] == 2 and "commitment" in m
+        )
+        assert second["commitment"] == first["commitment"], "the test node deals one seed"
+        await carol.expect(lambda m: m["t"] == "board" and m["epoch"] == 2)
+        await alice.move(room, WON.moves[0])
+    finally:
+        await close_all([alice, bob, carol])
+
+
+async def test_solo_games_can_be_watched(node: Node) -> None:
+    """A spectator of a practice game sees its moves live, as the player sees them."""
+    player = await Client.connect(node.ws_url, name="Solo")
+    watcher = await Client.connect(node.ws_url, name="Fan")
+    try:
+        room = await player.create_solo("draw=1")
+        await player.join(room)
+        await player.expect(lambda m: m["t"] == "board")
+        await watcher.join(room, "spectator")
+        await watcher.expect(lambda m: m["t"] == "board")
+        for token in WON.moves[:5]:
+            await player.move(room, token)
+        await watcher.expect(lambda m: m["t"] == "diff" and m["moves"] == 5)
+        mirror = watcher.boards[(room, 0, "spectator")]
+        assert mirror.view == player.own_board(room, 0).view
+    finally:
+        await close_all([player, watcher])
+
+
+async def test_moves_survive_a_script_flush(node: Node, redis: Any) -> None:
+    """If Redis forgets the Lua scripts (a restart), board writes reload them."""
+    room, (alice, bob), _ = await started_race(node, "Alice", "Bob")
+    try:
+        await alice.move(room, WON.moves[0])
+        await redis.script_flush()
+        await alice.move(room, WON.moves[1])
+        assert alice.own_board(room, 0).moves == 2
+    finally:
+        await close_all([alice, bob])
+
+
+async def test_lagging_spectator_gets_snapshots_instead_of_a_backlog(
+    node: Node, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A spectator whose send buffer is full is skipped, then resynced with snapshots."""
+    from klondike_live.gateway import hub
+
+    room, (alice, bob), (carol,) = await started_race(node, "Alice", "Bob", spectators=("Carol",))
+    slow = {s.connection for s in node.service.sessions if s.user == carol.user}
+    full = {"now": True}
+    real = hub._buffered
+    monkeypatch.setattr(hub, "_buffered", lambda c: 10**9 if c in slow and full["now"] else real(c))
+    try:
+        before = len(carol.received)
+        for token in WON.moves[:6]:
+            await alice.move(room, token)
+        await asyncio.sleep(0.2)
+        skipped = [m for m in carol.received[before:] if m["t"] == "diff"]
+        assert skipped == [], "a lagging spectator gets no backlog"
+        full["now"] = False
+        snapshot = await carol.expect(lambda m: m["t"] == "board" and m["seat"] == 0)
+        assert snapshot["moves"] == 6 and snapshot["off"] == 6
+        await alice.move(room, WON.moves[6])
+        await carol.expect(lambda m: m["t"] == "diff" and m["seat"] == 0 and m["off"] == 7)
+        assert node.metrics.resyncs._value.get() >= 1
+    finally:
+        await close_all([alice, bob, carol])
