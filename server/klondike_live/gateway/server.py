@@ -22,7 +22,6 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 
 from klondike_live.config import Settings
 from klondike_live.embedded import EmbeddedValkey, open_redis, probe_redis_forever
-from klondike_live.gateway import hints
 from klondike_live.gateway.http import WEBSOCKET_PATH, HttpRoutes
 from klondike_live.gateway.hub import Hub
 from klondike_live.gateway.service import RaceService
@@ -90,7 +89,6 @@ async def running(
             ),
         ]
         stack.push_async_callback(_cancel, background)
-        stack.callback(hints.shutdown)
 
         async def handler(connection: ServerConnection) -> None:
             await Session(connection, service).run()

@@ -43,12 +43,16 @@ from klondike_live.race.room import (
     RoomState,
     new_room,
 )
+from klondike_live.solver.worker import hint_in_worker
 from klondike_live.store import BoardRecord, Store
 
 if TYPE_CHECKING:
     from klondike_live.gateway.session import Session
 
 log = logging.getLogger(__name__)
+
+HINT_SECONDS = 1.0
+"""Search budget of a practice hint (in a worker process, off the event loop)."""
 
 MAX_BACKLOG = 200
 """A resuming viewer missing more events than this gets a snapshot instead."""
@@ -545,10 +549,10 @@ class RaceService:
         writer = await self._writer(local, None, viewer.seat)
         if writer.race:
             raise RequestError(ErrorCode.NOT_ALLOWED, "races have no hints")
-        from klondike_live.gateway.hints import next_hint
-
-        move, verdict = await next_hint(writer.board.copy())
-        await session.send(outgoing.hint(request.room, request.rid, move, verdict))
+        advice = await hint_in_worker(writer.board.copy(), seconds=HINT_SECONDS)
+        await session.send(
+            outgoing.hint(request.room, request.rid, advice.move, advice.status, advice.message)
+        )
 
     # ------------------------------------------------------------ bus hooks
 

@@ -202,5 +202,8 @@ def results(room: str, payload: dict[str, Any]) -> bytes:
     return pack({"t": "results", "room": room, **payload})
 
 
-def hint(room: str, rid: int, move: str | None, verdict: str) -> bytes:
-    return pack({"t": "hint", "room": room, "rid": rid, "m": move, "verdict": verdict})
+def hint(room: str, rid: int, move: str | None, verdict: str, message: str) -> bytes:
+    """A practice hint: the move to play (or None) and why (see docs/protocol.md)."""
+    return pack(
+        {"t": "hint", "room": room, "rid": rid, "m": move, "verdict": verdict, "msg": message}
+    )
