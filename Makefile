@@ -22,8 +22,8 @@ run: $(STAMP)
 test: lint typecheck unit
 
 lint: $(STAMP)
-	$(BIN)/ruff check .
-	$(BIN)/ruff format --check .
+	$(BIN)/ruff check server tests bench docs/examples
+	$(BIN)/ruff format --check server tests bench docs/examples
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
