@@ -71,7 +71,7 @@ class Metrics:
         )
         self.redis_latency = Histogram(
             "klondike_redis_latency_seconds",
-            "Round-trip time of Redis commands (PING probes), in seconds.",
+            "Round-trip time of Redis commands and PING probes, in seconds.",
             buckets=REDIS_LATENCY_BUCKETS,
             registry=registry,
         )

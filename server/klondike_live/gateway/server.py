@@ -77,6 +77,7 @@ async def running(
         stack.push_async_callback(redis.aclose)
         metrics = Metrics()
         store = Store(redis, stream_maxlen=settings.stream_maxlen)
+        store.latency_observer = metrics.redis_latency.observe
         hub = Hub(redis, metrics)
         await hub.start()
         stack.push_async_callback(hub.stop)

@@ -167,6 +167,13 @@ class RaceService:
         except LookupError:
             raise RequestError(ErrorCode.NO_ROOM, "no such room") from None
         if new.state == COUNTDOWN and old.state == LOBBY:
+            log.info(
+                "race %s gen %d starts at %d with %d racers",
+                room_id,
+                new.gen,
+                new.start_at_ms,
+                len(new.seated()),
+            )
             await self._schedule_race_timers(new)
             if new.public_room:
                 await self.store.set_public(room_id, False, 0)
