@@ -344,6 +344,11 @@ def main() -> int:
     print(table(["process", "cpu s", "cpu share", "cpu us / move"], cpu_rows))
     saturated = [i + 1 for i, r in enumerate(results) if float(r[2]) / args.duration > 0.9]
     print()
+    per_move = node_cpu / max(moves, 1)
+    print(
+        f"node CPU per move {1e6 * per_move:,.0f} us: with a core to itself the node would "
+        f"do at most {1 / per_move:,.0f} moves/s (it got {node_cpu / args.duration:.2f} of one)"
+    )
     print(
         f"target: >= 5,000 moves/s on one node; measured {rate:,.0f} moves/s "
         f"({'met' if rate >= 5000 else 'missed'})"
