@@ -5,13 +5,14 @@ room on node B. The racer sends a move every `--interval` seconds (20 ms: paced,
 this measures latency, not queueing) and waits for its `ack`; each spectator stamps the
 arrival of each move's diff. A sample is arrival - send, both read from the same clock
 (the racer and the spectators live in this process), for every (move, spectator).
+Node and relay runs alternate, `--rounds` times per N, and their samples are pooled.
 
 Baseline, same run, same N and pacing: bench/relay.py - process 1 takes each frame from a
 websocket client and PUBLISHes it to the same Valkey, process 2 is subscribed and
 `websockets.broadcast()`s it to its N spectators; no game logic, frames of the size of
 node B's spectator diffs. Reported: p50 and p99 per N, and node / relay ratios.
 
-    .venv/bin/python bench/bench_latency.py [--spectators 1,100] [--moves 400] [--interval 0.02]
+    .venv/bin/python bench/bench_latency.py [--spectators 1,100] [--moves 300] [--rounds 3]
 """
 
 from __future__ import annotations
@@ -99,6 +100,12 @@ class Result:
     to_bus: list[float]
     from_bus: list[float]
     ack: list[float]
+
+    def add(self, other: Result) -> None:
+        self.total += other.total
+        self.to_bus += other.to_bus
+        self.from_bus += other.from_bus
+        self.ack += other.ack
 
 
 def split(
@@ -217,8 +224,14 @@ async def bench(args: argparse.Namespace, harness: Harness) -> int:
     parts: list[list[object]] = []
     verdicts = []
     for count in args.spectators:
-        ours, size = await measure_node(url, node_a, node_b, count, args.moves, args.interval)
-        relay = await measure_relay(url, ingest, fanout, count, args.moves, args.interval, size)
+        ours = Result([], [], [], [])
+        relay = Result([], [], [], [])
+        for _ in range(args.rounds):  # alternate, so drift on a shared machine hits both
+            got, size = await measure_node(url, node_a, node_b, count, args.moves, args.interval)
+            ours.add(got)
+            relay.add(
+                await measure_relay(url, ingest, fanout, count, args.moves, args.interval, size)
+            )
         p50, p99 = percentile(ours.total, 50), percentile(ours.total, 99)
         r50, r99 = percentile(relay.total, 50), percentile(relay.total, 99)
         ratios = [p50 / r50, p99 / r99]
@@ -240,7 +253,8 @@ async def bench(args: argparse.Namespace, harness: Harness) -> int:
     print(
         f"{code_version()}\nPython {sys.version.split()[0]}, {os.cpu_count()} cores, "
         "a move every "
-        f"{args.interval * 1000:.0f} ms, {args.moves} moves after {WARMUP_MOVES} warm-up; "
+        f"{args.interval * 1000:.0f} ms, {args.rounds} rounds of {args.moves} moves after "
+        f"{WARMUP_MOVES} warm-up; "
         "latency from the racer's send to each spectator's receipt"
     )
     print(table(["path", "N", "samples", "p50 ms", "p99 ms", "p50 / relay", "p99 / relay"], rows))
@@ -277,7 +291,8 @@ def main() -> int:
         default=[1, 100],
         help="spectator counts N, comma-separated",
     )
-    parser.add_argument("--moves", type=int, default=400, help="measured moves per N")
+    parser.add_argument("--moves", type=int, default=300, help="measured moves per round")
+    parser.add_argument("--rounds", type=int, default=3, help="node/relay rounds per N")
     parser.add_argument("--interval", type=float, default=0.02, help="seconds between moves")
     args = parser.parse_args()
     with Harness() as harness:
