@@ -24,7 +24,14 @@ from typing import Any, Final, Literal
 from klondike_live.engine.board import Board
 from klondike_live.engine.errors import KlondikeError
 from klondike_live.engine.variant import UNLIMITED
-from klondike_live.solver.state import Position, Reductions, SMove
+from klondike_live.solver.state import (
+    FOUNDATION,
+    K_T2F,
+    K_TALON,
+    Position,
+    Reductions,
+    SMove,
+)
 
 Verdict = Literal["solvable", "unsolvable", "unknown"]
 
@@ -173,7 +180,12 @@ class _DFS:
             path.append(move)
             position.apply(move)
             if autoplay:  # `settle`, inlined: this loop is the solver's hot path
-                safe = position.safe_move()
+                # Every position on the stack is settled, so unless `move` raised a
+                # foundation only what it touched can offer a safe move.
+                if move[0] == K_T2F or (move[0] == K_TALON and move[3] == FOUNDATION):
+                    safe = position.safe_move()
+                else:
+                    safe = position.safe_after(move)
                 while safe is not None:
                     path.append(safe)
                     position.apply(safe)

@@ -346,6 +346,39 @@ class Position:
                     return (K_TALON, self.pos, 0, FOUNDATION)
         return None
 
+    def safe_after(self, m: SMove) -> SMove | None:
+        """`safe_move()` after move `m`, when there was none before and `m` added no card
+        to the foundations: only the piles and the waste top that `m` changed can offer one.
+        """
+        kind = m[0]
+        if kind == K_T2T:
+            return self._safe_top(m[1])
+        if kind == K_TALON:
+            found = self._safe_top(m[3])
+            return found if found is not None else self._safe_waste()
+        if kind == K_F2T:
+            return self._safe_top(m[2])
+        return self._safe_waste()
+
+    def _safe_top(self, s: int) -> SMove | None:
+        p = self.piles[s]
+        return (K_T2F, s, 0, 0) if p and self._is_safe(p[-1]) else None
+
+    def _safe_waste(self) -> SMove | None:
+        if self.draw == 1 and self.pos and self._is_safe(self.talon[self.pos - 1]):
+            return (K_TALON, self.pos, 0, FOUNDATION)
+        return None
+
+    def _is_safe(self, c: int) -> bool:
+        found = self.found
+        r = RANK[c]
+        if found[SUIT[c]] != r - 1:
+            return False
+        if r <= 2:
+            return True
+        a, b = _OPPOSITE[c]
+        return not self.f2t and found[a] >= r - 1 and found[b] >= r - 1
+
     def finishing_moves(self) -> list[SMove]:
         """From a trivially won position: every remaining card to its foundation."""
         out: list[SMove] = []
