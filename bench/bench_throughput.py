@@ -289,7 +289,7 @@ def main() -> int:
                 print(f"load generator failed: {failed}", file=sys.stderr)
                 print(harness.log_errors("node"), file=sys.stderr)
                 return 1
-            moves = sum(r[1] for r in results)
+            moves = sum(int(r[1]) for r in results)
             rate = moves / args.duration
             baselines = asyncio.run(
                 redis_baselines(url, args.baseline_seconds, args.racers, args.pipeline, valkey_pid)
@@ -299,11 +299,11 @@ def main() -> int:
             print(harness.log_errors("node"), file=sys.stderr)
             return 1
         finally:
-            for proc in workers:
-                proc.join(timeout=10)
-                if proc.is_alive():
-                    proc.terminate()
-                    proc.join(5)
+            for worker_proc in workers:
+                worker_proc.join(timeout=10)
+                if worker_proc.is_alive():
+                    worker_proc.terminate()
+                    worker_proc.join(5)
 
     print(
         f"{code_version()}\nPython {sys.version.split()[0]}, {os.cpu_count()} cores, "
