@@ -26,9 +26,6 @@ wait_for(what, timeout=5.0) -> result (async)
 
 timeout_scale (session) -> float
     `KLONDIKE_TEST_TIMEOUT_SCALE` (default 1): multiply any other test time by it.
-
-DATA
-    `tests/data`, the same path as the root conftest's `DATA`.
 """
 
 from __future__ import annotations
@@ -49,10 +46,6 @@ from klondike_live.config import Settings
 from klondike_live.embedded import open_redis
 
 TEST_SECRET = b"klondike-live-test-secret-0123456789abcdef"
-
-# Test modules here that write `from conftest import DATA` get this module (pytest keeps
-# one module named `conftest`, the nearest), so it offers the root conftest's DATA too.
-DATA = Path(__file__).resolve().parent.parent / "data"
 POLL_SECONDS = 0.01
 
 WaitTarget = Awaitable[Any] | Callable[[], Any]

@@ -274,3 +274,14 @@ def test_undo_does_not_unsee_cards() -> None:
     b.play("12")
     b.pop()
     assert b.seen >> Card.parse("KD") & 1
+
+
+def test_position_key_ignores_the_pass_only_when_passes_are_unlimited() -> None:
+    """With unlimited passes, recycling back to the same layout gives the same key."""
+    for variant, same in (("draw=1 passes=unlimited", True), ("draw=1 passes=3", False)):
+        b = board({1: "KS"}, stock="QD KD", variant=variant)
+        before = b.key()
+        b.play("D")
+        b.play("D")
+        b.play("R")
+        assert (b.key() == before) is same

@@ -220,13 +220,18 @@ class Board:
         return sum(self._down)
 
     def key(self) -> PositionKey:
-        """A hashable value identifying the position (not the history) for search."""
+        """A hashable value identifying the position (not the history) for search.
+
+        The pass number is part of it only when passes are limited: with unlimited
+        passes, positions that differ only in how often the waste was recycled have the
+        same future, so they get the same key (and a search over keys terminates).
+        """
         return (
             tuple(self._piles),
             tuple(self._down),
             self._stock,
             self._waste,
-            self.pass_number,
+            0 if self.variant.passes == UNLIMITED else self.pass_number,
         )
 
     def is_won(self) -> bool:
