@@ -44,6 +44,11 @@ def channel(room: str) -> str:
     return f"{_tag(room)}:ev"
 
 
+def spectator_channel(room: str) -> str:
+    """Pub/sub channel of the room's spectator frames (only nodes with spectators listen)."""
+    return f"{_tag(room)}:spec"
+
+
 def connection(room: str, user: str) -> str:
     """String: id of the connection that currently speaks for `user` in the room."""
     return f"{_tag(room)}:conn:{user}"
@@ -82,4 +87,5 @@ def board_keys(room_id: str, gen: int, seat: int) -> list[str]:
         stream(room_id, gen, seat, "own"),
         stream(room_id, gen, seat, "spectator"),
         channel(room_id),
+        spectator_channel(room_id),
     ]

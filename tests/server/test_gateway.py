@@ -410,8 +410,8 @@ async def test_lagging_spectator_gets_snapshots_instead_of_a_backlog(
     room, (alice, bob), (carol,) = await started_race(node, "Alice", "Bob", spectators=("Carol",))
     slow = {s.connection for s in node.service.sessions if s.user == carol.user}
     full = {"now": True}
-    real = hub._buffered
-    monkeypatch.setattr(hub, "_buffered", lambda c: 10**9 if c in slow and full["now"] else real(c))
+    real = hub._lagging
+    monkeypatch.setattr(hub, "_lagging", lambda c: (c in slow and full["now"]) or real(c))
     try:
         before = len(carol.received)
         for token in WON.moves[:6]:

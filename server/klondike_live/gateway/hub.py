@@ -1,20 +1,25 @@
 """The node's hub: which local connections watch which room, and the bus subscriber.
 
-One subscriber task per process reads every room channel this node has viewers for and
-routes each message by its header:
+One subscriber task per process reads the channels of the rooms this node has viewers
+or writers for, and routes each message by its header:
 
-    L|frame   room-wide frame (room state, results): every local viewer of the room
-    O<s>|frame  board s, racer's own audience: the local connections of that racer
-    S<s>|frame  board s, spectator audience: the local spectators of the room
-    P|note    progress of one board, and its racer's knowledge when it grew (internal:
-              progress is coalesced and sent per tick; more knowledge may let
-              spectators see more)
-    X|note    a newer connection took over a racer (internal; older ones are closed)
+    room channel (`keys.channel`), subscribed for every local room:
+      L|frame       room-wide frame (room state, results): every local viewer of the room
+      O<s>|frame    board s, racer's own audience (only for server-side status changes;
+                    a writer delivers its racer's own frames itself)
+      P<node>|note  progress of one board, and its racer's knowledge when it grew
+                    (internal: progress is coalesced and sent per tick; more knowledge
+                    may let spectators see more). Notes from this node are skipped:
+                    the writer applied them already.
+      X|note        a newer connection took over a racer (internal; older ones close)
+    spectator channel (`keys.spectator_channel`), subscribed only while the node has
+    local spectators of the room:
+      S<s>|frame    board s, spectator audience
 
 Frames are forwarded as the bytes they arrived as, with `websockets.broadcast`, which
-never awaits a slow client. A spectator whose send buffer is over the limit is skipped
-and marked lagging; once its buffer drains it gets fresh snapshots instead of a backlog.
-Internal notes are never forwarded to clients.
+never awaits a slow client. A connection whose send buffer passed the server's write
+limit (asyncio pauses its writing) is skipped and marked lagging; once it drains it gets
+fresh snapshots instead of a backlog. Internal notes are never forwarded to clients.
 """
 
 from __future__ import annotations
@@ -39,7 +44,8 @@ from klondike_live.race.live_board import DONE, LiveBoard
 log = logging.getLogger(__name__)
 
 LAG_BYTES = 256 * 1024
-"""A connection with more than this waiting in its send buffer is lagging."""
+"""A connection with more than this waiting in its send buffer is lagging (the server
+passes it to websockets as the write limit, so asyncio pauses writing at that point)."""
 
 
 @dataclass(eq=False)
@@ -70,8 +76,36 @@ class LocalRoom:
     progress: dict[int, list[Any]] = field(default_factory=dict)
     progress_dirty: bool = False
     spectators_total: int = 0
-    subscribed: asyncio.Future[None] | None = None
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    # Audience lists, kept up to date on add/remove so fan-out never rebuilds them.
+    _spectators: list[Viewer] = field(default_factory=list)
+    _racers: dict[int, list[Viewer]] = field(default_factory=dict)
+
+    def add(self, viewer: Viewer) -> None:
+        self.viewers.add(viewer)
+        self._index()
+
+    def remove(self, viewer: Viewer) -> None:
+        self.viewers.discard(viewer)
+        self._index()
+
+    def reseat(self, viewer: Viewer, seat: int | None) -> None:
+        viewer.seat = seat
+        self._index()
+
+    def _index(self) -> None:
+        self._spectators = [v for v in self.viewers if v.role == "spectator"]
+        racers: dict[int, list[Viewer]] = {}
+        for viewer in self.viewers:
+            if viewer.role == "racer" and viewer.seat is not None:
+                racers.setdefault(viewer.seat, []).append(viewer)
+        self._racers = racers
+
+    def racers(self, seat: int) -> list[Viewer]:
+        return self._racers.get(seat, [])
+
+    def spectators(self) -> list[Viewer]:
+        return self._spectators
 
     def common_mask(self, exclude: int | None = None) -> int:
         """Cards every racer still playing knows (optionally leaving one seat out).
@@ -89,23 +123,20 @@ class LocalRoom:
             known &= mask
         return known if self.seats else 0
 
-    def racers(self, seat: int) -> list[Viewer]:
-        return [v for v in self.viewers if v.role == "racer" and v.seat == seat]
-
-    def spectators(self) -> list[Viewer]:
-        return [v for v in self.viewers if v.role == "spectator"]
-
 
 class Hub:
     """Local rooms, the bus subscriber and fan-out for one node."""
 
-    def __init__(self, redis: Redis, metrics: Metrics) -> None:
+    def __init__(self, redis: Redis, metrics: Metrics, node_id: str) -> None:
         self.redis = redis
         self.metrics = metrics
+        self.node_id = node_id
         self.rooms: dict[str, LocalRoom] = {}
         self._pubsub: PubSub = redis.pubsub(ignore_subscribe_messages=False)
         self._reader: asyncio.Task[None] | None = None
         self._channels: dict[str, str] = {}  # channel -> room id
+        self._confirmations: dict[str, asyncio.Future[None]] = {}
+        self._own_progress = b"P" + node_id.encode()
         # Set by the service: what to do with internal notes and lagging viewers.
         self.on_mask: Callable[[LocalRoom], Awaitable[None]] | None = None
         self.on_status: Callable[[LocalRoom, int, str], Awaitable[None]] | None = None
@@ -147,98 +178,117 @@ class Hub:
 
     # ------------------------------------------------------------ rooms
 
-    async def enter(self, room_id: str) -> LocalRoom:
-        """The local room, subscribed to its channel before this returns."""
+    async def enter(self, room_id: str, *, spectating: bool = False) -> LocalRoom:
+        """The local room, subscribed to its channel(s) before this returns."""
         room = self.rooms.get(room_id)
         if room is None:
             room = LocalRoom(room_id)
             self.rooms[room_id] = room
             self.metrics.rooms.set(len(self.rooms))
-        if room.subscribed is None:
-            channel = keys.channel(room_id)
-            room.subscribed = asyncio.get_running_loop().create_future()
-            self._channels[channel] = room_id
-            await self._pubsub.subscribe(channel)
-        await asyncio.wait_for(asyncio.shield(room.subscribed), timeout=10)
+        await self._subscribe(room_id, keys.channel(room_id))
+        if spectating:
+            await self._subscribe(room_id, keys.spectator_channel(room_id))
         return room
 
+    async def _subscribe(self, room_id: str, channel: str) -> None:
+        waiting = self._confirmations.get(channel)
+        if channel not in self._channels:
+            self._channels[channel] = room_id
+            waiting = asyncio.get_running_loop().create_future()
+            self._confirmations[channel] = waiting
+            await self._pubsub.subscribe(channel)
+        if waiting is not None:
+            await asyncio.wait_for(asyncio.shield(waiting), timeout=10)
+
+    async def _unsubscribe(self, channel: str) -> None:
+        if self._channels.pop(channel, None) is not None:
+            self._confirmations.pop(channel, None)
+            with contextlib.suppress(Exception):
+                await self._pubsub.unsubscribe(channel)
+
     async def leave(self, room: LocalRoom, viewer: Viewer) -> None:
-        """Forget `viewer`; drop the room (and its subscription) when nothing is left."""
-        room.viewers.discard(viewer)
+        """Forget `viewer`; drop subscriptions nobody here needs any more."""
+        room.remove(viewer)
+        if not room.spectators():
+            await self._unsubscribe(keys.spectator_channel(room.room_id))
         await self.release_if_idle(room)
 
     async def release_if_idle(self, room: LocalRoom) -> None:
-        """Drop the room and its subscription when no local viewer or writer is left."""
+        """Drop the room and its subscriptions when no local viewer or writer is left."""
         if not room.viewers and not room.writers and self.rooms.get(room.room_id) is room:
             self.rooms.pop(room.room_id, None)
             self.metrics.rooms.set(len(self.rooms))
-            channel = keys.channel(room.room_id)
-            self._channels.pop(channel, None)
-            with contextlib.suppress(Exception):
-                await self._pubsub.unsubscribe(channel)
+            await self._unsubscribe(keys.channel(room.room_id))
+            await self._unsubscribe(keys.spectator_channel(room.room_id))
 
     # ------------------------------------------------------------ bus
 
     async def _read(self) -> None:
         while True:
             try:
-                message = await self._pubsub.get_message(timeout=1.0)
+                async for message in self._pubsub.listen():
+                    await self._dispatch(message)
             except asyncio.CancelledError:
                 raise
             except Exception:
                 log.exception("bus read failed; retrying")
                 await asyncio.sleep(0.5)
-                continue
-            if message is None:
-                continue
-            kind = message["type"]
-            channel = message["channel"]
-            channel = channel.decode() if isinstance(channel, bytes) else channel
-            room_id = self._channels.get(channel)
-            if room_id is None:
-                continue
-            room = self.rooms.get(room_id)
-            if room is None:
-                continue
-            if kind == "subscribe":
-                if room.subscribed is not None and not room.subscribed.done():
-                    room.subscribed.set_result(None)
-            elif kind == "message":
-                try:
-                    await self._route(room, message["data"])
-                except asyncio.CancelledError:
-                    raise
-                except Exception:
-                    log.exception("routing a bus message of room %s failed", room_id)
+
+    async def _dispatch(self, message: dict[str, Any]) -> None:
+        channel = message["channel"]
+        channel = channel.decode() if isinstance(channel, bytes) else channel
+        kind = message["type"]
+        if kind == "subscribe":
+            waiting = self._confirmations.pop(channel, None)
+            if waiting is not None and not waiting.done():
+                waiting.set_result(None)
+            return
+        if kind != "message":
+            return
+        room_id = self._channels.get(channel)
+        room = self.rooms.get(room_id) if room_id is not None else None
+        if room is None:
+            return
+        try:
+            await self._route(room, message["data"])
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("routing a bus message of room %s failed", room.room_id)
 
     async def _route(self, room: LocalRoom, data: bytes) -> None:
-        split = data.index(b"|", 0, 8)
+        split = data.index(b"|", 0, 48)
         head, frame = data[:split], data[split + 1 :]
         kind = head[:1]
-        if kind == b"O":
-            self.send(room.racers(int(head[1:])), frame)
-        elif kind == b"S":
+        if kind == b"S":
             self.send(room.spectators(), frame)
+        elif kind == b"P":
+            if head != self._own_progress:
+                await self.note_progress(room, frame)
         elif kind == b"L":
             self.send(list(room.viewers), frame)
             if self.on_room_frame is not None:
                 await self.on_room_frame(room, frame)
-        elif kind == b"P":
-            seat, found, down, moves, status, seen = msgpack.unpackb(frame)
-            room.progress[seat] = [seat, found, down, moves, status]
-            room.progress_dirty = True
-            if room.statuses.get(seat) != status:
-                room.statuses[seat] = status
-                if self.on_status is not None:
-                    await self.on_status(room, seat, status)
-            if seen is not None:
-                room.masks[seat] = int(seen)
-                if self.on_mask is not None:
-                    await self.on_mask(room)
+        elif kind == b"O":
+            self.send(room.racers(int(head[1:])), frame)
         elif kind == b"X":
             user, conn_id = msgpack.unpackb(frame)
             if self.on_takeover is not None:
                 self.on_takeover(room, user, conn_id)
+
+    async def note_progress(self, room: LocalRoom, note: bytes) -> None:
+        """Apply a progress note: from the bus, or from this node's own write."""
+        seat, found, down, moves, status, seen = msgpack.unpackb(note)
+        room.progress[seat] = [seat, found, down, moves, status]
+        room.progress_dirty = True
+        if room.statuses.get(seat) != status:
+            room.statuses[seat] = status
+            if self.on_status is not None:
+                await self.on_status(room, seat, status)
+        if seen is not None:
+            room.masks[seat] = int(seen)
+            if self.on_mask is not None:
+                await self.on_mask(room)
 
     # ------------------------------------------------------------ fan-out
 
@@ -250,7 +300,7 @@ class Hub:
                 viewer.catching_up.append(frame)
             elif viewer.lagging:
                 continue
-            elif _buffered(viewer.connection) > LAG_BYTES:
+            elif _lagging(viewer.connection):
                 viewer.lagging = True
                 self._start_resync(viewer)
             else:
@@ -266,7 +316,7 @@ class Hub:
         callback = self.on_resync
 
         async def resync() -> None:
-            while _buffered(viewer.connection) > LAG_BYTES // 4:
+            while _lagging(viewer.connection):
                 if viewer.connection.state is not websockets.State.OPEN:
                     return
                 await asyncio.sleep(0.05)
@@ -276,6 +326,7 @@ class Hub:
         self.spawn(resync(), f"resync-{viewer.conn_id}")
 
 
-def _buffered(connection: ServerConnection) -> int:
-    transport = connection.transport
-    return 0 if transport is None else int(transport.get_write_buffer_size())
+def _lagging(connection: ServerConnection) -> bool:
+    """asyncio paused writing to this connection: its buffer passed the write limit
+    (and it resumes only once drained to a quarter of it)."""
+    return bool(connection.paused)

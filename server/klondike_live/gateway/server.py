@@ -23,7 +23,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from klondike_live.config import Settings
 from klondike_live.embedded import EmbeddedValkey, open_redis, probe_redis_forever
 from klondike_live.gateway.http import WEBSOCKET_PATH, HttpRoutes
-from klondike_live.gateway.hub import Hub
+from klondike_live.gateway.hub import LAG_BYTES, Hub
 from klondike_live.gateway.service import RaceService
 from klondike_live.gateway.session import Session
 from klondike_live.metrics import Metrics
@@ -76,9 +76,9 @@ async def running(
         redis = await open_redis(url)
         stack.push_async_callback(redis.aclose)
         metrics = Metrics()
-        store = Store(redis, stream_maxlen=settings.stream_maxlen)
+        store = Store(redis, stream_maxlen=settings.stream_maxlen, node_id=settings.node_id)
         store.latency_observer = metrics.redis_latency.observe
-        hub = Hub(redis, metrics)
+        hub = Hub(redis, metrics, settings.node_id)
         await hub.start()
         stack.push_async_callback(hub.stop)
         service = RaceService(settings, store, hub, metrics, seed_source=seed_source)
@@ -100,6 +100,7 @@ async def running(
             settings.port,
             process_request=HttpRoutes(store, metrics, settings.node_id),
             max_size=settings.max_frame_bytes,
+            write_limit=LAG_BYTES,
             compression=None,
             max_queue=16,
             ping_interval=20,

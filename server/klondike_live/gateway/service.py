@@ -259,18 +259,18 @@ class RaceService:
         seat = state.seat_of(session.user)
         if request.role == "spectator" and seat is not None and state.state != FINISHED:
             raise RequestError(ErrorCode.OWN_RACE, "a racer cannot watch their own race")
-        local = await self.hub.enter(request.room)
+        local = await self.hub.enter(request.room, spectating=request.role == "spectator")
         viewer = Viewer(
             session.connection, session.conn_id, session.user, request.role, seat, catching_up=[]
         )
-        local.viewers.add(viewer)
+        local.add(viewer)
         session.rooms[request.room] = viewer
         try:
             if request.role == "racer":
                 _, state = await self._transition(
                     request.room, lambda s, _now: s.join(session.user, session.name)
                 )
-                viewer.seat = state.seat_of(session.user)
+                local.reseat(viewer, state.seat_of(session.user))
                 await self.store.claim_connection(request.room, session.user, session.conn_id)
             await self._catch_up(session, local, viewer, state, request.since)
         except BaseException:
@@ -530,7 +530,7 @@ class RaceService:
                 )
                 if result.status == "ok":
                     writer.commit(event)
-                    local.masks[seat] = writer.board.seen
+                    await self.hub.note_progress(local, event.progress)
                     if event.own_frame is not None:
                         # This node holds the racer's connection: deliver directly. The
                         # frame carries the move id, acknowledging the move.
@@ -592,6 +592,7 @@ class RaceService:
                 )
                 if result.status == "ok":
                     writer.commit(event)
+                    await self.hub.note_progress(local, event.progress)
                 else:
                     local.writers.pop(seat, None)
 
@@ -709,25 +710,33 @@ class RaceService:
                             state.id, state.gen, seat, "", "", event, seq
                         )
                         local.writers.pop(seat, None)
+                        if result.status == "ok":
+                            await self.hub.note_progress(local, event.progress)
                         if result.status != "stale":
                             break
         finally:
             await self.hub.release_if_idle(local)
 
-    async def tick(self) -> None:
-        """Per tick: due timers, spectator counts, coalesced progress."""
+    async def tick(self, *, count_watchers: bool = True) -> None:
+        """Per tick: due timers and coalesced progress; spectator counts when asked."""
         now = self.now_ms()
         for room_id, kind, arg in await self.store.take_due_timers(now):
             self.hub.spawn(self.run_timer(room_id, kind, arg), f"timer-{kind}-{room_id}")
-        for local in list(self.hub.rooms.values()):
-            watching = len(local.spectators())
-            if watching or local.spectators_total:
-                total = await self.store.report_watchers(
-                    local.room_id, self.settings.node_id, watching, now
-                )
-                if total != local.spectators_total:
-                    local.spectators_total = total
-                    local.progress_dirty = True
+        rooms = list(self.hub.rooms.values())
+        if count_watchers:
+            counts = {
+                local.room_id: len(local.spectators())
+                for local in rooms
+                if local.spectators() or local.spectators_total
+            }
+            if counts:
+                totals = await self.store.report_watchers(self.settings.node_id, counts, now)
+                for local in rooms:
+                    total = totals.get(local.room_id, local.spectators_total)
+                    if total != local.spectators_total:
+                        local.spectators_total = total
+                        local.progress_dirty = True
+        for local in rooms:
             if local.progress_dirty and local.progress:
                 local.progress_dirty = False
                 self.hub.send(list(local.viewers), self._progress_frame(local))
@@ -735,13 +744,15 @@ class RaceService:
     async def run_ticks(self) -> None:
         """The node's tick loop (runs until cancelled)."""
         counter = 0
+        per_second = max(1, round(1 / self.settings.tick_seconds))
         while True:
             await asyncio.sleep(self.settings.tick_seconds)
             try:
-                if counter % 50 == 0:
+                if counter % (60 * per_second) == 0:
                     await self.sync_clock()
+                # Spectator counts change slowly: report and read them once a second.
+                await self.tick(count_watchers=counter % per_second == 0)
                 counter += 1
-                await self.tick()
             except asyncio.CancelledError:
                 raise
             except Exception:

@@ -40,18 +40,18 @@ return tonumber(rev) + 1
 """
 
 BOARD_EVENT: Final = """
--- KEYS: 1 board hash, 2 moves list, 3 own stream, 4 spectator stream, 5 channel,
---       6 connection key of the racer
+-- KEYS: 1 board hash, 2 moves list, 3 own stream, 4 spectator stream, 5 room channel,
+--       6 spectator channel, 7 connection key of the racer
 -- ARGV: 1 expected seq, 2 connection id ('' for server-side ops), 3 op,
 --       4 stream maxlen, 5 own offset ('' for none), 6 own routing header ('' when the
 --       writer delivers the own frame itself), 7 own frame,
 --       8 spectator offset, 9 spectator routing header, 10 spectator frame,
---       11 progress note, 12 token count, tokens...,
+--       11 progress note (with its routing header), 12 token count, tokens...,
 --       then field/value pairs to set on the board hash
 local seq = redis.call('HGET', KEYS[1], 'seq')
 if not seq then return {'missing'} end
 if seq ~= ARGV[1] then return {'stale', seq} end
-if ARGV[2] ~= '' and redis.call('GET', KEYS[6]) ~= ARGV[2] then return {'replaced'} end
+if ARGV[2] ~= '' and redis.call('GET', KEYS[7]) ~= ARGV[2] then return {'replaced'} end
 local op = ARGV[3]
 local status = redis.call('HGET', KEYS[1], 'status')
 if op ~= 'refresh' and status ~= 'playing' then return {'done', status} end
@@ -82,7 +82,7 @@ if ARGV[5] ~= '' then
 end
 if ARGV[8] ~= '' then
   redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[4], ARGV[8] .. '-0', 'f', ARGV[10])
-  redis.call('PUBLISH', KEYS[5], ARGV[9] .. ARGV[10])
+  redis.call('PUBLISH', KEYS[6], ARGV[9] .. ARGV[10])
 end
 redis.call('PUBLISH', KEYS[5], ARGV[11])
 return {'ok', tostring(now)}

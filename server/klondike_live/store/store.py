@@ -127,9 +127,10 @@ def _decode(value: bytes | str) -> str:
 class Store:
     """Async access to the shared state; one per process, sharing a connection pool."""
 
-    def __init__(self, redis: Redis, *, stream_maxlen: int = 1000) -> None:
+    def __init__(self, redis: Redis, *, stream_maxlen: int = 1000, node_id: str = "") -> None:
         self.redis = redis
         self.stream_maxlen = stream_maxlen
+        self.progress_header = b"P" + node_id.encode() + b"|"
         self._room_cas: AsyncScript = redis.register_script(scripts.ROOM_CAS)
         self._board_event: AsyncScript = redis.register_script(scripts.BOARD_EVENT)
         self._board_events = ScriptBatcher(redis, self._board_event)
@@ -288,7 +289,7 @@ class Store:
             event.spec_offset if event.spec_frame is not None else "",
             f"S{seat}|".encode(),
             event.spec_frame or b"",
-            b"P|" + event.progress,
+            self.progress_header + event.progress,
             len(event.tokens),
             *event.tokens,
         ]
@@ -369,19 +370,26 @@ class Store:
 
     # ------------------------------------------------------------ spectators and results
 
-    async def report_watchers(self, room_id: str, node: str, count: int, now_ms: int) -> int:
-        """Record this node's spectator count; return the room's total over live nodes."""
-        key = keys.watchers(room_id)
+    async def report_watchers(
+        self, node: str, counts: dict[str, int], now_ms: int
+    ) -> dict[str, int]:
+        """Record this node's spectator count per room (one round trip for all rooms);
+        return each room's total over the nodes that reported in the last 10 s."""
+        rooms = list(counts)
         async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.hset(key, node, f"{count}:{now_ms}")
-            pipe.hgetall(key)
-            _, values = await self._timed(pipe.execute())
-        total = 0
-        for value in values.values():
-            number, _, stamp = _decode(value).partition(":")
-            if now_ms - int(stamp) < 10_000:
-                total += int(number)
-        return total
+            for room_id in rooms:
+                pipe.hset(keys.watchers(room_id), node, f"{counts[room_id]}:{now_ms}")
+                pipe.hgetall(keys.watchers(room_id))
+            replies: list[Any] = await self._timed(pipe.execute())
+        totals = {}
+        for index, room_id in enumerate(rooms):
+            total = 0
+            for value in replies[2 * index + 1].values():
+                number, _, stamp = _decode(value).partition(":")
+                if now_ms - int(stamp) < 10_000:
+                    total += int(number)
+            totals[room_id] = total
+        return totals
 
     async def load_results(self, room_id: str, gen: int) -> bytes | None:
         data = await self._timed(self.redis.hget(keys.results(room_id, gen), "data"))
