@@ -16,6 +16,7 @@ from klondike_live.engine import (
     view_of,
 )
 from klondike_live.engine.moves import DRAW, F2T, RECYCLE, T2F, T2T, W2F, W2T
+from klondike_live.engine.view import racer_view
 
 UNIVERSE = [Move(DRAW), Move(RECYCLE), Move(W2F)]
 UNIVERSE += [Move(W2T, 0, d) for d in range(7)] + [Move(T2F, s) for s in range(7)]
@@ -176,3 +177,13 @@ def test_views_never_show_unknown_cards_and_diffs_apply(
                 assert all(known >> c & 1 for c in change.cards())
                 assert change.apply(old) == view  # type: ignore[arg-type]
             previous[who] = view
+
+
+@settings(max_examples=100, deadline=None)
+@given(games)
+def test_racer_view_is_the_view_under_the_racers_knowledge(
+    game: tuple[str, Variant, list[int]],
+) -> None:
+    """The racer's fast view equals the general view under `Board.seen`, every move."""
+    for board in play_out(*game):
+        assert racer_view(board) == view_of(board, board.seen)

@@ -171,6 +171,25 @@ def view_of(board: Board, known: int) -> View:
     )
 
 
+def racer_view(board: Board) -> View:
+    """`view_of(board, board.seen)`, computed without the mask: the racer knows exactly
+    the cards that are or were face up, which are every card not lying face down."""
+    tableau = tuple(
+        pile if not down else (UNKNOWN,) * down + pile[down:]
+        for pile, down in zip(board.tableau, board.face_down, strict=True)
+    )
+    return View(
+        variant=board.variant,
+        tableau=tableau,
+        face_down=board.face_down,
+        stock=board.stock_count,
+        waste=board.waste,
+        foundations=board.foundations,
+        foundation_hidden=0,
+        pass_number=board.pass_number,
+    )
+
+
 def _common_prefix(a: tuple[int, ...], b: tuple[int, ...]) -> int:
     n = min(len(a), len(b))
     k = 0

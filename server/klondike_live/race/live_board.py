@@ -25,6 +25,7 @@ import msgpack
 
 from klondike_live.engine import Board, IllegalMoveError, Move, diff, view_of
 from klondike_live.engine.moves import T2F
+from klondike_live.engine.view import racer_view
 from klondike_live.protocol import outgoing
 from klondike_live.protocol.outgoing import BoardHeader
 
@@ -113,7 +114,7 @@ class LiveBoard:
         self.last_move_id = last_move_id
         self.status = status
         self.published_seen = board.seen
-        self.own_view = view_of(board, board.seen)
+        self.own_view = racer_view(board)
         self.spec_view = view_of(board, self.spec_mask)
 
     # ------------------------------------------------------------ snapshots
@@ -206,7 +207,7 @@ class LiveBoard:
         moves = len(board.moves)
         own_frame = None
         if own:
-            new_own = view_of(board, board.seen)
+            new_own = racer_view(board)
             self.own_offset += 1
             header = BoardHeader(self.room, self.seat, "own", self.epoch, self.own_offset)
             own_frame = outgoing.diff(

@@ -47,7 +47,7 @@ BOARD_EVENT: Final = """
 --       writer delivers the own frame itself), 7 own frame,
 --       8 spectator offset, 9 spectator routing header, 10 spectator frame,
 --       11 progress note (with its routing header), 12 token count, tokens...,
---       then field/value pairs to set on the board hash
+--       then one msgpack array of field/value pairs to set on the board hash
 local seq = redis.call('HGET', KEYS[1], 'seq')
 if not seq then return {'missing'} end
 if seq ~= ARGV[1] then return {'stale', seq} end
@@ -67,9 +67,8 @@ local old_found = redis.call('HGET', KEYS[1], 'found')
 if op == 'undo' then redis.call('RPOP', KEYS[2]) end
 local ntok = tonumber(ARGV[12])
 for i = 1, ntok do redis.call('RPUSH', KEYS[2], ARGV[12 + i]) end
-local args = {}
-for i = 13 + ntok, #ARGV do args[#args + 1] = ARGV[i] end
-if #args > 0 then redis.call('HSET', KEYS[1], unpack(args)) end
+local fields = cmsgpack.unpack(ARGV[13 + ntok])
+if #fields > 0 then redis.call('HSET', KEYS[1], unpack(fields)) end
 local elapsed = now - start_at
 if redis.call('HGET', KEYS[1], 'found') ~= old_found then
   redis.call('HSET', KEYS[1], 'found_ms', elapsed)

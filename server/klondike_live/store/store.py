@@ -292,9 +292,8 @@ class Store:
             self.progress_header + event.progress,
             len(event.tokens),
             *event.tokens,
+            msgpack.packb([x for pair in event.fields.items() for x in pair]),
         ]
-        for name, value in event.fields.items():
-            args += [name, value]
         reply = await self._timed(
             self._board_events.call(
                 [*keys.board_keys(room_id, gen, seat), keys.connection(room_id, user)], args
