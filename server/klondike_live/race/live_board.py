@@ -221,7 +221,10 @@ class LiveBoard:
             )
             self.own_view = new_own
         known = self.spectator_knowledge(others)
-        new_spec = view_of(board, known)
+        if known == board.seen:  # spectators know what the racer knows (solo, or caught up)
+            new_spec = self.own_view if own else racer_view(board)
+        else:
+            new_spec = view_of(board, known)
         self.spec_offset += 1
         header = BoardHeader(self.room, self.seat, "spectator", self.epoch, self.spec_offset)
         spec_frame = outgoing.diff(
