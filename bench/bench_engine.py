@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable
 
 from klondike_live.engine import Board, Deal, Move, Variant, diff, view_of
+from klondike_live.engine.view import racer_view
 
 VARIANTS = (Variant(), Variant(draw=3), Variant(draw=1, passes=0))
 
@@ -98,6 +99,10 @@ def main() -> int:
     def only(call: Callable[[], object]) -> Case:
         return call, None
 
+    # A spectator's knowledge: what this board's racer and a rival racer both saw.
+    spectator_masks = [
+        b.seen & Board.from_seed(str(rng.getrandbits(64))).seen for b, _ in positions
+    ]
     # Views before and after each move, for the diff benchmark.
     view_pairs = []
     for board, move in positions:
@@ -119,8 +124,12 @@ def main() -> int:
         "legal_moves()": [only(b.legal_moves) for b, _ in positions],
         "Deal.from_seed (kd1)": [only(lambda s=s: Deal.from_seed(s)) for s in seeds],
         "diff(old view, new view)": [only(lambda o=o, n=n: diff(o, n)) for _, o, n in view_pairs],
-        "view_of + diff (racer)": [
-            only(lambda b=b, o=o: diff(o, view_of(b, b.seen))) for b, o, _ in view_pairs
+        "racer_view + diff": [
+            only(lambda b=b, o=o: diff(o, racer_view(b))) for b, o, _ in view_pairs
+        ],
+        "view_of(mask) + diff (spectator)": [
+            only(lambda b=b, o=o, k=k: diff(o, view_of(b, k)))
+            for (b, o, _), k in zip(view_pairs, spectator_masks, strict=True)
         ],
     }
     results: dict[str, tuple[float, float]] = {}

@@ -152,7 +152,7 @@ async def measure_node(
 ) -> tuple[Result, int]:
     racer = await Racer.solo(node_a.ws_url)
     spectators, tasks = await open_spectators(node_b.ws_url, racer.room, count, stamps=True)
-    tap = BusTap(url, keys.channel(racer.room), b"S0|")
+    tap = BusTap(url, keys.spectator_channel(racer.room), b"S0|")
     await tap.start()
     acks: list[float] = []
     try:
