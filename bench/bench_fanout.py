@@ -44,6 +44,7 @@ from serverbench import (
     SpectatorPool,
     code_version,
     metric,
+    run_bench,
     send_command,
     table,
 )
@@ -290,16 +291,7 @@ def main() -> int:
         help="directory: py-spy node B while measuring, print a summary to stderr",
     )
     args = parser.parse_args()
-    with Harness() as harness:
-        try:
-            return asyncio.run(bench(args, harness))
-        except RuntimeError as exc:
-            print(f"FAILED: {exc}", file=sys.stderr)
-            for name in ("node-a", "node-b"):
-                errors = harness.log_errors(name)
-                if errors:
-                    print(f"{name} log:\n{errors}", file=sys.stderr)
-            return 1
+    return run_bench(lambda harness: bench(args, harness), ("node-a", "node-b"))
 
 
 if __name__ == "__main__":

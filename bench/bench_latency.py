@@ -41,6 +41,7 @@ from serverbench import (
     open_spectators,
     percentile,
     raw_connect,
+    run_bench,
     send_command,
     table,
     unpack,
@@ -295,16 +296,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3, help="node/relay rounds per N")
     parser.add_argument("--interval", type=float, default=0.02, help="seconds between moves")
     args = parser.parse_args()
-    with Harness() as harness:
-        try:
-            return asyncio.run(bench(args, harness))
-        except RuntimeError as exc:
-            print(f"FAILED: {exc}", file=sys.stderr)
-            for name in ("node-a", "node-b"):
-                errors = harness.log_errors(name)
-                if errors:
-                    print(f"{name} log:\n{errors}", file=sys.stderr)
-            return 1
+    return run_bench(lambda harness: bench(args, harness), ("node-a", "node-b"))
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ from serverbench import (
     close_all,
     code_version,
     open_spectators,
+    run_bench,
     send_command,
     table,
 )
@@ -167,13 +168,7 @@ def main() -> int:
     if args.serve_traced:
         serve_traced(*args.serve_traced)
         return 0
-    with Harness() as harness:
-        try:
-            return asyncio.run(bench(args, harness))
-        except RuntimeError as exc:
-            print(f"FAILED: {exc}", file=sys.stderr)
-            print(harness.log_errors("node"), file=sys.stderr)
-            return 1
+    return run_bench(lambda harness: bench(args, harness), ("node",))
 
 
 if __name__ == "__main__":

@@ -28,7 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -279,6 +279,21 @@ class Harness:
         if start < 0:
             return ""
         return text[text.rfind("\n", 0, start) + 1 :][:chars]
+
+
+def run_bench(bench: Callable[[Harness], Coroutine[Any, Any, int]], nodes: Sequence[str]) -> int:
+    """Run `bench` with a fresh harness; on a failed check print why, with the error
+    lines of the named nodes' logs, and return 1."""
+    with Harness() as harness:
+        try:
+            return asyncio.run(bench(harness))
+        except RuntimeError as exc:
+            print(f"FAILED: {exc}", file=sys.stderr)
+            for name in nodes:
+                errors = harness.log_errors(name)
+                if errors:
+                    print(f"{name} log:\n{errors}", file=sys.stderr)
+            return 1
 
 
 def _interrupt(signum: int, frame: object) -> None:

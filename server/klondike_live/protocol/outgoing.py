@@ -109,6 +109,19 @@ class BoardHeader:
     offset: int
 
 
+def _board_frame(kind: str, header: BoardHeader, moves: int, status: str) -> dict[str, Any]:
+    return {
+        "t": kind,
+        "room": header.room,
+        "seat": header.seat,
+        "audience": header.audience,
+        "epoch": header.epoch,
+        "off": header.offset,
+        "moves": moves,
+        "status": status,
+    }
+
+
 def board(
     header: BoardHeader,
     view: View,
@@ -120,17 +133,8 @@ def board(
 ) -> bytes:
     """A full snapshot of one board for one audience (`last_id`: the racer's last
     applied move id, sent to the racer only)."""
-    data: dict[str, Any] = {
-        "t": "board",
-        "room": header.room,
-        "seat": header.seat,
-        "audience": header.audience,
-        "epoch": header.epoch,
-        "off": header.offset,
-        "view": view_wire(view),
-        "moves": moves,
-        "status": status,
-    }
+    data = _board_frame("board", header, moves, status)
+    data["view"] = view_wire(view)
     if score is not None:
         data["score"] = score
     if last_id is not None:
@@ -153,17 +157,8 @@ def diff(
     In the racer's own stream, the event of an applied move (or undo) carries the
     client's move id: it is that move's acknowledgement.
     """
-    data: dict[str, Any] = {
-        "t": "diff",
-        "room": header.room,
-        "seat": header.seat,
-        "audience": header.audience,
-        "epoch": header.epoch,
-        "off": header.offset,
-        "d": diff_wire(change),
-        "moves": moves,
-        "status": status,
-    }
+    data = _board_frame("diff", header, moves, status)
+    data["d"] = diff_wire(change)
     if move is not None:
         data["m"] = move
     if score is not None:
