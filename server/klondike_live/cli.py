@@ -15,7 +15,6 @@ never print a traceback.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -201,8 +200,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _plugins() -> list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]]:
     """Subcommands that live beside their subsystem."""
-    if importlib.util.find_spec("klondike_live.solver.cli") is None:
-        return []
     from klondike_live.solver.cli import add_parser as add_solve
 
     return [add_solve]

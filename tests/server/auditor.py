@@ -27,7 +27,7 @@ from klondike_live.engine import CARDS, Board, Card, Deal, GameRecord, Move, Var
 
 ALL = (1 << 52) - 1
 CARD_TOKEN = re.compile(r"\b(?:10|[A2-9TJQK])[CDHS]\b")
-DONE = {"won", "resigned", "timeout", "abandoned"}
+DONE = {"won", "resigned", "timeout"}
 
 
 @dataclass(frozen=True)

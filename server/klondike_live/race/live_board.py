@@ -33,8 +33,7 @@ PLAYING = "playing"
 WON = "won"
 RESIGNED = "resigned"
 TIMEOUT = "timeout"
-ABANDONED = "abandoned"
-DONE = (WON, RESIGNED, TIMEOUT, ABANDONED)
+DONE = (WON, RESIGNED, TIMEOUT)
 
 
 @dataclass(slots=True)
