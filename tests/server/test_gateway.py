@@ -50,7 +50,10 @@ async def test_reconnect_resumes_with_no_lost_or_repeated_event(node: Node) -> N
         carol_offsets = [
             m["off"] for m in carol.received if m["t"] in ("board", "diff") and m["seat"] == 0
         ]
-        assert carol_offsets == list(range(21)), "the spectator saw each event once, in order"
+        # 21 move events of seat 0, plus any refresh when Bob's moves let spectators see
+        # more of Alice's board: each offset once, in order.
+        assert len(carol_offsets) >= 21
+        assert carol_offsets == list(range(len(carol_offsets))), "each event once, in order"
         await again.close()
     finally:
         await close_all([bob, carol])
