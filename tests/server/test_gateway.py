@@ -288,10 +288,13 @@ async def test_time_limit_ends_the_race(
         await alice.expect(lambda m: m["t"] == "room" and all(s and s["ready"] for s in m["seats"]))
         await alice.start(room)
         await alice.expect(lambda m: m["t"] == "board")
-        await alice.move(room, WON.moves[0])
+        first_to_foundation = next(i for i, t in enumerate(WON.moves) if t.endswith("F"))
+        for token in WON.moves[: first_to_foundation + 1]:
+            await alice.move(room, token)
         results = await alice.expect(lambda m: m["t"] == "results", timeout=10)
         assert {row["status"] for row in results["ranking"]} == {"timeout"}
-        assert results["ranking"][0]["name"] == "Alice", "more foundation cards"
+        ranks = [(row["name"], row["rank"], row["found"]) for row in results["ranking"]]
+        assert ranks == [("Alice", 1, 1), ("Bob", 2, 0)], "more foundation cards ranks first"
         await close_all([alice, bob])
 
 
