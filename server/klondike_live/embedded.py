@@ -277,12 +277,12 @@ class EmbeddedValkey:
 
 
 async def open_redis(
-    url: str, *, socket_timeout: float = SOCKET_TIMEOUT_SECONDS
+    url: str, *, socket_timeout: float | None = SOCKET_TIMEOUT_SECONDS
 ) -> redis.asyncio.Redis:
     """A connected client for `url` (bytes in and out), checked with a PING.
 
-    Reads time out after `socket_timeout` seconds, so blocking commands must block
-    for less. Connection errors are retried with backoff. Raises redis's
+    Reads time out after `socket_timeout` seconds (None: never), so blocking commands
+    must block for less. Connection errors are retried with backoff. Raises redis's
     `ConnectionError` naming the URL without its password if the server is unreachable.
     """
     # A blocking pool: under a burst, commands wait for a free connection (a few dozen

@@ -78,7 +78,12 @@ async def running(
         metrics = Metrics()
         store = Store(redis, stream_maxlen=settings.stream_maxlen, node_id=settings.node_id)
         store.latency_observer = metrics.redis_latency.observe
-        hub = Hub(redis, metrics, settings.node_id)
+        # The bus subscriber waits for messages as long as it takes: no read timeout
+        # (which would arm a timer per message); TCP keepalive and health checks
+        # still notice a dead connection.
+        bus = await open_redis(url, socket_timeout=None)
+        stack.push_async_callback(bus.aclose)
+        hub = Hub(bus, metrics, settings.node_id)
         await hub.start()
         stack.push_async_callback(hub.stop)
         service = RaceService(settings, store, hub, metrics, seed_source=seed_source)

@@ -10,8 +10,7 @@ Card identities only enter a frame through `view_wire` and `diff_wire`, which ta
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgpack
 
@@ -98,8 +97,7 @@ def created(rid: int, room: str) -> bytes:
     return pack({"t": "created", "rid": rid, "room": room})
 
 
-@dataclass(frozen=True, slots=True)
-class BoardHeader:
+class BoardHeader(NamedTuple):
     """Which board and which point of its stream a `board` or `diff` frame belongs to."""
 
     room: str

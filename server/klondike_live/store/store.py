@@ -54,7 +54,8 @@ class ScriptBatcher:
         self._queue.append((keys, args, future))
         if self._runner is None or self._runner.done():
             self._runner = asyncio.create_task(self._run(), name="script-batcher")
-        return await asyncio.shield(future)
+        # A caller that stops waiting cancels only its future: the call stays queued.
+        return await future
 
     async def _send(
         self, batch: list[tuple[list[str], list[Any], asyncio.Future[Any]]]
