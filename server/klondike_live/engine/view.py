@@ -46,6 +46,8 @@ UNKNOWN: Final = -1
 ALL_CARDS: Final = (1 << 52) - 1
 """The knowledge mask of a viewer that may know everything."""
 
+_BACKS: Final = tuple((UNKNOWN,) * n for n in range(20))
+
 WASTE: Final = 7
 """Pile index of the waste in a `ViewDiff`; tableau piles are 0..6."""
 
@@ -174,14 +176,18 @@ def view_of(board: Board, known: int) -> View:
 def racer_view(board: Board) -> View:
     """`view_of(board, board.seen)`, computed without the mask: the racer knows exactly
     the cards that are or were face up, which are every card not lying face down."""
+    # Reads the board's piles directly: this runs for every move the server applies.
+    face_down = tuple(board._down)
     tableau = tuple(
-        pile if not down else (UNKNOWN,) * down + pile[down:]
-        for pile, down in zip(board.tableau, board.face_down, strict=True)
+        [
+            pile if not down else _BACKS[down] + pile[down:]
+            for pile, down in zip(board._piles, face_down, strict=True)
+        ]
     )
     return View(
         variant=board.variant,
         tableau=tableau,
-        face_down=board.face_down,
+        face_down=face_down,
         stock=board.stock_count,
         waste=board.waste,
         foundations=board.foundations,

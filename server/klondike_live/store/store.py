@@ -13,6 +13,7 @@ Key names come from `keys.py`; nothing here decides game rules.
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -33,6 +34,13 @@ T = TypeVar("T")
 CAS_ATTEMPTS = 20
 
 
+@functools.lru_cache(maxsize=4096)
+def _event_keys(room_id: str, gen: int, seat: int, user: str) -> tuple[bytes, ...]:
+    """The board script's keys, encoded once per board (not on every move)."""
+    names = [*keys.board_keys(room_id, gen, seat), keys.connection(room_id, user)]
+    return tuple(name.encode() for name in names)
+
+
 class ScriptBatcher:
     """Runs concurrent calls of one script as pipelines: one round trip per batch.
 
@@ -46,10 +54,10 @@ class ScriptBatcher:
         self.redis = redis
         self.script = script
         self.max_batch = max_batch
-        self._queue: list[tuple[list[str], list[Any], asyncio.Future[Any]]] = []
+        self._queue: list[tuple[Sequence[str | bytes], list[Any], asyncio.Future[Any]]] = []
         self._runner: asyncio.Task[None] | None = None
 
-    async def call(self, keys: list[str], args: list[Any]) -> Any:
+    async def call(self, keys: Sequence[str | bytes], args: list[Any]) -> Any:
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._queue.append((keys, args, future))
         if self._runner is None or self._runner.done():
@@ -58,7 +66,7 @@ class ScriptBatcher:
         return await future
 
     async def _send(
-        self, batch: list[tuple[list[str], list[Any], asyncio.Future[Any]]]
+        self, batch: list[tuple[Sequence[str | bytes], list[Any], asyncio.Future[Any]]]
     ) -> list[Any]:
         # EVALSHA directly: a Script object in a pipeline asks SCRIPT EXISTS first, an
         # extra round trip per batch. Calls refused with NOSCRIPT (the server lost its
@@ -296,9 +304,7 @@ class Store:
             msgpack.packb([x for pair in event.fields.items() for x in pair]),
         ]
         reply = await self._timed(
-            self._board_events.call(
-                [*keys.board_keys(room_id, gen, seat), keys.connection(room_id, user)], args
-            )
+            self._board_events.call(_event_keys(room_id, gen, seat, user), args)
         )
         status = _decode(reply[0])
         detail = _decode(reply[1]) if len(reply) > 1 else ""
