@@ -44,6 +44,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.retry import Retry
 
 from klondike_live.config import redact_url
+from klondike_live.tasks import cancel_requested
 
 __all__ = [
     "SOCKET_TIMEOUT_SECONDS",
@@ -329,7 +330,7 @@ async def probe_redis_forever(
     Runs until cancelled; a failed probe is logged once per outage and retried.
     """
     failing = False
-    while True:
+    while not cancel_requested():
         try:
             observe(await redis_latency_probe(client))
         except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
@@ -341,3 +342,4 @@ async def probe_redis_forever(
                 log.info("Redis latency probe recovered")
             failing = False
         await asyncio.sleep(interval)
+    raise asyncio.CancelledError

@@ -47,6 +47,7 @@ async def test_reconnect_resumes_with_no_lost_or_repeated_event(node: Node) -> N
         assert [m["off"] for m in own] == list(range(before + 1, before + 11))
         mirror = again.own_board(room, 0)
         assert mirror.moves == 20
+        await carol.expect(lambda m: m["t"] == "diff" and m["seat"] == 0 and m["moves"] == 20)
         carol_offsets = [
             m["off"] for m in carol.received if m["t"] in ("board", "diff") and m["seat"] == 0
         ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +60,9 @@ async def second_node(
 
 
 async def test_racer_and_spectator_on_different_processes_see_the_same_events(
-    make_settings: Callable[..., Settings], second_node: str
+    make_settings: Callable[..., Settings],
+    second_node: str,
+    wait_for: Callable[..., Awaitable[Any]],
 ) -> None:
     """Racers and spectators spread over two processes get the same events in the same
     order, and nobody sees a card they may not know."""
@@ -93,6 +95,20 @@ async def test_racer_and_spectator_on_different_processes_see_the_same_events(
             for client in (alice, bob, carol, dave):
                 results[client.name] = await client.expect(lambda m: m["t"] == "results")
             assert results["Carol"] == results["Dave"] == results["Alice"] == results["Bob"]
+
+            def resigned_seen(client: Client) -> bool:
+                # Spectator frames travel on their own channel, so they may follow the
+                # results: wait for both boards' last event (the resignation).
+                seats = {
+                    m["seat"]
+                    for m in client.received
+                    if m["t"] == "diff"
+                    and m["audience"] == "spectator"
+                    and m["status"] == "resigned"
+                }
+                return seats == {0, 1}
+
+            await wait_for(lambda: resigned_seen(carol) and resigned_seen(dave))
 
             def board_events(client: Client) -> list[tuple[Any, ...]]:
                 return [

@@ -40,6 +40,7 @@ from websockets.asyncio.server import ServerConnection
 from klondike_live import keys
 from klondike_live.metrics import Metrics
 from klondike_live.race.live_board import DONE, LiveBoard
+from klondike_live.tasks import cancel_requested
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +60,10 @@ class Viewer:
     seat: int | None
     catching_up: list[bytes] | None = None  # frames held while a resume is in flight
     lagging: bool = False
+    # Board frames wait until the viewer has its snapshots of the current race (a diff
+    # must never arrive before the board it applies to).
+    boards_ready: bool = False
+    held: list[bytes] = field(default_factory=list)
 
 
 @dataclass(eq=False)
@@ -224,7 +229,7 @@ class Hub:
     # ------------------------------------------------------------ bus
 
     async def _read(self) -> None:
-        while True:
+        while not cancel_requested():
             try:
                 async for message in self._pubsub.listen():
                     await self._dispatch(message)
@@ -233,6 +238,7 @@ class Hub:
             except Exception:
                 log.exception("bus read failed; retrying")
                 await asyncio.sleep(0.5)
+        raise asyncio.CancelledError
 
     async def _dispatch(self, message: dict[str, Any]) -> None:
         channel = message["channel"]
@@ -261,7 +267,7 @@ class Hub:
         head, frame = data[:split], data[split + 1 :]
         kind = head[:1]
         if kind == b"S":
-            self.send(room.spectators(), frame)
+            self.send(room.spectators(), frame, board=True)
         elif kind == b"P":
             if head != self._own_progress:
                 await self.note_progress(room, frame)
@@ -270,7 +276,7 @@ class Hub:
             if self.on_room_frame is not None:
                 await self.on_room_frame(room, frame)
         elif kind == b"O":
-            self.send(room.racers(int(head[1:])), frame)
+            self.send(room.racers(int(head[1:])), frame, board=True)
         elif kind == b"X":
             user, conn_id = msgpack.unpackb(frame)
             if self.on_takeover is not None:
@@ -292,12 +298,15 @@ class Hub:
 
     # ------------------------------------------------------------ fan-out
 
-    def send(self, viewers: list[Viewer], frame: bytes) -> None:
-        """Broadcast one encoded frame; hold it for resuming viewers; skip laggards."""
+    def send(self, viewers: list[Viewer], frame: bytes, *, board: bool = False) -> None:
+        """Broadcast one encoded frame; hold it for resuming viewers (and board frames
+        for viewers without their snapshots yet); skip laggards."""
         ready = []
         for viewer in viewers:
             if viewer.catching_up is not None:
                 viewer.catching_up.append(frame)
+            elif board and not viewer.boards_ready:
+                viewer.held.append(frame)
             elif viewer.lagging:
                 continue
             elif _lagging(viewer.connection):

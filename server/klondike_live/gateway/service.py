@@ -45,6 +45,7 @@ from klondike_live.race.room import (
 )
 from klondike_live.solver.worker import hint_in_worker
 from klondike_live.store import BoardRecord, Store
+from klondike_live.tasks import cancel_requested
 
 if TYPE_CHECKING:
     from klondike_live.gateway.session import Session
@@ -294,20 +295,31 @@ class RaceService:
             data = await self.store.load_results(state.id, state.gen)
             if data is not None:
                 await session.send(outgoing.results(state.id, msgpack.unpackb(data, raw=False)))
+            viewer.boards_ready = True
         elif state.state in (COUNTDOWN, RACING):
             await self._sync_local(local, state)
             if self.now_ms() >= state.start_at_ms:
                 sent = await self._send_boards(session, local, viewer, state, since)
                 await session.send(self._progress_frame(local))
+                viewer.boards_ready = True
             else:
                 self._schedule_reveal(local, state)
-        held = viewer.catching_up or []
+        await self._release(session, viewer, sent)
+
+    async def _release(
+        self, session: Session, viewer: Viewer, sent: dict[tuple[str, int], int]
+    ) -> None:
+        """Send the frames held for `viewer`, minus those its snapshots or backlog already
+        covered; board frames stay held while it has no snapshots yet."""
+        frames = viewer.held + (viewer.catching_up or [])
+        viewer.held = []
         viewer.catching_up = None
-        for frame in held:
+        for frame in frames:
             where = _frame_offset(frame)
-            if where is not None and where[2] <= sent.get((where[0], where[1]), -1):
-                continue
-            await session.send(frame)
+            if where is not None and not viewer.boards_ready:
+                viewer.held.append(frame)
+            elif where is None or where[2] > sent.get((where[0], where[1]), -1):
+                await session.send(frame)
 
     async def _send_boards(
         self,
@@ -396,17 +408,34 @@ class RaceService:
                 await asyncio.sleep(max(0.0, (state.start_at_ms - self.now_ms()) / 1000))
                 for viewer in list(local.viewers):
                     session = self._session_of(viewer)
-                    if session is None:
-                        continue
-                    try:
-                        await self._send_boards(session, local, viewer, state, ())
-                        await session.send(self._progress_frame(local))
-                    except Exception:
-                        log.debug("reveal to %s failed", viewer.conn_id, exc_info=True)
+                    if session is not None:
+                        await self._reveal_to(session, local, viewer, state)
             finally:
                 self._reveals.pop(key, None)
 
         self._reveals[key] = asyncio.create_task(reveal(), name=f"reveal-{state.id}")
+
+    async def _reveal_to(
+        self, session: Session, local: LocalRoom, viewer: Viewer, state: RoomState
+    ) -> None:
+        """Send one viewer the boards of a race that just started, holding live frames
+        meanwhile; a viewer still being caught up by its own join is left to that."""
+        for _ in range(100):
+            if viewer.catching_up is None:
+                break
+            await asyncio.sleep(0.01)
+        if viewer.boards_ready or viewer.catching_up is not None:
+            return
+        viewer.catching_up = []
+        sent: dict[tuple[str, int], int] = {}
+        try:
+            sent = await self._send_boards(session, local, viewer, state, ())
+            await session.send(self._progress_frame(local))
+            viewer.boards_ready = True
+        except Exception:
+            log.debug("reveal to %s failed", viewer.conn_id, exc_info=True)
+        finally:
+            await self._release(session, viewer, sent)
 
     def _session_of(self, viewer: Viewer) -> Session | None:
         return next((s for s in self.sessions if s.conn_id == viewer.conn_id), None)
@@ -534,7 +563,7 @@ class RaceService:
                     if event.own_frame is not None:
                         # This node holds the racer's connection: deliver directly. The
                         # frame carries the move id, acknowledging the move.
-                        self.hub.send(local.racers(seat), event.own_frame)
+                        self.hub.send(local.racers(seat), event.own_frame, board=True)
                     if op != "resign":
                         self.metrics.moves.inc()
                     done = writer.status in DONE
@@ -608,6 +637,9 @@ class RaceService:
         if data.get("t") != "room":
             return
         if data.get("gen") != local.gen:
+            for viewer in local.viewers:  # a new race: its boards come with its start
+                viewer.boards_ready = False
+                viewer.held = []
             local.writers.clear()
             local.masks.clear()
             local.statuses.clear()
@@ -745,7 +777,7 @@ class RaceService:
         """The node's tick loop (runs until cancelled)."""
         counter = 0
         per_second = max(1, round(1 / self.settings.tick_seconds))
-        while True:
+        while not cancel_requested():
             await asyncio.sleep(self.settings.tick_seconds)
             try:
                 if counter % (60 * per_second) == 0:
@@ -757,6 +789,7 @@ class RaceService:
                 raise
             except Exception:
                 log.exception("tick failed")
+        raise asyncio.CancelledError
 
     # ------------------------------------------------------------ disconnects
 

@@ -19,6 +19,12 @@ from klondike_live.protocol.codes import ErrorCode
 from klondike_live.protocol.incoming import PROTOCOL_VERSION
 
 
+def _optional(data: dict[str, Any], **fields: Any) -> dict[str, Any]:
+    """`data` with each given field added unless it is None (absent on the wire)."""
+    data.update((key, value) for key, value in fields.items() if value is not None)
+    return data
+
+
 def pack(message: dict[str, Any]) -> bytes:
     """Encode one message map."""
     data: bytes = msgpack.packb(message, use_bin_type=True)
@@ -76,21 +82,12 @@ def error(
     room: str | None = None,
     move_id: int | None = None,
 ) -> bytes:
-    data: dict[str, Any] = {"t": "error", "code": str(code), "msg": message}
-    if rid is not None:
-        data["rid"] = rid
-    if room is not None:
-        data["room"] = room
-    if move_id is not None:
-        data["id"] = move_id
-    return pack(data)
+    data = {"t": "error", "code": str(code), "msg": message}
+    return pack(_optional(data, rid=rid, room=room, id=move_id))
 
 
 def pong(rid: int | None, now_ms: int) -> bytes:
-    data: dict[str, Any] = {"t": "pong", "now": now_ms}
-    if rid is not None:
-        data["rid"] = rid
-    return pack(data)
+    return pack(_optional({"t": "pong", "now": now_ms}, rid=rid))
 
 
 def created(rid: int, room: str) -> bytes:
@@ -133,11 +130,7 @@ def board(
     applied move id, sent to the racer only)."""
     data = _board_frame("board", header, moves, status)
     data["view"] = view_wire(view)
-    if score is not None:
-        data["score"] = score
-    if last_id is not None:
-        data["last_id"] = last_id
-    return pack(data)
+    return pack(_optional(data, score=score, last_id=last_id))
 
 
 def diff(
@@ -157,13 +150,7 @@ def diff(
     """
     data = _board_frame("diff", header, moves, status)
     data["d"] = diff_wire(change)
-    if move is not None:
-        data["m"] = move
-    if score is not None:
-        data["score"] = score
-    if move_id is not None:
-        data["id"] = move_id
-    return pack(data)
+    return pack(_optional(data, m=move, score=score, id=move_id))
 
 
 def ack(room: str, move_id: int, offset: int) -> bytes:
