@@ -2,9 +2,9 @@
 
 Everything about a room shares the hash tag `{r:<room id>}`, so a room's keys live in
 one Redis Cluster slot and its Lua scripts touch a single slot. Room ids are checked
-against `ROOM_ID` before they reach a key name. A few global indexes (public rooms,
-finished races, timers) are deliberately untagged; no script touches them together with
-a room's keys.
+against `ROOM_ID` before they reach a key name. A few global indexes (public lobbies,
+live games, finished games, timers) are deliberately untagged; no script touches them
+together with a room's keys.
 """
 
 from __future__ import annotations
@@ -18,8 +18,11 @@ ROOM_ID: Final = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
 PUBLIC_ROOMS: Final = f"{PREFIX}:public"
 """Sorted set of public rooms in the lobby, scored by creation time (ms)."""
 
+LIVE: Final = f"{PREFIX}:live"
+"""Sorted set of public games being played (countdown or racing), scored by start time (ms)."""
+
 FINISHED: Final = f"{PREFIX}:finished"
-"""Sorted set of `room:gen` for finished races, scored by end time (ms)."""
+"""Sorted set of `room:gen` for finished games (races and solo), scored by end time (ms)."""
 
 TIMERS: Final = f"{PREFIX}:timers"
 """Sorted set of due work `room|kind|arg`, scored by due time (ms); any node may run it."""
@@ -64,6 +67,12 @@ def moves(room: str, gen: int, seat: int) -> str:
     return f"{_tag(room)}:g{gen}:b{seat}:moves"
 
 
+def times(room: str, gen: int, seat: int) -> str:
+    """List: when each stored move was applied (ms since the race's start), parallel to
+    `moves`."""
+    return f"{_tag(room)}:g{gen}:b{seat}:times"
+
+
 def stream(room: str, gen: int, seat: int, audience: str) -> str:
     """Capped stream of one board's events for one audience (`own` or `spectator`)."""
     return f"{_tag(room)}:g{gen}:b{seat}:{audience}"
@@ -88,4 +97,5 @@ def board_keys(room_id: str, gen: int, seat: int) -> list[str]:
         stream(room_id, gen, seat, "spectator"),
         channel(room_id),
         spectator_channel(room_id),
+        times(room_id, gen, seat),
     ]

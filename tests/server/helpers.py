@@ -33,13 +33,17 @@ async def node(make_settings: Callable[..., Settings], redis: Any) -> AsyncItera
 
 
 async def started_race(
-    node: Node, *names: str, spectators: tuple[str, ...] = (), variant: str = "draw=1"
+    node: Node,
+    *names: str,
+    spectators: tuple[str, ...] = (),
+    variant: str = "draw=1",
+    public: bool = False,
 ) -> tuple[str, list[Client], list[Client]]:
     """Connect racers and spectators, create a race, ready everyone, start, and wait
     until every racer has its board. The first racer is the host."""
     racers = [await Client.connect(node.ws_url, name=name) for name in names]
     watchers = [await Client.connect(node.ws_url, name=name) for name in spectators]
-    room = await racers[0].create_race(variant, seats=len(racers))
+    room = await racers[0].create_race(variant, seats=len(racers), public=public)
     for racer in racers:
         await racer.join(room)
     for watcher in watchers:

@@ -5,13 +5,12 @@ request for `/ws` goes on to become a websocket, anything else gets a response h
 
     GET /healthz                   200 {"status": "ok", ...} when Redis answers, else 503
     GET /metrics                   Prometheus text
-    GET /api/rooms                 public rooms waiting in their lobby
-    GET /api/results               recently finished races
-    GET /api/results/<room>/<gen>  one finished race: ranking, seed, deal, game records
+    GET /api/...                   the JSON API (`api.py`): lobbies, live games, results,
+                                   replays
     GET /<path>                    the browser client's files from client_web/
 
-Nothing here reveals a card of a race that is still playable: results exist only for
-finished races.
+Nothing here reveals a card of a game that is still playable: results and replays exist
+only for finished games.
 """
 
 from __future__ import annotations
@@ -22,14 +21,13 @@ from http import HTTPStatus
 from pathlib import Path
 from typing import Any
 
-import msgpack
 from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
-from klondike_live import __version__, keys
+from klondike_live import __version__
+from klondike_live.gateway.api import Api, game_key
 from klondike_live.metrics import Metrics
-from klondike_live.race.room import LOBBY
 from klondike_live.store import Store
 
 WEBSOCKET_PATH = "/ws"
@@ -61,6 +59,7 @@ class HttpRoutes:
         self, store: Store, metrics: Metrics, node_id: str, client_dir: Path = CLIENT_DIR
     ) -> None:
         self.store = store
+        self.api = Api(store)
         self.metrics = metrics
         self.node_id = node_id
         self.client_dir = client_dir.resolve()
@@ -80,14 +79,8 @@ class HttpRoutes:
         if path == "/metrics":
             body, content_type = self.metrics.render()
             return _response(HTTPStatus.OK, body, content_type)
-        if path == "/api/rooms":
-            return json_response(await self._public_rooms())
-        if path == "/api/results":
-            return json_response(await self._finished())
-        if path.startswith("/api/results/"):
-            return await self._results(path.removeprefix("/api/results/"))
         if path.startswith("/api/"):
-            return not_found()
+            return await self._api(path.removeprefix("/api/"))
         return self._static(path)
 
     async def _health(self) -> Response:
@@ -99,58 +92,21 @@ class HttpRoutes:
             )
         return json_response({"status": "ok", "node": self.node_id, "version": __version__})
 
-    async def _public_rooms(self) -> list[dict[str, Any]]:
-        out = []
-        for room_id in await self.store.list_public():
-            loaded = await self.store.load_room(room_id)
-            if loaded is None:
-                continue
-            state = loaded[0]
-            if state.state != LOBBY:
-                continue
-            host = next((s.name for _, s in state.seated() if s.user == state.host), "")
-            out.append(
-                {
-                    "room": state.id,
-                    "variant": str(state.variant),
-                    "host": host,
-                    "racers": len(state.seated()),
-                    "capacity": state.capacity,
-                    "time_limit": state.time_limit,
-                    "created_at": state.created_ms,
-                }
-            )
-        return out
-
-    async def _finished(self) -> list[dict[str, Any]]:
-        out = []
-        for room_id, gen in await self.store.list_finished():
-            data = await self.store.load_results(room_id, gen)
-            if data is None:
-                continue
-            results = msgpack.unpackb(data, raw=False)
-            out.append(
-                {
-                    "room": room_id,
-                    "gen": gen,
-                    "variant": results["variant"],
-                    "ended_at": results["ended_at"],
-                    "ranking": [
-                        {k: row[k] for k in ("rank", "seat", "name", "status", "time_ms", "found")}
-                        for row in results["ranking"]
-                    ],
-                }
-            )
-        return out
-
-    async def _results(self, rest: str) -> Response:
-        room_id, _, gen_text = rest.partition("/")
-        if not keys.is_room_id(room_id) or not gen_text.isdigit():
-            return not_found()
-        data = await self.store.load_results(room_id, int(gen_text))
-        if data is None:
-            return not_found()
-        return json_response(msgpack.unpackb(data, raw=False))
+    async def _api(self, route: str) -> Response:
+        if route == "rooms":
+            return json_response(await self.api.public_rooms())
+        if route == "live":
+            return json_response(await self.api.live())
+        if route == "results":
+            return json_response(await self.api.finished())
+        kind, _, rest = route.partition("/")
+        game = game_key(rest)
+        answer = None
+        if game is not None and kind == "results":
+            answer = await self.api.results(*game)
+        elif game is not None and kind == "replay":
+            answer = await self.api.replay(*game)
+        return not_found() if answer is None else json_response(answer)
 
     def _static(self, path: str) -> Response:
         if not self.client_dir.is_dir():

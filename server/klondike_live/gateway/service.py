@@ -32,7 +32,7 @@ from klondike_live.protocol import incoming as msg
 from klondike_live.protocol import outgoing
 from klondike_live.protocol.codes import CloseCode, ErrorCode
 from klondike_live.protocol.outgoing import BoardHeader
-from klondike_live.race.live_board import DONE, PLAYING, RESIGNED, TIMEOUT, LiveBoard
+from klondike_live.race.live_board import DONE, PLAYING, RESIGNED, TIMEOUT, WON, LiveBoard
 from klondike_live.race.results import build_results, replay
 from klondike_live.race.room import (
     COUNTDOWN,
@@ -139,7 +139,9 @@ class RaceService:
             raise RequestError(ErrorCode.BUSY, "could not create the room; try again")
         if request.kind == "solo":
             await self._schedule_race_timers(state)
-        if request.public and request.kind == "race":
+            if request.public:
+                await self.store.set_live(room_id, True, state.start_at_ms)
+        elif request.public:
             await self.store.set_public(room_id, True, now)
         await session.send(outgoing.created(request.rid, room_id))
 
@@ -178,6 +180,7 @@ class RaceService:
             await self._schedule_race_timers(new)
             if new.public_room:
                 await self.store.set_public(room_id, False, 0)
+                await self.store.set_live(room_id, True, new.start_at_ms)
         if new.state == LOBBY and old.state == FINISHED and new.public_room:
             await self.store.set_public(room_id, True, new.created_ms)
         return old, new
@@ -566,6 +569,8 @@ class RaceService:
                         self.hub.send(local.racers(seat), event.own_frame, board=True)
                     if op != "resign":
                         self.metrics.moves.inc()
+                    if event.won and not writer.race:
+                        await self._practice_won(session, local, writer)
                     done = writer.status in DONE
                     break
                 local.writers.pop(seat, None)
@@ -576,6 +581,29 @@ class RaceService:
             raise RequestError(ErrorCode.BUSY, "the board kept changing; try again")
         if done:
             self.hub.spawn(self.check_end(room_id), f"end-{room_id}")
+
+    async def _practice_won(self, session: Session, local: LocalRoom, writer: LiveBoard) -> None:
+        """A won practice game is over (a race board wins with its move): a status event
+        ends it, so that its results and replay are stored. Called holding the lock."""
+        seq = writer.seq
+        event = writer.plan_status("won", WON, 0)
+        result = await self.store.write_board_event(
+            local.room_id,
+            writer.epoch,
+            writer.seat,
+            session.user,
+            session.conn_id,
+            event,
+            seq,
+            publish_own=False,
+        )
+        if result.status != "ok":
+            local.writers.pop(writer.seat, None)
+            return
+        writer.commit(event)
+        await self.hub.note_progress(local, event.progress)
+        if event.own_frame is not None:
+            self.hub.send(local.racers(writer.seat), event.own_frame, board=True)
 
     async def hint(self, session: Session, request: msg.HintRequest) -> None:
         viewer = self._viewer(session, request.room, racer=True)
@@ -660,7 +688,7 @@ class RaceService:
         if state.state not in (COUNTDOWN, RACING):
             return
         seats = [seat for seat, _ in state.seated()]
-        records = await self.store.load_boards(room_id, state.gen, seats)
+        records = await self.store.load_boards(room_id, state.gen, seats, with_times=True)
         now = await self.store.now_ms()
         deadline = state.deadline_ms()
         all_done = all(r.fields.get("status") in DONE for r in records.values())
@@ -675,7 +703,9 @@ class RaceService:
         def extras(
             _old: RoomState, new: RoomState
         ) -> tuple[list[bytes], list[tuple[str, dict[str, str | int] | None]]]:
-            payload = build_results(new, {s: (r.fields, r.moves) for s, r in records.items()})
+            payload = build_results(
+                new, {s: (r.fields, r.moves, r.times) for s, r in records.items()}
+            )
             blob = msgpack.packb(payload, use_bin_type=True)
             frames = [
                 b"L|" + outgoing.room_state(new.public(spectators=self._spectators(room_id))),
@@ -688,6 +718,8 @@ class RaceService:
         except RoomError:
             return
         await self.store.mark_finished(room_id, new.gen, new.ended_ms)
+        if new.public_room:
+            await self.store.set_live(room_id, False)
         log.info("race %s gen %d finished", room_id, new.gen)
 
     # ------------------------------------------------------------ timers and ticks

@@ -1,8 +1,9 @@
-"""The end of a race: rebuild each board from its moves, rank, reveal, record.
+"""The end of a game: rebuild each board from its moves, rank, reveal, record, replay.
 
-Pure functions over the stored board fields and moves; the service stores and
-publishes what they return. Everything is revealed here (seed, deal, full boards and
-game records), so this must only run for a race that is over.
+Pure functions over the stored board fields, moves and move times; the service stores
+and publishes what they return. Everything is revealed here (seed, deal, full boards,
+game records and replays), so this must only run for a game that is over: results are
+built when a game finishes, and a replay only from stored results.
 """
 
 from __future__ import annotations
@@ -10,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from klondike_live.engine import ALL_CARDS, Board, Deal, GameRecord, Move, view_of
-from klondike_live.protocol.outgoing import view_wire
+from klondike_live.engine import ALL_CARDS, Board, Deal, GameRecord, Move, Variant, diff, view_of
+from klondike_live.protocol.outgoing import diff_wire, view_wire
 from klondike_live.race.live_board import PLAYING, RESIGNED, TIMEOUT, WON
 from klondike_live.race.ranking import Standing, rank
 from klondike_live.race.room import RoomState
@@ -27,14 +28,25 @@ def replay(state: RoomState, moves: Sequence[str]) -> Board:
     return board
 
 
+def _aligned(times: Sequence[int], count: int) -> list[int]:
+    """One time per move. The lists are written together, so they match; a board whose
+    first moves were stored before times were kept gets 0 for those."""
+    times = list(times[-count:]) if count else []
+    return [0] * (count - len(times)) + times
+
+
 def build_results(
     state: RoomState,
-    boards: Mapping[int, tuple[Mapping[str, str], Sequence[str]]],
+    boards: Mapping[int, tuple[Mapping[str, str], Sequence[str], Sequence[int]]],
 ) -> dict[str, Any]:
-    """Ranking, seed, commitment, deal, final full boards and game records."""
+    """Ranking, seed, commitment, deal, final full boards, game records and move times.
+
+    `boards` maps each seat to its stored fields, move tokens and move times (ms since
+    the start, one per move).
+    """
     standings = []
     rows: dict[int, dict[str, Any]] = {}
-    for seat, (fields, moves) in sorted(boards.items()):
+    for seat, (fields, moves, times) in sorted(boards.items()):
         status = fields.get("status", PLAYING)
         board = replay(state, moves)
         standings.append(
@@ -61,6 +73,8 @@ def build_results(
             "moves": len(moves),
             "found": board.foundation_count,
             "found_ms": int(fields.get("found_ms", 0)),
+            "end_ms": int(fields["finish_ms"]) if "finish_ms" in fields else None,
+            "times": _aligned(times, len(moves)),
             "view": view_wire(view_of(board, ALL_CARDS)),
             "record": str(record),
         }
@@ -72,6 +86,7 @@ def build_results(
         ranking.append(row)
     return {
         "gen": state.gen,
+        "kind": state.kind,
         "seed": state.seed,
         "commitment": state.commitment,
         "deal": str(Deal.from_seed(state.seed)),
@@ -79,4 +94,60 @@ def build_results(
         "started_at": state.start_at_ms,
         "ended_at": state.ended_ms,
         "ranking": ranking,
+    }
+
+
+def build_replay(room_id: str, kind: str, results: Mapping[str, Any]) -> dict[str, Any]:
+    """A finished game's boards step by step, in full, from its stored results.
+
+    Per board: the full starting view and, per move, its token, its time (ms since the
+    start) and the diff from the full view before it to the full view after it, in the
+    wire formats of the board frames. Applying every diff to `start` gives the board's
+    final `view` in the results.
+    """
+    variant = Variant.parse(results["variant"])
+    deal = Deal.from_seed(results["seed"])
+    boards = []
+    for row in sorted(results["ranking"], key=lambda r: int(r["seat"])):
+        tokens = GameRecord.parse(row["record"]).moves
+        times = row.get("times")
+        board = Board(deal, variant)
+        before = view_of(board, ALL_CARDS)
+        start = view_wire(before)
+        steps = []
+        for index, token in enumerate(tokens):
+            board.push(Move.parse(token))
+            after = view_of(board, ALL_CARDS)
+            steps.append(
+                {
+                    "m": token,
+                    "t": times[index] if times else None,
+                    "d": diff_wire(diff(before, after)),
+                }
+            )
+            before = after
+        boards.append(
+            {
+                "seat": row["seat"],
+                "name": row["name"],
+                "rank": row["rank"],
+                "status": row["status"],
+                "time_ms": row["time_ms"],
+                "end_t": row.get("end_ms"),
+                "moves": len(tokens),
+                "start": start,
+                "steps": steps,
+            }
+        )
+    return {
+        "room": room_id,
+        "gen": results["gen"],
+        "kind": kind,
+        "variant": results["variant"],
+        "seed": results["seed"],
+        "deal": results["deal"],
+        "commitment": results["commitment"],
+        "started_at": results["started_at"],
+        "ended_at": results["ended_at"],
+        "boards": boards,
     }

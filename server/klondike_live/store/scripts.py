@@ -41,7 +41,8 @@ return tonumber(rev) + 1
 
 BOARD_EVENT: Final = """
 -- KEYS: 1 board hash, 2 moves list, 3 own stream, 4 spectator stream, 5 room channel,
---       6 spectator channel, 7 connection key of the racer
+--       6 spectator channel, 7 times list (parallel to the moves list: ms since the
+--       start per move), 8 connection key of the racer
 -- ARGV: 1 expected seq, 2 connection id ('' for server-side ops), 3 op,
 --       4 stream maxlen, 5 own offset ('' for none), 6 own routing header ('' when the
 --       writer delivers the own frame itself), 7 own frame,
@@ -51,7 +52,7 @@ BOARD_EVENT: Final = """
 local seq = redis.call('HGET', KEYS[1], 'seq')
 if not seq then return {'missing'} end
 if seq ~= ARGV[1] then return {'stale', seq} end
-if ARGV[2] ~= '' and redis.call('GET', KEYS[7]) ~= ARGV[2] then return {'replaced'} end
+if ARGV[2] ~= '' and redis.call('GET', KEYS[8]) ~= ARGV[2] then return {'replaced'} end
 local op = ARGV[3]
 local status = redis.call('HGET', KEYS[1], 'status')
 if op ~= 'refresh' and status ~= 'playing' then return {'done', status} end
@@ -64,12 +65,24 @@ if (op == 'move' or op == 'undo') then
   if deadline > 0 and now >= deadline then return {'late'} end
 end
 local old_found = redis.call('HGET', KEYS[1], 'found')
-if op == 'undo' then redis.call('RPOP', KEYS[2]) end
+local elapsed = now - start_at
+-- An undo takes back the last move and its time: both lists stay the board's moves.
+if op == 'undo' then
+  redis.call('RPOP', KEYS[2])
+  redis.call('RPOP', KEYS[7])
+end
 local ntok = tonumber(ARGV[12])
-for i = 1, ntok do redis.call('RPUSH', KEYS[2], ARGV[12 + i]) end
+if ntok > 0 then
+  local tokens, times = {}, {}
+  for i = 1, ntok do
+    tokens[i] = ARGV[12 + i]
+    times[i] = elapsed
+  end
+  redis.call('RPUSH', KEYS[2], unpack(tokens))
+  redis.call('RPUSH', KEYS[7], unpack(times))
+end
 local fields = cmsgpack.unpack(ARGV[13 + ntok])
 if #fields > 0 then redis.call('HSET', KEYS[1], unpack(fields)) end
-local elapsed = now - start_at
 if redis.call('HGET', KEYS[1], 'found') ~= old_found then
   redis.call('HSET', KEYS[1], 'found_ms', elapsed)
 end

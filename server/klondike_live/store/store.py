@@ -15,8 +15,8 @@ from __future__ import annotations
 import asyncio
 import functools
 import time
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import msgpack
@@ -32,6 +32,9 @@ from klondike_live.store import scripts
 T = TypeVar("T")
 
 CAS_ATTEMPTS = 20
+
+WATCHERS_FRESH_MS = 10_000
+"""A node's spectator count of a room counts while it is younger than this."""
 
 
 @functools.lru_cache(maxsize=4096)
@@ -110,10 +113,12 @@ class Conflict(Exception):
 
 @dataclass(frozen=True, slots=True)
 class BoardRecord:
-    """A board as stored: its hash fields and its move tokens, read atomically."""
+    """A board as stored: its hash fields and its move tokens (and, when asked for, the
+    time of each move in ms since the race's start), read atomically."""
 
     fields: dict[str, str]
     moves: list[str]
+    times: list[int] = field(default_factory=list)
 
     def int(self, name: str, default: int = 0) -> int:
         value = self.fields.get(name)
@@ -131,6 +136,16 @@ class WriteResult:
 
 def _decode(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
+
+
+def _watchers_total(counts: Mapping[Any, Any], now_ms: int) -> int:
+    """Spectators of a room over the nodes that reported recently (`count:timestamp`)."""
+    total = 0
+    for value in counts.values():
+        number, _, stamp = _decode(value).partition(":")
+        if now_ms - int(stamp) < WATCHERS_FRESH_MS:
+            total += int(number)
+    return total
 
 
 class Store:
@@ -237,6 +252,43 @@ class Store:
         else:
             await self.redis.zrem(keys.PUBLIC_ROOMS, room_id)
 
+    async def set_live(self, room_id: str, listed: bool, start_ms: int = 0) -> None:
+        """List a public game as being played (from its countdown on), or unlist it."""
+        if listed:
+            await self._timed(self.redis.zadd(keys.LIVE, {room_id: start_ms}))
+        else:
+            await self._timed(self.redis.zrem(keys.LIVE, room_id))
+
+    async def list_live(self, limit: int = 50) -> list[tuple[RoomState, int]]:
+        """The rooms listed as live, latest start first, each with its spectator count.
+
+        Listed rooms that no longer exist are unlisted; the caller checks each state
+        (a room finishing meanwhile may still be listed for a moment).
+        """
+        listed: list[Any] = await self._timed(self.redis.zrevrange(keys.LIVE, 0, limit - 1))
+        ids = [_decode(i) for i in listed]
+        if not ids:
+            return []
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.time()
+            for room_id in ids:
+                pipe.hget(keys.room(room_id), "state")
+                pipe.hgetall(keys.watchers(room_id))
+            replies: list[Any] = await self._timed(pipe.execute())
+        seconds, micros = replies[0]
+        now_ms = int(seconds) * 1000 + int(micros) // 1000
+        out = []
+        gone = []
+        for index, room_id in enumerate(ids):
+            blob, watchers = replies[1 + 2 * index], replies[2 + 2 * index]
+            if blob is None:
+                gone.append(room_id)
+            else:
+                out.append((RoomState.from_blob(blob), _watchers_total(watchers, now_ms)))
+        if gone:
+            await self._timed(self.redis.zrem(keys.LIVE, *gone))
+        return out
+
     # ------------------------------------------------------------ boards
 
     async def load_board(self, room_id: str, gen: int, seat: int) -> BoardRecord | None:
@@ -252,20 +304,27 @@ class Store:
         )
 
     async def load_boards(
-        self, room_id: str, gen: int, seats: Sequence[int]
+        self, room_id: str, gen: int, seats: Sequence[int], *, with_times: bool = False
     ) -> dict[int, BoardRecord]:
-        """Several boards of one room, read in one transaction."""
+        """Several boards of one room, read in one transaction (`with_times`: also the
+        time of each move, for the results)."""
+        per_board = 3 if with_times else 2
         async with self.redis.pipeline(transaction=True) as pipe:
             for seat in seats:
                 pipe.hgetall(keys.board(room_id, gen, seat))
                 pipe.lrange(keys.moves(room_id, gen, seat), 0, -1)
+                if with_times:
+                    pipe.lrange(keys.times(room_id, gen, seat), 0, -1)
             replies = await self._timed(pipe.execute())
         out = {}
         for index, seat in enumerate(seats):
-            fields, moves = replies[2 * index], replies[2 * index + 1]
+            fields, moves = replies[per_board * index], replies[per_board * index + 1]
+            times = replies[per_board * index + 2] if with_times else []
             if fields:
                 out[seat] = BoardRecord(
-                    {_decode(k): _decode(v) for k, v in fields.items()}, [_decode(m) for m in moves]
+                    {_decode(k): _decode(v) for k, v in fields.items()},
+                    [_decode(m) for m in moves],
+                    [int(t) for t in times],
                 )
         return out
 
@@ -387,15 +446,10 @@ class Store:
                 pipe.hset(keys.watchers(room_id), node, f"{counts[room_id]}:{now_ms}")
                 pipe.hgetall(keys.watchers(room_id))
             replies: list[Any] = await self._timed(pipe.execute())
-        totals = {}
-        for index, room_id in enumerate(rooms):
-            total = 0
-            for value in replies[2 * index + 1].values():
-                number, _, stamp = _decode(value).partition(":")
-                if now_ms - int(stamp) < 10_000:
-                    total += int(number)
-            totals[room_id] = total
-        return totals
+        return {
+            room_id: _watchers_total(replies[2 * index + 1], now_ms)
+            for index, room_id in enumerate(rooms)
+        }
 
     async def load_results(self, room_id: str, gen: int) -> bytes | None:
         data = await self._timed(self.redis.hget(keys.results(room_id, gen), "data"))

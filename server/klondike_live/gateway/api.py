@@ -1,0 +1,125 @@
+"""The HTTP JSON API's answers, read from the store (routing and responses: `http.py`).
+
+    GET /api/rooms                 public races waiting in their lobby
+    GET /api/live                  public games being played now (no cards, no seeds)
+    GET /api/results               recently finished games
+    GET /api/results/<room>/<gen>  one finished game: ranking, seed, deal, game records
+    GET /api/replay/<room>/<gen>   one finished game step by step, every card shown
+
+Each method returns JSON-ready data, or None when there is nothing to show (404).
+Cards and seeds come only from stored results, which exist only for finished games:
+a game that can still be played reveals nothing here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import msgpack
+
+from klondike_live import keys
+from klondike_live.race.results import build_replay
+from klondike_live.race.room import COUNTDOWN, LOBBY, RACING
+from klondike_live.store import Store
+
+MAX_GEN_DIGITS = 9
+
+
+def game_key(rest: str) -> tuple[str, int] | None:
+    """`<room>/<gen>` of a results or replay path, or None when it names no game."""
+    room_id, _, gen_text = rest.partition("/")
+    if not keys.is_room_id(room_id):
+        return None
+    if not (gen_text.isascii() and gen_text.isdigit() and len(gen_text) <= MAX_GEN_DIGITS):
+        return None
+    return room_id, int(gen_text)
+
+
+class Api:
+    """The JSON API over one store."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    async def public_rooms(self) -> list[dict[str, Any]]:
+        out = []
+        for room_id in await self.store.list_public():
+            loaded = await self.store.load_room(room_id)
+            if loaded is None:
+                continue
+            state = loaded[0]
+            if state.state != LOBBY:
+                continue
+            host = next((s.name for _, s in state.seated() if s.user == state.host), "")
+            out.append(
+                {
+                    "room": state.id,
+                    "variant": str(state.variant),
+                    "host": host,
+                    "racers": len(state.seated()),
+                    "capacity": state.capacity,
+                    "time_limit": state.time_limit,
+                    "created_at": state.created_ms,
+                }
+            )
+        return out
+
+    async def live(self) -> list[dict[str, Any]]:
+        """Public races from their countdown to their end and public solo games being
+        played: who plays what, since when, and how many watch."""
+        out = []
+        for state, spectators in await self.store.list_live():
+            if not state.public_room or state.state not in (COUNTDOWN, RACING):
+                continue
+            out.append(
+                {
+                    "room": state.id,
+                    "kind": state.kind,
+                    "variant": str(state.variant),
+                    "state": state.state,
+                    "racers": [seat.name for _, seat in state.seated()],
+                    "started_at": state.start_at_ms,
+                    "spectators": spectators,
+                }
+            )
+        return out
+
+    async def finished(self) -> list[dict[str, Any]]:
+        out = []
+        for room_id, gen in await self.store.list_finished():
+            results = await self.results(room_id, gen)
+            if results is None:
+                continue
+            out.append(
+                {
+                    "room": room_id,
+                    "gen": gen,
+                    "variant": results["variant"],
+                    "ended_at": results["ended_at"],
+                    "ranking": [
+                        {k: row[k] for k in ("rank", "seat", "name", "status", "time_ms", "found")}
+                        for row in results["ranking"]
+                    ],
+                }
+            )
+        return out
+
+    async def results(self, room_id: str, gen: int) -> dict[str, Any] | None:
+        data = await self.store.load_results(room_id, gen)
+        if data is None:
+            return None
+        results: dict[str, Any] = msgpack.unpackb(data, raw=False)
+        return results
+
+    async def replay(self, room_id: str, gen: int) -> dict[str, Any] | None:
+        results = await self.results(room_id, gen)
+        if results is None:
+            return None
+        kind = results.get("kind")
+        if kind is None:  # results stored before they named their kind
+            loaded = await self.store.load_room(room_id)
+            kind = loaded[0].kind if loaded is not None else "race"
+        # A long game of eight boards takes tens of milliseconds to replay: in a thread,
+        # the event loop keeps its turns meanwhile.
+        return await asyncio.to_thread(build_replay, room_id, kind, results)
