@@ -1,0 +1,55 @@
+/**
+ * Cards as the protocol sends them: integers 0..51 (suit × 13 + rank − 1, suits clubs,
+ * diamonds, hearts, spades), and -1 for a card this viewer may not know.
+ *
+ * Pure helpers for names, colours and notation; nothing here touches the DOM.
+ */
+
+export const UNKNOWN = -1;
+export const SUITS = ["C", "D", "H", "S"];
+export const SUIT_SYMBOLS = ["♣", "♦", "♥", "♠"];
+export const SUIT_NAMES = ["clubs", "diamonds", "hearts", "spades"];
+export const RANK_TEXT = ["", "A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
+const RANK_NAMES = [
+  "", "Ace", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten",
+  "Jack", "Queen", "King",
+];
+
+/** Suit index 0..3 of a known card. */
+export function suitOf(card) {
+  return Math.floor(card / 13);
+}
+
+/** Rank 1 (ace) .. 13 (king) of a known card. */
+export function rankOf(card) {
+  return (card % 13) + 1;
+}
+
+/** The card of a suit and rank. */
+export function cardOf(suit, rank) {
+  return suit * 13 + rank - 1;
+}
+
+/** True for diamonds and hearts. */
+export function isRed(card) {
+  const suit = suitOf(card);
+  return suit === 1 || suit === 2;
+}
+
+/** Spoken name: "Queen of hearts", or "face-down card" for an unknown card. */
+export function cardName(card) {
+  if (card === UNKNOWN) return "face-down card";
+  return `${RANK_NAMES[rankOf(card)]} of ${SUIT_NAMES[suitOf(card)]}`;
+}
+
+/** Notation text of section 1: "QH", "TC". */
+export function cardText(card) {
+  if (card === UNKNOWN) return "##";
+  const rank = rankOf(card);
+  return `${rank === 10 ? "T" : RANK_TEXT[rank]}${SUITS[suitOf(card)]}`;
+}
+
+/** Short label for the corner of a card: "10♥". */
+export function cardLabel(card) {
+  return `${RANK_TEXT[rankOf(card)]}${SUIT_SYMBOLS[suitOf(card)]}`;
+}

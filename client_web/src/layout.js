@@ -1,0 +1,140 @@
+/**
+ * Where every card of a board goes, as a pure function of the view and the space.
+ *
+ * Cards are placed absolutely so that a card keeps its element (keyed by identity)
+ * wherever it moves, which is what lets the renderer animate moves with plain CSS
+ * transitions. Unknown cards are keyed by their place instead.
+ */
+
+import { UNKNOWN } from "./cards.js";
+
+const MAX_CARD_WIDTH = 116;
+const ASPECT = 1.4;
+
+/** Card size and gaps for a board `width` pixels wide. */
+export function metrics(width) {
+  const gap = Math.max(4, Math.min(14, width * 0.012));
+  const cardW = Math.max(24, Math.min(MAX_CARD_WIDTH, (width - gap * 8) / 7));
+  const cardH = Math.round(cardW * ASPECT);
+  const margin = (width - cardW * 7 - gap * 6) / 2;
+  return { gap, cardW: Math.round(cardW), cardH, margin };
+}
+
+/** The x of column `i` (0..6). */
+function columnX(m, i) {
+  return Math.round(m.margin + i * (m.cardW + m.gap));
+}
+
+/**
+ * Vertical spacing of a column: face-down and face-up offsets, squeezed so that the
+ * longest column fits in `avail` pixels when it is given.
+ */
+export function fanOffsets(m, faceDown, faceUp, avail) {
+  let down = m.cardH * 0.13;
+  let up = m.cardH * 0.28;
+  const need = () => down * faceDown + up * Math.max(0, faceUp - 1) + m.cardH;
+  if (avail && need() > avail) {
+    const minUp = m.cardH * 0.15;
+    const minDown = m.cardH * 0.05;
+    const scale = (avail - m.cardH) / (down * faceDown + up * Math.max(0, faceUp - 1));
+    down = Math.max(minDown, down * scale);
+    up = Math.max(minUp, up * scale);
+    if (need() > avail && faceUp > 1) {
+      up = Math.max(minUp, (avail - m.cardH - down * faceDown) / (faceUp - 1));
+    }
+  }
+  return { down, up };
+}
+
+/**
+ * Placed cards and slots for a view: {cards, slots, width, height, metrics}.
+ * `cards` items: {key, card, up, x, y, z, place, index}; `place` is "stock", "waste",
+ * "f0".."f3" or "t0".."t6", and `index` the card's position in that pile.
+ */
+export function layout(view, { width, height = 0, draw = 1 }) {
+  const m = metrics(width);
+  const { gap, cardW, cardH } = m;
+  const cards = [];
+  const slots = {};
+  const top = gap;
+  const rowY = top + cardH + gap * 2;
+  slots.stock = { x: columnX(m, 0), y: top };
+  slots.waste = { x: columnX(m, 1), y: top };
+  for (let s = 0; s < 4; s += 1) slots[`f${s}`] = { x: columnX(m, 3 + s), y: top };
+  for (let i = 0; i < 7; i += 1) slots[`t${i}`] = { x: columnX(m, i), y: rowY };
+
+  const shown = Math.min(view.stock, 3);
+  for (let k = 0; k < shown; k += 1) {
+    cards.push({
+      key: `s${k}`,
+      card: UNKNOWN,
+      up: false,
+      x: slots.stock.x + k * 2,
+      y: top - k * 2,
+      z: k,
+      place: "stock",
+      index: k,
+    });
+  }
+
+  // Draw-3 fans the last three waste cards; draw-1 stacks them.
+  const fan = draw === 3 ? Math.round(cardW * 0.24) : 0;
+  const waste = view.waste;
+  waste.forEach((card, index) => {
+    const fromTop = waste.length - 1 - index;
+    const step = fromTop < 3 ? 2 - fromTop - Math.max(0, 3 - waste.length) : 0;
+    cards.push({
+      key: card === UNKNOWN ? `w${index}` : `c${card}`,
+      card,
+      up: true,
+      x: slots.waste.x + Math.max(0, step) * fan,
+      y: top,
+      z: 10 + index,
+      place: "waste",
+      index,
+    });
+  });
+
+  view.foundations.forEach((highest, suit) => {
+    for (let rank = 1; rank <= highest; rank += 1) {
+      const card = suit * 13 + rank - 1;
+      cards.push({
+        key: `c${card}`,
+        card,
+        up: true,
+        x: slots[`f${suit}`].x,
+        y: top,
+        z: 100 + rank,
+        place: `f${suit}`,
+        index: rank - 1,
+      });
+    }
+  });
+
+  const avail = height ? height - rowY - gap : 0;
+  let bottom = rowY + cardH;
+  view.tableau.forEach(([faceDown, pile], i) => {
+    const { down, up } = fanOffsets(m, faceDown, pile.length - faceDown, avail);
+    let y = rowY;
+    let lastY = rowY;
+    pile.forEach((card, index) => {
+      const faceUp = index >= faceDown;
+      const known = faceUp && card !== UNKNOWN;
+      cards.push({
+        key: known ? `c${card}` : `t${i}:${index}`,
+        card: faceUp ? card : UNKNOWN,
+        up: known,
+        x: slots[`t${i}`].x,
+        y: Math.round(y),
+        z: 200 + index,
+        place: `t${i}`,
+        index,
+      });
+      lastY = Math.round(y);
+      y += faceUp ? up : down;
+    });
+    bottom = Math.max(bottom, lastY + cardH);
+  });
+  return { cards, slots, width, height: Math.round(bottom + gap), metrics: m };
+}
+

@@ -1,0 +1,176 @@
+/**
+ * The home page: your name, a solo game, a new race, joining by link, and the lists of
+ * public races, live games and finished games (refreshed every few seconds).
+ */
+
+import { describeVariant, parseVariant, variantText } from "../rules.js";
+import { formatTime, getJSON, h } from "../ui.js";
+
+const REFRESH_MS = 5000;
+
+/** The room id in a pasted invite link or a bare id, or null. */
+export function roomFromInvite(text) {
+  const trimmed = String(text).trim();
+  const match = /(?:#\/(?:room|watch)\/)?([A-Za-z0-9_-]{8,64})\/?$/.exec(trimmed);
+  return match ? match[1] : null;
+}
+
+function select(name, options, value) {
+  return h(
+    "select",
+    { name },
+    options.map(([optionValue, label]) => h("option", { value: optionValue, selected: optionValue === value }, label)),
+  );
+}
+
+export class HomePage {
+  constructor(app) {
+    this.app = app;
+    this.timer = null;
+  }
+
+  mount(root) {
+    const name = h("input", {
+      name: "name",
+      maxlength: "24",
+      value: localStorage.getItem("klondike.name") ?? "",
+      placeholder: "Your name",
+      "aria-label": "Your name",
+      onchange: (event) => {
+        const value = event.target.value.trim();
+        if (value) this.app.setName(value);
+      },
+    });
+    this.error = h("p.error-text", { role: "alert" });
+
+    const solo = h(
+      "form.form-grid",
+      { onsubmit: (event) => this.createSolo(event) },
+      h("label", {}, "Cards turned", select("draw", [["1", "Draw 1"], ["3", "Draw 3"]], "1")),
+      h("label", {}, "Passes through the stock", select("passes", [["rules", "As the rules are written (1 or 3)"], ["unlimited", "Unlimited"]], "rules")),
+      h("label.check", {}, h("input", { type: "checkbox", name: "public" }), "Let anyone watch"),
+      h("button", { type: "submit", "data-testid": "start-solo" }, "Play solo"),
+    );
+    const race = h(
+      "form.form-grid",
+      { onsubmit: (event) => this.createRace(event) },
+      h("label", {}, "Variant", select("variant", [["draw=1 passes=1 f2t=no", "Draw 1 · 1 pass"], ["draw=3 passes=3 f2t=no", "Draw 3 · 3 passes"], ["draw=1 passes=unlimited f2t=no", "Draw 1 · unlimited"], ["draw=3 passes=unlimited f2t=no", "Draw 3 · unlimited"]], "draw=1 passes=1 f2t=no")),
+      h("label", {}, "Racers", select("seats", [2, 3, 4, 5, 6, 7, 8].map((n) => [String(n), `${n} seats`]), "2")),
+      h("label", {}, "Time limit", select("time", [["0", "None"], ["300", "5 minutes"], ["600", "10 minutes"], ["900", "15 minutes"], ["1800", "30 minutes"]], "900")),
+      h("label.check", {}, h("input", { type: "checkbox", name: "public" }), "List it publicly"),
+      h("button", { type: "submit", "data-testid": "create-race" }, "Create race"),
+    );
+    const join = h(
+      "form.row",
+      { onsubmit: (event) => this.join(event) },
+      h("input", { name: "invite", placeholder: "Invite link or room id", "aria-label": "Invite link or room id", style: "flex:1" }),
+      h("button.ghost", { type: "submit" }, "Join"),
+    );
+    this.lobbies = h("ul.list", { "data-testid": "public-races" });
+    this.live = h("ul.list", { "data-testid": "live-games" });
+    this.finished = h("ul.list", { "data-testid": "finished-games" });
+    this.daily = h("p.muted", {});
+
+    root.append(
+      h(
+        "div.home",
+        {},
+        h(
+          "section.hero",
+          {},
+          h("div", {}, h("h1", {}, "Race your friends on the same deal"), h("p", {}, "Same cards, same clock, live. Or play on your own and let others watch.")),
+          h("label.row", {}, "Playing as ", name),
+        ),
+        this.error,
+        h("section.panel", { "aria-labelledby": "solo-title" }, h("h2", { id: "solo-title" }, "Solo game"), solo),
+        h("section.panel", { "aria-labelledby": "race-title" }, h("h2", { id: "race-title" }, "New race"), race, h("h2", { style: "margin-top:1rem" }, "Join by link"), join),
+        h("section.panel", { "aria-labelledby": "lobby-title" }, h("h2", { id: "lobby-title" }, "Open races"), this.lobbies),
+        h("section.panel", { "aria-labelledby": "live-title" }, h("h2", { id: "live-title" }, "Watch live"), this.live),
+        h("section.panel", { "aria-labelledby": "done-title" }, h("h2", { id: "done-title" }, "Finished games"), this.finished, this.daily),
+      ),
+    );
+    this.refresh();
+    this.timer = setInterval(() => this.refresh(), REFRESH_MS);
+  }
+
+  unmount() {
+    clearInterval(this.timer);
+  }
+
+  rememberName(form) {
+    const input = document.querySelector('input[name="name"]');
+    const value = input?.value.trim();
+    if (value) this.app.setName(value);
+    void form;
+  }
+
+  async createSolo(event) {
+    event.preventDefault();
+    const form = event.target;
+    this.rememberName(form);
+    const draw = Number(form.elements.draw.value);
+    const passes = form.elements.passes.value === "unlimited" ? null : draw === 3 ? 3 : 1;
+    await this.create(form, {
+      kind: "solo",
+      variant: variantText({ draw, passes }),
+      time_limit: 0,
+      public: form.elements.public.checked,
+    });
+  }
+
+  async createRace(event) {
+    event.preventDefault();
+    const form = event.target;
+    this.rememberName(form);
+    await this.create(form, {
+      kind: "race",
+      variant: form.elements.variant.value,
+      seats: Number(form.elements.seats.value),
+      time_limit: Number(form.elements.time.value),
+      public: form.elements.public.checked,
+    });
+  }
+
+  async create(form, request) {
+    const button = form.querySelector('button[type="submit"]');
+    button.disabled = true;
+    this.error.textContent = "";
+    try {
+      const conn = await this.app.ready();
+      const reply = await conn.request({ t: "create", ...request });
+      this.app.navigate(`#/room/${reply.room}`);
+    } catch (error) {
+      this.error.textContent = `Could not create the game: ${error.message}`;
+      button.disabled = false;
+    }
+  }
+
+  join(event) {
+    event.preventDefault();
+    const room = roomFromInvite(event.target.elements.invite.value);
+    if (room) this.app.navigate(`#/room/${room}`);
+    else this.error.textContent = "That is not an invite link or a room id.";
+  }
+
+  async refresh() {
+    const [rooms, live, finished] = await Promise.all(
+      ["/api/rooms", "/api/live", "/api/results"].map((path) => getJSON(path).catch(() => null)),
+    );
+    this.fill(this.lobbies, rooms, "No open races. Create one!", (r) =>
+      h("li", {}, h("span", {}, `${r.host || "Someone"} · ${describeVariant(parseVariant(r.variant))} · ${r.racers}/${r.capacity}`), h("a.button.ghost", { href: `#/room/${r.room}` }, "Join")),
+    );
+    this.fill(this.live, live, "Nothing to watch right now.", (r) =>
+      h("li", {}, h("span", {}, `${r.kind === "solo" ? "Solo" : "Race"} · ${(r.racers ?? []).join(", ")} · ${describeVariant(parseVariant(r.variant))}`), h("a.button.ghost", { href: `#/watch/${r.room}` }, "Watch")),
+    );
+    this.fill(this.finished, finished, "No finished games yet.", (r) => {
+      const winner = r.ranking.find((row) => row.rank === 1);
+      const text = winner ? `${winner.name} ${winner.status === "won" ? `won in ${formatTime(winner.time_ms)}` : `led with ${winner.found} cards`}` : "";
+      return h("li", {}, h("span", {}, `${describeVariant(parseVariant(r.variant))} · ${text}`), h("a.button.ghost", { href: `#/replay/${r.room}/${r.gen}` }, "Replay"));
+    });
+  }
+
+  fill(list, items, emptyText, row) {
+    if (items === null) return;
+    list.replaceChildren(...(items.length ? items.slice(0, 12).map(row) : [h("li.empty", {}, emptyText)]));
+  }
+}

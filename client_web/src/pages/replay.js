@@ -1,0 +1,163 @@
+/**
+ * A finished game by link: every board stepping through its moves in sync, with play
+ * and pause, speed, a time slider, single steps and a jump to any move.
+ */
+
+import { BoardView } from "../board.js";
+import { eventTimes, movesAt, nextTime, prepareBoard, previousTime } from "../replay.js";
+import { describeVariant, parseVariant } from "../rules.js";
+import { formatTime, getJSON, h, statusWord } from "../ui.js";
+
+const FRAME_MS = 50;
+
+export class ReplayPage {
+  constructor(app, roomId, gen) {
+    this.app = app;
+    this.roomId = roomId;
+    this.gen = gen;
+    this.t = 0;
+    this.playingSince = null;
+    this.speed = 4;
+    this.views = [];
+  }
+
+  async mount(root) {
+    this.root = root;
+    root.append(h("p.loading", {}, "Loading the replay…"));
+    let data;
+    try {
+      data = await getJSON(`/api/replay/${encodeURIComponent(this.roomId)}/${this.gen}`);
+    } catch (error) {
+      data = undefined;
+      root.replaceChildren(h("p.error-text", {}, `Could not load the replay: ${error.message}`));
+      return;
+    }
+    if (!data) {
+      root.replaceChildren(h("p", {}, "This game is not finished or does not exist. ", h("a", { href: "#/" }, "Back home")));
+      return;
+    }
+    this.data = data;
+    this.variant = parseVariant(data.variant);
+    this.boards = data.boards.map(prepareBoard).sort((a, b) => a.rank - b.rank || a.seat - b.seat);
+    this.stops = eventTimes(this.boards);
+    this.end = this.stops[this.stops.length - 1];
+    this.build(root);
+    this.show();
+  }
+
+  build(root) {
+    this.slider = h("input", { type: "range", min: "0", max: String(this.end), value: "0", step: "1", "aria-label": "Time", "data-testid": "replay-slider", oninput: (e) => this.seek(Number(e.target.value)) });
+    this.playButton = h("button", { type: "button", "data-testid": "replay-play", onclick: () => this.toggle() }, "Play");
+    this.clock = h("span.muted", { "data-testid": "replay-clock", style: "font-variant-numeric:tabular-nums" });
+    const speed = h(
+      "select",
+      { "aria-label": "Speed", onchange: (e) => this.setSpeed(Number(e.target.value)) },
+      [1, 2, 4, 8, 16].map((s) => h("option", { value: String(s), selected: s === this.speed }, `${s}×`)),
+    );
+    this.boardSelect = h("select", { "aria-label": "Board to jump in" }, this.boards.map((b, i) => h("option", { value: String(i) }, b.name || `Seat ${b.seat + 1}`)));
+    const jump = h("form.row", { onsubmit: (e) => this.jump(e) }, h("label", {}, "Move ", h("input", { name: "move", type: "number", min: "0", style: "width:5rem", "data-testid": "replay-move" })), this.boards.length > 1 ? this.boardSelect : null, h("button.ghost", { type: "submit" }, "Go"));
+    const grid = h("div.boards", { "data-testid": "boards" });
+    this.entries = this.boards.map((board) => {
+      const holder = h("div", { "data-testid": `board-${board.seat}` });
+      const header = h("header");
+      grid.append(h("article.watched", { "aria-label": `${board.name}'s board` }, header, holder));
+      return { board, header, view: new BoardView(holder, { variant: this.variant, label: `${board.name}'s board` }) };
+    });
+    const when = this.data.ended_at ? new Date(this.data.ended_at).toLocaleString() : "";
+    root.replaceChildren(
+      h(
+        "section.game",
+        {},
+        h("div.statusbar", {}, h("div", {}, h("h1", { style: "margin:0;font-size:1.2rem" }, `Replay · ${this.data.kind === "solo" ? "Solo" : "Race"} · ${describeVariant(this.variant)}`), h("span.muted", {}, `${when} · seed ${this.data.seed}`))),
+        h(
+          "div.panel.controls",
+          {},
+          h("button.ghost", { type: "button", "aria-label": "To the start", onclick: () => this.seek(0) }, "⏮"),
+          h("button.ghost", { type: "button", "aria-label": "Step back", "data-testid": "replay-back", onclick: () => this.seek(previousTime(this.stops, this.t)) }, "◀"),
+          this.playButton,
+          h("button.ghost", { type: "button", "aria-label": "Step forward", "data-testid": "replay-step", onclick: () => this.seek(nextTime(this.stops, this.t)) }, "▶"),
+          h("button.ghost", { type: "button", "aria-label": "To the end", onclick: () => this.seek(this.end) }, "⏭"),
+          speed,
+          this.slider,
+          this.clock,
+          jump,
+        ),
+        grid,
+      ),
+    );
+  }
+
+  unmount() {
+    clearInterval(this.timer);
+    for (const entry of this.entries ?? []) entry.view.destroy();
+  }
+
+  seek(t) {
+    this.t = Math.max(0, Math.min(this.end, t));
+    if (this.playingSince !== null) this.playingSince = { wall: performance.now(), t: this.t };
+    this.show();
+  }
+
+  setSpeed(speed) {
+    this.speed = speed;
+    if (this.playingSince !== null) this.playingSince = { wall: performance.now(), t: this.t };
+  }
+
+  toggle() {
+    if (this.playingSince !== null) {
+      this.pause();
+      return;
+    }
+    if (this.t >= this.end) this.t = 0;
+    this.playingSince = { wall: performance.now(), t: this.t };
+    this.playButton.textContent = "Pause";
+    this.timer = setInterval(() => {
+      const elapsed = (performance.now() - this.playingSince.wall) * this.speed;
+      this.t = Math.min(this.end, this.playingSince.t + elapsed);
+      this.show();
+      if (this.t >= this.end) this.pause();
+    }, FRAME_MS);
+  }
+
+  pause() {
+    clearInterval(this.timer);
+    this.playingSince = null;
+    this.playButton.textContent = "Play";
+  }
+
+  jump(event) {
+    event.preventDefault();
+    const board = this.boards[Number(this.boardSelect.value) || 0];
+    const n = Math.max(0, Math.min(board.times.length - 1, Number(event.target.elements.move.value) || 0));
+    this.seek(board.times[n]);
+  }
+
+  show() {
+    this.slider.value = String(Math.round(this.t));
+    this.clock.textContent = `${formatTime(this.t, { tenths: true })} / ${formatTime(this.end, { tenths: true })}`;
+    for (const { board, header, view } of this.entries) {
+      const n = movesAt(board, this.t);
+      view.update(board.views[n]);
+      const done = n === board.views.length - 1;
+      header.replaceChildren(
+        h("strong", {}, `${board.rank}. ${board.name}`),
+        h("span.row", {}, done ? h(`span.badge${board.status === "won" ? ".won" : ""}`, {}, statusWord(board.status)) : null, h("span.muted", { "data-testid": `replay-moves-${board.seat}` }, `move ${n}/${board.views.length - 1}${board.tokens[n] ? ` · ${board.tokens[n]}` : ""}`)),
+      );
+    }
+  }
+
+  onKey(event) {
+    const actions = {
+      ArrowRight: () => this.seek(nextTime(this.stops, this.t)),
+      ArrowLeft: () => this.seek(previousTime(this.stops, this.t)),
+      " ": () => this.toggle(),
+      Home: () => this.seek(0),
+      End: () => this.seek(this.end),
+    };
+    const action = actions[event.key];
+    if (action && !event.target.closest?.("button, a, input, select")) {
+      event.preventDefault();
+      action();
+    }
+  }
+}

@@ -1,0 +1,589 @@
+/**
+ * A room: the race lobby, the countdown, your own board (solo or race), opponents as
+ * progress, all boards for spectators, and the results with the reveal.
+ *
+ * It joins as a racer when it can (which also resumes a seat after a reload) and as a
+ * spectator otherwise, rejoins with its offsets after every reconnection, and keeps
+ * the player's moves in flight until the server confirms or refuses them.
+ */
+
+import { BoardView } from "../board.js";
+import { cardName } from "../cards.js";
+import { acknowledge, applyFrame, displayed, newBoard, newPlay, receive, reject, send, sinceOf } from "../game.js";
+import { cardsAt, describeVariant, parseToken, parseVariant, passesLeft } from "../rules.js";
+import { announce, formatTime, h, stat, statusWord } from "../ui.js";
+import { faceDownCount, foundationCount } from "../view.js";
+
+const RETRY_CODES = new Set(["rate_limited", "busy"]);
+const PLACE_WORDS = (to) => (to.kind === "foundation" ? "its foundation" : `column ${to.index + 1}`);
+
+/** Words for a move token, naming the cards the view before it shows. */
+export function describeMove(view, token) {
+  const parsed = parseToken(token);
+  if (!parsed) return token;
+  if (parsed.kind === "D") return "Turned the stock";
+  if (parsed.kind === "R") return "Turned the waste over";
+  const cards = cardsAt(view, { ...parsed.from, size: parsed.from.size ?? 1 });
+  const name = cards ? cardName(cards[0]) : "Cards";
+  return `${name} to ${PLACE_WORDS(parsed.to)}`;
+}
+
+export class RoomPage {
+  constructor(app, roomId, { watchOnly }) {
+    this.app = app;
+    this.roomId = roomId;
+    this.watchOnly = watchOnly;
+    this.role = watchOnly ? "spectator" : "racer";
+    this.room = null;
+    this.gen = null;
+    this.play = null;
+    this.boards = new Map();
+    this.views = new Map();
+    this.progress = new Map();
+    this.results = null;
+    this.unbinders = [];
+    this.doneAt = null;
+  }
+
+  // ------------------------------------------------------------ lifecycle
+
+  mount(root) {
+    this.root = root;
+    const [timeNode, setTime] = stat("Time", "time");
+    const [movesNode, setMoves] = stat("Moves", "moves");
+    const [scoreNode, setScore] = stat("Score", "score");
+    const [foundNode, setFound] = stat("Cards home", "found");
+    this.set = { time: setTime, moves: setMoves, score: setScore, found: setFound };
+    this.title = h("h1", { style: "margin:0;font-size:1.2rem" }, "Joining…");
+    this.subtitle = h("span.muted", {});
+    this.tools = h("div.row");
+    this.message = h("p.message", { role: "status", "data-testid": "message" });
+    this.lobby = h("section.lobby", { hidden: true });
+    this.countdown = h("div.countdown", { hidden: true, "aria-live": "assertive" });
+    this.ownWrap = h("div", { hidden: true });
+    this.opponents = h("aside.opponents", { "aria-label": "Opponents" });
+    this.raceLayout = h("div.layout-race", { hidden: true }, this.ownWrap, this.opponents);
+    this.watchGrid = h("div.boards", { hidden: true, "data-testid": "boards" });
+    this.resultsBox = h("section.panel", { hidden: true, "data-testid": "results" });
+    this.stats = h("div.stats", {}, timeNode, movesNode, scoreNode, foundNode);
+    root.append(
+      h(
+        "section.game",
+        {},
+        h("div.statusbar", {}, h("div", {}, this.title, this.subtitle), this.stats, this.tools),
+        this.message,
+        this.lobby,
+        this.resultsBox,
+        this.raceLayout,
+        this.watchGrid,
+        this.countdown,
+      ),
+    );
+    const conn = this.app.connection();
+    this.conn = conn;
+    this.unbinders.push(conn.on("frame", (frame) => this.onFrame(frame)));
+    this.unbinders.push(conn.on("open", () => this.join()));
+    this.unbinders.push(this.app.onSettings(() => this.renderStats()));
+    if (conn.online) this.join();
+    this.clock = setInterval(() => this.tick(), 100);
+  }
+
+  unmount() {
+    clearInterval(this.clock);
+    for (const unbind of this.unbinders.splice(0)) unbind();
+    this.ownBoard?.destroy();
+    for (const { board } of this.views.values()) board.destroy();
+    if (this.conn?.online && this.room) this.conn.send({ t: "leave", room: this.roomId });
+  }
+
+  /** Join (or rejoin after a reconnection) with the offsets of every board applied. */
+  async join() {
+    const boards = this.role === "racer" ? (this.play ? [this.play.board] : []) : [...this.boards.values()];
+    const request = { t: "join", room: this.roomId, as: this.role };
+    const since = this.gen === null ? [] : sinceOf(boards);
+    if (since.length) request.since = since;
+    try {
+      await this.conn.request(request);
+    } catch (error) {
+      if (error.code === undefined) return; // disconnected: the next `open` rejoins
+      this.joinRefused(error);
+    }
+  }
+
+  joinRefused(error) {
+    if (this.role === "racer" && (error.code === "room_full" || error.code === "wrong_state")) {
+      this.role = "spectator";
+      this.join();
+    } else if (this.role === "spectator" && error.code === "own_race") {
+      this.role = "racer";
+      this.join();
+    } else if (error.code === "no_room") {
+      this.title.textContent = "No such room";
+      this.message.replaceChildren("This game does not exist or has expired. ", h("a", { href: "#/" }, "Back home"));
+    } else {
+      this.say(error.message);
+    }
+  }
+
+  say(text) {
+    this.message.textContent = text;
+  }
+
+  // ------------------------------------------------------------ frames
+
+  onFrame(frame) {
+    if (frame.room !== this.roomId) {
+      if (frame.t === "error" && frame.room === undefined && frame.rid === undefined) this.say(frame.msg);
+      return;
+    }
+    switch (frame.t) {
+      case "room":
+        this.onRoom(frame);
+        break;
+      case "board":
+      case "diff":
+        if (frame.audience === "own") this.onOwn(frame);
+        else this.onWatched(frame);
+        break;
+      case "ack":
+        if (this.play) this.play = acknowledge(this.play, frame.id);
+        break;
+      case "progress":
+        for (const [seat, found, down, moves, status] of frame.boards) this.progress.set(seat, { found, down, moves, status });
+        if (frame.spectators !== undefined) this.spectators = frame.spectators;
+        this.renderProgress();
+        break;
+      case "results":
+        this.results = frame;
+        this.renderResults();
+        break;
+      case "hint":
+        this.onHint(frame);
+        break;
+      case "error":
+        this.onError(frame);
+        break;
+      default:
+        break;
+    }
+  }
+
+  onRoom(frame) {
+    const rejoined = this.room === null || this.pendingResend;
+    if (this.gen !== null && frame.gen !== this.gen) this.resetRace();
+    this.gen = frame.gen;
+    this.room = frame;
+    this.variant = parseVariant(frame.variant);
+    this.spectators = frame.spectators;
+    const mine = frame.seats.find((s) => s && s.user === this.conn.user);
+    this.seat = mine ? mine.seat : null;
+    if (this.role === "racer" && this.seat !== null && !this.play) this.play = newPlay(this.seat);
+    if (this.role === "racer" && this.seat === null && frame.state !== "lobby") {
+      this.role = "spectator";
+      this.join();
+    }
+    if (rejoined) this.resendPending();
+    this.render();
+  }
+
+  resetRace() {
+    this.play = this.seat === null ? null : newPlay(this.seat);
+    this.boards.clear();
+    this.progress.clear();
+    this.results = null;
+    this.doneAt = null;
+    this.ownBoard?.clearSelection();
+  }
+
+  onOwn(frame) {
+    if (!this.play) this.play = newPlay(frame.seat);
+    const before = this.play.board;
+    const { play, gap } = receive(this.play, frame);
+    if (gap) {
+      this.join();
+      return;
+    }
+    this.play = play;
+    if (before.status === "playing" && play.board.status !== "playing") {
+      this.doneAt = this.conn.now();
+      announce(play.board.status === "won" ? "You won!" : `Game over: ${statusWord(play.board.status)}`);
+      this.say(play.board.status === "won" ? "You won! 🎉" : `Game over: ${statusWord(play.board.status)}.`);
+    }
+    this.renderOwn();
+  }
+
+  onWatched(frame) {
+    const board = this.boards.get(frame.seat) ?? newBoard(frame.seat, frame.audience);
+    const { board: next, gap } = applyFrame(board, frame);
+    if (gap) {
+      this.join();
+      return;
+    }
+    this.boards.set(frame.seat, next);
+    this.renderWatched();
+  }
+
+  onError(frame) {
+    if (frame.id !== undefined && this.play) {
+      const move = this.play.pending.find((m) => m.id === frame.id);
+      if (move && RETRY_CODES.has(frame.code)) {
+        setTimeout(() => this.transmit(move), 400);
+        return;
+      }
+      if (move) {
+        const { play } = reject(this.play, frame.id);
+        this.play = play;
+        this.renderOwn();
+        announce(`Move refused: ${frame.msg}`);
+      }
+    }
+    this.say(frame.msg);
+  }
+
+  onHint(frame) {
+    this.say(frame.msg);
+    announce(frame.msg);
+    if (!frame.m || !this.ownBoard) return;
+    const parsed = parseToken(frame.m);
+    if (!parsed) return;
+    if (parsed.kind === "D" || parsed.kind === "R") {
+      this.ownBoard.setHint({ source: "stock", key: "s0", target: null });
+      return;
+    }
+    const view = displayed(this.play, this.variant);
+    const from = parsed.from.kind === "tableau" && parsed.from.size === undefined ? { ...parsed.from, size: 1 } : parsed.from;
+    const cards = cardsAt(view, from);
+    const source = from.kind === "waste" ? "waste" : from.kind === "foundation" ? `f${from.suit}` : `t${from.index}`;
+    const target = parsed.to.kind === "foundation" ? (cards ? `f${Math.floor(cards[0] / 13)}` : null) : `t${parsed.to.index}`;
+    this.ownBoard.setHint({ source, key: cards ? `c${cards[0]}` : null, target });
+  }
+
+  // ------------------------------------------------------------ moves
+
+  playing() {
+    return this.role === "racer" && this.play && this.room?.state === "racing" && this.play.board.ready && this.play.board.status === "playing";
+  }
+
+  transmit(move) {
+    const frame = move.m === null ? { t: "undo", room: this.roomId, id: move.id } : { t: "move", room: this.roomId, id: move.id, m: move.m };
+    this.conn.send(frame);
+  }
+
+  resendPending() {
+    this.pendingResend = false;
+    for (const move of this.play?.pending ?? []) this.transmit(move);
+  }
+
+  sendMove(token) {
+    if (!this.playing()) return;
+    const before = displayed(this.play, this.variant);
+    const { play, id } = send(this.play, token);
+    this.play = play;
+    this.ownBoard?.setHint(null);
+    if (!this.conn.online) this.pendingResend = true;
+    this.transmit({ id, m: token });
+    announce(describeMove(before, token));
+    this.renderOwn();
+  }
+
+  stock() {
+    if (!this.playing()) return;
+    const view = displayed(this.play, this.variant);
+    if (view.stock > 0) this.sendMove("D");
+    else if (view.waste.length && passesLeft(view, this.variant) > 0) this.sendMove("R");
+    else this.say(view.waste.length ? "No passes left through the stock." : "The stock is empty.");
+  }
+
+  undo() {
+    if (!this.playing() || this.room.kind !== "solo") return;
+    const { play, id } = send(this.play, null);
+    this.play = play;
+    this.transmit({ id, m: null });
+    announce("Undo");
+  }
+
+  hint() {
+    if (!this.playing() || this.room.kind !== "solo") return;
+    this.say("Thinking…");
+    this.conn.request({ t: "hint", room: this.roomId }).catch(() => {});
+  }
+
+  onKey(event) {
+    const board = this.ownBoard;
+    if (!board || !this.playing()) return;
+    const key = event.key.toLowerCase();
+    let handled = true;
+    if (/^[1-7]$/.test(key)) board.pressColumn(Number(key) - 1);
+    else if (key === "w") board.select({ kind: "waste" });
+    else if (key === "f") {
+      if (board.selection) board.dropSelection({ kind: "foundation" });
+    } else if (key === "d" || (key === " " && !event.target.closest?.(".slot, button, a"))) this.stock();
+    else if (key === "escape") board.clearSelection();
+    else if (key === "u" || (key === "z" && (event.ctrlKey || event.metaKey))) this.undo();
+    else if (key === "h") this.hint();
+    else handled = false;
+    if (handled) event.preventDefault();
+  }
+
+  // ------------------------------------------------------------ rendering
+
+  render() {
+    const room = this.room;
+    if (!room) return;
+    const kind = room.kind === "solo" ? "Solo" : "Race";
+    this.title.textContent = `${kind} · ${describeVariant(this.variant)}`;
+    const watchers = this.spectators ? ` · ${this.spectators} watching` : "";
+    this.subtitle.textContent = `${this.role === "spectator" ? "Watching" : room.state === "lobby" ? "Lobby" : statusWord(room.state)}${watchers}`;
+    this.subtitle.dataset.testid = "subtitle";
+    const racer = this.role === "racer" && this.seat !== null;
+    this.lobby.hidden = room.state !== "lobby";
+    if (room.state === "lobby") this.renderLobby();
+    const started = room.state === "racing" || room.state === "finished";
+    this.raceLayout.hidden = !(racer && started);
+    this.opponents.hidden = room.kind === "solo";
+    this.raceLayout.style.gridTemplateColumns = room.kind === "solo" ? "1fr" : "";
+    this.watchGrid.hidden = !(started && (!racer || this.results));
+    this.stats.hidden = !(racer && started);
+    if (racer && started) this.renderOwn();
+    if (started) this.renderWatched();
+    this.renderProgress();
+    this.renderTools();
+    this.renderResults();
+    this.tick();
+  }
+
+  renderLobby() {
+    const room = this.room;
+    const link = `${window.location.origin}${window.location.pathname}#/room/${this.roomId}`;
+    const input = h("input", { value: link, readonly: true, "aria-label": "Invite link", "data-testid": "invite-link" });
+    const copy = h(
+      "button.ghost",
+      {
+        type: "button",
+        onclick: async () => {
+          input.select();
+          try {
+            await navigator.clipboard.writeText(link);
+            copy.textContent = "Copied";
+          } catch {
+            document.execCommand?.("copy");
+            copy.textContent = "Copied";
+          }
+        },
+      },
+      "Copy",
+    );
+    const seated = room.seats.filter(Boolean);
+    const me = seated.find((s) => s.user === this.conn.user);
+    const seats = h(
+      "ul.list.seats",
+      { "data-testid": "seats" },
+      room.seats.map((s, i) =>
+        s
+          ? h(`li${s.ready ? ".ready" : ""}${s.online ? "" : ".offline"}`, {}, h("strong", {}, s.name), h("span.muted", {}, s.user === room.host ? "host" : s.online ? "" : "away"))
+          : h("li.empty", {}, `Seat ${i + 1}: free`),
+      ),
+    );
+    const actions = h("div.row");
+    if (me) {
+      actions.append(
+        h("button", { type: "button", "data-testid": "ready", onclick: () => this.conn.send({ t: "ready", room: this.roomId, ready: !me.ready }) }, me.ready ? "Not ready" : "I'm ready"),
+      );
+      if (room.host === this.conn.user) {
+        const canStart = seated.length >= 2 && seated.every((s) => s.ready);
+        actions.append(
+          h("button", { type: "button", "data-testid": "start", disabled: !canStart, onclick: () => this.conn.request({ t: "start", room: this.roomId }).catch((e) => this.say(e.message)) }, "Start race"),
+        );
+      }
+    }
+    this.lobby.replaceChildren(
+      h("div.panel", {}, h("h2", {}, "Invite friends"), h("p.muted", {}, "Anyone with this link can take a free seat or watch."), h("div.invite", {}, input, copy)),
+      h("div.panel", {}, h("h2", {}, `Racers ${seated.length}/${room.capacity}`), seats, actions, room.time_limit ? h("p.muted", {}, `Time limit ${formatTime(room.time_limit * 1000)}`) : null),
+    );
+  }
+
+  renderTools() {
+    const room = this.room;
+    const buttons = [];
+    if (this.role === "racer" && room.kind === "solo" && room.state === "racing") {
+      buttons.push(
+        h("button.ghost", { type: "button", onclick: () => this.undo(), "data-testid": "undo", title: "Undo (U)" }, "Undo"),
+        h("button.ghost", { type: "button", onclick: () => this.hint(), "data-testid": "hint", title: "Hint (H)" }, "Hint"),
+      );
+    }
+    if (this.role === "racer" && room.state === "racing" && this.play?.board.status === "playing") {
+      buttons.push(h("button.ghost", { type: "button", onclick: () => this.resign(), "data-testid": "resign" }, room.kind === "solo" ? "Give up" : "Resign"));
+    }
+    if (room.state === "finished" && room.kind === "solo") {
+      buttons.push(h("button", { type: "button", onclick: () => this.newSolo(), "data-testid": "new-game" }, "New game"));
+    }
+    if (room.state === "finished" && room.kind === "race" && this.role === "racer" && this.seat !== null) {
+      buttons.push(h("button", { type: "button", onclick: () => this.conn.send({ t: "rematch", room: this.roomId }), "data-testid": "rematch" }, "Rematch"));
+    }
+    if (room.state === "finished") buttons.push(h("a.button.ghost", { href: `#/replay/${this.roomId}/${room.gen}`, "data-testid": "replay-link" }, "Replay"));
+    this.tools.replaceChildren(...buttons);
+  }
+
+  resign() {
+    if (window.confirm(this.room.kind === "solo" ? "Give up this game?" : "Resign from this race?")) {
+      this.conn.send({ t: "resign", room: this.roomId });
+    }
+  }
+
+  async newSolo() {
+    const conn = await this.app.ready();
+    const reply = await conn.request({ t: "create", kind: "solo", variant: this.room.variant, time_limit: 0, public: this.room.public });
+    this.app.navigate(`#/room/${reply.room}`);
+  }
+
+  renderOwn() {
+    if (!this.play || this.raceLayout.hidden) return;
+    if (!this.ownBoard) {
+      const holder = h("div", { "data-testid": "own-board" });
+      this.ownWrap.replaceChildren(holder);
+      this.ownWrap.hidden = false;
+      this.ownBoard = new BoardView(holder, {
+        interactive: true,
+        variant: this.variant,
+        label: "Your board",
+        onMove: (token) => this.sendMove(token),
+        onStock: () => this.stock(),
+      });
+    }
+    this.ownBoard.variant = this.variant;
+    if (this.play.board.ready) this.ownBoard.update(displayed(this.play, this.variant));
+    this.renderStats();
+    this.renderTools();
+  }
+
+  renderStats() {
+    if (!this.play) return;
+    const view = displayed(this.play, this.variant);
+    const found = foundationCount(view);
+    this.set.moves(String(this.play.board.moves + this.play.pending.length));
+    this.set.found(`${found}/52`);
+    this.set.score(this.app.settings.scoring === "vegas" ? `$${-52 + 5 * found}` : String(this.play.board.score));
+  }
+
+  renderProgress() {
+    if (!this.room || this.room.kind === "solo" || this.role !== "racer") return;
+    const rows = this.room.seats
+      .filter((s) => s && s.seat !== this.seat)
+      .map((s) => {
+        const p = this.progress.get(s.seat) ?? { found: 0, down: 21, moves: 0, status: "playing" };
+        return h(
+          "div.opponent",
+          { "data-testid": `opponent-${s.seat}` },
+          h("header", {}, h("strong", {}, s.name), h(`span.badge${p.status === "won" ? ".won" : ""}`, {}, statusWord(p.status))),
+          h("div.bar", { role: "progressbar", "aria-label": `${s.name}: cards on foundations`, "aria-valuemin": "0", "aria-valuemax": "52", "aria-valuenow": String(p.found) }, h("span", { style: `width:${(p.found / 52) * 100}%` })),
+          h("div.bar.down", { role: "progressbar", "aria-label": `${s.name}: face-down cards turned`, "aria-valuemin": "0", "aria-valuemax": "21", "aria-valuenow": String(21 - p.down) }, h("span", { style: `width:${((21 - p.down) / 21) * 100}%` })),
+          h("small", {}, `${p.found} home · ${p.down} face down · ${p.moves} moves`),
+        );
+      });
+    this.opponents.replaceChildren(h("h2", { style: "margin:0;font-size:1rem" }, "Opponents"), ...rows);
+  }
+
+  /** Spectator boards (live) or, once the race is over, everyone's final boards. */
+  renderWatched() {
+    if (this.watchGrid.hidden || !this.room) return;
+    const final = this.results ? new Map(this.results.ranking.map((row) => [row.seat, row])) : null;
+    const seats = this.room.seats.filter(Boolean).map((s) => s.seat);
+    const leader = this.leader(seats, final);
+    for (const seat of seats) {
+      let entry = this.views.get(seat);
+      const occupant = this.room.seats[seat];
+      if (!entry) {
+        const holder = h("div", { "data-testid": `board-${seat}` });
+        const header = h("header");
+        const wrap = h("article.watched", { "aria-label": `${occupant.name}'s board` }, header, holder);
+        this.watchGrid.append(wrap);
+        entry = { wrap, header, board: new BoardView(holder, { variant: this.variant, label: `${occupant.name}'s board` }) };
+        this.views.set(seat, entry);
+      }
+      const live = this.boards.get(seat);
+      const row = final?.get(seat);
+      const view = row ? row.view : live?.ready ? live.view : null;
+      if (view) entry.board.update(view);
+      const status = row ? row.status : live?.status ?? "playing";
+      const moves = row ? row.moves : live?.moves ?? 0;
+      const found = view ? foundationCount(view) : 0;
+      const down = view ? faceDownCount(view) : 21;
+      entry.wrap.classList.toggle("leader", seat === leader);
+      entry.header.replaceChildren(
+        h("strong", {}, occupant.name),
+        h("span.row", {}, seat === leader ? h("span.badge.lead", {}, "leader") : null, h(`span.badge${status === "won" ? ".won" : ""}`, {}, statusWord(status)), h("span.muted", {}, `${found} home · ${down} down · ${moves} moves`)),
+      );
+    }
+    for (const [seat, entry] of this.views) {
+      if (!seats.includes(seat)) {
+        entry.board.destroy();
+        entry.wrap.remove();
+        this.views.delete(seat);
+      }
+    }
+  }
+
+  leader(seats, final) {
+    if (final) return [...final.values()].find((row) => row.rank === 1)?.seat ?? null;
+    let best = null;
+    let bestKey = null;
+    for (const seat of seats) {
+      const board = this.boards.get(seat);
+      const found = board?.ready ? foundationCount(board.view) : this.progress.get(seat)?.found ?? 0;
+      const key = [board?.status === "won" ? 1 : 0, found];
+      if (!bestKey || key[0] > bestKey[0] || (key[0] === bestKey[0] && key[1] > bestKey[1])) {
+        best = seat;
+        bestKey = key;
+      }
+    }
+    return bestKey && (bestKey[0] || bestKey[1]) ? best : null;
+  }
+
+  renderResults() {
+    const results = this.results;
+    this.resultsBox.hidden = !results;
+    if (!results) return;
+    if (this.room && this.watchGrid.hidden) this.render();
+    const rows = results.ranking.map((row) =>
+      h(
+        `tr${row.user === this.conn.user ? ".me" : ""}`,
+        {},
+        h("td", {}, String(row.rank)),
+        h("td", {}, row.name),
+        h("td", {}, statusWord(row.status)),
+        h("td", {}, row.time_ms === null ? "–" : formatTime(row.time_ms, { tenths: true })),
+        h("td", {}, `${row.found}/52`),
+        h("td", {}, String(row.moves)),
+      ),
+    );
+    this.resultsBox.replaceChildren(
+      h("h2", {}, this.room?.kind === "solo" ? "Result" : "Results"),
+      h(
+        "table.results",
+        {},
+        h("thead", {}, h("tr", {}, ["Rank", "Player", "Result", "Time", "Cards home", "Moves"].map((text) => h("th", { scope: "col" }, text)))),
+        h("tbody", {}, rows),
+      ),
+      h("p.muted", {}, `Seed ${results.seed} · commitment ${results.commitment.slice(0, 16)}… — every racer had this deal.`),
+    );
+  }
+
+  tick() {
+    const room = this.room;
+    if (!room) return;
+    const now = this.conn.now();
+    const counting = room.state === "countdown" && room.start_at > now;
+    this.countdown.hidden = !counting;
+    if (counting) this.countdown.textContent = String(Math.ceil((room.start_at - now) / 1000));
+    if (!room.start_at || now < room.start_at) {
+      this.set.time(formatTime(0));
+      return;
+    }
+    const row = this.results?.ranking.find((r) => r.seat === this.seat);
+    let end = now;
+    if (row && row.time_ms !== null) end = room.start_at + row.time_ms;
+    else if (room.ended_at) end = room.ended_at;
+    else if (this.doneAt) end = this.doneAt;
+    this.set.time(formatTime(end - room.start_at));
+  }
+}

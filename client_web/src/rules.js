@@ -1,0 +1,195 @@
+/**
+ * Just enough of the rules for instant feedback: which drops to offer, and how a move
+ * the player just made will probably look before the server confirms it.
+ *
+ * The server is the only judge. A prediction shows a card face up only when this
+ * viewer already knows it; a card a move uncovers stays unknown (-1) until the
+ * server's answer names it.
+ */
+
+import { UNKNOWN, isRed, rankOf, suitOf, SUITS } from "./cards.js";
+import { topOf } from "./view.js";
+
+/** True when `card` may go on a tableau pile whose top is `top` (null when empty). */
+export function fitsTableau(card, top) {
+  if (card === UNKNOWN) return false;
+  if (top === null) return rankOf(card) === 13;
+  if (top === UNKNOWN) return false;
+  return rankOf(card) === rankOf(top) - 1 && isRed(card) !== isRed(top);
+}
+
+/** True when `card` is the next card of its suit's foundation. */
+export function fitsFoundation(card, foundations) {
+  if (card === UNKNOWN) return false;
+  return rankOf(card) === foundations[suitOf(card)] + 1;
+}
+
+/** How many passes remain after this one (Infinity when unlimited). */
+export function passesLeft(view, variant) {
+  return variant.passes === null ? Infinity : variant.passes - view.pass;
+}
+
+/** Parse variant text (`draw=3 passes=3 f2t=no`) into {draw, passes, f2t}. */
+export function parseVariant(text) {
+  const fields = Object.fromEntries(
+    String(text)
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((part) => part.split("=")),
+  );
+  const draw = fields.draw === "3" ? 3 : 1;
+  let passes = draw === 3 ? 3 : 1;
+  if (fields.passes === "unlimited") passes = null;
+  else if (fields.passes) passes = Number(fields.passes);
+  return { draw, passes, f2t: fields.f2t === "yes" };
+}
+
+/** Variant text of the notation from its parts. */
+export function variantText({ draw, passes, f2t = false }) {
+  return `draw=${draw} passes=${passes === null ? "unlimited" : passes} f2t=${f2t ? "yes" : "no"}`;
+}
+
+/** Human words for a variant: "Draw 3 · 3 passes". */
+export function describeVariant(variant) {
+  const passes =
+    variant.passes === null ? "unlimited passes" : `${variant.passes} pass${variant.passes === 1 ? "" : "es"}`;
+  return `Draw ${variant.draw} · ${passes}`;
+}
+
+/**
+ * A place cards come from or go to: {kind: "tableau", index, size?} with index 0..6,
+ * {kind: "waste"}, {kind: "foundation", suit?}, {kind: "stock"}.
+ */
+
+/** The notation token moving cards from `from` to `to`, or null when none exists. */
+export function moveToken(from, to) {
+  if (from.kind === "stock") return "D";
+  const dst = to.kind === "foundation" ? "F" : to.kind === "tableau" ? String(to.index + 1) : null;
+  if (dst === null) return null;
+  if (from.kind === "waste") return `W${dst}`;
+  if (from.kind === "foundation") return to.kind === "tableau" ? `F${SUITS[from.suit]}${dst}` : null;
+  if (from.kind === "tableau") {
+    if (to.kind === "tableau" && to.index === from.index) return null;
+    if (dst === "F") return (from.size ?? 1) === 1 ? `${from.index + 1}F` : null;
+    return from.size > 1 ? `${from.index + 1}${dst}:${from.size}` : `${from.index + 1}${dst}`;
+  }
+  return null;
+}
+
+/** The parts of a move token: {from, to} places as above, or null when not a token. */
+export function parseToken(token) {
+  if (token === "D" || token === "R") return { kind: token };
+  let match = /^W([1-7F])$/.exec(token);
+  if (match) return { kind: "move", from: { kind: "waste" }, to: place(match[1]) };
+  match = /^F([CDHS])([1-7])$/.exec(token);
+  if (match) {
+    return {
+      kind: "move",
+      from: { kind: "foundation", suit: SUITS.indexOf(match[1]) },
+      to: place(match[2]),
+    };
+  }
+  match = /^([1-7])([1-7F])(?::(\d+))?$/.exec(token);
+  if (match && match[1] !== match[2]) {
+    const from = { kind: "tableau", index: Number(match[1]) - 1 };
+    if (match[3] !== undefined) from.size = Number(match[3]);
+    return { kind: "move", from, to: place(match[2]) };
+  }
+  return null;
+}
+
+function place(char) {
+  return char === "F" ? { kind: "foundation" } : { kind: "tableau", index: Number(char) - 1 };
+}
+
+/** The cards a place would give up (bottom first), or null when it has none to give. */
+export function cardsAt(view, from) {
+  if (from.kind === "waste") return view.waste.length ? [view.waste[view.waste.length - 1]] : null;
+  if (from.kind === "foundation") {
+    const rank = view.foundations[from.suit];
+    return rank ? [from.suit * 13 + rank - 1] : null;
+  }
+  if (from.kind === "tableau") {
+    const [faceDown, cards] = view.tableau[from.index];
+    const size = from.size ?? 1;
+    if (size < 1 || size > cards.length - faceDown) return null;
+    return cards.slice(cards.length - size);
+  }
+  return null;
+}
+
+/** The run size of pile `index` whose first card fits on `to`, or 0 when none does. */
+export function fittingRun(view, index, to) {
+  const [faceDown, cards] = view.tableau[index];
+  for (let size = cards.length - faceDown; size >= 1; size -= 1) {
+    const first = cards[cards.length - size];
+    if (to.kind === "foundation" ? size === 1 && fitsFoundation(first, view.foundations) : fitsTableau(first, topOf(view, to.index))) {
+      return size;
+    }
+  }
+  return 0;
+}
+
+/** True when moving the cards of `from` to `to` looks legal from what this view shows. */
+export function canMove(view, from, to) {
+  const cards = cardsAt(view, from);
+  if (!cards || cards.includes(UNKNOWN)) return false;
+  if (to.kind === "foundation") return cards.length === 1 && from.kind !== "foundation" && fitsFoundation(cards[0], view.foundations);
+  if (to.kind === "tableau") {
+    if (from.kind === "tableau" && from.index === to.index) return false;
+    return fitsTableau(cards[0], topOf(view, to.index));
+  }
+  return false;
+}
+
+/**
+ * The view a move token will probably lead to, or null when this view cannot tell
+ * (a turn of the stock shows cards only the server knows) or the move looks illegal.
+ */
+export function predict(view, token, variant) {
+  const parsed = parseToken(token);
+  if (!parsed || parsed.kind === "D") return null;
+  if (parsed.kind === "R") {
+    if (view.stock || !view.waste.length || passesLeft(view, variant) <= 0) return null;
+    return { ...view, stock: view.waste.length, waste: [], pass: view.pass + 1 };
+  }
+  let { from } = parsed;
+  const { to } = parsed;
+  if (from.kind === "foundation" && !variant.f2t) return null;
+  if (from.kind === "tableau" && from.size === undefined) {
+    const size = fittingRun(view, from.index, to);
+    if (!size) return null;
+    from = { ...from, size };
+  }
+  if (!canMove(view, from, to)) return null;
+  const cards = cardsAt(view, from);
+  const tableau = view.tableau.slice();
+  let { waste, foundations } = view;
+  if (from.kind === "waste") waste = waste.slice(0, -1);
+  else if (from.kind === "foundation") {
+    foundations = foundations.slice();
+    foundations[from.suit] -= 1;
+  } else {
+    const [faceDown, pile] = tableau[from.index];
+    const rest = pile.slice(0, pile.length - cards.length);
+    // The card a move uncovers turns face up; only the server can name it.
+    const down = rest.length && faceDown >= rest.length ? rest.length - 1 : faceDown;
+    tableau[from.index] = [down, rest];
+  }
+  if (to.kind === "foundation") {
+    foundations = foundations.slice();
+    foundations[suitOf(cards[0])] += 1;
+  } else {
+    const [faceDown, pile] = tableau[to.index];
+    tableau[to.index] = [faceDown, pile.concat(cards)];
+  }
+  return { ...view, tableau, waste, foundations };
+}
+
+/** Where a card would go with a double click: its foundation, or null. */
+export function foundationToken(view, from) {
+  const cards = cardsAt(view, { ...from, size: 1 });
+  if (!cards || !fitsFoundation(cards[0], view.foundations)) return null;
+  return moveToken({ ...from, size: 1 }, { kind: "foundation" });
+}
