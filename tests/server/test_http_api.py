@@ -266,3 +266,21 @@ async def test_a_won_practice_game_ends_with_results_and_a_replay(node: Node) ->
         assert status == 200
     finally:
         await player.close()
+
+
+async def test_live_index_tidies_entries_of_games_no_longer_played(node: Node, redis: Any) -> None:
+    """An entry left for a finished or vanished room is not listed and is removed; an
+    entry re-listed with a newer start (a rematch started again) is kept."""
+    room, (alice, bob), _ = await started_race(node, "Alice", "Bob", public=True)
+    try:
+        await alice.resign(room)
+        await bob.resign(room)
+        results = await alice.expect(lambda m: m["t"] == "results")
+        await redis.zadd(keys.LIVE, {room: results["started_at"], "vanishedroom": 1})
+        assert await get_ok(node, "api/live") == []
+        assert await redis.zcard(keys.LIVE) == 0
+        await redis.zadd(keys.LIVE, {room: results["started_at"]})
+        await node.service.store.unlist_live(room, results["started_at"] - 1)
+        assert await redis.zscore(keys.LIVE, room) is not None, "a newer entry stays"
+    finally:
+        await close_all([alice, bob])

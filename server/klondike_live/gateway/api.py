@@ -69,8 +69,10 @@ class Api:
         """Public races from their countdown to their end and public solo games being
         played: who plays what, since when, and how many watch."""
         out = []
-        for state, spectators in await self.store.list_live():
+        for state, spectators, listed_start in await self.store.list_live():
             if not state.public_room or state.state not in (COUNTDOWN, RACING):
+                # Left over (the game ended before it was listed): tidy the index.
+                await self.store.unlist_live(state.id, listed_start)
                 continue
             out.append(
                 {

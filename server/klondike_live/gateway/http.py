@@ -16,6 +16,7 @@ only for finished games.
 from __future__ import annotations
 
 import json
+import logging
 import mimetypes
 from http import HTTPStatus
 from pathlib import Path
@@ -29,6 +30,8 @@ from klondike_live import __version__
 from klondike_live.gateway.api import Api, game_key
 from klondike_live.metrics import Metrics
 from klondike_live.store import Store
+
+log = logging.getLogger(__name__)
 
 WEBSOCKET_PATH = "/ws"
 CLIENT_DIR = Path(__file__).resolve().parents[3] / "client_web"
@@ -71,6 +74,7 @@ class HttpRoutes:
         try:
             return await self._route(path)
         except Exception:
+            log.exception("HTTP request for %s failed", path)
             return json_response({"error": "internal"}, HTTPStatus.INTERNAL_SERVER_ERROR)
 
     async def _route(self, path: str) -> Response:

@@ -181,7 +181,7 @@ class RaceService:
             if new.public_room:
                 await self.store.set_public(room_id, False, 0)
                 await self.store.set_live(room_id, True, new.start_at_ms)
-        if new.state == LOBBY and old.state == FINISHED and new.public_room:
+        if new.state == LOBBY and old.state == FINISHED and new.public_room and new.kind == "race":
             await self.store.set_public(room_id, True, new.created_ms)
         return old, new
 

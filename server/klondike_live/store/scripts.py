@@ -100,6 +100,16 @@ redis.call('PUBLISH', KEYS[5], ARGV[11])
 return {'ok', tostring(now)}
 """
 
+UNLIST_IF: Final = """
+-- KEYS[1] a sorted set index; ARGV[1] member, ARGV[2] the score it must still have
+-- (an entry listed again since it was read, with a new score, stays)
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if score and tonumber(score) == tonumber(ARGV[2]) then
+  return redis.call('ZREM', KEYS[1], ARGV[1])
+end
+return 0
+"""
+
 CLAIM: Final = """
 -- KEYS[1] connection key, KEYS[2] channel; ARGV[1] connection id, ARGV[2] takeover note
 redis.call('SET', KEYS[1], ARGV[1])

@@ -160,6 +160,7 @@ class Store:
         self._board_events = ScriptBatcher(redis, self._board_event)
         self._claim: AsyncScript = redis.register_script(scripts.CLAIM)
         self._release: AsyncScript = redis.register_script(scripts.RELEASE)
+        self._unlist_if: AsyncScript = redis.register_script(scripts.UNLIST_IF)
         self.latency_observer: Callable[[float], None] | None = None
 
     async def _timed(self, call: Awaitable[T]) -> T:
@@ -259,14 +260,19 @@ class Store:
         else:
             await self._timed(self.redis.zrem(keys.LIVE, room_id))
 
-    async def list_live(self, limit: int = 50) -> list[tuple[RoomState, int]]:
-        """The rooms listed as live, latest start first, each with its spectator count.
+    async def list_live(self, limit: int = 50) -> list[tuple[RoomState, int, int]]:
+        """The rooms listed as live, latest start first: each room's state, spectator
+        count and listed start time.
 
         Listed rooms that no longer exist are unlisted; the caller checks each state
-        (a room finishing meanwhile may still be listed for a moment).
+        (a room finishing meanwhile may still be listed for a moment) and may unlist a
+        stale entry with `unlist_live`.
         """
-        listed: list[Any] = await self._timed(self.redis.zrevrange(keys.LIVE, 0, limit - 1))
-        ids = [_decode(i) for i in listed]
+        listed: list[Any] = await self._timed(
+            self.redis.zrevrange(keys.LIVE, 0, limit - 1, withscores=True)
+        )
+        ids = [_decode(member) for member, _ in listed]
+        starts = [int(score) for _, score in listed]
         if not ids:
             return []
         async with self.redis.pipeline(transaction=False) as pipe:
@@ -284,10 +290,16 @@ class Store:
             if blob is None:
                 gone.append(room_id)
             else:
-                out.append((RoomState.from_blob(blob), _watchers_total(watchers, now_ms)))
+                state = RoomState.from_blob(blob)
+                out.append((state, _watchers_total(watchers, now_ms), starts[index]))
         if gone:
             await self._timed(self.redis.zrem(keys.LIVE, *gone))
         return out
+
+    async def unlist_live(self, room_id: str, start_ms: int) -> None:
+        """Unlist a live entry if it is still the one listed at `start_ms` (the room may
+        have started again meanwhile: that entry stays)."""
+        await self._timed(self._unlist_if(keys=[keys.LIVE], args=[room_id, start_ms]))
 
     # ------------------------------------------------------------ boards
 
