@@ -99,3 +99,82 @@ def board_keys(room_id: str, gen: int, seat: int) -> list[str]:
         spectator_channel(room_id),
         times(room_id, gen, seat),
     ]
+
+
+# ------------------------------------------------------------ daily challenges and deal pool
+#
+# A variant appears in key names as its slug (`draw1-passes1-f2tno`, see
+# `daily.variants.variant_slug`), a day as its ISO date; user ids are checked by the
+# caller (`daily.stats`) before they reach a key name. Each day+variant, each pool and
+# each user has a hash tag of its own, so every daily script touches one slot.
+
+SLUG: Final = re.compile(r"^[a-z0-9-]{1,64}$")
+DAY: Final = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def _checked(pattern: re.Pattern[str], text: str, what: str) -> str:
+    if not pattern.match(text):
+        raise ValueError(f"not a valid {what} for a key name: {text!r}")
+    return text
+
+
+def _day_tag(day: str, slug: str) -> str:
+    return f"{PREFIX}:{{d:{_checked(DAY, day, 'date')}:{_checked(SLUG, slug, 'variant slug')}}}"
+
+
+def daily_day(day: str, slug: str) -> str:
+    """Hash: the day record (`seed`, `n`, `par`, `commitment`, `moves`, `variant`, `date`)."""
+    return f"{_day_tag(day, slug)}:day"
+
+
+def daily_board(day: str, slug: str) -> str:
+    """Sorted set: the day's leaderboard, all scores 0, member = fixed-width key + user."""
+    return f"{_day_tag(day, slug)}:board"
+
+
+def daily_entries(day: str, slug: str) -> str:
+    """Hash: the day's leaderboard entries, user -> JSON entry (one per account)."""
+    return f"{_day_tag(day, slug)}:entries"
+
+
+def _pool_tag(slug: str) -> str:
+    return f"{PREFIX}:{{pool:{_checked(SLUG, slug, 'variant slug')}}}"
+
+
+def pool_seeds(slug: str) -> str:
+    """List: seeds of certified deals waiting to be dealt, oldest first."""
+    return f"{_pool_tag(slug)}:seeds"
+
+
+def pool_deals(slug: str) -> str:
+    """Hash: seed -> JSON certificate (the winning line) of each waiting deal."""
+    return f"{_pool_tag(slug)}:deals"
+
+
+def pool_issued(slug: str) -> str:
+    """Sorted set: seeds already handed out, scored by issue time (ms), kept 30 days."""
+    return f"{_pool_tag(slug)}:issued"
+
+
+def _user_tag(user: str) -> str:
+    return f"{PREFIX}:{{u:{user}}}"
+
+
+def user_daily(user: str) -> str:
+    """Hash: the user's daily statistics (counts, streaks, best times per variant)."""
+    return f"{_user_tag(user)}:daily"
+
+
+def user_daily_days(user: str) -> str:
+    """Set: days (proleptic ordinals) on which the user finished a ranked daily attempt."""
+    return f"{_user_tag(user)}:daily:days"
+
+
+def user_daily_won(user: str) -> str:
+    """Set: days (proleptic ordinals) on which the user won a ranked daily attempt."""
+    return f"{_user_tag(user)}:daily:won"
+
+
+def user_daily_attempts(user: str) -> str:
+    """Set: `date:slug` of every ranked daily attempt already counted (idempotence)."""
+    return f"{_user_tag(user)}:daily:attempts"
