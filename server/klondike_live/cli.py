@@ -4,6 +4,7 @@
     klondike-live check FILE|-                replay a game record, print the final position
     klondike-live show SEED|FILE              a readable board in the terminal
     klondike-live solve ...                   the solver (see `klondike-live solve --help`)
+    klondike-live daily prepare [--days N]    certify the coming days' daily deals
     klondike-live serve [--host H] [--port P] [--redis URL] [--data-dir DIR]
                                               run a server node (embedded Valkey without --redis)
 
@@ -200,9 +201,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _plugins() -> list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]]:
     """Subcommands that live beside their subsystem."""
+    from klondike_live.daily.cli import add_parser as add_daily
     from klondike_live.solver.cli import add_parser as add_solve
 
-    return [add_solve]
+    return [add_solve, add_daily]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

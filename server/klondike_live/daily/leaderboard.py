@@ -1,0 +1,260 @@
+"""The leaderboard of one day's challenge in one variant, in Redis.
+
+    board = Leaderboard(redis, day, DRAW1)
+    await board.record(DailyResult(user, name, won, time_ms, moves, found, finished_at))
+    rows = await board.page(0, 50)          # LeaderboardRow(rank, entry), best first
+    mine = await board.around(user, 5)      # own row and up to 5 rows either side
+
+Order (`DailyResult.sort_key`): winners first, by `time_ms` (lower is better), then
+`moves` (fewer), then `finished_at` (earlier); then everyone else by `found` (cards on
+the foundations, more is better), then `time_ms` (for a non-winner: when that count was
+reached, earlier is better). Two entries tie only when the whole key is equal: winners
+with equal time, moves and `finished_at`, or non-winners with equal found and time
+(`finished_at` does not separate non-winners). Ties share a rank and the next rank
+skips (competition ranking: 1, 1, 3); tied rows are listed by user id.
+
+Encoding. A float64 zset score has 53 exact bits, and (won, time up to 10^10 ms, moves
+up to 10^7, finished_at a ms timestamp) needs about 77, so the key is not a score: it
+is a fixed-width decimal string at the front of the member, and every score is 0, so
+Redis orders the set by the members' bytes, which is the key's order exactly at any
+size. Member = 33-character key + user id. A row's rank is 1 + the number of members
+below its key (`ZLEXCOUNT board - (<key>`), computed from the key itself, so tied rows
+always show the same rank whatever their position. Rows are read by one Lua script, a
+consistent snapshot.
+
+Redis: `keys.daily_board` (that sorted set) and `keys.daily_entries` (user -> JSON
+entry). One ranked entry per account: `record` refuses a second one and returns False.
+Entries are never changed or removed; which attempts may be recorded (the day is open,
+the attempt was the first) is the caller's decision.
+
+This module must never label anything with a seed or a card: it holds results only.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from datetime import date
+from typing import Any, Final
+
+from redis.asyncio import Redis
+from redis.commands.core import AsyncScript
+
+from klondike_live import keys
+from klondike_live.daily.variants import variant_slug
+from klondike_live.engine import Variant
+
+__all__ = [
+    "KEY_WIDTH",
+    "MAX_AROUND",
+    "MAX_PAGE",
+    "Around",
+    "DailyResult",
+    "Leaderboard",
+    "LeaderboardRow",
+    "competition_ranks",
+]
+
+CARDS: Final = 52
+MAX_TIME_MS: Final = 10**10 - 1
+MAX_MOVES: Final = 10**7 - 1
+MAX_FINISHED_AT: Final = 10**15 - 1
+MAX_USER: Final = 128
+MAX_NAME: Final = 256
+KEY_WIDTH: Final = 33
+MAX_PAGE: Final = 200
+MAX_AROUND: Final = 50
+
+_RECORD: Final = """
+-- KEYS: 1 entries hash, 2 board zset; ARGV: 1 user, 2 entry JSON, 3 member
+if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
+redis.call('ZADD', KEYS[2], 0, ARGV[3])
+return 1
+"""
+
+_ROWS: Final = """
+-- KEYS: 1 board zset, 2 entries hash
+-- ARGV: 1 key width, then 'range', start, stop  or  'around', member, n
+-- Returns {count below key, entry JSON, ...} for each row, in order.
+local width = tonumber(ARGV[1])
+local start, stop
+if ARGV[2] == 'around' then
+  local index = redis.call('ZRANK', KEYS[1], ARGV[3])
+  if not index then return {} end
+  start = math.max(0, index - tonumber(ARGV[4]))
+  stop = index + tonumber(ARGV[4])
+else
+  start = tonumber(ARGV[3])
+  stop = tonumber(ARGV[4])
+end
+local out = {}
+for _, member in ipairs(redis.call('ZRANGE', KEYS[1], start, stop)) do
+  local key = string.sub(member, 1, width)
+  out[#out + 1] = redis.call('ZLEXCOUNT', KEYS[1], '-', '(' .. key)
+  out[#out + 1] = redis.call('HGET', KEYS[2], string.sub(member, width + 1))
+end
+return out
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class DailyResult:
+    """One account's ranked attempt. `finished_at` is server time in ms.
+
+    For a winner `found` is 52 and `time_ms` the time to win; for anyone else
+    `time_ms` is when the final foundation count was reached.
+    """
+
+    user: str
+    name: str
+    won: bool
+    time_ms: int
+    moves: int
+    found: int
+    finished_at: int
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.user, str) or not 0 < len(self.user) <= MAX_USER:
+            raise ValueError(f"user must be 1..{MAX_USER} characters, not {self.user!r}")
+        if not isinstance(self.name, str) or len(self.name) > MAX_NAME:
+            raise ValueError(f"name must be at most {MAX_NAME} characters")
+        if not isinstance(self.won, bool):
+            raise ValueError(f"won must be a bool, not {self.won!r}")
+        for name, high in (
+            ("time_ms", MAX_TIME_MS),
+            ("moves", MAX_MOVES),
+            ("found", CARDS),
+            ("finished_at", MAX_FINISHED_AT),
+        ):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= high:
+                raise ValueError(f"{name} must be an integer 0..{high}, not {value!r}")
+        if self.won and self.found != CARDS:
+            raise ValueError(f"a won attempt has all {CARDS} cards up, not {self.found}")
+
+    def sort_key(self) -> tuple[int, int, int, int]:
+        """Smaller is better; equal keys are ties."""
+        if self.won:
+            return (0, self.time_ms, self.moves, self.finished_at)
+        return (1, CARDS - self.found, self.time_ms, 0)
+
+    def encoded_key(self) -> str:
+        """`sort_key` as a fixed-width string whose byte order is the key's order."""
+        won, a, b, c = self.sort_key()
+        if won == 0:
+            return f"0{a:010d}{b:07d}{c:015d}"
+        return f"1{a:02d}{b:010d}" + "0" * 20
+
+    def member(self) -> str:
+        return self.encoded_key() + self.user
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), separators=(",", ":"), ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: bytes | str) -> DailyResult:
+        data = json.loads(text)
+        return cls(
+            user=str(data["user"]),
+            name=str(data["name"]),
+            won=bool(data["won"]),
+            time_ms=int(data["time_ms"]),
+            moves=int(data["moves"]),
+            found=int(data["found"]),
+            finished_at=int(data["finished_at"]),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderboardRow:
+    """A ranked entry: `rank` is 1 + the number of entries with a better key."""
+
+    rank: int
+    entry: DailyResult
+
+
+@dataclass(frozen=True, slots=True)
+class Around:
+    """An account's own row and the rows around it (its own included), in order."""
+
+    me: LeaderboardRow
+    rows: list[LeaderboardRow]
+
+
+def competition_ranks(entries: list[DailyResult]) -> list[LeaderboardRow]:
+    """The leaderboard of `entries` computed in memory (the reference the store matches)."""
+    ordered = sorted(entries, key=lambda e: (e.sort_key(), e.user.encode()))
+    rows: list[LeaderboardRow] = []
+    for index, entry in enumerate(ordered):
+        if rows and rows[-1].entry.sort_key() == entry.sort_key():
+            rows.append(LeaderboardRow(rows[-1].rank, entry))
+        else:
+            rows.append(LeaderboardRow(index + 1, entry))
+    return rows
+
+
+class Leaderboard:
+    """The leaderboard of `day` in `variant`."""
+
+    def __init__(self, redis: Redis, day: date, variant: Variant) -> None:
+        self.redis = redis
+        self.day = day
+        self.variant = variant
+        slug = variant_slug(variant)
+        self.board_key = keys.daily_board(day.isoformat(), slug)
+        self.entries_key = keys.daily_entries(day.isoformat(), slug)
+        self._record: AsyncScript = redis.register_script(_RECORD)
+        self._rows: AsyncScript = redis.register_script(_ROWS)
+
+    async def record(self, result: DailyResult) -> bool:
+        """Add the account's ranked entry; False (nothing changed) if it has one."""
+        added = await self._record(
+            keys=[self.entries_key, self.board_key],
+            args=[result.user, result.to_json(), result.member()],
+        )
+        return bool(added)
+
+    async def count(self) -> int:
+        """How many accounts are on the leaderboard."""
+        return int(await self.redis.zcard(self.board_key))
+
+    async def entry(self, user: str) -> DailyResult | None:
+        """The account's entry, or None."""
+        raw = await self.redis.hget(self.entries_key, user)
+        return None if raw is None else DailyResult.from_json(raw)
+
+    async def rank_of(self, user: str) -> int | None:
+        """The account's rank (ties share one), or None when it has no entry."""
+        entry = await self.entry(user)
+        if entry is None:
+            return None
+        below = await self.redis.zlexcount(self.board_key, "-", "(" + entry.encoded_key())
+        return int(below) + 1
+
+    async def page(self, offset: int = 0, limit: int = 50) -> list[LeaderboardRow]:
+        """Rows `offset` .. `offset + limit - 1` (0-based, best first)."""
+        if offset < 0:
+            raise ValueError(f"offset must be >= 0, not {offset!r}")
+        if not 1 <= limit <= MAX_PAGE:
+            raise ValueError(f"limit must be 1..{MAX_PAGE}, not {limit!r}")
+        return await self._read(["range", offset, offset + limit - 1])
+
+    async def around(self, user: str, n: int = 5) -> Around | None:
+        """The account's row with up to `n` rows before and after; None without entry."""
+        if not 0 <= n <= MAX_AROUND:
+            raise ValueError(f"n must be 0..{MAX_AROUND}, not {n!r}")
+        entry = await self.entry(user)
+        if entry is None:
+            return None
+        rows = await self._read(["around", entry.member(), n])
+        me = next(row for row in rows if row.entry.user == user)
+        return Around(me, rows)
+
+    async def _read(self, args: list[Any]) -> list[LeaderboardRow]:
+        reply: list[Any] = await self._rows(
+            keys=[self.board_key, self.entries_key], args=[KEY_WIDTH, *args]
+        )
+        return [
+            LeaderboardRow(int(reply[i]) + 1, DailyResult.from_json(reply[i + 1]))
+            for i in range(0, len(reply), 2)
+        ]
