@@ -4,7 +4,9 @@ Everything about a room shares the hash tag `{r:<room id>}`, so a room's keys li
 one Redis Cluster slot and its Lua scripts touch a single slot. Room ids are checked
 against `ROOM_ID` before they reach a key name. A few global indexes (public lobbies,
 live games, finished games, timers) are deliberately untagged; no script touches them
-together with a room's keys.
+together with a room's keys. Daily challenges, the certified deal pool and players'
+daily statistics have hash tags of their own (`{d:<date>:<variant slug>}`,
+`{pool:<slug>}`, `{u:<user>}`), see the end of this module.
 """
 
 from __future__ import annotations

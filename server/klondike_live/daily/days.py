@@ -40,11 +40,11 @@ from redis.commands.core import AsyncScript
 from redis.exceptions import RedisError
 
 from klondike_live import keys
-from klondike_live.daily.certify import CertifiedDeal, certify
+from klondike_live.daily.certify import CertificateError, CertifiedDeal, certify
 from klondike_live.daily.variants import DAILY_VARIANTS, DEFAULT_DAILY_BUDGET, variant_slug
 from klondike_live.engine import Deal, Variant
 from klondike_live.race.room import commitment
-from klondike_live.solver import Budget
+from klondike_live.solver import Budget, SolverError
 from klondike_live.solver.worker import WorkerError
 from klondike_live.tasks import cancel_requested
 
@@ -303,6 +303,8 @@ async def run_prepare(
             )
         except (RedisError, WorkerError, DailyError, OSError) as exc:
             log.warning("preparing daily challenges failed, retrying later: %s", exc)
+        except (SolverError, CertificateError) as exc:
+            log.error("preparing daily challenges: the solver's line was rejected: %s", exc)
         await asyncio.sleep(interval)
     raise asyncio.CancelledError
 

@@ -25,9 +25,10 @@ consistent snapshot.
 Redis: `keys.daily_board` (that sorted set) and `keys.daily_entries` (user -> JSON
 entry). One ranked entry per account: `record` refuses a second one and returns False.
 Entries are never changed or removed; which attempts may be recorded (the day is open,
-the attempt was the first) is the caller's decision.
+the attempt was the account's first) is the caller's decision.
 
-This module must never label anything with a seed or a card: it holds results only.
+This module holds results only (never a seed or a card) and never decides who may
+record: that is the caller's rule.
 """
 
 from __future__ import annotations
@@ -247,8 +248,8 @@ class Leaderboard:
         if entry is None:
             return None
         rows = await self._read(["around", entry.member(), n])
-        me = next(row for row in rows if row.entry.user == user)
-        return Around(me, rows)
+        mine = [row for row in rows if row.entry.user == user]
+        return Around(mine[0], rows) if mine else None
 
     async def _read(self, args: list[Any]) -> list[LeaderboardRow]:
         reply: list[Any] = await self._rows(

@@ -46,10 +46,10 @@ from redis.commands.core import AsyncScript
 from redis.exceptions import RedisError
 
 from klondike_live import keys
-from klondike_live.daily.certify import CertifiedDeal, certify
+from klondike_live.daily.certify import CertificateError, CertifiedDeal, certify
 from klondike_live.daily.variants import variant_slug
 from klondike_live.engine import Variant
-from klondike_live.solver import Budget
+from klondike_live.solver import Budget, SolverError
 from klondike_live.solver.worker import WorkerError
 from klondike_live.tasks import cancel_requested
 
@@ -63,7 +63,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 DEFAULT_POOL_BUDGET: Final = Budget(seconds=5.0, nodes=300_000)
-"""Per random deal: most winnable deals are proven in well under this (about 1.5 s)."""
+"""Per random deal: about 1.5 s of search, within which most winnable deals are proven."""
 
 ISSUED_RETENTION_MS: Final = 30 * 86_400_000
 """How long a handed-out seed stays in the issued set."""
@@ -203,7 +203,8 @@ class DealPool:
         """Keep every configured variant's pool at `target`, until cancelled.
 
         One solver process at a time; Redis or solver failures are logged and retried
-        after `interval`. Cancellation kills a running solver and propagates.
+        after `interval`, and a line the engine rejects drops that deal. Cancellation
+        kills a running solver and propagates.
         """
         failing = False
         while not cancel_requested():
@@ -218,6 +219,9 @@ class DealPool:
                     log.warning("deal pool refill failed, retrying: %s", exc)
                 failing = True
                 await asyncio.sleep(self.interval)
+            except (SolverError, CertificateError) as exc:
+                # A solver bug: that deal is dropped, never pooled; the next one may do.
+                log.error("deal pool: the solver's line was rejected: %s", exc)
             else:
                 failing = False
         raise asyncio.CancelledError
