@@ -55,10 +55,18 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "variant, commitment and par (the seed only for a day that has closed).",
     )
     prepare.add_argument(
-        "--days", type=_days, default=7, help=f"how many days, 1..{MAX_DAYS} (default 7)"
+        "--days",
+        type=_days,
+        default=7,
+        metavar="N",
+        help=f"how many days, 1..{MAX_DAYS} (default 7)",
     )
     prepare.add_argument(
-        "--start", type=_date, default=None, help="first day, YYYY-MM-DD (default: today, UTC)"
+        "--start",
+        type=_date,
+        default=None,
+        metavar="YYYY-MM-DD",
+        help="first day, YYYY-MM-DD (default: today, UTC)",
     )
     prepare.add_argument(
         "--draw", type=int, choices=(1, 3), default=None, help="only this daily variant"
@@ -73,13 +81,18 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     prepare.add_argument(
         "--nodes",
         type=_positive_int,
+        metavar="N",
         default=DEFAULT_DAILY_BUDGET.nodes,
         help=f"solver node limit per candidate deal (default {DEFAULT_DAILY_BUDGET.nodes})",
     )
     prepare.add_argument(
-        "--redis", help="shared Redis/Valkey URL (default: the embedded Valkey of --data-dir)"
+        "--redis",
+        metavar="URL",
+        help="shared Redis/Valkey URL (default: the embedded Valkey of --data-dir)",
     )
-    prepare.add_argument("--data-dir", help="where the secret and the embedded Valkey live")
+    prepare.add_argument(
+        "--data-dir", metavar="DIR", help="where the secret and the embedded Valkey live"
+    )
     prepare.set_defaults(func=run_prepare_command)
 
 
