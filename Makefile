@@ -5,8 +5,9 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+CLIENT := client_web/node_modules/.installed
 
-.PHONY: run test lint typecheck unit bench clean
+.PHONY: run test lint typecheck client-test unit bench screenshots clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,12 +15,17 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+# The browser client's npm packages (msgpack), served to the page from node_modules.
+$(CLIENT): client_web/package.json client_web/package-lock.json
+	npm ci --prefix client_web --no-audit --no-fund --loglevel=error
+	touch $(CLIENT)
+
 ## run: a server node on http://127.0.0.1:8765/ with its own embedded Valkey (Ctrl-C stops it)
-run: $(STAMP)
+run: $(STAMP) $(CLIENT)
 	$(BIN)/klondike-live serve $(ARGS)
 
-## test: everything CI checks: lint, format, types, all tests
-test: lint typecheck unit
+## test: everything CI checks: lint, format, types, client unit tests, all Python and browser tests
+test: lint typecheck client-test unit
 
 lint: $(STAMP)
 	$(BIN)/ruff check server tests bench docs/examples
@@ -28,12 +34,19 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-unit: $(STAMP)
+client-test: $(CLIENT)
+	node --test client_web/test/
+
+unit: $(STAMP) $(CLIENT)
 	$(BIN)/pytest
+
+## screenshots: refresh docs/screenshots/ (the browser tests write them)
+screenshots: $(STAMP) $(CLIENT)
+	$(BIN)/pytest tests/browser -q
 
 ## bench: the benchmarks (not tests); results go to docs/benchmarks.md
 bench: $(STAMP)
 	$(BIN)/python bench/bench_engine.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) client_web/node_modules .pytest_cache .mypy_cache .ruff_cache .hypothesis

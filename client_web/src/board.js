@@ -62,9 +62,10 @@ export class BoardView {
    * @param {{interactive?: boolean, variant: {draw:number, passes:number|null, f2t:boolean},
    *          onMove?: (token: string) => void, onStock?: () => void, label?: string}} options
    */
-  constructor(root, { interactive = false, variant, onMove = () => {}, onStock = () => {}, label = "Board" }) {
+  constructor(root, { interactive = false, variant, onMove = () => {}, onStock = () => {}, label = "Board", fitHeight = false }) {
     this.root = root;
     this.interactive = interactive;
+    this.fitHeight = fitHeight;
     this.variant = variant;
     this.onMove = onMove;
     this.onStock = onStock;
@@ -88,6 +89,11 @@ export class BoardView {
     const observer = new ResizeObserver(() => this.render());
     observer.observe(root);
     this.unbinders.push(() => observer.disconnect());
+    if (fitHeight) {
+      const onResize = () => this.render();
+      window.addEventListener("resize", onResize);
+      this.unbinders.push(() => window.removeEventListener("resize", onResize));
+    }
   }
 
   buildSlots() {
@@ -131,13 +137,12 @@ export class BoardView {
     if (!this.view || this.drag?.moved) return;
     const width = this.root.clientWidth;
     if (!width) return;
-    const available = this.root.dataset.fit === "height" ? this.root.clientHeight : 0;
-    const placed = layout(this.view, { width, height: available, draw: this.variant.draw });
+    const placed = layout(this.view, { width, height: this.availableHeight(), draw: this.variant.draw });
     this.placed = placed;
     const { cardW, cardH } = placed.metrics;
     this.root.style.setProperty("--cw", `${cardW}px`);
     this.root.style.setProperty("--ch", `${cardH}px`);
-    if (!available) this.root.style.height = `${placed.height}px`;
+    this.root.style.height = `${placed.height}px`;
     this.renderSlots(placed);
     const seen = new Set();
     const stockSlot = placed.slots.stock;
@@ -149,14 +154,12 @@ export class BoardView {
         node = el("div", "card", { role: "img" });
         node.dataset.key = item.key;
         this.elements.set(item.key, node);
+        // A card turned from the stock slides out of it; others appear in place.
+        const from = item.place === "waste" && this.view.stock + this.view.waste.length > 0 ? stockSlot : item;
+        node.style.transform = `translate(${from.x}px, ${from.y}px)`;
+        if (item.up && item.place[0] === "t") node.classList.add("flip");
         this.layer.append(node);
-        if (item.place === "waste") {
-          // A card just turned from the stock slides out of it.
-          node.style.transform = `translate(${stockSlot.x}px, ${stockSlot.y}px)`;
-          node.getBoundingClientRect();
-        } else if (item.up && item.place[0] === "t") {
-          node.classList.add("flip");
-        }
+        if (from !== item) node.getBoundingClientRect();
       }
       if (node.dataset.painted !== `${item.card}:${item.up}`) {
         paintCard(node, item.card, item.up);
@@ -175,8 +178,13 @@ export class BoardView {
         this.elements.delete(key);
       }
     }
-    void cardW;
-    void cardH;
+  }
+
+  /** With `fitHeight`, the room from the board's top to the bottom of the window. */
+  availableHeight() {
+    if (!this.fitHeight) return 0;
+    const top = this.root.getBoundingClientRect().top + window.scrollY;
+    return Math.max(280, window.innerHeight - top - 8);
   }
 
   renderSlots(placed) {

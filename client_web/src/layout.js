@@ -11,10 +11,14 @@ import { UNKNOWN } from "./cards.js";
 const MAX_CARD_WIDTH = 116;
 const ASPECT = 1.4;
 
-/** Card size and gaps for a board `width` pixels wide. */
-export function metrics(width) {
+const MIN_CARD_WIDTH = 28;
+const MIN_DOWN = 0.05;
+const MIN_UP = 0.15;
+
+/** Card size and gaps for a board `width` pixels wide (cards at most `maxCard` wide). */
+export function metrics(width, maxCard = MAX_CARD_WIDTH) {
   const gap = Math.max(4, Math.min(14, width * 0.012));
-  const cardW = Math.max(24, Math.min(MAX_CARD_WIDTH, (width - gap * 8) / 7));
+  const cardW = Math.max(MIN_CARD_WIDTH, Math.min(maxCard, (width - gap * 8) / 7));
   const cardH = Math.round(cardW * ASPECT);
   const margin = (width - cardW * 7 - gap * 6) / 2;
   return { gap, cardW: Math.round(cardW), cardH, margin };
@@ -34,16 +38,33 @@ export function fanOffsets(m, faceDown, faceUp, avail) {
   let up = m.cardH * 0.28;
   const need = () => down * faceDown + up * Math.max(0, faceUp - 1) + m.cardH;
   if (avail && need() > avail) {
-    const minUp = m.cardH * 0.15;
-    const minDown = m.cardH * 0.05;
-    const scale = (avail - m.cardH) / (down * faceDown + up * Math.max(0, faceUp - 1));
-    down = Math.max(minDown, down * scale);
-    up = Math.max(minUp, up * scale);
-    if (need() > avail && faceUp > 1) {
-      up = Math.max(minUp, (avail - m.cardH - down * faceDown) / (faceUp - 1));
-    }
+    const room = avail - m.cardH;
+    const ups = Math.max(0, faceUp - 1);
+    const scale = room / (down * faceDown + up * ups);
+    up = Math.max(m.cardH * MIN_UP, up * scale);
+    if (faceDown) down = Math.max(m.cardH * MIN_DOWN, Math.min(down, (room - up * ups) / faceDown));
+    if (need() > avail && ups) up = Math.max(m.cardH * MIN_UP, (room - down * faceDown) / ups);
   }
   return { down, up };
+}
+
+/** The height the tallest column needs with its fan squeezed as far as it goes. */
+function squeezedHeight(view, m) {
+  let tallest = 0;
+  for (const [faceDown, pile] of view.tableau) {
+    const up = Math.max(0, pile.length - faceDown - 1);
+    tallest = Math.max(tallest, m.cardH * (1 + MIN_DOWN * faceDown + MIN_UP * up));
+  }
+  return m.gap * 4 + m.cardH + tallest;
+}
+
+/** Metrics for the width, with smaller cards when the columns would not fit `height`. */
+function fitMetrics(view, width, height) {
+  let m = metrics(width);
+  while (height && m.cardW > MIN_CARD_WIDTH && squeezedHeight(view, m) > height) {
+    m = metrics(width, m.cardW * 0.92);
+  }
+  return m;
 }
 
 /**
@@ -52,7 +73,7 @@ export function fanOffsets(m, faceDown, faceUp, avail) {
  * "f0".."f3" or "t0".."t6", and `index` the card's position in that pile.
  */
 export function layout(view, { width, height = 0, draw = 1 }) {
-  const m = metrics(width);
+  const m = fitMetrics(view, width, height);
   const { gap, cardW, cardH } = m;
   const cards = [];
   const slots = {};

@@ -193,3 +193,19 @@ export function foundationToken(view, from) {
   if (!cards || !fitsFoundation(cards[0], view.foundations)) return null;
   return moveToken({ ...from, size: 1 }, { kind: "foundation" });
 }
+
+/** True when every card is face up and the stock and waste are empty: the game is won. */
+export function isTriviallyWon(view) {
+  return view.stock === 0 && view.waste.length === 0 && view.tableau.every(([faceDown]) => faceDown === 0);
+}
+
+/** The next foundation move of an auto-completion: the lowest top card that fits. */
+export function autoCompleteToken(view) {
+  let best = null;
+  view.tableau.forEach(([, cards], index) => {
+    const card = cards[cards.length - 1];
+    if (card === undefined || !fitsFoundation(card, view.foundations)) return;
+    if (best === null || (card % 13) < (best.card % 13)) best = { card, index };
+  });
+  return best === null ? null : `${best.index + 1}F`;
+}

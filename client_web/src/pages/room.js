@@ -10,11 +10,12 @@
 import { BoardView } from "../board.js";
 import { cardName } from "../cards.js";
 import { acknowledge, applyFrame, displayed, newBoard, newPlay, receive, reject, send, sinceOf } from "../game.js";
-import { cardsAt, describeVariant, parseToken, parseVariant, passesLeft } from "../rules.js";
+import { autoCompleteToken, cardsAt, describeVariant, isTriviallyWon, parseToken, parseVariant, passesLeft } from "../rules.js";
 import { announce, formatTime, h, stat, statusWord } from "../ui.js";
 import { faceDownCount, foundationCount } from "../view.js";
 
 const RETRY_CODES = new Set(["rate_limited", "busy"]);
+const AUTO_COMPLETE_MS = 90;
 const PLACE_WORDS = (to) => (to.kind === "foundation" ? "its foundation" : `column ${to.index + 1}`);
 
 /** Words for a move token, naming the cards the view before it shows. */
@@ -90,6 +91,7 @@ export class RoomPage {
 
   unmount() {
     clearInterval(this.clock);
+    clearTimeout(this.autoTimer);
     for (const unbind of this.unbinders.splice(0)) unbind();
     this.ownBoard?.destroy();
     for (const { board } of this.views.values()) board.destroy();
@@ -446,14 +448,39 @@ export class RoomPage {
         interactive: true,
         variant: this.variant,
         label: "Your board",
+        fitHeight: true,
         onMove: (token) => this.sendMove(token),
         onStock: () => this.stock(),
       });
     }
     this.ownBoard.variant = this.variant;
     if (this.play.board.ready) this.ownBoard.update(displayed(this.play, this.variant));
+    // Confirmed state, for tools and tests that watch the page.
+    Object.assign(this.ownBoard.root.dataset, {
+      moves: String(this.play.board.moves),
+      pending: String(this.play.pending.length),
+      status: this.play.board.status,
+    });
     this.renderStats();
     this.renderTools();
+    this.autoComplete();
+  }
+
+  /**
+   * A practice game that is won in all but name finishes by itself, one foundation move
+   * at a time (races do this on the server, which adds the moves at once).
+   */
+  autoComplete() {
+    if (this.autoTimer || this.room?.kind !== "solo" || !this.playing()) return;
+    const view = displayed(this.play, this.variant);
+    if (!isTriviallyWon(view) || this.play.pending.length > 3) return;
+    const token = autoCompleteToken(view);
+    if (!token) return;
+    this.autoTimer = setTimeout(() => {
+      this.autoTimer = null;
+      const now = displayed(this.play, this.variant);
+      if (this.playing() && isTriviallyWon(now) && autoCompleteToken(now) === token) this.sendMove(token);
+    }, AUTO_COMPLETE_MS);
   }
 
   renderStats() {

@@ -1,0 +1,38 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+
+import { eventTimes, movesAt, nextTime, prepareBoard, previousTime } from "../src/replay.js";
+
+const games = JSON.parse(readFileSync(new URL("./fixtures/games.json", import.meta.url)));
+
+function replayBoard(game, spacing) {
+  return {
+    seat: 0,
+    start: game.start,
+    steps: game.steps.map((step, k) => ({ m: step.m, d: step.d, t: (k + 1) * spacing })),
+  };
+}
+
+test("a prepared replay holds every view of the game", () => {
+  const game = games[0];
+  const board = prepareBoard(replayBoard(game, 100));
+  assert.equal(board.views.length, game.steps.length + 1);
+  game.steps.forEach((step, k) => assert.deepEqual(board.views[k + 1], step.view));
+});
+
+test("the shared clock puts each board at its last move made by then", () => {
+  const a = prepareBoard(replayBoard(games[0], 100));
+  const b = prepareBoard(replayBoard(games[1], 250));
+  assert.equal(movesAt(a, 0), 0);
+  assert.equal(movesAt(a, 99), 0);
+  assert.equal(movesAt(a, 100), 1);
+  assert.equal(movesAt(b, 1000), 4);
+  assert.equal(movesAt(a, 1e9), a.views.length - 1);
+  const stops = eventTimes([a, b]);
+  assert.deepEqual(stops.slice(0, 4), [0, 100, 200, 250]);
+  assert.equal(nextTime(stops, 200), 250);
+  assert.equal(previousTime(stops, 250), 200);
+  assert.equal(previousTime(stops, 0), 0);
+  assert.equal(nextTime(stops, stops.at(-1)), stops.at(-1));
+});

@@ -1,0 +1,148 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+
+import { UNKNOWN, cardOf } from "../src/cards.js";
+import {
+  canMove,
+  fitsFoundation,
+  fitsTableau,
+  foundationToken,
+  moveToken,
+  parseToken,
+  parseVariant,
+  predict,
+  variantText,
+  autoCompleteToken,
+  isTriviallyWon,
+} from "../src/rules.js";
+import { applyDiff } from "../src/view.js";
+
+const games = JSON.parse(readFileSync(new URL("./fixtures/games.json", import.meta.url)));
+const [C, D, H, S] = [0, 1, 2, 3];
+
+test("tableau fit: one lower, other colour; only a king on an empty pile", () => {
+  assert.ok(fitsTableau(cardOf(H, 9), cardOf(S, 10)));
+  assert.ok(!fitsTableau(cardOf(D, 9), cardOf(H, 10)));
+  assert.ok(!fitsTableau(cardOf(C, 8), cardOf(H, 10)));
+  assert.ok(fitsTableau(cardOf(C, 13), null));
+  assert.ok(!fitsTableau(cardOf(C, 12), null));
+  assert.ok(!fitsTableau(UNKNOWN, cardOf(S, 10)));
+  assert.ok(!fitsTableau(cardOf(H, 9), UNKNOWN));
+});
+
+test("foundation fit: the ace first, then the next card of the suit", () => {
+  assert.ok(fitsFoundation(cardOf(S, 1), [0, 0, 0, 0]));
+  assert.ok(!fitsFoundation(cardOf(S, 2), [0, 0, 0, 0]));
+  assert.ok(fitsFoundation(cardOf(D, 5), [0, 4, 0, 0]));
+  assert.ok(!fitsFoundation(cardOf(H, 5), [0, 4, 0, 0]));
+});
+
+test("move tokens round trip through parseToken", () => {
+  const cases = [
+    [{ kind: "waste" }, { kind: "tableau", index: 2 }, "W3"],
+    [{ kind: "waste" }, { kind: "foundation" }, "WF"],
+    [{ kind: "tableau", index: 0, size: 1 }, { kind: "foundation" }, "1F"],
+    [{ kind: "tableau", index: 2, size: 1 }, { kind: "tableau", index: 5 }, "36"],
+    [{ kind: "tableau", index: 2, size: 3 }, { kind: "tableau", index: 5 }, "36:3"],
+    [{ kind: "foundation", suit: H }, { kind: "tableau", index: 2 }, "FH3"],
+  ];
+  for (const [from, to, token] of cases) {
+    assert.equal(moveToken(from, to), token);
+    const parsed = parseToken(token);
+    assert.equal(parsed.kind, "move");
+    assert.equal(moveToken({ size: 1, ...parsed.from }, parsed.to), token.replace(/:.*/, "") + (from.size > 1 ? `:${from.size}` : ""));
+  }
+  assert.equal(moveToken({ kind: "tableau", index: 2, size: 1 }, { kind: "tableau", index: 2 }), null);
+  assert.equal(moveToken({ kind: "tableau", index: 2, size: 2 }, { kind: "foundation" }), null);
+  assert.deepEqual(parseToken("D"), { kind: "D" });
+  assert.deepEqual(parseToken("R"), { kind: "R" });
+  for (const bad of ["", "33", "W", "X1", "8F", "F3", "FX3", "36:"]) assert.equal(parseToken(bad), null, bad);
+});
+
+test("variant text parses and prints as the notation writes it", () => {
+  assert.deepEqual(parseVariant("draw=3 passes=3 f2t=no"), { draw: 3, passes: 3, f2t: false });
+  assert.deepEqual(parseVariant("draw=1 passes=unlimited f2t=yes"), { draw: 1, passes: null, f2t: true });
+  assert.deepEqual(parseVariant("draw=3"), { draw: 3, passes: 3, f2t: false });
+  assert.equal(variantText({ draw: 1, passes: null }), "draw=1 passes=unlimited f2t=no");
+});
+
+test("every prediction agrees with the engine's next view on every card the player knew", () => {
+  let predicted = 0;
+  for (const game of games) {
+    const variant = parseVariant(game.variant);
+    let view = game.start;
+    for (const step of game.steps) {
+      const next = applyDiff(view, step.d);
+      const guess = predict(view, step.m, variant);
+      if (guess !== null) {
+        predicted += 1;
+        // The only difference allowed: a card the move uncovered, still unknown.
+        const masked = structuredClone(next);
+        guess.tableau.forEach(([down, cards], i) => {
+          cards.forEach((card, j) => {
+            if (card === UNKNOWN && j >= down) masked.tableau[i][1][j] = UNKNOWN;
+          });
+        });
+        assert.deepEqual(guess, masked, `${game.seed} ${step.m}`);
+      } else {
+        assert.ok(["D"].includes(step.m) || step.m.startsWith("F"), `no prediction for legal ${step.m} in ${game.seed}`);
+      }
+      view = next;
+    }
+  }
+  assert.ok(predicted > 300, `only ${predicted} predictions checked`);
+});
+
+test("illegal moves are not predicted and cannot be dropped", () => {
+  const view = games[0].start;
+  const variant = parseVariant(games[0].variant);
+  for (let from = 0; from < 7; from += 1) {
+    for (let to = 0; to < 7; to += 1) {
+      if (from === to) continue;
+      const source = { kind: "tableau", index: from, size: 1 };
+      const target = { kind: "tableau", index: to };
+      const legal = canMove(view, source, target);
+      const top = view.tableau[from][1].at(-1);
+      const dest = view.tableau[to][1].at(-1);
+      assert.equal(legal, fitsTableau(top, dest));
+      assert.equal(predict(view, `${from + 1}${to + 1}`, variant) !== null, legal);
+    }
+  }
+  assert.equal(predict(view, "R", variant), null, "no recycle while the stock has cards");
+});
+
+test("a double click offers the foundation only when the card fits", () => {
+  const view = {
+    tableau: [[0, [cardOf(S, 1)]], [0, [cardOf(H, 3)]], [0, []], [0, []], [0, []], [0, []], [0, []]],
+    waste: [cardOf(D, 2)],
+    stock: 0,
+    foundations: [0, 1, 0, 0],
+    foundations_hidden: 0,
+    pass: 1,
+  };
+  assert.equal(foundationToken(view, { kind: "tableau", index: 0 }), "1F");
+  assert.equal(foundationToken(view, { kind: "tableau", index: 1 }), null);
+  assert.equal(foundationToken(view, { kind: "waste" }), "WF");
+});
+
+test("auto-complete plays the lowest fitting top card until the game is won", () => {
+  let view = {
+    tableau: [[0, [cardOf(D, 3), cardOf(S, 2)]], [0, [cardOf(D, 2), cardOf(S, 1)]], [0, []], [0, []], [0, []], [0, []], [0, []]],
+    waste: [],
+    stock: 0,
+    foundations: [13, 1, 13, 0],
+    foundations_hidden: 0,
+    pass: 1,
+  };
+  const variant = parseVariant("draw=1");
+  const tokens = [];
+  while (isTriviallyWon(view) && autoCompleteToken(view)) {
+    const token = autoCompleteToken(view);
+    tokens.push(token);
+    view = predict(view, token, variant);
+  }
+  assert.deepEqual(tokens, ["2F", "1F", "2F", "1F"]);
+  assert.deepEqual(view.foundations, [13, 3, 13, 2]);
+  assert.equal(isTriviallyWon({ ...view, stock: 1 }), false);
+});

@@ -1,0 +1,144 @@
+"""Playing through the browser client's UI: a move token becomes a drag, clicks or keys.
+
+The driver knows the true position from the engine (tests follow the game on their own
+`Board`), so it can find the card elements a move picks up and where they go.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from playwright.sync_api import Locator, Page, expect
+
+from klondike_live.engine import Board, Move
+from klondike_live.engine.moves import DRAW, F2T, RECYCLE, T2F, T2T, W2F, W2T
+from klondike_live.engine.view import racer_view
+
+Mode = Literal["drag", "click", "keys"]
+OWN = "[data-testid=own-board]"
+TOP_STRIP = {"x": 20, "y": 8}
+
+
+def run_size(board: Board, move: Move) -> int:
+    """The number of cards a tableau-to-tableau move carries."""
+    if move.size:
+        return move.size
+    view = racer_view(board)
+    pile, down = view.tableau[move.src], view.face_down[move.src]
+    target = view.tableau[move.dst]
+    for size in range(len(pile) - down, 0, -1):
+        first = pile[-size]
+        if not target:
+            if first % 13 == 12:
+                return size
+            continue
+        top = target[-1]
+        red = first // 13 in (1, 2)
+        if first % 13 == top % 13 - 1 and red != (top // 13 in (1, 2)):
+            return size
+    raise AssertionError(f"no run of {move} fits")
+
+
+class BoardDriver:
+    """Moves on the player's own board through pointer and keyboard input."""
+
+    def __init__(self, page: Page) -> None:
+        self.page = page
+
+    def card(self, card: int) -> Locator:
+        return self.page.locator(f'{OWN} .card[data-card="{card}"]')
+
+    def slot(self, place: str) -> Locator:
+        return self.page.locator(f'{OWN} .slot[data-place="{place}"]')
+
+    def stock(self) -> Locator:
+        cards = self.page.locator(f'{OWN} .card[data-place="stock"]')
+        return cards.last if cards.count() else self.slot("stock")
+
+    def target(self, board: Board, move: Move) -> Locator:
+        """Where a move's cards go: the destination's top card, or its empty slot."""
+        if move.kind in (W2F, T2F):
+            return self.slot(f"f{self.moving_card(board, move) // 13}")
+        pile = board.tableau[move.dst]
+        return self.card(int(pile[-1])) if pile else self.slot(f"t{move.dst}")
+
+    def moving_card(self, board: Board, move: Move) -> int:
+        """The card a move picks up (the first of a run)."""
+        if move.kind in (W2T, W2F):
+            return int(board.waste[-1])
+        if move.kind == T2F:
+            return int(board.tableau[move.src][-1])
+        if move.kind == T2T:
+            return int(board.tableau[move.src][-run_size(board, move)])
+        raise AssertionError(f"{move} picks up no card")
+
+    def play(self, board: Board, token: str, mode: Mode) -> None:
+        """Make `token` through the UI in the given mode, then follow it on `board`."""
+        move = Move.parse(token)
+        moves_before = board_moves(self.page)
+        settle(self.page)
+        if move.kind in (DRAW, RECYCLE):
+            if mode == "keys":
+                self.page.keyboard.press("d")
+            else:
+                self.stock().click()
+        elif move.kind == F2T:
+            raise AssertionError("foundation-to-tableau moves are not used here")
+        elif mode == "drag":
+            self.drag(self.card(self.moving_card(board, move)), self.target(board, move))
+        elif mode == "click":
+            # Cards of a column overlap: press on the strip of the card that shows.
+            source = self.card(self.moving_card(board, move))
+            if move.kind in (W2F, T2F):
+                source.dblclick(position=TOP_STRIP)
+            else:
+                source.click(position=TOP_STRIP)
+                self.target(board, move).click(position=TOP_STRIP)
+        else:
+            self.keys(board, move)
+        board.play(move)
+        own = self.page.locator(OWN)
+        try:
+            expect(own).to_have_attribute("data-pending", "0")
+            expect(own).to_have_attribute("data-moves", str(moves_before + 1))
+        except AssertionError as exc:
+            message = self.page.locator("[data-testid=message]").inner_text()
+            raise AssertionError(
+                f"{token} by {mode} after {moves_before} moves (page says {message!r}): {exc}"
+            ) from None
+
+    def keys(self, board: Board, move: Move) -> None:
+        keyboard = self.page.keyboard
+        if move.kind in (W2T, W2F):
+            keyboard.press("w")
+        else:
+            for _ in range(run_size(board, move) if move.kind == T2T else 1):
+                keyboard.press(str(move.src + 1))
+        keyboard.press("f" if move.kind in (W2F, T2F) else str(move.dst + 1))
+
+    def drag(self, source: Locator, target: Locator) -> None:
+        mouse = self.page.mouse
+        start = source.bounding_box()
+        end = target.bounding_box()
+        assert start is not None and end is not None
+        x, y = start["x"] + start["width"] / 2, start["y"] + min(12.0, start["height"] / 2)
+        mouse.move(x, y)
+        mouse.down()
+        mouse.move(x + 8, y + 8, steps=2)
+        mouse.move(end["x"] + end["width"] / 2, end["y"] + min(20.0, end["height"] / 2), steps=6)
+        mouse.up()
+
+
+def settle(page: Page) -> None:
+    """Wait until no card is moving (transitions and animations have ended)."""
+    page.wait_for_function("document.getAnimations().length === 0")
+
+
+def board_moves(page: Page) -> int:
+    value = page.locator(OWN).get_attribute("data-moves")
+    return int(value or 0)
+
+
+def room_of(page: Page) -> str:
+    """The room id in a room page's address."""
+    return page.url.rsplit("/", 1)[-1]
