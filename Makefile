@@ -40,9 +40,9 @@ client-test: $(CLIENT)
 unit: $(STAMP) $(CLIENT)
 	$(BIN)/pytest
 
-## screenshots: refresh docs/screenshots/ (the browser tests write them)
+## screenshots: refresh docs/screenshots/ (the browser tests take them)
 screenshots: $(STAMP) $(CLIENT)
-	$(BIN)/pytest tests/browser -q
+	KLONDIKE_SCREENSHOTS=docs $(BIN)/pytest tests/browser -q
 
 ## bench: the benchmarks (not tests); results go to docs/benchmarks.md
 bench: $(STAMP)

@@ -24,6 +24,7 @@ function el(tag, className, attrs = {}) {
 
 /** Fill a card element with its face (or back). */
 function paintCard(node, card, up) {
+  up = up && card !== UNKNOWN;
   node.replaceChildren();
   node.classList.toggle("back", !up);
   node.classList.toggle("red", up && isRed(card));
@@ -74,6 +75,7 @@ export class BoardView {
     this.elements = new Map();
     this.slots = new Map();
     this.selection = null;
+    this.reveal = false;
     this.hint = null;
     this.drag = null;
     this.lastTap = { key: null, at: 0 };
@@ -121,9 +123,10 @@ export class BoardView {
     this.root.append(this.hiddenBadge);
   }
 
-  /** Draw `view` (already including predicted moves). */
-  update(view) {
+  /** Draw `view` (already including predicted moves); `reveal` shows face-down cards. */
+  update(view, { reveal = false } = {}) {
     this.view = view;
+    this.reveal = reveal;
     if (this.selection && !cardsAt(view, this.selection)) this.selection = null;
     this.render();
   }
@@ -137,7 +140,12 @@ export class BoardView {
     if (!this.view || this.drag?.moved) return;
     const width = this.root.clientWidth;
     if (!width) return;
-    const placed = layout(this.view, { width, height: this.availableHeight(), draw: this.variant.draw });
+    const placed = layout(this.view, {
+      width,
+      height: this.availableHeight(),
+      draw: this.variant.draw,
+      reveal: this.reveal,
+    });
     this.placed = placed;
     const { cardW, cardH } = placed.metrics;
     this.root.style.setProperty("--cw", `${cardW}px`);
@@ -169,6 +177,7 @@ export class BoardView {
       node.dataset.index = String(item.index);
       node.style.zIndex = String(item.z);
       node.style.transform = `translate(${item.x}px, ${item.y}px)`;
+      node.classList.toggle("revealed", Boolean(item.revealed));
       node.classList.toggle("selected", this.isSelected(item));
       node.classList.toggle("hinted", this.isHinted(item));
     }

@@ -69,10 +69,10 @@ function fitMetrics(view, width, height) {
 
 /**
  * Placed cards and slots for a view: {cards, slots, width, height, metrics}.
- * `cards` items: {key, card, up, x, y, z, place, index}; `place` is "stock", "waste",
+ * `cards` items: {key, card, up, revealed?, x, y, z, place, index}; `place` is "stock", "waste",
  * "f0".."f3" or "t0".."t6", and `index` the card's position in that pile.
  */
-export function layout(view, { width, height = 0, draw = 1 }) {
+export function layout(view, { width, height = 0, draw = 1, reveal = false }) {
   const m = fitMetrics(view, width, height);
   const { gap, cardW, cardH } = m;
   const cards = [];
@@ -107,7 +107,7 @@ export function layout(view, { width, height = 0, draw = 1 }) {
     cards.push({
       key: card === UNKNOWN ? `w${index}` : `c${card}`,
       card,
-      up: true,
+      up: card !== UNKNOWN,
       x: slots.waste.x + Math.max(0, step) * fan,
       y: top,
       z: 10 + index,
@@ -140,11 +140,13 @@ export function layout(view, { width, height = 0, draw = 1 }) {
     let lastY = rowY;
     pile.forEach((card, index) => {
       const faceUp = index >= faceDown;
-      const known = faceUp && card !== UNKNOWN;
+      // After a race, face-down cards are shown too (`reveal`), marked as such.
+      const known = (faceUp || reveal) && card !== UNKNOWN;
       cards.push({
         key: known ? `c${card}` : `t${i}:${index}`,
-        card: faceUp ? card : UNKNOWN,
+        card: known ? card : UNKNOWN,
         up: known,
+        revealed: known && !faceUp,
         x: slots[`t${i}`].x,
         y: Math.round(y),
         z: 200 + index,

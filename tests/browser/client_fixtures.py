@@ -49,7 +49,8 @@ def build() -> list[dict[str, Any]]:
             move = _choose(board, rng)
             board.play(move)
             after = racer_view(board)
-            steps.append({"m": str(move), "d": diff_wire(diff(before, after)), "view": view_wire(after)})
+            change = diff_wire(diff(before, after))
+            steps.append({"m": str(move), "d": change, "view": view_wire(after)})
             before = after
         games.append(
             {"seed": seed, "variant": variant_text, "start": view_wire(start), "steps": steps}

@@ -2,7 +2,8 @@
 
 The server runs as its own process on a free port, on the test Valkey; Chromium is
 Debian's `/usr/bin/chromium` (`.ci/run` installs it), driven by Playwright. Pages fail
-their test on any uncaught script error. Screenshots go to docs/screenshots/.
+their test on any uncaught script error. Screenshots go to a temporary directory, or to
+docs/screenshots/ with `KLONDIKE_SCREENSHOTS=docs` (`make screenshots`).
 """
 
 from __future__ import annotations
@@ -14,16 +15,16 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
+from playwright.sync_api import Browser, Page, Playwright, sync_playwright
+
+from pages import Pages
 
 CHROMIUM = os.environ.get("KLONDIKE_CHROMIUM", "/usr/bin/chromium")
 ROOT = Path(__file__).resolve().parents[2]
-SCREENSHOTS = ROOT / "docs" / "screenshots"
-DESKTOP = {"width": 1280, "height": 800}
-PHONE = {"width": 390, "height": 844}
+# `make screenshots` refreshes the committed ones; other runs keep theirs out of the tree.
+SCREENSHOTS_TO_DOCS = os.environ.get("KLONDIKE_SCREENSHOTS") == "docs"
 READY_LINE = re.compile(r"Klondike Live on (http://\S+/)")
 
 
@@ -96,55 +97,6 @@ def browser(playwright: Playwright) -> Iterator[Browser]:
     browser.close()
 
 
-# Records every card identity a page ever draws (data-card of face-up cards), with the
-# board it was drawn on, so tests can check what a viewer was shown over time.
-RECORD_CARDS = """
-window.__cards = {};
-const record = () => {
-  for (const node of document.querySelectorAll('.card[data-card]:not([data-card=""])')) {
-    const board = node.closest('[data-testid]')?.dataset.testid ?? '';
-    (window.__cards[board] ??= new Set()).add(Number(node.dataset.card));
-  }
-};
-new MutationObserver(record).observe(document, {subtree: true, childList: true, attributes: true, attributeFilter: ['data-card']});
-"""
-
-
-class Pages:
-    """Opens browser contexts (one per user) and checks them for script errors."""
-
-    def __init__(self, browser: Browser, base_url: str) -> None:
-        self.browser = browser
-        self.base_url = base_url
-        self.contexts: list[BrowserContext] = []
-        self.errors: list[str] = []
-
-    def open(
-        self, path: str = "", *, name: str = "", viewport: dict[str, int] | None = None
-    ) -> Page:
-        mobile = viewport == PHONE
-        context = self.browser.new_context(
-            viewport=viewport or DESKTOP,
-            base_url=self.base_url,
-            has_touch=mobile,
-            is_mobile=mobile,
-            device_scale_factor=2 if mobile else 1,
-        )
-        if name:
-            context.add_init_script(f"localStorage.setItem('klondike.name', {name!r});")
-        context.add_init_script(RECORD_CARDS)
-        self.contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda error: self.errors.append(f"{name or 'page'}: {error}"))
-        page.on("dialog", lambda dialog: dialog.accept())
-        page.goto(path or "/")
-        return page
-
-    def close(self) -> None:
-        for context in self.contexts:
-            context.close()
-
-
 @pytest.fixture
 def pages(browser: Browser, server: ServerProcess) -> Iterator[Pages]:
     """Browser pages on the test server; the test fails on any uncaught page error."""
@@ -154,29 +106,23 @@ def pages(browser: Browser, server: ServerProcess) -> Iterator[Pages]:
     assert not opened.errors, f"script errors: {opened.errors}"
 
 
-def cards_drawn(page: Page, board: str) -> set[int]:
-    """Every card identity the page has drawn on a board (data-testid) so far."""
-    values: list[int] = page.evaluate(f"[...(window.__cards[{board!r}] ?? [])]")
-    return set(values)
-
-
-def all_cards_drawn(page: Page, prefix: str = "") -> set[int]:
-    """Every card identity the page has drawn on boards whose test id starts with prefix."""
-    values: list[int] = page.evaluate(
-        "(p) => Object.entries(window.__cards).filter(([k]) => k.startsWith(p))"
-        ".flatMap(([, v]) => [...v])",
-        prefix,
-    )
-    return set(values)
+@pytest.fixture(scope="session")
+def screenshot_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """docs/screenshots/ under `make screenshots`, a temporary directory otherwise."""
+    if SCREENSHOTS_TO_DOCS:
+        return ROOT / "docs" / "screenshots"
+    return tmp_path_factory.mktemp("screenshots")
 
 
 @pytest.fixture
-def screenshot() -> Callable[[Page, str], None]:
-    """Save a screenshot as docs/screenshots/<name>.png."""
+def screenshot(screenshot_dir: Path) -> Callable[..., None]:
+    """Save a screenshot as <screenshot_dir>/<name>.jpg."""
 
-    def save(page: Page, name: str, **options: Any) -> None:
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        page.wait_for_timeout(250)  # let card transitions settle
-        page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), **options)
+    def save(page: Page, name: str, *, full_page: bool = False) -> None:
+        screenshot_dir.mkdir(parents=True, exist_ok=True)
+        page.wait_for_function("document.getAnimations().length === 0")
+        path = screenshot_dir / f"{name}.jpg"
+        page.screenshot(path=str(path), full_page=full_page, type="jpeg", quality=82)
+        assert path.stat().st_size > 10_000, f"{name}: an empty-looking screenshot"
 
     return save

@@ -1,4 +1,5 @@
-"""Playing through the browser client's UI: a move token becomes a drag, clicks or keys.
+"""Driving the browser client: pages per user that record the cards they draw, and a
+board driver that turns a move token into a drag, clicks or keys.
 
 The driver knows the true position from the engine (tests follow the game on their own
 `Board`), so it can find the card elements a move picks up and where they go.
@@ -8,13 +9,15 @@ from __future__ import annotations
 
 from typing import Literal
 
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import Browser, BrowserContext, Locator, Page, expect
 
 from klondike_live.engine import Board, Move
 from klondike_live.engine.moves import DRAW, F2T, RECYCLE, T2F, T2T, W2F, W2T
 from klondike_live.engine.view import racer_view
 
 Mode = Literal["drag", "click", "keys"]
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
 OWN = "[data-testid=own-board]"
 TOP_STRIP = {"x": 20, "y": 8}
 
@@ -142,3 +145,70 @@ def board_moves(page: Page) -> int:
 def room_of(page: Page) -> str:
     """The room id in a room page's address."""
     return page.url.rsplit("/", 1)[-1]
+
+
+# Records every card identity a page ever draws (data-card of face-up cards), with the
+# board it was drawn on, so tests can check what a viewer was shown over time.
+RECORD_CARDS = """
+window.__cards = {};
+const record = () => {
+  for (const node of document.querySelectorAll('.card[data-card]:not([data-card=""])')) {
+    const board = node.closest('[data-testid]')?.dataset.testid ?? '';
+    (window.__cards[board] ??= new Set()).add(Number(node.dataset.card));
+  }
+};
+new MutationObserver(record).observe(document, {
+  subtree: true, childList: true, attributes: true, attributeFilter: ['data-card'],
+});
+"""
+
+
+class Pages:
+    """Opens browser contexts (one per user) and checks them for script errors."""
+
+    def __init__(self, browser: Browser, base_url: str) -> None:
+        self.browser = browser
+        self.base_url = base_url
+        self.contexts: list[BrowserContext] = []
+        self.errors: list[str] = []
+
+    def open(
+        self, path: str = "", *, name: str = "", viewport: dict[str, int] | None = None
+    ) -> Page:
+        mobile = viewport == PHONE
+        context = self.browser.new_context(
+            viewport=viewport or DESKTOP,
+            base_url=self.base_url,
+            has_touch=mobile,
+            is_mobile=mobile,
+            device_scale_factor=2 if mobile else 1,
+        )
+        if name:
+            context.add_init_script(f"localStorage.setItem('klondike.name', {name!r});")
+        context.add_init_script(RECORD_CARDS)
+        self.contexts.append(context)
+        page = context.new_page()
+        page.on("pageerror", lambda error: self.errors.append(f"{name or 'page'}: {error}"))
+        page.on("dialog", lambda dialog: dialog.accept())
+        page.goto(path or "/")
+        return page
+
+    def close(self) -> None:
+        for context in self.contexts:
+            context.close()
+
+
+def cards_drawn(page: Page, board: str) -> set[int]:
+    """Every card identity the page has drawn on a board (data-testid) so far."""
+    values: list[int] = page.evaluate(f"[...(window.__cards[{board!r}] ?? [])]")
+    return set(values)
+
+
+def all_cards_drawn(page: Page, prefix: str = "") -> set[int]:
+    """Every card identity the page has drawn on boards whose test id starts with prefix."""
+    values: list[int] = page.evaluate(
+        "(p) => Object.entries(window.__cards).filter(([k]) => k.startsWith(p))"
+        ".flatMap(([, v]) => [...v])",
+        prefix,
+    )
+    return set(values)

@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from itertools import cycle
 
-from conftest import PHONE, Pages
-from pages import BoardDriver, Mode, room_of
 from playwright.sync_api import Page, expect
 from redis import Redis
 
@@ -14,6 +12,8 @@ from klondike_live import keys
 from klondike_live.engine import Board
 from klondike_live.race.room import RoomState
 from klondike_live.solver.search import SOLVABLE, Budget, solve
+
+from pages import PHONE, BoardDriver, Mode, Pages, room_of
 
 
 def room_state(valkey_url: str, room_id: str) -> RoomState:

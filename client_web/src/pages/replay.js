@@ -58,9 +58,9 @@ export class ReplayPage {
     const jump = h("form.row", { onsubmit: (e) => this.jump(e) }, h("label", {}, "Move ", h("input", { name: "move", type: "number", min: "0", style: "width:5rem", "data-testid": "replay-move" })), this.boards.length > 1 ? this.boardSelect : null, h("button.ghost", { type: "submit" }, "Go"));
     const grid = h("div.boards", { "data-testid": "boards" });
     this.entries = this.boards.map((board) => {
-      const holder = h("div", { "data-testid": `board-${board.seat}` });
+      const holder = h("div");
       const header = h("header");
-      grid.append(h("article.watched", { "aria-label": `${board.name}'s board` }, header, holder));
+      grid.append(h("article.watched", { "aria-label": `${board.name}'s board`, "data-testid": `board-${board.seat}` }, header, holder));
       return { board, header, view: new BoardView(holder, { variant: this.variant, label: `${board.name}'s board` }) };
     });
     const when = this.data.ended_at ? new Date(this.data.ended_at).toLocaleString() : "";
@@ -72,11 +72,11 @@ export class ReplayPage {
         h(
           "div.panel.controls",
           {},
-          h("button.ghost", { type: "button", "aria-label": "To the start", onclick: () => this.seek(0) }, "⏮"),
+          h("button.ghost", { type: "button", "aria-label": "To the start", onclick: () => this.seek(0) }, "|◀"),
           h("button.ghost", { type: "button", "aria-label": "Step back", "data-testid": "replay-back", onclick: () => this.seek(previousTime(this.stops, this.t)) }, "◀"),
           this.playButton,
           h("button.ghost", { type: "button", "aria-label": "Step forward", "data-testid": "replay-step", onclick: () => this.seek(nextTime(this.stops, this.t)) }, "▶"),
-          h("button.ghost", { type: "button", "aria-label": "To the end", onclick: () => this.seek(this.end) }, "⏭"),
+          h("button.ghost", { type: "button", "aria-label": "To the end", onclick: () => this.seek(this.end) }, "▶|"),
           speed,
           this.slider,
           this.clock,

@@ -157,7 +157,7 @@ export class RoomPage {
         break;
       case "results":
         this.results = frame;
-        this.renderResults();
+        this.render();
         break;
       case "hint":
         this.onHint(frame);
@@ -335,7 +335,8 @@ export class RoomPage {
     const kind = room.kind === "solo" ? "Solo" : "Race";
     this.title.textContent = `${kind} · ${describeVariant(this.variant)}`;
     const watchers = this.spectators ? ` · ${this.spectators} watching` : "";
-    this.subtitle.textContent = `${this.role === "spectator" ? "Watching" : room.state === "lobby" ? "Lobby" : statusWord(room.state)}${watchers}`;
+    const stateWords = { lobby: "In the lobby", countdown: "Starting…", racing: room.kind === "solo" ? "Playing" : "Racing", finished: "Finished" };
+    this.subtitle.textContent = `${this.role === "spectator" ? "Watching · " : ""}${stateWords[room.state] ?? room.state}${watchers}`;
     this.subtitle.dataset.testid = "subtitle";
     const racer = this.role === "racer" && this.seat !== null;
     this.lobby.hidden = room.state !== "lobby";
@@ -394,7 +395,7 @@ export class RoomPage {
       if (room.host === this.conn.user) {
         const canStart = seated.length >= 2 && seated.every((s) => s.ready);
         actions.append(
-          h("button", { type: "button", "data-testid": "start", disabled: !canStart, onclick: () => this.conn.request({ t: "start", room: this.roomId }).catch((e) => this.say(e.message)) }, "Start race"),
+          h("button", { type: "button", "data-testid": "start", disabled: !canStart, onclick: () => this.conn.send({ t: "start", room: this.roomId }) }, "Start race"),
         );
       }
     }
@@ -520,9 +521,9 @@ export class RoomPage {
       let entry = this.views.get(seat);
       const occupant = this.room.seats[seat];
       if (!entry) {
-        const holder = h("div", { "data-testid": `board-${seat}` });
+        const holder = h("div");
         const header = h("header");
-        const wrap = h("article.watched", { "aria-label": `${occupant.name}'s board` }, header, holder);
+        const wrap = h("article.watched", { "aria-label": `${occupant.name}'s board`, "data-testid": `board-${seat}` }, header, holder);
         this.watchGrid.append(wrap);
         entry = { wrap, header, board: new BoardView(holder, { variant: this.variant, label: `${occupant.name}'s board` }) };
         this.views.set(seat, entry);
@@ -530,7 +531,7 @@ export class RoomPage {
       const live = this.boards.get(seat);
       const row = final?.get(seat);
       const view = row ? row.view : live?.ready ? live.view : null;
-      if (view) entry.board.update(view);
+      if (view) entry.board.update(view, { reveal: Boolean(row) });
       const status = row ? row.status : live?.status ?? "playing";
       const moves = row ? row.moves : live?.moves ?? 0;
       const found = view ? foundationCount(view) : 0;
@@ -570,7 +571,6 @@ export class RoomPage {
     const results = this.results;
     this.resultsBox.hidden = !results;
     if (!results) return;
-    if (this.room && this.watchGrid.hidden) this.render();
     const rows = results.ranking.map((row) =>
       h(
         `tr${row.user === this.conn.user ? ".me" : ""}`,
