@@ -31,17 +31,18 @@ READY_LINE = re.compile(r"Klondike Live on (http://\S+/)")
 class ServerProcess:
     """`klondike-live serve` on a free port; its output is kept for failure reports."""
 
-    def __init__(self, valkey_url: str, data_dir: Path) -> None:
+    def __init__(self, valkey_url: str, data_dir: Path, port: int = 0) -> None:
         command = [
             str(Path(sys.executable).with_name("klondike-live")),
             "serve",
             "--port",
-            "0",
+            str(port),
             "--redis",
             valkey_url,
             "--data-dir",
             str(data_dir),
         ]
+        self.data_dir = data_dir
         self.output: list[str] = []
         self.url = ""
         self.ready = threading.Event()
