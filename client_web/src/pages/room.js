@@ -54,7 +54,8 @@ export class RoomPage {
     const [movesNode, setMoves] = stat("Moves", "moves");
     const [scoreNode, setScore] = stat("Score", "score");
     const [foundNode, setFound] = stat("Cards home", "found");
-    this.set = { time: setTime, moves: setMoves, score: setScore, found: setFound };
+    const [passNode, setPass] = stat("Pass", "pass");
+    this.set = { time: setTime, moves: setMoves, score: setScore, found: setFound, pass: setPass };
     this.title = h("h1", { style: "margin:0;font-size:1.2rem" }, "Joining…");
     this.subtitle = h("span.muted", {});
     this.tools = h("div.row");
@@ -66,7 +67,7 @@ export class RoomPage {
     this.raceLayout = h("div.layout-race", { hidden: true }, this.ownWrap, this.opponents);
     this.watchGrid = h("div.boards", { hidden: true, "data-testid": "boards" });
     this.resultsBox = h("section.panel", { hidden: true, "data-testid": "results" });
-    this.stats = h("div.stats", {}, timeNode, movesNode, scoreNode, foundNode);
+    this.stats = h("div.stats", {}, timeNode, movesNode, scoreNode, foundNode, passNode);
     root.append(
       h(
         "section.game",
@@ -490,6 +491,7 @@ export class RoomPage {
     const found = foundationCount(view);
     this.set.moves(String(this.play.board.moves + this.play.pending.length));
     this.set.found(`${found}/52`);
+    this.set.pass(`${view.pass}/${this.variant.passes ?? "∞"}`);
     this.set.score(this.app.settings.scoring === "vegas" ? `$${-52 + 5 * found}` : String(this.play.board.score));
   }
 
