@@ -105,6 +105,8 @@ export class BoardView {
       if (this.interactive) {
         slot.setAttribute("role", "button");
         slot.tabIndex = 0;
+      } else {
+        slot.setAttribute("role", "img");
       }
       if (name[0] === "f") {
         const mark = el("span", "slot-mark", { "aria-hidden": "true" });

@@ -7,6 +7,7 @@ The driver knows the true position from the engine (tests follow the game on the
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Literal
 
 from playwright.sync_api import Browser, BrowserContext, Locator, Page, expect
@@ -212,3 +213,23 @@ def all_cards_drawn(page: Page, prefix: str = "") -> set[int]:
         prefix,
     )
     return set(values)
+
+
+AXE = (
+    Path(__file__).resolve().parents[2] / "client_web" / "node_modules" / "axe-core" / "axe.min.js"
+)
+
+
+def assert_accessible(page: Page) -> None:
+    """axe-core finds no serious or critical WCAG 2 A/AA problem on the page."""
+    if not page.evaluate("typeof window.axe !== 'undefined'"):
+        page.add_script_tag(path=str(AXE))
+    results = page.evaluate(
+        "axe.run(document, {runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']})"
+    )
+    problems = [
+        f"{v['id']} ({v['impact']}): {v['help']} — {[n['target'] for n in v['nodes'][:3]]}"
+        for v in results["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]
+    assert not problems, "\n".join(problems)

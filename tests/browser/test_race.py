@@ -9,7 +9,16 @@ from typing import Any
 import msgpack
 from playwright.sync_api import Page, WebSocket, expect
 
-from pages import DESKTOP, OWN, PHONE, Pages, all_cards_drawn, cards_drawn, room_of
+from pages import (
+    DESKTOP,
+    OWN,
+    PHONE,
+    Pages,
+    all_cards_drawn,
+    assert_accessible,
+    cards_drawn,
+    room_of,
+)
 
 STOCK = f'{OWN} .card[data-place="stock"]'
 
@@ -80,6 +89,7 @@ def test_race_watched_reloaded_and_replayed(pages: Pages, screenshot: Callable[.
     watcher.reload()  # attach the frame log before the websocket opens
     expect(ann.locator("[data-testid=seats]")).to_contain_text("Bea")
     screenshot(ann, "lobby-desktop")
+    assert_accessible(ann)
 
     ann.click("[data-testid=ready]")
     bea.click("[data-testid=ready]")
@@ -100,6 +110,8 @@ def test_race_watched_reloaded_and_replayed(pages: Pages, screenshot: Callable[.
     assert frames.frames >= 7 and frames.cards <= ann_seen & bea_seen
     screenshot(ann, "race-racer-desktop")
     screenshot(watcher, "race-spectator-desktop")
+    assert_accessible(watcher)
+    assert_accessible(bea)
     for page, name in ((ann, "race-racer-phone"), (watcher, "race-spectator-phone")):
         page.set_viewport_size(PHONE)
         screenshot(page, name, full_page=True)
