@@ -2,11 +2,14 @@
  * The application shell: one connection for the page, a hash router over the pages,
  * the connection banner, settings, the help overlay and keyboard dispatch.
  *
- * Routes: `#/` home, `#/room/ID` play or watch a room (racers rejoin their seat),
- * `#/watch/ID` watch only, `#/replay/ID/GEN` a finished game.
+ * Routes: `#/` home, `#/room/ID` play or watch a room (racers rejoin their seat; with
+ * `/ghost/ROOM/GEN/SEAT` after it, against that finished game's ghost), `#/watch/ID`
+ * watch only, `#/replay/ID/GEN` a finished game, `#/daily` today's challenges and
+ * `#/daily/DATE/SLUG` one day's leaderboard.
  */
 
 import { Connection, defaultUrl } from "./net.js";
+import { DailyPage } from "./pages/daily.js";
 import { HomePage } from "./pages/home.js";
 import { ReplayPage } from "./pages/replay.js";
 import { RoomPage } from "./pages/room.js";
@@ -90,9 +93,13 @@ class App {
     this.page?.unmount();
     this.main.replaceChildren();
     const [name, ...args] = parts;
-    if (name === "room" && args[0]) this.page = new RoomPage(this, args[0], { watchOnly: false });
+    if (name === "room" && args[0]) {
+      const ghost = args[1] === "ghost" && /^\d+$/.test(args[3] ?? "") ? { room: args[2], gen: Number(args[3]), seat: Number(args[4] ?? 0) } : null;
+      this.page = new RoomPage(this, args[0], { watchOnly: false, ghost });
+    }
     else if (name === "watch" && args[0]) this.page = new RoomPage(this, args[0], { watchOnly: true });
     else if (name === "replay" && args[0] && /^\d+$/.test(args[1] ?? "")) this.page = new ReplayPage(this, args[0], Number(args[1]));
+    else if (name === "daily") this.page = new DailyPage(this, args[0] ?? null, args[1] ?? null);
     else this.page = new HomePage(this);
     this.page.mount(this.main);
   }

@@ -59,10 +59,21 @@ export function stat(caption, testid) {
   }];
 }
 
-/** Fetch JSON from the server; null on 404. */
+/**
+ * Fetch JSON from the server with this browser's token (some answers depend on who
+ * asks: your daily attempt, replays behind the spoiler gate); null on 404. Other
+ * failures throw an Error whose `status` is the HTTP status.
+ */
 export async function getJSON(path) {
-  const response = await fetch(path, { headers: { Accept: "application/json" } });
+  const headers = { Accept: "application/json" };
+  const token = localStorage.getItem("klondike.token");
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const response = await fetch(path, { headers });
   if (response.status === 404) return null;
-  if (!response.ok) throw new Error(`${path}: ${response.status}`);
+  if (!response.ok) {
+    const error = new Error(response.status === 403 ? "not yet: finish your own attempt first" : `${path}: ${response.status}`);
+    error.status = response.status;
+    throw error;
+  }
   return response.json();
 }

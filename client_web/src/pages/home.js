@@ -69,7 +69,6 @@ export class HomePage {
     this.lobbies = h("ul.list", { "data-testid": "public-races" });
     this.live = h("ul.list", { "data-testid": "live-games" });
     this.finished = h("ul.list", { "data-testid": "finished-games" });
-    this.daily = h("p.muted", {});
 
     root.append(
       h(
@@ -78,7 +77,7 @@ export class HomePage {
         h(
           "section.hero",
           {},
-          h("div", {}, h("h1", {}, "Race your friends on the same deal"), h("p", {}, "Same cards, same clock, live. Or play on your own and let others watch.")),
+          h("div", {}, h("h1", {}, "Race your friends on the same deal"), h("p", {}, "Same cards, same clock, live. Or play on your own and let others watch. ", h("a", { href: "#/daily", "data-testid": "home-daily" }, "Today's daily challenge →"))),
           h("label.row", {}, "Playing as ", name),
         ),
         this.error,
@@ -86,7 +85,7 @@ export class HomePage {
         h("section.panel", { "aria-labelledby": "race-title" }, h("h2", { id: "race-title" }, "New race"), race, h("h2", { style: "margin-top:1rem" }, "Join by link"), join),
         h("section.panel", { "aria-labelledby": "lobby-title" }, h("h2", { id: "lobby-title" }, "Open races"), this.lobbies),
         h("section.panel", { "aria-labelledby": "live-title" }, h("h2", { id: "live-title" }, "Watch live"), this.live),
-        h("section.panel", { "aria-labelledby": "done-title" }, h("h2", { id: "done-title" }, "Finished games"), this.finished, this.daily),
+        h("section.panel", { "aria-labelledby": "done-title" }, h("h2", { id: "done-title" }, "Finished games"), this.finished),
       ),
     );
     this.refresh();

@@ -11,7 +11,8 @@ import { BoardView } from "../board.js";
 import { cardName } from "../cards.js";
 import { acknowledge, applyFrame, displayed, newBoard, newPlay, receive, reject, send, sinceOf } from "../game.js";
 import { autoCompleteToken, cardsAt, describeVariant, isTriviallyWon, parseToken, parseVariant, passesLeft } from "../rules.js";
-import { announce, formatTime, h, stat, statusWord } from "../ui.js";
+import { movesAt, prepareBoard } from "../replay.js";
+import { announce, formatTime, getJSON, h, stat, statusWord } from "../ui.js";
 import { faceDownCount, foundationCount } from "../view.js";
 
 const RETRY_CODES = new Set(["rate_limited", "busy"]);
@@ -30,10 +31,12 @@ export function describeMove(view, token) {
 }
 
 export class RoomPage {
-  constructor(app, roomId, { watchOnly }) {
+  constructor(app, roomId, { watchOnly, ghost = null }) {
     this.app = app;
     this.roomId = roomId;
     this.watchOnly = watchOnly;
+    this.ghostSource = ghost;
+    this.ghost = null;
     this.role = watchOnly ? "spectator" : "racer";
     this.room = null;
     this.gen = null;
@@ -88,6 +91,21 @@ export class RoomPage {
     this.unbinders.push(this.app.onSettings(() => this.renderStats()));
     if (conn.online) this.join();
     this.clock = setInterval(() => this.tick(), 100);
+    if (this.ghostSource) this.loadGhost();
+  }
+
+  /** The finished game to race against, replayed on this game's clock. */
+  async loadGhost() {
+    const { room, gen, seat } = this.ghostSource;
+    try {
+      const data = await getJSON(`/api/replay/${encodeURIComponent(room)}/${gen}`);
+      const board = data?.boards.find((b) => b.seat === seat);
+      if (!board) throw new Error("that game has no such board");
+      this.ghost = prepareBoard(board);
+      this.render();
+    } catch (error) {
+      this.say(`No ghost to race: ${error.message}`);
+    }
   }
 
   unmount() {
@@ -263,6 +281,12 @@ export class RoomPage {
 
   // ------------------------------------------------------------ moves
 
+  /** Practice rules (undo, hints): solo games and unranked daily replays. */
+  practice() {
+    const room = this.room;
+    return Boolean(room) && (room.kind === "solo" || (room.kind === "daily" && room.daily && !room.daily.ranked));
+  }
+
   playing() {
     return this.role === "racer" && this.play && this.room?.state === "racing" && this.play.board.ready && this.play.board.status === "playing";
   }
@@ -298,7 +322,7 @@ export class RoomPage {
   }
 
   undo() {
-    if (!this.playing() || this.room.kind !== "solo") return;
+    if (!this.playing() || !this.practice()) return;
     const { play, id } = send(this.play, null);
     this.play = play;
     this.transmit({ id, m: null });
@@ -306,7 +330,7 @@ export class RoomPage {
   }
 
   hint() {
-    if (!this.playing() || this.room.kind !== "solo") return;
+    if (!this.playing() || !this.practice()) return;
     this.say("Thinking…");
     this.conn.request({ t: "hint", room: this.roomId }).catch(() => {});
   }
@@ -333,8 +357,8 @@ export class RoomPage {
   render() {
     const room = this.room;
     if (!room) return;
-    const kind = room.kind === "solo" ? "Solo" : "Race";
-    this.title.textContent = `${kind} · ${describeVariant(this.variant)}`;
+    const kind = room.daily ? `Daily challenge ${room.daily.date}${room.daily.ranked ? "" : " (unranked)"}` : room.kind === "solo" ? "Solo" : "Race";
+    this.title.textContent = `${kind} · ${describeVariant(this.variant)}${this.ghost ? ` · vs ${this.ghost.name}'s ghost` : ""}`;
     const watchers = this.spectators ? ` · ${this.spectators} watching` : "";
     const stateWords = { lobby: "In the lobby", countdown: "Starting…", racing: room.kind === "solo" ? "Playing" : "Racing", finished: "Finished" };
     this.subtitle.textContent = `${this.role === "spectator" ? "Watching · " : ""}${stateWords[room.state] ?? room.state}${watchers}`;
@@ -344,8 +368,9 @@ export class RoomPage {
     if (room.state === "lobby") this.renderLobby();
     const started = room.state === "racing" || room.state === "finished";
     this.raceLayout.hidden = !(racer && started);
-    this.opponents.hidden = room.kind === "solo";
-    this.raceLayout.style.gridTemplateColumns = room.kind === "solo" ? "1fr" : "";
+    const rivals = room.kind === "race" || Boolean(this.ghost);
+    this.opponents.hidden = !rivals;
+    this.raceLayout.style.gridTemplateColumns = rivals ? "" : "1fr";
     this.watchGrid.hidden = !(started && (!racer || this.results));
     this.stats.hidden = !(racer && started);
     if (racer && started) this.renderOwn();
@@ -409,15 +434,16 @@ export class RoomPage {
   renderTools() {
     const room = this.room;
     const buttons = [];
-    if (this.role === "racer" && room.kind === "solo" && room.state === "racing") {
+    if (this.role === "racer" && this.practice() && room.state === "racing") {
       buttons.push(
         h("button.ghost", { type: "button", onclick: () => this.undo(), "data-testid": "undo", title: "Undo (U)" }, "Undo"),
         h("button.ghost", { type: "button", onclick: () => this.hint(), "data-testid": "hint", title: "Hint (H)" }, "Hint"),
       );
     }
     if (this.role === "racer" && room.state === "racing" && this.play?.board.status === "playing") {
-      buttons.push(h("button.ghost", { type: "button", onclick: () => this.resign(), "data-testid": "resign" }, room.kind === "solo" ? "Give up" : "Resign"));
+      buttons.push(h("button.ghost", { type: "button", onclick: () => this.resign(), "data-testid": "resign" }, room.kind === "race" ? "Resign" : "Give up"));
     }
+    if (room.kind === "daily") buttons.push(h("a.button.ghost", { href: "#/daily", "data-testid": "daily-back" }, room.state === "finished" ? "Your rank" : "Daily"));
     if (room.state === "finished" && room.kind === "solo") {
       buttons.push(h("button", { type: "button", onclick: () => this.newSolo(), "data-testid": "new-game" }, "New game"));
     }
@@ -429,7 +455,7 @@ export class RoomPage {
   }
 
   resign() {
-    if (window.confirm(this.room.kind === "solo" ? "Give up this game?" : "Resign from this race?")) {
+    if (window.confirm(this.room.kind === "race" ? "Resign from this race?" : "Give up this game?")) {
       this.conn.send({ t: "resign", room: this.roomId });
     }
   }
@@ -473,7 +499,7 @@ export class RoomPage {
    * at a time (races do this on the server, which adds the moves at once).
    */
   autoComplete() {
-    if (this.autoTimer || this.room?.kind !== "solo" || !this.playing()) return;
+    if (this.autoTimer || !this.room || this.room.kind === "race" || !this.playing()) return;
     const view = displayed(this.play, this.variant);
     if (!isTriviallyWon(view) || this.play.pending.length > 3) return;
     const token = autoCompleteToken(view);
@@ -495,22 +521,34 @@ export class RoomPage {
     this.set.score(this.app.settings.scoring === "vegas" ? `$${-52 + 5 * found}` : String(this.play.board.score));
   }
 
+  /** The ghost's progress at this game's elapsed time. */
+  ghostProgress() {
+    const ghost = this.ghost;
+    const start = this.room?.start_at;
+    const elapsed = start ? this.elapsed() : 0;
+    const n = movesAt(ghost, elapsed);
+    const view = ghost.views[n];
+    const done = n === ghost.views.length - 1 && elapsed >= (ghost.end_t ?? ghost.times[n]);
+    return { found: foundationCount(view), down: faceDownCount(view), moves: n, status: done ? ghost.status : "playing" };
+  }
+
   renderProgress() {
-    if (!this.room || this.room.kind === "solo" || this.role !== "racer") return;
-    const rows = this.room.seats
+    if (!this.room || this.role !== "racer" || (this.room.kind !== "race" && !this.ghost)) return;
+    const rivals = this.room.seats
       .filter((s) => s && s.seat !== this.seat)
-      .map((s) => {
-        const p = this.progress.get(s.seat) ?? { found: 0, down: 21, moves: 0, status: "playing" };
-        return h(
-          "div.opponent",
-          { "data-testid": `opponent-${s.seat}` },
-          h("header", {}, h("strong", {}, s.name), h(`span.badge${p.status === "won" ? ".won" : ""}`, {}, statusWord(p.status))),
-          h("div.bar", { role: "progressbar", "aria-label": `${s.name}: cards on foundations`, "aria-valuemin": "0", "aria-valuemax": "52", "aria-valuenow": String(p.found) }, h("span", { style: `width:${(p.found / 52) * 100}%` })),
-          h("div.bar.down", { role: "progressbar", "aria-label": `${s.name}: face-down cards turned`, "aria-valuemin": "0", "aria-valuemax": "21", "aria-valuenow": String(21 - p.down) }, h("span", { style: `width:${((21 - p.down) / 21) * 100}%` })),
-          h("small", {}, `${p.found} home · ${p.down} face down · ${p.moves} moves`),
-        );
-      });
-    this.opponents.replaceChildren(h("h2", { style: "margin:0;font-size:1rem" }, "Opponents"), ...rows);
+      .map((s) => ({ key: `opponent-${s.seat}`, name: s.name, p: this.progress.get(s.seat) ?? { found: 0, down: 21, moves: 0, status: "playing" } }));
+    if (this.ghost) rivals.push({ key: "ghost", name: `${this.ghost.name} (ghost)`, p: this.ghostProgress() });
+    const rows = rivals.map(({ key, name, p }) =>
+      h(
+        "div.opponent",
+        { "data-testid": key },
+        h("header", {}, h("strong", {}, name), h(`span.badge${p.status === "won" ? ".won" : ""}`, {}, statusWord(p.status))),
+        h("div.bar", { role: "progressbar", "aria-label": `${name}: cards on foundations`, "aria-valuemin": "0", "aria-valuemax": "52", "aria-valuenow": String(p.found) }, h("span", { style: `width:${(p.found / 52) * 100}%` })),
+        h("div.bar.down", { role: "progressbar", "aria-label": `${name}: face-down cards turned`, "aria-valuemin": "0", "aria-valuemax": "21", "aria-valuenow": String(21 - p.down) }, h("span", { style: `width:${((21 - p.down) / 21) * 100}%` })),
+        h("small", {}, `${p.found} home · ${p.down} face down · ${p.moves} moves`),
+      ),
+    );
+    this.opponents.replaceChildren(h("h2", { style: "margin:0;font-size:1rem" }, this.room.kind === "race" ? "Opponents" : "Ghost"), ...rows);
   }
 
   /** Spectator boards (live) or, once the race is over, everyone's final boards. */
@@ -586,20 +624,35 @@ export class RoomPage {
       ),
     );
     this.resultsBox.replaceChildren(
-      h("h2", {}, this.room?.kind === "solo" ? "Result" : "Results"),
+      h("h2", {}, this.room?.kind === "race" ? "Results" : "Result"),
       h(
         "table.results",
         {},
         h("thead", {}, h("tr", {}, ["Rank", "Player", "Result", "Time", "Cards home", "Moves"].map((text) => h("th", { scope: "col" }, text)))),
         h("tbody", {}, rows),
       ),
-      h("p.muted", {}, `Seed ${results.seed} · commitment ${results.commitment.slice(0, 16)}… — every racer had this deal.`),
+      results.seed
+        ? h("p.muted", {}, `Seed ${results.seed} · commitment ${results.commitment.slice(0, 16)}… — ${this.room?.kind === "race" ? "every racer had this deal" : "anyone can check the deal"}.`)
+        : h("p.muted", {}, "The deal's seed is revealed when the day closes."),
     );
+  }
+
+  /** Time since the start on the server's clock, frozen once your game is over. */
+  elapsed() {
+    const room = this.room;
+    const now = this.conn.now();
+    const row = this.results?.ranking.find((r) => r.seat === this.seat);
+    let end = now;
+    if (row && row.time_ms !== null && row.time_ms !== undefined) end = room.start_at + row.time_ms;
+    else if (room.ended_at) end = room.ended_at;
+    else if (this.doneAt) end = this.doneAt;
+    return Math.max(0, end - room.start_at);
   }
 
   tick() {
     const room = this.room;
     if (!room) return;
+    if (this.ghost && room.state === "racing" && (this.ticks = (this.ticks ?? 0) + 1) % 3 === 0) this.renderProgress();
     const now = this.conn.now();
     const counting = room.state === "countdown" && room.start_at > now;
     this.countdown.hidden = !counting;
@@ -608,11 +661,6 @@ export class RoomPage {
       this.set.time(formatTime(0));
       return;
     }
-    const row = this.results?.ranking.find((r) => r.seat === this.seat);
-    let end = now;
-    if (row && row.time_ms !== null) end = room.start_at + row.time_ms;
-    else if (room.ended_at) end = room.ended_at;
-    else if (this.doneAt) end = this.doneAt;
-    this.set.time(formatTime(end - room.start_at));
+    this.set.time(formatTime(this.elapsed()));
   }
 }

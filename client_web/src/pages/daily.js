@@ -1,0 +1,263 @@
+/**
+ * Daily challenges: today's deals with your attempt, your rank and the leaderboards
+ * (updated live as players finish), your streaks, and the archive of past days with
+ * their revealed deals and replays.
+ *
+ * Routes: `#/daily` (today) and `#/daily/DATE/SLUG` (one day's leaderboard).
+ */
+
+import { describeVariant, parseVariant } from "../rules.js";
+import { formatTime, getJSON, h } from "../ui.js";
+
+const PAGE_SIZE = 20;
+
+/** Words for a leaderboard row's result. */
+export function resultWords(row) {
+  return row.won ? `won in ${formatTime(row.time_ms, { tenths: true })}` : `${row.found} cards home`;
+}
+
+function countdown(ms) {
+  const seconds = Math.max(0, Math.floor(ms / 1000));
+  const hh = Math.floor(seconds / 3600);
+  const mm = String(Math.floor((seconds % 3600) / 60)).padStart(2, "0");
+  const ss = String(seconds % 60).padStart(2, "0");
+  return `${hh}:${mm}:${ss}`;
+}
+
+/** A leaderboard table; `me` marks your row, `replays` adds replay links. */
+function boardTable(rows, { me = null, replays = false } = {}) {
+  if (!rows.length) return h("p.empty", {}, "No one has finished yet.");
+  return h(
+    "table.results",
+    {},
+    h("thead", {}, h("tr", {}, ["Rank", "Player", "Result", "Moves", replays ? "" : null].filter((x) => x !== null).map((t) => h("th", { scope: "col" }, t)))),
+    h(
+      "tbody",
+      {},
+      rows.map((row) =>
+        h(
+          `tr${row.user === me ? ".me" : ""}`,
+          { "data-testid": "leaderboard-row" },
+          h("td", {}, String(row.rank)),
+          h("td", {}, row.name),
+          h("td", {}, resultWords(row)),
+          h("td", {}, String(row.moves)),
+          replays ? h("td", {}, row.room ? h("a", { href: `#/replay/${row.room}/${row.gen}` }, "Replay") : "") : null,
+        ),
+      ),
+    ),
+  );
+}
+
+export class DailyPage {
+  constructor(app, date = null, slug = null) {
+    this.app = app;
+    this.date = date;
+    this.slug = slug;
+    this.unbinders = [];
+    this.offsets = new Map();
+    this.watching = [];
+  }
+
+  async mount(root) {
+    this.root = root;
+    root.append(h("p.loading", {}, "Loading the daily challenges…"));
+    const conn = await this.app.ready(); // a token first: answers depend on who asks
+    this.conn = conn;
+    this.unbinders.push(conn.on("frame", (frame) => this.onFrame(frame)));
+    this.unbinders.push(conn.on("open", () => this.watch()));
+    if (this.date) await this.showDay();
+    else await this.showToday();
+    this.watch();
+  }
+
+  unmount() {
+    clearInterval(this.clock);
+    clearTimeout(this.refreshTimer);
+    this.unwatch();
+    for (const unbind of this.unbinders.splice(0)) unbind();
+  }
+
+  watch() {
+    for (const { date, variant } of this.watching) this.conn.send({ t: "daily_watch", date, variant });
+  }
+
+  unwatch() {
+    if (!this.conn?.online) return;
+    for (const { date, variant } of this.watching) this.conn.send({ t: "daily_unwatch", date, variant });
+  }
+
+  onFrame(frame) {
+    if (frame.t !== "daily_update") return;
+    if (!this.watching.some((w) => w.date === frame.date && w.variant === frame.variant)) return;
+    clearTimeout(this.refreshTimer);
+    this.refreshTimer = setTimeout(() => this.refresh(), 250);
+  }
+
+  async refresh() {
+    if (this.date) await this.showDay();
+    else await this.showToday();
+  }
+
+  // ------------------------------------------------------------ today
+
+  async showToday() {
+    const [today, archive, stats] = await Promise.all([
+      getJSON("/api/daily"),
+      getJSON("/api/daily/archive?limit=14").catch(() => []),
+      getJSON("/api/daily/stats").catch(() => null),
+    ]);
+    if (!today) {
+      this.root.replaceChildren(h("p", {}, "Daily challenges are not available on this server."));
+      return;
+    }
+    this.watching = today.challenges.map((c) => ({ date: c.date, variant: c.variant }));
+    const boards = await Promise.all(today.challenges.map((c) => this.leaderboard(c.date, c.slug)));
+    const skew = today.now - Date.now();
+    const closes = h("span", { "data-testid": "daily-closes" });
+    const tickClose = () => {
+      const next = today.challenges[0]?.closes_at;
+      if (next) closes.textContent = `New deals in ${countdown(next - (Date.now() + skew))}`;
+    };
+    clearInterval(this.clock);
+    this.clock = setInterval(tickClose, 1000);
+    tickClose();
+    this.root.replaceChildren(
+      h(
+        "div.home",
+        {},
+        h("section.hero", {}, h("div", {}, h("h1", {}, `Daily challenge · ${today.date}`), h("p", {}, "One deal per variant, the same for everyone, certified winnable. One ranked attempt each: no undo, no hints, 30 minutes.")), h("p.muted", {}, closes)),
+        ...today.challenges.map((challenge, i) => this.challengeCard(challenge, boards[i])),
+        stats ? this.statsCard(stats) : null,
+        this.archiveCard(archive ?? []),
+      ),
+    );
+  }
+
+  challengeCard(c, board) {
+    const variant = parseVariant(c.variant);
+    const attempt = c.attempt;
+    const actions = h("div.row");
+    let status;
+    if (!attempt) {
+      status = h("p", {}, "You have not played this one yet.");
+      actions.append(h("button", { type: "button", "data-testid": `play-${c.slug}`, onclick: () => this.play(c) }, "Play today's deal"));
+    } else if (attempt.state === "playing") {
+      status = h("p", {}, "Your attempt is under way: the clock is running.");
+      actions.append(h("a.button", { href: `#/room/${attempt.room}`, "data-testid": `play-${c.slug}` }, "Resume"));
+    } else {
+      const r = attempt.result;
+      const rank = attempt.rank ? ` · rank ${attempt.rank} of ${c.players}` : "";
+      status = h("p", { "data-testid": `my-result-${c.slug}` }, h("strong", {}, r ? `You ${r.won ? resultWords({ ...r, won: true }) : `got ${r.found} cards home`}` : "Finished"), rank);
+      const leader = board?.rows?.[0];
+      if (leader?.room) {
+        actions.append(
+          h("a.button.ghost", { href: `#/replay/${leader.room}/${leader.gen}`, "data-testid": `leader-replay-${c.slug}` }, "Watch the leader"),
+          h("button.ghost", { type: "button", "data-testid": `ghost-${c.slug}`, onclick: () => this.play(c, leader) }, "Race the leader's ghost"),
+        );
+      }
+      actions.append(h("button.ghost", { type: "button", onclick: () => this.play(c) }, "Play again (unranked)"));
+    }
+    return h(
+      "section.panel",
+      { "data-testid": `challenge-${c.slug}`, "aria-labelledby": `title-${c.slug}` },
+      h("h2", { id: `title-${c.slug}` }, describeVariant(variant)),
+      h("p.muted", {}, `Par ${c.par} moves · ${c.players} player${c.players === 1 ? "" : "s"} · deal commitment `, h("code", { title: c.commitment }, `${c.commitment.slice(0, 12)}…`)),
+      status,
+      actions,
+      h("h2", { style: "margin-top:1rem" }, "Leaderboard"),
+      this.leaderboardBlock(c, board),
+    );
+  }
+
+  leaderboardBlock(c, board) {
+    if (!board) return h("p.empty", {}, "No leaderboard yet.");
+    const offset = this.offsets.get(c.slug) ?? 0;
+    const pager = h(
+      "div.row",
+      {},
+      h("button.ghost", { type: "button", disabled: offset === 0, onclick: () => this.page(c.slug, offset - PAGE_SIZE) }, "Previous"),
+      h("span.muted", {}, `${board.count ? offset + 1 : 0}–${Math.min(board.count, offset + PAGE_SIZE)} of ${board.count}`),
+      h("button.ghost", { type: "button", disabled: offset + PAGE_SIZE >= board.count, onclick: () => this.page(c.slug, offset + PAGE_SIZE) }, "Next"),
+    );
+    const me = board.me;
+    const mine = me && !board.rows.some((row) => row.user === this.conn.user) ? h("div", {}, h("p.muted", {}, `Around you (rank ${me.rank})`), boardTable(me.rows, { me: this.conn.user })) : null;
+    return h("div", { "data-testid": `leaderboard-${c.slug}` }, boardTable(board.rows, { me: this.conn.user, replays: board.closed || Boolean(c.attempt?.state === "finished") }), board.count > PAGE_SIZE ? pager : null, mine);
+  }
+
+  async page(slug, offset) {
+    this.offsets.set(slug, Math.max(0, offset));
+    await this.refresh();
+  }
+
+  leaderboard(date, slug) {
+    const offset = this.offsets.get(slug) ?? 0;
+    return getJSON(`/api/daily/${date}/${slug}/leaderboard?offset=${offset}&limit=${PAGE_SIZE}`).catch(() => null);
+  }
+
+  statsCard(stats) {
+    const item = (label, value) => h("div.stat", {}, h("small", {}, label), h("strong", {}, String(value)));
+    const best = Object.entries(stats.best_ms ?? stats.best_times ?? {}).map(([variant, ms]) => item(`Best · ${variant.startsWith("draw3") || variant.includes("draw=3") ? "draw 3" : "draw 1"}`, formatTime(ms, { tenths: true })));
+    return h(
+      "section.panel",
+      { "data-testid": "daily-stats" },
+      h("h2", {}, "Your record"),
+      h("div.stats", { style: "flex-wrap:wrap" }, item("Days played", stats.days_played ?? 0), item("Wins", stats.days_won ?? stats.wins ?? 0), item("Streak", stats.current_streak ?? 0), item("Longest", stats.longest_streak ?? 0), ...best),
+    );
+  }
+
+  archiveCard(archive) {
+    return h(
+      "section.panel",
+      { "aria-labelledby": "archive-title" },
+      h("h2", { id: "archive-title" }, "Past days"),
+      archive.length
+        ? h(
+            "ul.list",
+            {},
+            archive.map((day) =>
+              h(
+                "li",
+                {},
+                h("span", {}, `${day.date} · ${describeVariant(parseVariant(day.variant))} · par ${day.par} · ${day.players} played${day.winner ? ` · best: ${day.winner.name}, ${resultWords(day.winner)}` : ""}`),
+                h("a.button.ghost", { href: `#/daily/${day.date}/${day.slug}` }, "Leaderboard"),
+              ),
+            ),
+          )
+        : h("p.empty", {}, "The archive fills as days close."),
+    );
+  }
+
+  async play(challenge, ghost = null) {
+    try {
+      const reply = await this.conn.request({ t: "create", kind: "daily", variant: challenge.variant });
+      const suffix = ghost ? `/ghost/${ghost.room}/${ghost.gen}/${ghost.seat ?? 0}` : "";
+      this.app.navigate(`#/room/${reply.room}${suffix}`);
+    } catch (error) {
+      this.root.prepend(h("p.error-text", { role: "alert" }, `Could not start: ${error.message}`));
+    }
+  }
+
+  // ------------------------------------------------------------ one day
+
+  async showDay() {
+    const board = await this.leaderboard(this.date, this.slug);
+    if (!board) {
+      this.root.replaceChildren(h("p", {}, "No such day. ", h("a", { href: "#/daily" }, "Today's challenges")));
+      return;
+    }
+    this.watching = board.closed ? [] : [{ date: board.date, variant: board.variant }];
+    const archive = board.closed ? await getJSON("/api/daily/archive?limit=100").catch(() => []) : [];
+    const day = (archive ?? []).find((d) => d.date === this.date && d.slug === this.slug);
+    const challenge = { slug: this.slug, date: this.date };
+    this.root.replaceChildren(
+      h(
+        "section.game",
+        {},
+        h("div.statusbar", {}, h("div", {}, h("h1", { style: "margin:0;font-size:1.2rem" }, `Daily challenge · ${board.date} · ${describeVariant(parseVariant(board.variant))}`), h("span.muted", {}, board.closed ? "Closed" : "Open today")), h("a.button.ghost", { href: "#/daily" }, "Today")),
+        day ? h("p.muted", {}, `Par ${day.par} · seed `, h("code", {}, day.seed), ` · commitment `, h("code", { title: day.commitment }, `${day.commitment.slice(0, 16)}…`)) : null,
+        h("section.panel", {}, this.leaderboardBlock({ ...challenge, attempt: null }, board)),
+      ),
+    );
+  }
+}
