@@ -29,7 +29,17 @@ from typing import Any, Self
 
 import platformdirs
 
-__all__ = ["ENV_PREFIX", "MIN_SECRET_BYTES", "ConfigError", "Settings", "env_name", "redact_url"]
+from klondike_live.engine import NotationError, Variant
+
+__all__ = [
+    "DEFAULT_POOL_VARIANTS",
+    "ENV_PREFIX",
+    "MIN_SECRET_BYTES",
+    "ConfigError",
+    "Settings",
+    "env_name",
+    "redact_url",
+]
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +101,23 @@ _RANGES: dict[str, _Range] = {
     "countdown_seconds": _Range(float, 0, 60),
     "stream_maxlen": _Range(int, 10, 10_000_000),
     "tick_seconds": _Range(float, 0, 10, low_open=True),
+    "pool_target": _Range(int, 0, 100_000),
+    "pool_budget_seconds": _Range(float, 0, 3600, low_open=True),
+    "pool_budget_nodes": _Range(int, 1, 10**9),
+    "daily_budget_seconds": _Range(float, 0, 86_400, low_open=True),
+    "daily_budget_nodes": _Range(int, 1, 10**10),
+    "daily_days_ahead": _Range(int, 0, 366),
+    "daily_prepare_seconds": _Range(float, 0, 86_400),
+    "daily_time_limit_seconds": _Range(int, 1, 86_400),
 }
+
+DEFAULT_POOL_VARIANTS: tuple[Variant, ...] = (
+    Variant(draw=1, passes=1),
+    Variant(draw=3, passes=3),
+    Variant(draw=1, passes=0),
+    Variant(draw=3, passes=0),
+)
+"""The variants of the home page, whose certified deals the pool keeps ready."""
 
 
 def _default_data_dir() -> Path:
@@ -126,6 +152,15 @@ class Settings:
     stream_maxlen: int = 1000
     tick_seconds: float = 0.2
     node_id: str = field(default_factory=_new_node_id)
+    pool_variants: tuple[Variant, ...] = DEFAULT_POOL_VARIANTS
+    pool_target: int = 20
+    pool_budget_seconds: float = 5.0
+    pool_budget_nodes: int = 300_000
+    daily_budget_seconds: float = 120.0
+    daily_budget_nodes: int = 2_000_000
+    daily_days_ahead: int = 7
+    daily_prepare_seconds: float = 3600.0
+    daily_time_limit_seconds: int = 1800
 
     def __post_init__(self) -> None:
         for name, bounds in _RANGES.items():
@@ -157,6 +192,12 @@ class Settings:
             raise ConfigError(
                 env_name("node_id"),
                 f"expected 1..32 characters from A-Z a-z 0-9 _ -, got {self.node_id!r}",
+            )
+        if not isinstance(self.pool_variants, tuple) or not all(
+            isinstance(v, Variant) for v in self.pool_variants
+        ):
+            raise ConfigError(
+                env_name("pool_variants"), f"expected variants, got {self.pool_variants!r}"
             )
 
     @property
@@ -195,6 +236,9 @@ class Settings:
         node_id = environ.get(env_name("node_id"))
         if node_id is not None:
             values["node_id"] = node_id.strip()
+        pooled = environ.get(env_name("pool_variants"))
+        if pooled is not None:
+            values["pool_variants"] = parse_variants(env_name("pool_variants"), pooled)
 
         raw_dir = data_dir if data_dir is not None else environ.get(env_name("data_dir"))
         if raw_dir is not None and not str(raw_dir).strip():
@@ -225,6 +269,24 @@ def _parse_number(name: str, raw: str) -> int | float:
     if math.isinf(value) or not bounds.contains(value):
         raise ConfigError(env_name(name), f"expected {bounds.describe()}, got {raw!r}")
     return value
+
+
+def parse_variants(key: str, raw: str) -> tuple[Variant, ...]:
+    """Comma-separated variant texts (`draw=1 passes=1 f2t=no, draw=3`), in order, each
+    once; an empty text is no variant at all."""
+    out: list[Variant] = []
+    for item in raw.split(","):
+        if not item.strip():
+            continue
+        try:
+            variant = Variant.parse(item.strip())
+        except NotationError as exc:
+            raise ConfigError(
+                key, f"expected comma-separated variants, got {raw!r} ({exc})"
+            ) from None
+        if variant not in out:
+            out.append(variant)
+    return tuple(out)
 
 
 def redact_url(url: str) -> str:

@@ -139,6 +139,18 @@ def daily_entries(day: str, slug: str) -> str:
     return f"{_day_tag(day, slug)}:entries"
 
 
+def daily_attempts(day: str, slug: str) -> str:
+    """Hash: user -> room id of the account's ranked attempt of the day (one each)."""
+    return f"{_day_tag(day, slug)}:attempts"
+
+
+DAILY_INDEX: Final = f"{PREFIX}:daily:index"
+"""Sorted set of prepared challenges `<date>|<slug>`, scored by the date's ordinal."""
+
+DAILY_UPDATES: Final = f"{PREFIX}:daily:updates"
+"""Pub/sub channel: a leaderboard got an entry (msgpack `[date, variant text, count]`)."""
+
+
 def _pool_tag(slug: str) -> str:
     return f"{PREFIX}:{{pool:{_checked(SLUG, slug, 'variant slug')}}}"
 

@@ -12,14 +12,30 @@ each frame, exactly what each racer knew at that moment:
 - nobody sees the seed, or a card beyond those rules, before the race's results;
 - progress frames carry no card at all; error messages name only cards the viewer knows.
 
+Daily challenges (`audit_daily`): every daily room of one date and variant deals the
+same cards, so the auditor takes all of a client's frames of that day's rooms together,
+with the time each arrived (the test clients stamp them) and two facts from the test:
+when the account's ranked attempt ended (its leaderboard entry's `finished_at`) and
+when the day closed (the test clocks' history, `CLOCKS`). Until the day closed:
+
+- no frame carries the day's seed (in any room, any field), a `deal`, or a game record;
+  a room or results frame claims `closed: true` only once a test clock passed midnight;
+- before its own ranked attempt ended, an account sees no card of the deal except those
+  its own ranked board has shown it (its seven up-cards, then what it turned over): no
+  frame of anyone else's room, no result;
+- its own board frames show only what it has seen; a spectator of a ranked attempt sees
+  only what that player has seen while it plays;
+- a daily `results` frame shows each final board only as far as its player saw it.
+
 Any violation fails the test with the frame and the card.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
 from functools import cache
 from typing import Any
 
@@ -28,6 +44,10 @@ from klondike_live.engine import CARDS, Board, Card, Deal, GameRecord, Move, Var
 ALL = (1 << 52) - 1
 CARD_TOKEN = re.compile(r"\b(?:10|[A2-9TJQK])[CDHS]\b")
 DONE = {"won", "resigned", "timeout"}
+
+CLOCKS: list[Any] = []
+"""Test clocks made during the current test (`daily_support.TestClock`): each has
+`value_at(t)`, the time it told at wall-clock time `t`. Cleared before every test."""
 
 
 @dataclass(frozen=True)
@@ -148,20 +168,145 @@ def _mask_set(mask: int) -> set[int]:
     return {c for c in range(52) if mask >> c & 1}
 
 
+# ------------------------------------------------------------ daily challenges
+
+
+@dataclass(frozen=True)
+class DailyRoom:
+    """One daily room as it really was: its player, whether ranked, its moves."""
+
+    player: str
+    ranked: bool
+    truth: Truth | None  # None before any move was stored
+
+
+@dataclass
+class DailyTruth:
+    """One day and variant: its seed, its rooms, and when each account's ranked attempt
+    ended (ms, from its leaderboard entry)."""
+
+    day: date
+    seed: str
+    rooms: dict[str, DailyRoom]
+    finished_at: dict[str, int] = field(default_factory=dict)
+
+
+def day_closed_at(day: date) -> Callable[[float], bool]:
+    """Whether, at wall-clock time `t`, a test clock told a time after the day's end."""
+    end = datetime(day.year, day.month, day.day, tzinfo=UTC) + timedelta(days=1)
+    return lambda t: any(clock.value_at(t) >= end for clock in CLOCKS)
+
+
+def _results_cards(message: Mapping[str, Any]) -> set[int]:
+    cards: set[int] = set()
+    for row in message.get("ranking", []):
+        if "view" in row:
+            cards |= view_cards(row["view"])
+    return cards
+
+
+def audit_daily(
+    received: Sequence[Mapping[str, Any]],
+    times: Sequence[float],
+    user: str,
+    truth: DailyTruth,
+    closed: Callable[[float], bool],
+) -> int:
+    """Check one client's frames (`times`: when each arrived, wall clock) against one
+    day's challenge; return how many frames with cards were checked."""
+    finish = truth.finished_at.get(user)
+    own = next(
+        (rid for rid, room in truth.rooms.items() if room.player == user and room.ranked), None
+    )
+    own_truth = truth.rooms[own].truth if own is not None else None
+    own_moves = 0
+    spec_moves: dict[str, int] = {}
+    checked = 0
+    for index, message in enumerate(received):
+        kind = message.get("t")
+        where = f"frame {index} ({kind})"
+        at = times[index] if index < len(times) else float("-inf")
+        is_closed = closed(at)
+        daily = message.get("daily") if kind in ("room", "results") else None
+        if isinstance(daily, dict) and daily.get("closed"):
+            assert is_closed, f"{where}: claims the {truth.day} challenge closed; it had not"
+        if not is_closed:
+            assert truth.seed not in repr(message), f"{where}: the daily seed leaked"
+        room_id = message.get("room")
+        room = truth.rooms.get(room_id) if isinstance(room_id, str) else None
+        if room is None:
+            continue
+        if not is_closed:
+            if kind in ("room", "results"):
+                assert "seed" not in message and "deal" not in message, (
+                    f"{where}: seed or deal of an open day"
+                )
+            if kind == "results":
+                for row in message["ranking"]:
+                    assert "record" not in row, f"{where}: a game record of an open day"
+        done = finish is not None and finish <= at * 1000
+        known = ALL if (done or is_closed) else 0
+        if own_truth is not None and not (done or is_closed):
+            known = own_truth.seen(0, min(own_moves, len(own_truth.moves[0])))
+        if kind in ("board", "diff"):
+            cards = view_cards(message["view"]) if kind == "board" else diff_cards(message["d"])
+            if room_id == own and message["audience"] == "own":
+                own_moves = message["moves"]
+                assert own_truth is not None, where
+                allowed = own_truth.seen(0, own_moves)
+            elif message["audience"] == "spectator" and room.ranked and room.truth is not None:
+                spec_moves[room_id] = message["moves"]
+                allowed = known
+                if message["status"] == "playing":
+                    allowed &= room.truth.seen(0, message["moves"])
+            else:
+                allowed = known
+            assert message["audience"] != "final", f"{where}: a final board"
+            assert cards <= _mask_set(allowed), (
+                f"{where}: daily board {room_id} shows {_names(allowed, cards)} to {user}, "
+                "who may not know it"
+            )
+            checked += 1
+        elif kind == "results":
+            cards = _results_cards(message)
+            assert cards <= _mask_set(known), (
+                f"{where}: daily results show {_names(known, cards)} to {user} before its "
+                "own attempt ended"
+            )
+            if not is_closed and room.truth is not None:
+                for row in message["ranking"]:
+                    seat = row["seat"]
+                    final = room.truth.seen(seat, len(room.truth.moves[seat]))
+                    shown = view_cards(row["view"])
+                    assert shown <= _mask_set(final), (
+                        f"{where}: the final board of an open day shows "
+                        f"{_names(final, shown)}, which its player never saw"
+                    )
+            checked += 1
+        elif kind == "error" and room_id == own and own_truth is not None:
+            named = {Card.parse(t) for t in CARD_TOKEN.findall(str(message.get("msg", "")))}
+            allowed = own_truth.seen(0, min(own_moves, len(own_truth.moves[0])))
+            assert named <= _mask_set(allowed), f"{where}: error names {_names(allowed, named)}"
+    return checked
+
+
 async def audit_clients(redis: Any, clients: Sequence[Any]) -> int:
-    """Audit every race frame the given clients received, against the races as stored.
+    """Audit every race and daily frame the given clients received, against the games
+    as stored.
 
     Called after each server test (see conftest.py): for every race room a client saw
     and every race (`gen`) of it that was dealt, the truth is read from Redis (the
     results of a finished race, or the seed and stored moves of one still going) and
-    the client's frames of that race are audited. Solo games are left out: they have no
-    competitive stake, and undo rewrites their history.
+    the client's frames of that race are audited. Daily rooms are audited per day and
+    variant (`audit_daily`). Solo games are left out: they have no competitive stake,
+    and undo rewrites their history.
     """
     from klondike_live import keys
     from klondike_live.race.room import RoomState
 
     checked = 0
     for client in clients:
+        checked += await _audit_client_daily(redis, client)
         rooms = {m["room"] for m in client.received if m.get("t") == "room"}
         for room_id in rooms:
             blob = await redis.hget(keys.room(room_id), "state")
@@ -201,3 +346,40 @@ async def _truth(redis: Any, state: Any, gen: int) -> Truth | None:
         if await redis.exists(keys.board(state.id, gen, seat)):
             moves[seat] = [t.decode() for t in tokens]
     return Truth(state.variant, state.seed, moves) if moves else None
+
+
+async def _audit_client_daily(redis: Any, client: Any) -> int:
+    """Audit one client's frames of every daily challenge it saw a room of."""
+    from klondike_live import keys
+    from klondike_live.daily.leaderboard import DailyResult
+    from klondike_live.daily.variants import variant_slug
+    from klondike_live.race.room import RoomState
+
+    ids = {m["room"] for m in client.received if isinstance(m.get("room"), str)}
+    groups: dict[tuple[str, str], list[RoomState]] = {}
+    for room_id in sorted(ids):
+        blob = await redis.hget(keys.room(room_id), "state")
+        if blob is None:
+            continue
+        state = RoomState.from_blob(blob)
+        if state.kind == "daily" and state.seed:
+            groups.setdefault((state.daily, str(state.variant)), []).append(state)
+    times = getattr(client.received, "times", [])
+    checked = 0
+    for (day_text, _), states in groups.items():
+        day = date.fromisoformat(day_text)
+        seeds = {state.seed for state in states}
+        assert len(seeds) == 1, f"daily rooms of {day_text} were dealt different deals"
+        rooms = {}
+        for state in states:
+            occupant = state.seats[0]
+            assert occupant is not None
+            rooms[state.id] = DailyRoom(occupant.user, state.ranked, await _truth(redis, state, 1))
+        entries = await redis.hgetall(keys.daily_entries(day_text, variant_slug(states[0].variant)))
+        finished = {
+            DailyResult.from_json(raw).user: DailyResult.from_json(raw).finished_at
+            for raw in entries.values()
+        }
+        truth = DailyTruth(day, seeds.pop(), rooms, finished)
+        checked += audit_daily(client.received, times, client.user, truth, day_closed_at(day))
+    return checked

@@ -2,22 +2,60 @@
 
 leak_audit (autouse)
     Every `klondike_live.client.Client` a test creates is remembered; after the test,
-    every race frame each of them received is checked by the leak auditor
-    (`auditor.audit_clients`) against the races as stored in Valkey. A card a client
-    could not know fails the test.
+    every race and daily frame each of them received is checked by the leak auditor
+    (`auditor.audit_clients`) against the games as stored in Valkey. A card a client
+    could not know fails the test. Test clocks made during the test (`daily_support.
+    TestClock`) tell it which daily challenges closed.
 
-The shared fixtures (`valkey_url`, `redis`, `make_settings`, `wait_for`) are in
-tests/conftest.py.
+make_settings (overrides the one of tests/conftest.py)
+    The same factory with quiet defaults for the background work of a node: no deal
+    pool refill (`pool_target=0`), no daily preparation task (`daily_prepare_seconds=0`)
+    and small solver budgets, so that a test certifies only what it asks for.
+
+The shared fixtures (`valkey_url`, `redis`, `wait_for`) are in tests/conftest.py.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
 
+from klondike_live.config import Settings
 from klondike_live.embedded import open_redis
+
+QUIET = {
+    "pool_target": 0,
+    "pool_budget_nodes": 20_000,
+    "daily_prepare_seconds": 0.0,
+    "daily_budget_nodes": 20_000,
+    "daily_budget_seconds": 60.0,
+}
+"""Settings of every test node unless a test says otherwise (see the docstring)."""
+
+
+@pytest.fixture
+def make_settings(make_settings: Callable[..., Settings]) -> Callable[..., Settings]:
+    """Test settings with no background certifying unless asked for."""
+
+    def make(**overrides: Any) -> Settings:
+        return make_settings(**{**QUIET, **overrides})
+
+    return make
+
+
+class Stamped(list[Any]):
+    """A client's received frames, with the wall-clock time each arrived (`times`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.times: list[float] = []
+
+    def append(self, item: Any) -> None:
+        self.times.append(time.time())
+        super().append(item)
 
 
 @pytest.fixture(autouse=True)
@@ -25,13 +63,16 @@ async def leak_audit(valkey_url: str, monkeypatch: pytest.MonkeyPatch) -> AsyncI
     """Audit, after the test, every frame every test client received (see above)."""
     from klondike_live.client import Client
 
+    import auditor
     from auditor import audit_clients
 
+    auditor.CLOCKS.clear()
     clients: list[Client] = []
     original = Client.__init__
 
     def remember(self: Client, *args: Any, **kwargs: Any) -> None:
         original(self, *args, **kwargs)
+        self.received = Stamped()
         clients.append(self)
 
     monkeypatch.setattr(Client, "__init__", remember)

@@ -32,6 +32,8 @@ async def second_node(
             "KLONDIKE_TICK_SECONDS": str(FAST["tick_seconds"]),
             "KLONDIKE_RATE_PER_SECOND": "1000",
             "KLONDIKE_RATE_BURST": "1000",
+            "KLONDIKE_POOL_TARGET": "0",
+            "KLONDIKE_DAILY_PREPARE_SECONDS": "0",
         }
     )
     process = await asyncio.create_subprocess_exec(

@@ -30,7 +30,7 @@ import asyncio
 import hashlib
 import hmac
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, Final
@@ -202,6 +202,10 @@ class DayRecord:
         )
 
 
+Preparer = Callable[[date, Variant], Awaitable[DayRecord]]
+"""Prepares one day and variant (`prepare_day` with the rest of its arguments bound)."""
+
+
 async def load_day(redis: Redis, day: date, variant: Variant) -> DayRecord | None:
     """The stored record of `day` and `variant`, or None when it is not prepared."""
     key = keys.daily_day(day.isoformat(), variant_slug(variant))
@@ -228,6 +232,7 @@ async def prepare_day(
     """
     stored = await load_day(redis, day, variant)
     if stored is not None:
+        await _index(redis, stored)
         return stored
     for n in range(MAX_ATTEMPTS):
         seed = daily_seed(secret, day, variant, n)
@@ -241,10 +246,17 @@ async def prepare_day(
         stored = await load_day(redis, day, variant)
         if stored is None:  # deleted in between: an operator's doing; keep ours
             return record
+        await _index(redis, stored)
         return stored
     raise DailyError(
         f"no certified deal among {MAX_ATTEMPTS} candidates for {day.isoformat()} {variant}"
     )
+
+
+async def _index(redis: Redis, record: DayRecord) -> None:
+    """List the challenge in `keys.DAILY_INDEX` (the archive reads it); idempotent."""
+    member = f"{record.day.isoformat()}|{variant_slug(record.variant)}"
+    await redis.zadd(keys.DAILY_INDEX, {member: record.day.toordinal()})
 
 
 async def ensure_days(
@@ -257,16 +269,24 @@ async def ensure_days(
     budget: Budget = DEFAULT_DAILY_BUDGET,
     par_budget: Budget | None = None,
     on_ready: Callable[[DayRecord], None] | None = None,
+    prepare: Preparer | None = None,
 ) -> list[DayRecord]:
     """Prepare `days` consecutive days from `start_date`, every variant; date order.
 
     `on_ready` is called with each record as soon as it is ready (for progress bars).
+    `prepare`, when given, is called instead of `prepare_day` (a server passes one that
+    shares its work with requests waiting for the same day).
     """
     records = []
     for offset in range(days):
         day = start_date + timedelta(days=offset)
         for variant in variants:
-            record = await prepare_day(redis, secret, day, variant, budget, par_budget=par_budget)
+            if prepare is not None:
+                record = await prepare(day, variant)
+            else:
+                record = await prepare_day(
+                    redis, secret, day, variant, budget, par_budget=par_budget
+                )
             if on_ready is not None:
                 on_ready(record)
             records.append(record)
@@ -283,11 +303,13 @@ async def run_prepare(
     par_budget: Budget | None = None,
     days_ahead: int = DAYS_AHEAD,
     interval: float = PREPARE_INTERVAL,
+    prepare: Preparer | None = None,
 ) -> None:
     """Keep today (by `clock`, an aware UTC time) and `days_ahead` more days ready.
 
     Checks every `interval` seconds until cancelled; one solver process at a time.
-    Redis or solver failures are logged and retried at the next check.
+    Redis or solver failures are logged and retried at the next check. `prepare` as
+    in `ensure_days`.
     """
     while not cancel_requested():
         today = day_of(clock())
@@ -300,6 +322,7 @@ async def run_prepare(
                 variants=variants,
                 budget=budget,
                 par_budget=par_budget,
+                prepare=prepare,
             )
         except (RedisError, WorkerError, DailyError, OSError) as exc:
             log.warning("preparing daily challenges failed, retrying later: %s", exc)

@@ -1,7 +1,8 @@
 """The leaderboard of one day's challenge in one variant, in Redis.
 
     board = Leaderboard(redis, day, DRAW1)
-    await board.record(DailyResult(user, name, won, time_ms, moves, found, finished_at))
+    await board.record(DailyResult(user, name, won, time_ms, moves, found, finished_at,
+                                   room=room, gen=gen))
     rows = await board.page(0, 50)          # LeaderboardRow(rank, entry), best first
     mine = await board.around(user, 5)      # own row and up to 5 rows either side
 
@@ -62,6 +63,8 @@ MAX_MOVES: Final = 10**7 - 1
 MAX_FINISHED_AT: Final = 10**15 - 1
 MAX_USER: Final = 128
 MAX_NAME: Final = 256
+MAX_ROOM: Final = 64
+MAX_GEN: Final = 10**9
 KEY_WIDTH: Final = 33
 MAX_PAGE: Final = 200
 MAX_AROUND: Final = 50
@@ -103,7 +106,9 @@ class DailyResult:
     """One account's ranked attempt. `finished_at` is server time in ms.
 
     For a winner `found` is 52 and `time_ms` the time to win; for anyone else
-    `time_ms` is when the final foundation count was reached.
+    `time_ms` is when the final foundation count was reached. `room` and `gen` name
+    the game the attempt was played in (for its replay; "" and 0 when unknown); they
+    take no part in the order.
     """
 
     user: str
@@ -113,6 +118,8 @@ class DailyResult:
     moves: int
     found: int
     finished_at: int
+    room: str = ""
+    gen: int = 0
 
     def __post_init__(self) -> None:
         if not isinstance(self.user, str) or not 0 < len(self.user) <= MAX_USER:
@@ -130,6 +137,12 @@ class DailyResult:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= high:
                 raise ValueError(f"{name} must be an integer 0..{high}, not {value!r}")
+        if not isinstance(self.room, str) or len(self.room) > MAX_ROOM:
+            raise ValueError(f"room must be at most {MAX_ROOM} characters, not {self.room!r}")
+        if isinstance(self.gen, bool) or not isinstance(self.gen, int):
+            raise ValueError(f"gen must be an integer, not {self.gen!r}")
+        if not 0 <= self.gen <= MAX_GEN:
+            raise ValueError(f"gen must be 0..{MAX_GEN}, not {self.gen!r}")
         if self.won and self.found != CARDS:
             raise ValueError(f"a won attempt has all {CARDS} cards up, not {self.found}")
 
@@ -163,6 +176,8 @@ class DailyResult:
             moves=int(data["moves"]),
             found=int(data["found"]),
             finished_at=int(data["finished_at"]),
+            room=str(data.get("room", "")),
+            gen=int(data.get("gen", 0)),
         )
 
 

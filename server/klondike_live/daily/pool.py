@@ -124,6 +124,13 @@ class PoolMetrics:
             ["variant", "verdict"],
             registry=registry,
         )
+        self.empty = Counter(
+            "klondike_pool_empty",
+            "Games dealt a random, uncertified deal because the pool of their variant was "
+            "empty (or the variant is not pooled), by variant.",
+            ["variant"],
+            registry=registry,
+        )
 
 
 class DealPool:

@@ -6,6 +6,8 @@
     GET /api/results/<room>/<gen>  one finished game: ranking, seed, deal, game records
     GET /api/replay/<room>/<gen>   one finished game step by step, every card shown
 
+(the daily challenges' spoiler gate of the last two is applied by `http.py`)
+
 Each method returns JSON-ready data, or None when there is nothing to show (404).
 Cards and seeds come only from stored results, which exist only for finished games:
 a game that can still be played reveals nothing here.
@@ -14,6 +16,7 @@ a game that can still be played reveals nothing here.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 import msgpack
@@ -37,10 +40,14 @@ def game_key(rest: str) -> tuple[str, int] | None:
 
 
 class Api:
-    """The JSON API over one store."""
+    """The JSON API over one store; `hidden(results)` keeps finished games off the
+    public list (daily games while their day is open)."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(
+        self, store: Store, *, hidden: Callable[[dict[str, Any]], bool] | None = None
+    ) -> None:
         self.store = store
+        self.hidden = hidden
 
     async def public_rooms(self) -> list[dict[str, Any]]:
         out = []
@@ -91,7 +98,7 @@ class Api:
         out = []
         for room_id, gen in await self.store.list_finished():
             results = await self.results(room_id, gen)
-            if results is None:
+            if results is None or (self.hidden is not None and self.hidden(results)):
                 continue
             out.append(
                 {

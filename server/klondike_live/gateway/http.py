@@ -6,11 +6,13 @@ request for `/ws` goes on to become a websocket, anything else gets a response h
     GET /healthz                   200 {"status": "ok", ...} when Redis answers, else 503
     GET /metrics                   Prometheus text
     GET /api/...                   the JSON API (`api.py`): lobbies, live games, results,
-                                   replays
+                                   replays; `/api/daily...` (`daily_api.py`)
     GET /<path>                    the browser client's files from client_web/
 
 Nothing here reveals a card of a game that is still playable: results and replays exist
-only for finished games.
+only for finished games. A daily game's results and replay are shown, while its day is
+open, only to an account that finished its own ranked attempt (`Authorization: Bearer
+<token>`; else 403 `{"error": "spoiler"}`), and without seed or deal.
 """
 
 from __future__ import annotations
@@ -21,14 +23,19 @@ import mimetypes
 from http import HTTPStatus
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs
 
 from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
 from klondike_live import __version__
+from klondike_live.auth import AuthError, verify_token
 from klondike_live.gateway.api import Api, game_key
+from klondike_live.gateway.daily import DailyService
+from klondike_live.gateway.daily_api import REDACTED, SPOILER, DailyApi, without_secrets
 from klondike_live.metrics import Metrics
+from klondike_live.race.results import redact_replay
 from klondike_live.store import Store
 
 log = logging.getLogger(__name__)
@@ -59,33 +66,51 @@ class HttpRoutes:
     """The `process_request` hook of the server."""
 
     def __init__(
-        self, store: Store, metrics: Metrics, node_id: str, client_dir: Path = CLIENT_DIR
+        self,
+        store: Store,
+        metrics: Metrics,
+        node_id: str,
+        daily: DailyService,
+        secret: bytes,
+        client_dir: Path = CLIENT_DIR,
     ) -> None:
         self.store = store
-        self.api = Api(store)
+        self.api = Api(store, hidden=daily.hidden)
+        self.daily = DailyApi(daily)
         self.metrics = metrics
         self.node_id = node_id
+        self.secret = secret
         self.client_dir = client_dir.resolve()
 
     async def __call__(self, connection: ServerConnection, request: Request) -> Response | None:
-        path = request.path.split("?", 1)[0]
+        path, _, query = request.path.partition("?")
         if path == WEBSOCKET_PATH:
             return None
         try:
-            return await self._route(path)
+            return await self._route(path, query, request.headers)
         except Exception:
             log.exception("HTTP request for %s failed", path)
             return json_response({"error": "internal"}, HTTPStatus.INTERNAL_SERVER_ERROR)
 
-    async def _route(self, path: str) -> Response:
+    async def _route(self, path: str, query: str, headers: Headers) -> Response:
         if path == "/healthz":
             return await self._health()
         if path == "/metrics":
             body, content_type = self.metrics.render()
             return _response(HTTPStatus.OK, body, content_type)
         if path.startswith("/api/"):
-            return await self._api(path.removeprefix("/api/"))
+            return await self._api(path.removeprefix("/api/"), query, headers)
         return self._static(path)
+
+    def _user(self, headers: Headers) -> str | None:
+        """The account of a valid `Authorization: Bearer <token>`, else None."""
+        scheme, _, token = headers.get("Authorization", "").strip().partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            return None
+        try:
+            return verify_token(self.secret, token.strip()).user_id
+        except AuthError:
+            return None
 
     async def _health(self) -> Response:
         try:
@@ -96,21 +121,33 @@ class HttpRoutes:
             )
         return json_response({"status": "ok", "node": self.node_id, "version": __version__})
 
-    async def _api(self, route: str) -> Response:
+    async def _api(self, route: str, query: str, headers: Headers) -> Response:
         if route == "rooms":
             return json_response(await self.api.public_rooms())
         if route == "live":
             return json_response(await self.api.live())
         if route == "results":
             return json_response(await self.api.finished())
+        if route == "daily" or route.startswith("daily/"):
+            parsed = parse_qs(query[:1024], keep_blank_values=False)
+            status, data = await self.daily.route(route, parsed, self._user(headers))
+            return json_response(data, status)
         kind, _, rest = route.partition("/")
         game = game_key(rest)
-        answer = None
-        if game is not None and kind == "results":
-            answer = await self.api.results(*game)
-        elif game is not None and kind == "replay":
-            answer = await self.api.replay(*game)
-        return not_found() if answer is None else json_response(answer)
+        if game is None or kind not in ("results", "replay"):
+            return not_found()
+        results = await self.api.results(*game)
+        if results is None:
+            return not_found()
+        access = await self.daily.access(results, self._user(headers))
+        if access == SPOILER:
+            return json_response({"error": "spoiler"}, HTTPStatus.FORBIDDEN)
+        if kind == "results":
+            return json_response(without_secrets(results) if access == REDACTED else results)
+        answer = await self.api.replay(*game)
+        if answer is None:
+            return not_found()
+        return json_response(redact_replay(answer) if access == REDACTED else answer)
 
     def _static(self, path: str) -> Response:
         if not self.client_dir.is_dir():

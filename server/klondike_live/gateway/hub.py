@@ -15,6 +15,8 @@ or writers for, and routes each message by its header:
     spectator channel (`keys.spectator_channel`), subscribed only while the node has
     local spectators of the room:
       S<s>|frame    board s, spectator audience
+    daily channel (`keys.DAILY_UPDATES`), always subscribed: a day's leaderboard got an
+    entry (handed to `on_daily`, which tells the connections watching it)
 
 Frames are forwarded as the bytes they arrived as, with `websockets.broadcast`, which
 never awaits a slow client. A connection whose send buffer passed the server's write
@@ -148,13 +150,14 @@ class Hub:
         self.on_takeover: Callable[[LocalRoom, str, str], None] | None = None
         self.on_resync: Callable[[LocalRoom, Viewer], Awaitable[None]] | None = None
         self.on_room_frame: Callable[[LocalRoom, bytes], Awaitable[None]] | None = None
+        self.on_daily: Callable[[bytes], None] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
 
     # ------------------------------------------------------------ lifecycle
 
     async def start(self) -> None:
         # A subscription must exist before the reader starts listening.
-        await self._pubsub.subscribe(f"{keys.PREFIX}:node-alive")
+        await self._pubsub.subscribe(f"{keys.PREFIX}:node-alive", keys.DAILY_UPDATES)
         self._reader = asyncio.create_task(self._read(), name="bus-reader")
 
     async def stop(self) -> None:
@@ -250,6 +253,13 @@ class Hub:
                 waiting.set_result(None)
             return
         if kind != "message":
+            return
+        if channel == keys.DAILY_UPDATES:
+            if self.on_daily is not None:
+                try:
+                    self.on_daily(message["data"])
+                except Exception:
+                    log.exception("routing a daily update failed")
             return
         room_id = self._channels.get(channel)
         room = self.rooms.get(room_id) if room_id is not None else None

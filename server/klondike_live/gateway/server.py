@@ -4,7 +4,11 @@
         print(node.url)
         await stop_event.wait()
     # on exit: stop accepting, close clients with 4000 (reconnect), let in-flight
-    # messages finish, stop the tick loop and the bus, close Redis, stop Valkey.
+    # messages finish, stop the background tasks and the bus, close Redis, stop Valkey.
+
+Background tasks of a node: the tick loop, the Redis latency probe, the certified deal
+pool's refill (`pool_target` > 0) and the daily preparation (today and the next
+`daily_days_ahead` days, every `daily_prepare_seconds` > 0).
 
 `serve_forever(settings)` adds SIGTERM/SIGINT handling for the command line.
 """
@@ -21,13 +25,16 @@ from dataclasses import dataclass
 from websockets.asyncio.server import Server, ServerConnection, serve
 
 from klondike_live.config import Settings
+from klondike_live.daily.pool import DealPool, PoolMetrics
 from klondike_live.embedded import EmbeddedValkey, open_redis, probe_redis_forever
+from klondike_live.gateway.daily import Clock, system_clock
 from klondike_live.gateway.http import WEBSOCKET_PATH, HttpRoutes
 from klondike_live.gateway.hub import LAG_BYTES, Hub
 from klondike_live.gateway.service import RaceService
 from klondike_live.gateway.session import Session
 from klondike_live.metrics import Metrics
 from klondike_live.protocol.codes import CloseCode
+from klondike_live.solver import Budget
 from klondike_live.store import Store
 
 log = logging.getLogger(__name__)
@@ -44,6 +51,7 @@ class Node:
     server: Server
     service: RaceService
     metrics: Metrics
+    pool: DealPool
 
     @property
     def port(self) -> int:
@@ -61,12 +69,16 @@ class Node:
 
 @contextlib.asynccontextmanager
 async def running(
-    settings: Settings, *, seed_source: Callable[[], str] | None = None
+    settings: Settings,
+    *,
+    seed_source: Callable[[], str] | None = None,
+    clock: Clock = system_clock,
 ) -> AsyncIterator[Node]:
     """Start every part of a node; stop them all, in order, on exit.
 
-    `seed_source` replaces the random secret seeds of new games (tests use it to race
-    on deals with known solutions).
+    `seed_source` replaces the random secret seeds of games dealt without a certified
+    deal (tests use it to race on deals with known solutions). `clock` is the node's
+    notion of now (an aware datetime): the daily challenges' today comes from it.
     """
     async with contextlib.AsyncExitStack() as stack:
         if settings.redis_url is None:
@@ -86,7 +98,16 @@ async def running(
         hub = Hub(bus, metrics, settings.node_id)
         await hub.start()
         stack.push_async_callback(hub.stop)
-        service = RaceService(settings, store, hub, metrics, seed_source=seed_source)
+        pool = DealPool(
+            redis,
+            settings.pool_variants,
+            target=max(1, settings.pool_target),
+            budget=Budget(settings.pool_budget_seconds, settings.pool_budget_nodes),
+            metrics=PoolMetrics(metrics.registry),
+        )
+        service = RaceService(
+            settings, store, hub, metrics, seed_source=seed_source, pool=pool, clock=clock
+        )
         await service.sync_clock()
         background = [
             asyncio.create_task(service.run_ticks(), name="ticks"),
@@ -94,6 +115,12 @@ async def running(
                 probe_redis_forever(redis, metrics.redis_latency.observe), name="probe"
             ),
         ]
+        if settings.pool_target > 0 and settings.pool_variants:
+            background.append(asyncio.create_task(pool.run_refill(), name="pool-refill"))
+        if settings.daily_prepare_seconds > 0:
+            background.append(
+                asyncio.create_task(service.daily.run_prepare(), name="daily-prepare")
+            )
         stack.push_async_callback(_cancel, background)
 
         async def handler(connection: ServerConnection) -> None:
@@ -103,7 +130,9 @@ async def running(
             handler,
             settings.host,
             settings.port,
-            process_request=HttpRoutes(store, metrics, settings.node_id),
+            process_request=HttpRoutes(
+                store, metrics, settings.node_id, service.daily, settings.secret
+            ),
             max_size=settings.max_frame_bytes,
             write_limit=LAG_BYTES,
             compression=None,
@@ -112,7 +141,7 @@ async def running(
             ping_timeout=20,
             close_timeout=2,
         )
-        node = Node(settings, server, service, metrics)
+        node = Node(settings, server, service, metrics, pool)
         log.info("node %s listening on %s", settings.node_id, node.url)
         try:
             yield node

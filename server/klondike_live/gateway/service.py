@@ -22,10 +22,22 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import msgpack
+from redis.exceptions import RedisError
 
 from klondike_live import keys
 from klondike_live.config import Settings
-from klondike_live.engine import Board, Deal, IllegalMoveError, Move, NotationError, view_of
+from klondike_live.daily.pool import DealPool
+from klondike_live.engine import (
+    Board,
+    Deal,
+    IllegalMoveError,
+    Move,
+    NotationError,
+    Variant,
+    view_of,
+)
+from klondike_live.gateway.daily import Clock, DailyService, system_clock
+from klondike_live.gateway.errors import RequestError
 from klondike_live.gateway.hub import Hub, LocalRoom, Viewer
 from klondike_live.metrics import Metrics
 from klondike_live.protocol import incoming as msg
@@ -33,7 +45,7 @@ from klondike_live.protocol import outgoing
 from klondike_live.protocol.codes import CloseCode, ErrorCode
 from klondike_live.protocol.outgoing import BoardHeader
 from klondike_live.race.live_board import DONE, PLAYING, RESIGNED, TIMEOUT, WON, LiveBoard
-from klondike_live.race.results import build_results, replay
+from klondike_live.race.results import build_results, redact_results, replay
 from klondike_live.race.room import (
     COUNTDOWN,
     FINISHED,
@@ -59,15 +71,6 @@ MAX_BACKLOG = 200
 """A resuming viewer missing more events than this gets a snapshot instead."""
 
 
-class RequestError(Exception):
-    """A refused request: sent to the client as an `error` frame."""
-
-    def __init__(self, code: ErrorCode, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-
 def _frame_offset(frame: bytes) -> tuple[str, int, int] | None:
     """(audience, seat, offset) of a board frame, for de-duplicating after a resume."""
     data = msgpack.unpackb(frame, raw=False)
@@ -87,12 +90,18 @@ class RaceService:
         metrics: Metrics,
         *,
         seed_source: Callable[[], str] | None = None,
+        pool: DealPool | None = None,
+        clock: Clock = system_clock,
     ) -> None:
         self.settings = settings
         self.new_seed = seed_source or _new_seed
         self.store = store
         self.hub = hub
         self.metrics = metrics
+        self.pool = pool
+        self.daily = DailyService(
+            settings, store, clock, metrics, now_ms=self.now_ms, open_room=self.open_room
+        )
         self.sessions: set[Session] = set()
         self.clock_offset_ms = 0
         self._reveals: dict[tuple[str, int], asyncio.Task[None]] = {}
@@ -101,6 +110,7 @@ class RaceService:
         hub.on_takeover = self._on_takeover
         hub.on_resync = self._resync
         hub.on_room_frame = self._on_room_frame
+        hub.on_daily = self.daily.on_update
 
     # ------------------------------------------------------------ clock
 
@@ -118,6 +128,12 @@ class RaceService:
     # ------------------------------------------------------------ rooms
 
     async def create(self, session: Session, request: msg.Create) -> None:
+        if request.kind == "daily":
+            room_id, info = await self.daily.open_attempt(
+                session.user, session.name, request.variant
+            )
+            await session.send(outgoing.created(request.rid, room_id, daily=info))
+            return
         room_id = secrets.token_urlsafe(16)
         now = self.now_ms()
         state = new_room(
@@ -130,20 +146,60 @@ class RaceService:
             host=session.user,
             host_name=session.name,
             now_ms=now,
+            deal=request.deal,
         )
-        hashes: list[tuple[str, dict[str, str | int] | None]] = []
         if request.kind == "solo":
-            state = state.set_ready(session.user, True).start(session.user, now, 0, self.new_seed())
-            hashes = self._board_inits(state)
-        if await self.store.write_room(state, 0, (), hashes) is None:
-            raise RequestError(ErrorCode.BUSY, "could not create the room; try again")
-        if request.kind == "solo":
-            await self._schedule_race_timers(state)
+            seed, certified = await self._deal(request.variant, request.deal)
+            state = state.set_ready(session.user, True).start(session.user, now, 0, seed, certified)
+            if not await self.open_room(state):
+                raise RequestError(ErrorCode.BUSY, "could not create the room; try again")
             if request.public:
                 await self.store.set_live(room_id, True, state.start_at_ms)
-        elif request.public:
-            await self.store.set_public(room_id, True, now)
+        else:
+            if await self.store.write_room(state, 0) is None:
+                raise RequestError(ErrorCode.BUSY, "could not create the room; try again")
+            if request.public:
+                await self.store.set_public(room_id, True, now)
         await session.send(outgoing.created(request.rid, room_id))
+
+    async def open_room(self, state: RoomState) -> bool:
+        """Write a room that starts at once (solo, daily) with its boards and timers;
+        False when a room of that id exists already."""
+        if await self.store.write_room(state, 0, (), self._board_inits(state)) is None:
+            return False
+        await self._schedule_race_timers(state)
+        return True
+
+    async def _deal(self, variant: Variant, mode: str) -> tuple[str, bool]:
+        """A seed for a new game and whether it is certified: a pooled deal when asked
+        for and one is waiting (never waiting for the solver), else a random seed."""
+        pool = self.pool
+        if mode == "certified" and pool is not None and variant in pool.variants:
+            try:
+                deal = await pool.take(variant)
+            except RedisError as exc:
+                log.warning("deal pool unavailable: %s", exc)
+                deal = None
+            if deal is not None:
+                return deal.seed, True
+        if mode == "certified" and pool is not None and pool.metrics is not None:
+            label = str(variant) if variant in pool.variants else "unpooled"
+            pool.metrics.empty.labels(variant=label).inc()
+        return self.new_seed(), False
+
+    def _shown(self, state: RoomState, results: dict[str, Any]) -> dict[str, Any]:
+        """Results as sent in the room: a daily game's redacted while its day is open."""
+        if state.kind != "daily":
+            return results
+        closed = self.daily.day_closed(state)
+        shown = results if closed else redact_results(results)
+        return shown | {"daily": {**results.get("daily", {}), "closed": closed}}
+
+    def _public(self, state: RoomState) -> dict[str, Any]:
+        """The room frame's content (a daily room's seed only once its day closed)."""
+        return state.public(
+            spectators=self._spectators(state.id), day_closed=self.daily.day_closed(state)
+        )
 
     async def _load(self, room_id: str) -> RoomState:
         if not keys.is_room_id(room_id):
@@ -160,7 +216,7 @@ class RaceService:
             old: RoomState, new: RoomState
         ) -> tuple[list[bytes], list[tuple[str, dict[str, str | int] | None]]]:
             hashes = self._board_inits(new) if new.state == COUNTDOWN and old.state == LOBBY else []
-            frame = outgoing.room_state(new.public(spectators=self._spectators(room_id)))
+            frame = outgoing.room_state(self._public(new))
             return [b"L|" + frame], hashes
 
         try:
@@ -231,9 +287,14 @@ class RaceService:
     async def start(self, session: Session, request: msg.Start) -> None:
         self._viewer(session, request.room, racer=True)
         countdown = int(self.settings.countdown_seconds * 1000)
-        seed = self.new_seed()
+        state = await self._load(request.room)
+        try:  # a refused start must not use up a certified deal
+            state.start(session.user, 0, countdown, "0")
+        except RoomError as exc:
+            raise RequestError(exc.code, exc.message) from None
+        seed, certified = await self._deal(state.variant, state.deal)
         await self._transition(
-            request.room, lambda s, now: s.start(session.user, now, countdown, seed)
+            request.room, lambda s, now: s.start(session.user, now, countdown, seed, certified)
         )
 
     async def rematch(self, session: Session, request: msg.Rematch) -> None:
@@ -263,6 +324,7 @@ class RaceService:
         seat = state.seat_of(session.user)
         if request.role == "spectator" and seat is not None and state.state != FINISHED:
             raise RequestError(ErrorCode.OWN_RACE, "a racer cannot watch their own race")
+        await self.daily.check_join(session.user, state, request.role)
         local = await self.hub.enter(request.room, spectating=request.role == "spectator")
         viewer = Viewer(
             session.connection, session.conn_id, session.user, request.role, seat, catching_up=[]
@@ -292,12 +354,18 @@ class RaceService:
     ) -> None:
         """Send the room and the boards (missing events or snapshots), then release the
         frames that arrived meanwhile, minus those already covered."""
-        await session.send(outgoing.room_state(state.public(spectators=local.spectators_total)))
+        day_closed = self.daily.day_closed(state)
+        await session.send(
+            outgoing.room_state(
+                state.public(spectators=local.spectators_total, day_closed=day_closed)
+            )
+        )
         sent: dict[tuple[str, int], int] = {}
         if state.state == FINISHED:
             data = await self.store.load_results(state.id, state.gen)
             if data is not None:
-                await session.send(outgoing.results(state.id, msgpack.unpackb(data, raw=False)))
+                results = msgpack.unpackb(data, raw=False)
+                await session.send(outgoing.results(state.id, self._shown(state, results)))
             viewer.boards_ready = True
         elif state.state in (COUNTDOWN, RACING):
             await self._sync_local(local, state)
@@ -476,7 +544,7 @@ class RaceService:
             seat,
             state.gen,
             board,
-            race=state.kind == "race",
+            race=state.race_rules,
             seq=record.int("seq"),
             own_offset=record.int("own_offset"),
             spec_offset=record.int("spec_offset"),
@@ -535,7 +603,9 @@ class RaceService:
                         event = writer.plan_move(move, move_id, others)
                     elif op == "undo":
                         if writer.race:
-                            raise RequestError(ErrorCode.NOT_ALLOWED, "races have no undo")
+                            raise RequestError(
+                                ErrorCode.NOT_ALLOWED, "races and ranked attempts have no undo"
+                            )
                         event = writer.plan_undo(move_id, others)
                     else:
                         event = writer.plan_status("resign", RESIGNED, others)
@@ -612,7 +682,7 @@ class RaceService:
             raise RequestError(ErrorCode.NOT_IN_ROOM, "join the room first")
         writer = await self._writer(local, None, viewer.seat)
         if writer.race:
-            raise RequestError(ErrorCode.NOT_ALLOWED, "races have no hints")
+            raise RequestError(ErrorCode.NOT_ALLOWED, "races and ranked attempts have no hints")
         advice = await hint_in_worker(writer.board.copy(), seconds=HINT_SECONDS)
         await session.send(
             outgoing.hint(request.room, request.rid, advice.move, advice.status, advice.message)
@@ -694,6 +764,9 @@ class RaceService:
         all_done = all(r.fields.get("status") in DONE for r in records.values())
         if not all_done and not (deadline and now >= deadline):
             return
+        # A ranked daily attempt's entry first: once the player sees its end, the
+        # leaderboard (and the spoiler gate) already know it.
+        await self.daily.record_result(state, records.get(0))
 
         def change(s: RoomState, now_ms: int) -> RoomState:
             if s.gen != state.gen:
@@ -708,8 +781,8 @@ class RaceService:
             )
             blob = msgpack.packb(payload, use_bin_type=True)
             frames = [
-                b"L|" + outgoing.room_state(new.public(spectators=self._spectators(room_id))),
-                b"L|" + outgoing.results(room_id, payload),
+                b"L|" + outgoing.room_state(self._public(new)),
+                b"L|" + outgoing.results(room_id, self._shown(new, payload)),
             ]
             return frames, [(keys.results(room_id, new.gen), {"data": blob})]
 
@@ -717,7 +790,8 @@ class RaceService:
             _, new = await self.store.update_room(room_id, change, extras)
         except RoomError:
             return
-        await self.store.mark_finished(room_id, new.gen, new.ended_ms)
+        if new.kind != "daily":  # daily games are listed by their leaderboards
+            await self.store.mark_finished(room_id, new.gen, new.ended_ms)
         if new.public_room:
             await self.store.set_live(room_id, False)
         log.info("race %s gen %d finished", room_id, new.gen)
@@ -736,7 +810,9 @@ class RaceService:
         elif kind == "deadline" and str(state.gen) == arg and state.state in (COUNTDOWN, RACING):
             await self._end_playing(state, TIMEOUT)
             await self.check_end(room_id)
-        elif kind == "grace":
+        elif kind == "grace" and not (state.kind == "daily" and state.ranked):
+            # (a ranked daily attempt's clock runs on while its player is away: only its
+            # time limit ends it)
             user = arg
             current = await self.store.current_connection(room_id, user)
             seat = state.seat_of(user)

@@ -26,6 +26,7 @@ from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
 from klondike_live.auth import AuthError, mint_guest_token, validate_display_name, verify_token
+from klondike_live.gateway.errors import RequestError
 from klondike_live.gateway.hub import Viewer
 from klondike_live.protocol import incoming as msg
 from klondike_live.protocol import outgoing
@@ -129,6 +130,7 @@ class Session:
         finally:
             metrics.connections.dec()
             self.service.sessions.discard(self)
+            self.service.daily.forget(self)
             await self.service.disconnected(self)
             if self.user:
                 log.info("connection %s closed: user %s", self.conn_id, self.user)
@@ -217,8 +219,6 @@ class Session:
             await self._dispatch(message)
 
     async def _dispatch(self, message: msg.ClientMessage) -> None:
-        from klondike_live.gateway.service import RequestError
-
         service = self.service
         rid = getattr(message, "rid", None)
         try:
@@ -247,6 +247,10 @@ class Session:
                     await service.hint(self, message)
                 case msg.Rematch():
                     await service.rematch(self, message)
+                case msg.DailyWatch():
+                    await service.daily.watch(self, message)
+                case msg.DailyUnwatch():
+                    service.daily.unwatch(self, message)
         except RequestError as exc:
             service.metrics.error(str(exc.code))
             room = getattr(message, "room", None)

@@ -35,6 +35,8 @@ class ErrorCode(enum.StrEnum):
     NOT_ALLOWED = "not_allowed"  # undo/hints outside practice games
     RATE_LIMITED = "rate_limited"  # too many messages; slow down
     BUSY = "busy"  # a concurrent change won; retry
+    SPOILER = "spoiler"  # today's daily games are shown only to those who finished theirs
+    UNAVAILABLE = "unavailable"  # the daily challenge could not be prepared; try later
     INTERNAL = "internal"  # the server failed; the message was not applied
 
 

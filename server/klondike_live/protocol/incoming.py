@@ -9,8 +9,10 @@ a short excerpt of the input. Nothing downstream handles raw dicts.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import date
 from typing import Any, Final
 
 import msgpack
@@ -23,6 +25,8 @@ MAX_SAFE_INT: Final = 2**53 - 1
 ROOM_ID_MAX: Final = 64
 TOKEN_MAX: Final = 4096
 NAME_MAX_BYTES: Final = 128
+DEAL_MODES: Final = ("certified", "any")
+_ISO_DATE: Final = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
 class ProtocolError(Exception):
@@ -45,11 +49,12 @@ class Hello:
 @dataclass(frozen=True, slots=True)
 class Create:
     rid: int
-    kind: str  # "race" | "solo"
+    kind: str  # "race" | "solo" | "daily"
     variant: Variant
     seats: int
     time_limit: int  # seconds, 0 for none
     public: bool
+    deal: str = "certified"  # "certified" (from the pool when it has one) | "any"
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +124,22 @@ class Ping:
     rid: int | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class DailyWatch:
+    """Ask for `daily_update` frames of one day's leaderboard."""
+
+    date: date
+    variant: Variant
+    rid: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DailyUnwatch:
+    date: date
+    variant: Variant
+    rid: int | None = None
+
+
 ClientMessage = (
     Hello
     | Create
@@ -132,6 +153,8 @@ ClientMessage = (
     | HintRequest
     | Rematch
     | Ping
+    | DailyWatch
+    | DailyUnwatch
 )
 
 
@@ -224,9 +247,7 @@ def _hello(f: _Fields) -> Hello:
     )
 
 
-def _create(f: _Fields) -> Create:
-    rid = f.req_int("rid", 0, MAX_SAFE_INT)
-    kind = f.choice("kind", ("race", "solo"))
+def _variant(f: _Fields) -> Variant:
     text = f.req_str("variant", 64)
     try:
         variant = Variant.parse(text)
@@ -234,19 +255,70 @@ def _create(f: _Fields) -> Create:
         raise f.fail("variant", f"a variant such as 'draw=3 passes=3 f2t=no' ({exc})") from None
     if not variant.unlimited and variant.passes > 99:
         raise f.fail("variant", "a variant with at most 99 passes")
+    return variant
+
+
+def _create(f: _Fields) -> Create:
+    rid = f.req_int("rid", 0, MAX_SAFE_INT)
+    kind = f.choice("kind", ("race", "solo", "daily"))
+    variant = _variant(f)
     seats = f.integer("seats", 1, 8, required=False)
     if kind == "race":
         if seats is None or seats < 2:
             raise f.fail("seats", "2..8 for a race")
+    elif kind == "daily":
+        if seats is not None:
+            raise f.fail("seats", "absent for a daily attempt")
     elif seats not in (None, 1):
         raise f.fail("seats", "1 (or absent) for a solo game")
+    time_limit = f.integer("time_limit", 0, 86_400, required=False) or 0
+    public = f.flag("public", default=False)
+    deal = f.get("deal", False)
+    if deal is None:
+        deal = "certified"
+    elif deal not in DEAL_MODES:
+        raise f.fail("deal", "'certified' or 'any'")
+    if kind == "daily":
+        if time_limit:
+            raise f.fail("time_limit", "absent or 0 for a daily attempt (its limit is fixed)")
+        if public:
+            raise f.fail("public", "false (or absent) for a daily attempt")
+        if deal != "certified":
+            raise f.fail("deal", "'certified' (or absent) for a daily attempt")
     return Create(
         rid=rid,
         kind=kind,
         variant=variant,
         seats=seats if seats is not None else 1,
-        time_limit=f.integer("time_limit", 0, 86_400, required=False) or 0,
-        public=f.flag("public", default=False),
+        time_limit=time_limit,
+        public=public,
+        deal=str(deal),
+    )
+
+
+def _day(f: _Fields) -> date:
+    text = f.req_str("date", 10)
+    try:
+        if not _ISO_DATE.match(text):
+            raise ValueError(text)
+        return date.fromisoformat(text)
+    except ValueError:
+        raise f.fail("date", "a date YYYY-MM-DD") from None
+
+
+def _daily_watch(f: _Fields) -> DailyWatch:
+    return DailyWatch(
+        date=_day(f),
+        variant=_variant(f),
+        rid=f.integer("rid", 0, MAX_SAFE_INT, required=False),
+    )
+
+
+def _daily_unwatch(f: _Fields) -> DailyUnwatch:
+    return DailyUnwatch(
+        date=_day(f),
+        variant=_variant(f),
+        rid=f.integer("rid", 0, MAX_SAFE_INT, required=False),
     )
 
 
@@ -297,6 +369,8 @@ _DECODERS: Final[dict[str, Callable[[_Fields], ClientMessage]]] = {
     "hint": lambda f: HintRequest(room=_room(f), rid=f.req_int("rid", 0, MAX_SAFE_INT)),
     "rematch": lambda f: Rematch(room=_room(f)),
     "ping": lambda f: Ping(rid=f.integer("rid", 0, MAX_SAFE_INT, required=False)),
+    "daily_watch": _daily_watch,
+    "daily_unwatch": _daily_unwatch,
 }
 
 CLIENT_TYPES: Final = tuple(_DECODERS)

@@ -90,8 +90,9 @@ def pong(rid: int | None, now_ms: int) -> bytes:
     return pack(_optional({"t": "pong", "now": now_ms}, rid=rid))
 
 
-def created(rid: int, room: str) -> bytes:
-    return pack({"t": "created", "rid": rid, "room": room})
+def created(rid: int, room: str, *, daily: dict[str, Any] | None = None) -> bytes:
+    """The reply to `create`; a daily attempt's also says which (`daily`)."""
+    return pack(_optional({"t": "created", "rid": rid, "room": room}, daily=daily))
 
 
 class BoardHeader(NamedTuple):
@@ -186,4 +187,11 @@ def hint(room: str, rid: int, move: str | None, verdict: str, message: str) -> b
     """A practice hint: the move to play (or None) and why (see docs/protocol.md)."""
     return pack(
         {"t": "hint", "room": room, "rid": rid, "m": move, "verdict": verdict, "msg": message}
+    )
+
+
+def daily_update(day: str, variant: str, count: int, rid: int | None = None) -> bytes:
+    """A day's leaderboard changed (or, with `rid`, its state when watching began)."""
+    return pack(
+        _optional({"t": "daily_update", "date": day, "variant": variant, "count": count}, rid=rid)
     )

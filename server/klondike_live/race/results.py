@@ -4,6 +4,11 @@ Pure functions over the stored board fields, moves and move times; the service s
 and publishes what they return. Everything is revealed here (seed, deal, full boards,
 game records and replays), so this must only run for a game that is over: results are
 built when a game finishes, and a replay only from stored results.
+
+A daily attempt's deal stays secret until its day closes, even once the attempt is
+over: `redact_results` gives its results without seed, deal and game records, each
+final board shown only as far as its player saw it, and `redact_replay` its replay
+without seed and deal.
 """
 
 from __future__ import annotations
@@ -84,9 +89,10 @@ def build_results(
         row["rank"] = position
         row["time_ms"] = standing.finish_ms if standing.won else None
         ranking.append(row)
-    return {
+    payload = {
         "gen": state.gen,
         "kind": state.kind,
+        "certified": state.certified,
         "seed": state.seed,
         "commitment": state.commitment,
         "deal": str(Deal.from_seed(state.seed)),
@@ -95,6 +101,36 @@ def build_results(
         "ended_at": state.ended_ms,
         "ranking": ranking,
     }
+    if state.kind == "daily":
+        payload["daily"] = {
+            "date": state.daily,
+            "variant": str(state.variant),
+            "ranked": state.ranked,
+        }
+    return payload
+
+
+def redact_results(results: Mapping[str, Any]) -> dict[str, Any]:
+    """Results fit for a daily attempt's open day: no seed, deal or game records, and
+    each final board as its player saw it (a lost board keeps its face-down cards)."""
+    out = {key: value for key, value in results.items() if key not in ("seed", "deal")}
+    variant = Variant.parse(results["variant"])
+    deal = Deal.from_seed(results["seed"])
+    rows = []
+    for row in results["ranking"]:
+        board = Board(deal, variant)
+        for token in GameRecord.parse(row["record"]).moves:
+            board.push(Move.parse(token))
+        hidden = {key: value for key, value in row.items() if key != "record"}
+        hidden["view"] = view_wire(view_of(board, board.seen))
+        rows.append(hidden)
+    out["ranking"] = rows
+    return out
+
+
+def redact_replay(replay: Mapping[str, Any]) -> dict[str, Any]:
+    """A daily attempt's replay while its day is open: no seed and no deal text."""
+    return {key: value for key, value in replay.items() if key not in ("seed", "deal")}
 
 
 def build_replay(room_id: str, kind: str, results: Mapping[str, Any]) -> dict[str, Any]:
@@ -139,7 +175,7 @@ def build_replay(room_id: str, kind: str, results: Mapping[str, Any]) -> dict[st
                 "steps": steps,
             }
         )
-    return {
+    out = {
         "room": room_id,
         "gen": results["gen"],
         "kind": kind,
@@ -151,3 +187,6 @@ def build_replay(room_id: str, kind: str, results: Mapping[str, Any]) -> dict[st
         "ended_at": results["ended_at"],
         "boards": boards,
     }
+    if "daily" in results:
+        out["daily"] = results["daily"]
+    return out

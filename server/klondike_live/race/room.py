@@ -7,7 +7,8 @@ calls a transition, and writes the result only if nobody changed the room meanwh
 race-wide transitions are atomic without their rules living in Lua.
 
 The seed is a secret until the race is over: `public()` leaves it out while a race can
-still be played, and gives the hash commitment instead.
+still be played, and gives the hash commitment instead. A daily attempt (`kind` "daily",
+`daily` its ISO date) keeps it secret until its day has closed, finished or not.
 """
 
 from __future__ import annotations
@@ -70,6 +71,10 @@ class RoomState:
     ended_ms: int = 0
     seed: str = ""
     commitment: str = ""
+    deal: str = "certified"  # what the creator asked for: "certified" or "any"
+    certified: bool = False  # the current deal is certified winnable
+    daily: str = ""  # a daily attempt: the challenge's ISO date
+    ranked: bool = False  # a daily attempt: the account's one ranked attempt
 
     # ------------------------------------------------------------ queries
 
@@ -135,7 +140,14 @@ class RoomState:
         assert seat is not None
         return self._with_seat(index, replace(seat, online=online))
 
-    def start(self, user: str, now_ms: int, countdown_ms: int, seed: str) -> RoomState:
+    @property
+    def race_rules(self) -> bool:
+        """No undo and no hints (races and ranked daily attempts); else practice rules."""
+        return self.kind == "race" or (self.kind == "daily" and self.ranked)
+
+    def start(
+        self, user: str, now_ms: int, countdown_ms: int, seed: str, certified: bool = False
+    ) -> RoomState:
         """The host starts the countdown: every seated racer ready, at least two of them."""
         if self.state != LOBBY:
             raise RoomError(ErrorCode.WRONG_STATE, f"the room is {self.state}, not in the lobby")
@@ -153,6 +165,7 @@ class RoomState:
             start_at_ms=now_ms + countdown_ms,
             seed=seed,
             commitment=commitment(Deal.from_seed(seed)),
+            certified=certified,
         )
 
     def begin(self) -> RoomState:
@@ -169,6 +182,8 @@ class RoomState:
 
     def rematch(self, user: str) -> RoomState:
         """Back to the lobby for a fresh deal with the same racers (any racer may ask)."""
+        if self.kind == "daily":
+            raise RoomError(ErrorCode.WRONG_STATE, "a daily attempt has no rematch")
         if self.state != FINISHED:
             raise RoomError(ErrorCode.WRONG_STATE, "a rematch follows a finished race")
         self._require_seat(user)
@@ -182,6 +197,7 @@ class RoomState:
             ended_ms=0,
             seed="",
             commitment="",
+            certified=False,
         )
 
     def _require_seat(self, user: str) -> int:
@@ -197,8 +213,9 @@ class RoomState:
 
     # ------------------------------------------------------------ wire forms
 
-    def public(self, *, spectators: int = 0) -> dict[str, Any]:
-        """The room as clients see it: no seed while the race can still be played."""
+    def public(self, *, spectators: int = 0, day_closed: bool = False) -> dict[str, Any]:
+        """The room as clients see it: no seed while the race can still be played, nor
+        (a daily attempt) while its day is open: `day_closed` says whether it closed."""
         data: dict[str, Any] = {
             "room": self.id,
             "kind": self.kind,
@@ -222,13 +239,22 @@ class RoomState:
                 for i, s in enumerate(self.seats)
             ],
             "spectators": spectators,
+            "certified": self.certified if self.state != LOBBY else self.deal == "certified",
         }
+        if self.kind == "daily":
+            data["daily"] = {
+                "date": self.daily,
+                "variant": str(self.variant),
+                "ranked": self.ranked,
+                "closed": day_closed,
+            }
         if self.state in (COUNTDOWN, RACING, FINISHED):
             data["start_at"] = self.start_at_ms
             data["commitment"] = self.commitment
         if self.state == FINISHED:
             data["ended_at"] = self.ended_ms
-            data["seed"] = self.seed
+            if self.kind != "daily" or day_closed:
+                data["seed"] = self.seed
         return data
 
     def to_blob(self) -> bytes:
@@ -250,6 +276,10 @@ class RoomState:
             "ended": self.ended_ms,
             "seed": self.seed,
             "commitment": self.commitment,
+            "deal": self.deal,
+            "certified": self.certified,
+            "daily": self.daily,
+            "ranked": self.ranked,
         }
         blob: bytes = msgpack.packb(data, use_bin_type=True)
         return blob
@@ -273,6 +303,10 @@ class RoomState:
             ended_ms=d["ended"],
             seed=d["seed"],
             commitment=d["commitment"],
+            deal=d.get("deal", "any"),
+            certified=d.get("certified", False),
+            daily=d.get("daily", ""),
+            ranked=d.get("ranked", False),
         )
 
 
@@ -287,6 +321,9 @@ def new_room(
     host: str,
     host_name: str,
     now_ms: int,
+    deal: str = "certified",
+    daily: str = "",
+    ranked: bool = False,
 ) -> RoomState:
     """A fresh room with its creator in seat 0."""
     seats: list[Seat | None] = [None] * capacity
@@ -301,4 +338,7 @@ def new_room(
         host=host,
         created_ms=now_ms,
         seats=tuple(seats),
+        deal=deal,
+        daily=daily,
+        ranked=ranked,
     )

@@ -1,0 +1,373 @@
+"""Daily challenges in a running node: attempts, the spoiler gate, results, watchers.
+
+    daily = DailyService(settings, store, clock, metrics, now_ms=..., open_room=...)
+    room, ranked = await daily.open_attempt(user, name, variant)   # `create` kind daily
+    await daily.check_join(user, state, role)                      # the spoiler gate
+    await daily.record_result(state, board)                        # a ranked attempt ended
+
+Today is the UTC date of `clock()` (an aware datetime; tests pass their own clock). Each
+account has one ranked attempt per day and daily variant: `kl:{d:D:S}:attempts` maps the
+user to the room of that attempt, claimed with HSETNX so that two requests at once get
+the same room. While it is being played, `open_attempt` returns it again (a resume);
+once it is over, every call opens a new unranked practice room on the same deal.
+
+The spoiler gate: while the day is open, a daily room of that day (ranked or not) may be
+watched only by an account that finished its own ranked attempt of the day and variant
+(its leaderboard entry exists); the seed and deal are never sent while the day is open
+(`RoomState.public(day_closed=...)`, `race.results.redact_results`).
+
+Leaderboard updates: when a ranked result is recorded, `[date, variant, count]` is
+published on `keys.DAILY_UPDATES`; every node's hub hands it to `on_update`, which sends
+`daily_update` to the local connections watching that day and variant.
+
+This module must never send a card, seed or deal of an open day's challenge to anyone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from collections.abc import Awaitable, Callable
+from datetime import UTC, date, datetime
+from typing import TYPE_CHECKING, Any, Final
+
+import msgpack
+import websockets
+from redis.exceptions import RedisError
+
+from klondike_live import keys
+from klondike_live.config import Settings
+from klondike_live.daily.certify import CertificateError
+from klondike_live.daily.days import (
+    DailyError,
+    DayRecord,
+    day_of,
+    is_closed,
+    load_day,
+    prepare_day,
+    run_prepare,
+)
+from klondike_live.daily.leaderboard import DailyResult, Leaderboard
+from klondike_live.daily.stats import DailyStats
+from klondike_live.daily.variants import DAILY_VARIANTS, variant_slug
+from klondike_live.engine import Variant
+from klondike_live.gateway.errors import RequestError
+from klondike_live.metrics import Metrics
+from klondike_live.protocol import incoming as msg
+from klondike_live.protocol import outgoing
+from klondike_live.protocol.codes import ErrorCode
+from klondike_live.race.live_board import WON
+from klondike_live.race.results import replay
+from klondike_live.race.room import FINISHED, RoomState, new_room
+from klondike_live.solver import Budget, SolverError
+from klondike_live.solver.worker import WorkerError
+from klondike_live.store import BoardRecord, Store
+
+if TYPE_CHECKING:
+    from klondike_live.gateway.session import Session
+
+log = logging.getLogger(__name__)
+
+Clock = Callable[[], datetime]
+"""The node's notion of now: an aware datetime. Today is its UTC date."""
+
+MAX_WATCHES: Final = 8
+"""Day-and-variant leaderboards one connection may watch at once."""
+
+_RECORD_CACHE: Final = 64
+
+
+def system_clock() -> datetime:
+    """The real time, in UTC."""
+    return datetime.now(UTC)
+
+
+def to_ms(moment: datetime) -> int:
+    """Milliseconds since the epoch of an aware datetime."""
+    return int(moment.timestamp() * 1000)
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+class DailyService:
+    """The daily part of one node (see the module docstring)."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        clock: Clock,
+        metrics: Metrics,
+        *,
+        now_ms: Callable[[], int],
+        open_room: Callable[[RoomState], Awaitable[bool]],
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.redis = store.redis
+        self.clock = clock
+        self.metrics = metrics
+        self.now_ms = now_ms
+        self.open_room = open_room
+        self.stats = DailyStats(self.redis)
+        self.budget = Budget(settings.daily_budget_seconds, settings.daily_budget_nodes)
+        self._records: dict[tuple[date, Variant], DayRecord] = {}
+        self._preparing: dict[tuple[date, Variant], asyncio.Task[DayRecord]] = {}
+        self._boards: dict[tuple[date, Variant], Leaderboard] = {}
+        self._watchers: dict[tuple[str, str], set[Session]] = {}
+        self._watching: dict[Session, set[tuple[str, str]]] = {}
+
+    # ------------------------------------------------------------ days
+
+    def today(self) -> date:
+        return day_of(self.clock())
+
+    def is_open(self, day: date) -> bool:
+        """True until 00:00 UTC of the next date (by this node's clock)."""
+        return not is_closed(day, self.clock())
+
+    def day_closed(self, state: RoomState) -> bool:
+        """For a daily room: whether its day has closed (False for any other room)."""
+        return state.kind == "daily" and not self.is_open(date.fromisoformat(state.daily))
+
+    def hidden(self, results: dict[str, Any]) -> bool:
+        """Results of a daily game whose day is still open (kept off public lists)."""
+        daily = results.get("daily")
+        return isinstance(daily, dict) and self.is_open(date.fromisoformat(daily["date"]))
+
+    def leaderboard(self, day: date, variant: Variant) -> Leaderboard:
+        board = self._boards.get((day, variant))
+        if board is None:
+            if len(self._boards) >= _RECORD_CACHE:
+                self._boards.clear()
+            board = self._boards[(day, variant)] = Leaderboard(self.redis, day, variant)
+        return board
+
+    async def stored_record(self, day: date, variant: Variant) -> DayRecord | None:
+        """The day's record if it is prepared (records never change: cached)."""
+        record = self._records.get((day, variant))
+        if record is None:
+            record = await load_day(self.redis, day, variant)
+            if record is not None:
+                if len(self._records) >= _RECORD_CACHE:
+                    self._records.clear()
+                self._records[(day, variant)] = record
+        return record
+
+    async def record(self, day: date, variant: Variant) -> DayRecord:
+        """The day's record, prepared now if needed (which may take a while). Requests
+        and the background task waiting for the same day share one preparation."""
+        stored = await self.stored_record(day, variant)
+        if stored is not None:
+            return stored
+        key = (day, variant)
+        task = self._preparing.get(key)
+        if task is None:
+            task = asyncio.create_task(
+                prepare_day(self.redis, self.settings.secret, day, variant, self.budget),
+                name=f"prepare-{day.isoformat()}-{variant_slug(variant)}",
+            )
+            self._preparing[key] = task
+            task.add_done_callback(lambda _: self._preparing.pop(key, None))
+        # A caller that stops waiting leaves the preparation running for the others.
+        return await asyncio.shield(task)
+
+    def prepare_soon(self, day: date, variant: Variant) -> None:
+        """Start preparing the day in the background (an HTTP request does not wait)."""
+
+        async def prepare() -> None:
+            try:
+                await self.record(day, variant)
+            except (RedisError, WorkerError, DailyError, SolverError, CertificateError) as exc:
+                log.warning("preparing the daily challenge of %s failed: %s", day, exc)
+
+        if (day, variant) not in self._preparing:
+            asyncio.get_running_loop().create_task(prepare())
+
+    async def run_prepare(self) -> None:
+        """Keep today and the next `daily_days_ahead` days ready, until cancelled."""
+        await run_prepare(
+            self.clock,
+            self.redis,
+            self.settings.secret,
+            budget=self.budget,
+            days_ahead=self.settings.daily_days_ahead,
+            interval=self.settings.daily_prepare_seconds,
+            prepare=self.record,
+        )
+
+    # ------------------------------------------------------------ attempts
+
+    async def open_attempt(
+        self, user: str, name: str, variant: Variant
+    ) -> tuple[str, dict[str, Any]]:
+        """The room of today's attempt and what it is (`date`, `variant`, `ranked`): the
+        ranked attempt, resumed while it is played; once over, a new practice room."""
+        if variant not in DAILY_VARIANTS:
+            texts = " or ".join(repr(str(v)) for v in DAILY_VARIANTS)
+            raise RequestError(ErrorCode.BAD_FIELD, f"create: a daily variant is {texts}")
+        day = self.today()
+        try:
+            record = await self.record(day, variant)
+        except (DailyError, WorkerError, SolverError, CertificateError) as exc:
+            log.error("the daily challenge of %s %s is not ready: %s", day, variant, exc)
+            raise RequestError(
+                ErrorCode.UNAVAILABLE, "today's challenge is not ready yet; try again shortly"
+            ) from None
+        attempts = keys.daily_attempts(day.isoformat(), variant_slug(variant))
+        fresh = secrets.token_urlsafe(16)
+        claimed = await self.redis.hsetnx(attempts, user, fresh)
+        room_id = fresh if claimed else await self.attempt_room(user, day, variant)
+        if room_id is None:  # pragma: no cover - the field was just there
+            raise RequestError(ErrorCode.BUSY, "could not open the attempt; try again")
+        info = {"date": day.isoformat(), "variant": str(variant), "ranked": True}
+        loaded = await self.store.load_room(room_id)
+        if loaded is None:
+            # Claimed just now (or the room was never written): open it.
+            if await self.open_room(self._new_room(room_id, user, name, record, ranked=True)):
+                return room_id, info
+            loaded = await self.store.load_room(room_id)
+            if loaded is None:
+                raise RequestError(ErrorCode.BUSY, "could not open the attempt; try again")
+        if loaded[0].state != FINISHED:
+            return room_id, info
+        practice = self._new_room(secrets.token_urlsafe(16), user, name, record, ranked=False)
+        if not await self.open_room(practice):
+            raise RequestError(ErrorCode.BUSY, "could not create the room; try again")
+        return practice.id, info | {"ranked": False}
+
+    def _new_room(
+        self, room_id: str, user: str, name: str, record: DayRecord, *, ranked: bool
+    ) -> RoomState:
+        """A daily room playing from now: one seat, the day's deal, started at once."""
+        now = self.now_ms()
+        state = new_room(
+            room_id,
+            kind="daily",
+            variant=record.variant,
+            capacity=1,
+            time_limit=self.settings.daily_time_limit_seconds if ranked else 0,
+            public=False,
+            host=user,
+            host_name=name,
+            now_ms=now,
+            daily=record.day.isoformat(),
+            ranked=ranked,
+        )
+        return state.set_ready(user, True).start(user, now, 0, record.seed, certified=True)
+
+    async def attempt_room(self, user: str, day: date, variant: Variant) -> str | None:
+        """The room of the account's ranked attempt of that day, if it started one."""
+        room = await self.redis.hget(
+            keys.daily_attempts(day.isoformat(), variant_slug(variant)), user
+        )
+        return None if room is None else _text(room)
+
+    async def has_finished(self, user: str, day: date, variant: Variant) -> bool:
+        """Whether the account's ranked attempt of that day is over (it has its entry)."""
+        board = self.leaderboard(day, variant)
+        return bool(await self.redis.hexists(board.entries_key, user))
+
+    async def check_join(self, user: str, state: RoomState, role: str) -> None:
+        """The spoiler gate of a daily room (no-op for other rooms)."""
+        if state.kind != "daily":
+            return
+        day = date.fromisoformat(state.daily)
+        seated = state.seat_of(user) is not None
+        if role == "racer" and seated:
+            return
+        allowed = not self.is_open(day) or await self.has_finished(user, day, state.variant)
+        if not allowed:
+            raise RequestError(
+                ErrorCode.SPOILER,
+                "today's daily games can be watched once you have finished your own "
+                "ranked attempt, or after the day closes",
+            )
+        if role == "racer":
+            raise RequestError(
+                ErrorCode.WRONG_STATE, "a daily attempt has one player; watch it as a spectator"
+            )
+
+    async def record_result(self, state: RoomState, board: BoardRecord | None) -> None:
+        """A ranked attempt ended: its leaderboard entry and the player's statistics, under
+        the attempt's own date (whenever it ends), then a `daily_update`."""
+        if state.kind != "daily" or not state.ranked or board is None:
+            return
+        occupant = state.seats[0]
+        if occupant is None:
+            return
+        day = date.fromisoformat(state.daily)
+        played = replay(state, board.moves)
+        won = board.fields.get("status") == WON
+        if "finish_ms" in board.fields:
+            finish = int(board.fields["finish_ms"])
+        else:  # ended by the time limit before its status was written
+            end = state.deadline_ms() or self.now_ms()
+            finish = max(0, end - state.start_at_ms)
+        time_ms = finish if won else board.int("found_ms")
+        result = DailyResult(
+            user=occupant.user,
+            name=occupant.name,
+            won=won,
+            time_ms=time_ms,
+            moves=len(board.moves),
+            found=played.foundation_count,
+            finished_at=state.start_at_ms + finish,
+            room=state.id,
+            gen=state.gen,
+        )
+        leaderboard = self.leaderboard(day, state.variant)
+        added = await leaderboard.record(result)
+        await self.stats.record_attempt(occupant.user, day, state.variant, won, time_ms)
+        if added:
+            count = await leaderboard.count()
+            note = msgpack.packb([day.isoformat(), str(state.variant), count])
+            await self.redis.publish(keys.DAILY_UPDATES, note)
+            log.info("daily %s %s: %s ranked %s", day, state.variant, occupant.user, count)
+
+    # ------------------------------------------------------------ watchers
+
+    async def watch(self, session: Session, request: msg.DailyWatch) -> None:
+        if request.variant not in DAILY_VARIANTS:
+            raise RequestError(ErrorCode.BAD_FIELD, "daily_watch: not a daily variant")
+        key = (request.date.isoformat(), str(request.variant))
+        mine = self._watching.setdefault(session, set())
+        if key not in mine and len(mine) >= MAX_WATCHES:
+            raise RequestError(
+                ErrorCode.NOT_ALLOWED, f"a connection may watch at most {MAX_WATCHES} days"
+            )
+        mine.add(key)
+        self._watchers.setdefault(key, set()).add(session)
+        count = await self.leaderboard(request.date, request.variant).count()
+        await session.send(outgoing.daily_update(key[0], key[1], count, request.rid))
+
+    def unwatch(self, session: Session, request: msg.DailyUnwatch) -> None:
+        key = (request.date.isoformat(), str(request.variant))
+        self._watching.get(session, set()).discard(key)
+        watchers = self._watchers.get(key)
+        if watchers is not None:
+            watchers.discard(session)
+            if not watchers:
+                self._watchers.pop(key, None)
+
+    def forget(self, session: Session) -> None:
+        """A connection closed: drop its watches."""
+        for key in self._watching.pop(session, set()):
+            watchers = self._watchers.get(key)
+            if watchers is not None:
+                watchers.discard(session)
+                if not watchers:
+                    self._watchers.pop(key, None)
+
+    def on_update(self, note: bytes) -> None:
+        """A leaderboard got an entry (from any node): tell the local watchers."""
+        day, variant, count = msgpack.unpackb(note, raw=False)
+        watchers = self._watchers.get((day, variant))
+        if not watchers:
+            return
+        connections = [session.connection for session in watchers]
+        websockets.broadcast(connections, outgoing.daily_update(day, variant, count))
+        self.metrics.frames_out.inc(len(connections))
