@@ -27,9 +27,10 @@ run: $(STAMP) $(CLIENT)
 ## test: everything CI checks: lint, format, types, client unit tests, all Python and browser tests
 test: lint typecheck client-test unit
 
-lint: $(STAMP)
+lint: $(STAMP) $(CLIENT)
 	$(BIN)/ruff check server tests bench docs/examples
 	$(BIN)/ruff format --check server tests bench docs/examples
+	cd client_web && node_modules/.bin/prettier --check --log-level=warn src test index.html style.css
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

@@ -63,7 +63,17 @@ export class BoardView {
    * @param {{interactive?: boolean, variant: {draw:number, passes:number|null, f2t:boolean},
    *          onMove?: (token: string) => void, onStock?: () => void, label?: string}} options
    */
-  constructor(root, { interactive = false, variant, onMove = () => {}, onStock = () => {}, label = "Board", fitHeight = false }) {
+  constructor(
+    root,
+    {
+      interactive = false,
+      variant,
+      onMove = () => {},
+      onStock = () => {},
+      label = "Board",
+      fitHeight = false,
+    },
+  ) {
     this.root = root;
     this.interactive = interactive;
     this.fitHeight = fitHeight;
@@ -165,7 +175,8 @@ export class BoardView {
         node.dataset.key = item.key;
         this.elements.set(item.key, node);
         // A card turned from the stock slides out of it; others appear in place.
-        const from = item.place === "waste" && this.view.stock + this.view.waste.length > 0 ? stockSlot : item;
+        const from =
+          item.place === "waste" && this.view.stock + this.view.waste.length > 0 ? stockSlot : item;
         node.style.transform = `translate(${from.x}px, ${from.y}px)`;
         if (item.up && item.place[0] === "t") node.classList.add("flip");
         this.layer.append(node);
@@ -232,7 +243,9 @@ export class BoardView {
     if (name[0] === "f") {
       const suit = Number(name[1]);
       const rank = view.foundations[suit];
-      return rank ? `${SUIT_NAMES[suit]} foundation: up to ${cardName(suit * 13 + rank - 1)}` : `${SUIT_NAMES[suit]} foundation: empty`;
+      return rank
+        ? `${SUIT_NAMES[suit]} foundation: up to ${cardName(suit * 13 + rank - 1)}`
+        : `${SUIT_NAMES[suit]} foundation: empty`;
     }
     const [faceDown, cards] = view.tableau[Number(name[1])];
     const up = cards.slice(faceDown).map(cardName);
@@ -247,9 +260,13 @@ export class BoardView {
   isSelected(item) {
     const sel = this.selection;
     if (!sel) return false;
-    if (sel.kind === "tableau") return item.place === `t${sel.index}` && item.index >= this.view.tableau[sel.index][1].length - sel.size;
+    if (sel.kind === "tableau")
+      return (
+        item.place === `t${sel.index}` && item.index >= this.view.tableau[sel.index][1].length - sel.size
+      );
     if (sel.kind === "waste") return item.place === "waste" && item.index === this.view.waste.length - 1;
-    if (sel.kind === "foundation") return item.place === `f${sel.suit}` && item.index === this.view.foundations[sel.suit] - 1;
+    if (sel.kind === "foundation")
+      return item.place === `f${sel.suit}` && item.index === this.view.foundations[sel.suit] - 1;
     return false;
   }
 
@@ -319,7 +336,10 @@ export class BoardView {
     }
     const place = placeOf(name);
     if (this.selection) {
-      const same = place.kind === this.selection.kind && place.index === this.selection.index && place.suit === this.selection.suit;
+      const same =
+        place.kind === this.selection.kind &&
+        place.index === this.selection.index &&
+        place.suit === this.selection.suit;
       if (same) this.clearSelection();
       else this.dropSelection(place);
       return;
@@ -371,7 +391,14 @@ export class BoardView {
     const node = event.target.closest(".card, .slot");
     if (!node) return;
     const name = node.dataset.place;
-    this.drag = { node, name, startX: event.clientX, startY: event.clientY, moved: false, pointerId: event.pointerId };
+    this.drag = {
+      node,
+      name,
+      startX: event.clientX,
+      startY: event.clientY,
+      moved: false,
+      pointerId: event.pointerId,
+    };
     if (node.classList.contains("card")) {
       const from = this.sourceAt(node);
       if (from && from.kind !== "stock") {
@@ -388,7 +415,7 @@ export class BoardView {
   runNodes(from) {
     const cards = cardsAt(this.view, from) ?? [];
     return this.placed.cards
-      .filter((item) => !item.up || item.card === UNKNOWN ? false : cards.includes(item.card))
+      .filter((item) => (!item.up || item.card === UNKNOWN ? false : cards.includes(item.card)))
       .map((item) => ({ node: this.elements.get(item.key), x: item.x, y: item.y }));
   }
 

@@ -11,8 +11,20 @@ export const SUIT_SYMBOLS = ["♣", "♦", "♥", "♠"];
 export const SUIT_NAMES = ["clubs", "diamonds", "hearts", "spades"];
 export const RANK_TEXT = ["", "A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
 const RANK_NAMES = [
-  "", "Ace", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten",
-  "Jack", "Queen", "King",
+  "",
+  "Ace",
+  "Two",
+  "Three",
+  "Four",
+  "Five",
+  "Six",
+  "Seven",
+  "Eight",
+  "Nine",
+  "Ten",
+  "Jack",
+  "Queen",
+  "King",
 ];
 
 /** Suit index 0..3 of a known card. */

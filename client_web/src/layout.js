@@ -160,4 +160,3 @@ export function layout(view, { width, height = 0, draw = 1, reveal = false }) {
   });
   return { cards, slots, width, height: Math.round(bottom + gap), metrics: m };
 }
-

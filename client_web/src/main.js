@@ -45,7 +45,9 @@ class App {
         name: storage.getItem("klondike.name") ?? "",
         storage,
       });
-      this.conn.on("down", ({ delay }) => this.showBanner(`Connection lost. Reconnecting in ${Math.ceil(delay / 1000)} s…`, true));
+      this.conn.on("down", ({ delay }) =>
+        this.showBanner(`Connection lost. Reconnecting in ${Math.ceil(delay / 1000)} s…`, true),
+      );
       this.conn.on("open", () => this.hideBanner());
       this.conn.on("final", ({ message }) => this.showBanner(message, false));
       this.conn.start();
@@ -73,7 +75,9 @@ class App {
   showBanner(text, retry) {
     this.banner.replaceChildren(text, " ");
     if (retry) {
-      this.banner.append(h("button.ghost", { type: "button", onclick: () => this.conn?.retryNow() }, "Retry now"));
+      this.banner.append(
+        h("button.ghost", { type: "button", onclick: () => this.conn?.retryNow() }, "Retry now"),
+      );
     }
     this.banner.className = "banner";
     this.banner.hidden = false;
@@ -89,16 +93,23 @@ class App {
   }
 
   route() {
-    const parts = window.location.hash.replace(/^#\/?/, "").split("/").filter(Boolean).map(decodeURIComponent);
+    const parts = window.location.hash
+      .replace(/^#\/?/, "")
+      .split("/")
+      .filter(Boolean)
+      .map(decodeURIComponent);
     this.page?.unmount();
     this.main.replaceChildren();
     const [name, ...args] = parts;
     if (name === "room" && args[0]) {
-      const ghost = args[1] === "ghost" && /^\d+$/.test(args[3] ?? "") ? { room: args[2], gen: Number(args[3]), seat: Number(args[4] ?? 0) } : null;
+      const ghost =
+        args[1] === "ghost" && /^\d+$/.test(args[3] ?? "")
+          ? { room: args[2], gen: Number(args[3]), seat: Number(args[4] ?? 0) }
+          : null;
       this.page = new RoomPage(this, args[0], { watchOnly: false, ghost });
-    }
-    else if (name === "watch" && args[0]) this.page = new RoomPage(this, args[0], { watchOnly: true });
-    else if (name === "replay" && args[0] && /^\d+$/.test(args[1] ?? "")) this.page = new ReplayPage(this, args[0], Number(args[1]));
+    } else if (name === "watch" && args[0]) this.page = new RoomPage(this, args[0], { watchOnly: true });
+    else if (name === "replay" && args[0] && /^\d+$/.test(args[1] ?? ""))
+      this.page = new ReplayPage(this, args[0], Number(args[1]));
     else if (name === "daily") this.page = new DailyPage(this, args[0] ?? null, args[1] ?? null);
     else this.page = new HomePage(this);
     this.page.mount(this.main);
@@ -106,7 +117,12 @@ class App {
 
   key(event) {
     const target = event.target;
-    if (target instanceof HTMLInputElement || target instanceof HTMLSelectElement || target instanceof HTMLTextAreaElement) return;
+    if (
+      target instanceof HTMLInputElement ||
+      target instanceof HTMLSelectElement ||
+      target instanceof HTMLTextAreaElement
+    )
+      return;
     if (document.querySelector("dialog[open]")) return;
     if (event.key === "?") {
       event.preventDefault();
@@ -130,7 +146,9 @@ class App {
   }
 
   bindChrome() {
-    document.getElementById("help-button").addEventListener("click", () => document.getElementById("help").showModal());
+    document
+      .getElementById("help-button")
+      .addEventListener("click", () => document.getElementById("help").showModal());
     const dialog = document.getElementById("settings");
     const form = dialog.querySelector("form");
     document.getElementById("settings-button").addEventListener("click", () => {

@@ -53,7 +53,9 @@ export function variantText({ draw, passes, f2t = false }) {
 /** Human words for a variant: "Draw 3 · 3 passes". */
 export function describeVariant(variant) {
   const passes =
-    variant.passes === null ? "unlimited passes" : `${variant.passes} pass${variant.passes === 1 ? "" : "es"}`;
+    variant.passes === null
+      ? "unlimited passes"
+      : `${variant.passes} pass${variant.passes === 1 ? "" : "es"}`;
   return `Draw ${variant.draw} · ${passes}`;
 }
 
@@ -124,7 +126,11 @@ export function fittingRun(view, index, to) {
   const [faceDown, cards] = view.tableau[index];
   for (let size = cards.length - faceDown; size >= 1; size -= 1) {
     const first = cards[cards.length - size];
-    if (to.kind === "foundation" ? size === 1 && fitsFoundation(first, view.foundations) : fitsTableau(first, topOf(view, to.index))) {
+    if (
+      to.kind === "foundation"
+        ? size === 1 && fitsFoundation(first, view.foundations)
+        : fitsTableau(first, topOf(view, to.index))
+    ) {
       return size;
     }
   }
@@ -135,7 +141,8 @@ export function fittingRun(view, index, to) {
 export function canMove(view, from, to) {
   const cards = cardsAt(view, from);
   if (!cards || cards.includes(UNKNOWN)) return false;
-  if (to.kind === "foundation") return cards.length === 1 && from.kind !== "foundation" && fitsFoundation(cards[0], view.foundations);
+  if (to.kind === "foundation")
+    return cards.length === 1 && from.kind !== "foundation" && fitsFoundation(cards[0], view.foundations);
   if (to.kind === "tableau") {
     if (from.kind === "tableau" && from.index === to.index) return false;
     return fitsTableau(cards[0], topOf(view, to.index));
@@ -205,7 +212,7 @@ export function autoCompleteToken(view) {
   view.tableau.forEach(([, cards], index) => {
     const card = cards[cards.length - 1];
     if (card === undefined || !fitsFoundation(card, view.foundations)) return;
-    if (best === null || (card % 13) < (best.card % 13)) best = { card, index };
+    if (best === null || card % 13 < best.card % 13) best = { card, index };
   });
   return best === null ? null : `${best.index + 1}F`;
 }

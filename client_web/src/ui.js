@@ -29,7 +29,10 @@ export function formatTime(ms, { tenths = false } = {}) {
   const seconds = Math.floor(total / 10);
   const minutes = Math.floor(seconds / 60);
   const rest = String(seconds % 60).padStart(2, "0");
-  const base = minutes >= 60 ? `${Math.floor(minutes / 60)}:${String(minutes % 60).padStart(2, "0")}:${rest}` : `${minutes}:${rest}`;
+  const base =
+    minutes >= 60
+      ? `${Math.floor(minutes / 60)}:${String(minutes % 60).padStart(2, "0")}:${rest}`
+      : `${minutes}:${rest}`;
   return tenths ? `${base}.${total % 10}` : base;
 }
 
@@ -54,9 +57,12 @@ export function announce(text) {
 export function stat(caption, testid) {
   const value = h("strong", { "data-testid": testid }, "–");
   const node = h("div.stat", {}, h("small", {}, caption), value);
-  return [node, (text) => {
-    value.textContent = text;
-  }];
+  return [
+    node,
+    (text) => {
+      value.textContent = text;
+    },
+  ];
 }
 
 /**
@@ -71,7 +77,9 @@ export async function getJSON(path) {
   const response = await fetch(path, { headers });
   if (response.status === 404) return null;
   if (!response.ok) {
-    const error = new Error(response.status === 403 ? "not yet: finish your own attempt first" : `${path}: ${response.status}`);
+    const error = new Error(
+      response.status === 403 ? "not yet: finish your own attempt first" : `${path}: ${response.status}`,
+    );
     error.status = response.status;
     throw error;
   }

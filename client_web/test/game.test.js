@@ -2,7 +2,17 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
-import { acknowledge, applyFrame, displayed, newBoard, newPlay, receive, reject, send, sinceOf } from "../src/game.js";
+import {
+  acknowledge,
+  applyFrame,
+  displayed,
+  newBoard,
+  newPlay,
+  receive,
+  reject,
+  send,
+  sinceOf,
+} from "../src/game.js";
 import { parseVariant, predict } from "../src/rules.js";
 
 const games = JSON.parse(readFileSync(new URL("./fixtures/games.json", import.meta.url)));
@@ -10,12 +20,36 @@ const game = games[0];
 const variant = parseVariant(game.variant);
 
 function snapshot(extra = {}) {
-  return { t: "board", seat: 0, audience: "own", epoch: 1, off: 0, view: game.start, moves: 0, status: "playing", score: 0, last_id: 0, ...extra };
+  return {
+    t: "board",
+    seat: 0,
+    audience: "own",
+    epoch: 1,
+    off: 0,
+    view: game.start,
+    moves: 0,
+    status: "playing",
+    score: 0,
+    last_id: 0,
+    ...extra,
+  };
 }
 
 function diffFrame(k, extra = {}) {
   const step = game.steps[k];
-  return { t: "diff", seat: 0, audience: "own", epoch: 1, off: k + 1, d: step.d, m: step.m, moves: k + 1, status: "playing", score: 0, ...extra };
+  return {
+    t: "diff",
+    seat: 0,
+    audience: "own",
+    epoch: 1,
+    off: k + 1,
+    d: step.d,
+    m: step.m,
+    moves: k + 1,
+    status: "playing",
+    score: 0,
+    ...extra,
+  };
 }
 
 test("a snapshot then diffs in order keep the board in step", () => {
@@ -58,17 +92,29 @@ test("moves in flight show at once, and the server's diff with their id settles 
   }
   assert.deepEqual(displayed(play, variant), expected);
   play = receive(play, diffFrame(0, { id: 8 })).play;
-  assert.deepEqual(play.pending.map((m) => m.id), [9, 10]);
+  assert.deepEqual(
+    play.pending.map((m) => m.id),
+    [9, 10],
+  );
   play = acknowledge(play, 9);
-  assert.deepEqual(play.pending.map((m) => m.id), [10]);
+  assert.deepEqual(
+    play.pending.map((m) => m.id),
+    [10],
+  );
 });
 
 test("a refused move rolls back with every move made after it", () => {
   let play = receive(newPlay(0), snapshot()).play;
   for (const token of ["D", "D", "D"]) play = send(play, token).play;
   const { play: after, dropped } = reject(play, 2);
-  assert.deepEqual(after.pending.map((m) => m.id), [1]);
-  assert.deepEqual(dropped.map((m) => m.id), [2, 3]);
+  assert.deepEqual(
+    after.pending.map((m) => m.id),
+    [1],
+  );
+  assert.deepEqual(
+    dropped.map((m) => m.id),
+    [2, 3],
+  );
   assert.deepEqual(displayed(after, variant), game.start);
   assert.equal(send(after, "D").id, 4, "ids are never reused");
 });

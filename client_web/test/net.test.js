@@ -5,11 +5,26 @@ import { roomFromInvite } from "../src/pages/home.js";
 import { backoffDelay, defaultUrl } from "../src/net.js";
 
 test("reconnection waits grow exponentially, with jitter, up to ten seconds", () => {
-  assert.equal(backoffDelay(0, () => 0), 125);
-  assert.equal(backoffDelay(0, () => 1), 250);
-  assert.equal(backoffDelay(3, () => 1), 2000);
-  assert.equal(backoffDelay(20, () => 1), 10_000);
-  assert.equal(backoffDelay(20, () => 0), 5000);
+  assert.equal(
+    backoffDelay(0, () => 0),
+    125,
+  );
+  assert.equal(
+    backoffDelay(0, () => 1),
+    250,
+  );
+  assert.equal(
+    backoffDelay(3, () => 1),
+    2000,
+  );
+  assert.equal(
+    backoffDelay(20, () => 1),
+    10_000,
+  );
+  assert.equal(
+    backoffDelay(20, () => 0),
+    5000,
+  );
 });
 
 test("the websocket address follows the page's scheme and host", () => {

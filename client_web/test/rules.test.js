@@ -51,7 +51,10 @@ test("move tokens round trip through parseToken", () => {
     assert.equal(moveToken(from, to), token);
     const parsed = parseToken(token);
     assert.equal(parsed.kind, "move");
-    assert.equal(moveToken({ size: 1, ...parsed.from }, parsed.to), token.replace(/:.*/, "") + (from.size > 1 ? `:${from.size}` : ""));
+    assert.equal(
+      moveToken({ size: 1, ...parsed.from }, parsed.to),
+      token.replace(/:.*/, "") + (from.size > 1 ? `:${from.size}` : ""),
+    );
   }
   assert.equal(moveToken({ kind: "tableau", index: 2, size: 1 }, { kind: "tableau", index: 2 }), null);
   assert.equal(moveToken({ kind: "tableau", index: 2, size: 2 }, { kind: "foundation" }), null);
@@ -86,7 +89,10 @@ test("every prediction agrees with the engine's next view on every card the play
         });
         assert.deepEqual(guess, masked, `${game.seed} ${step.m}`);
       } else {
-        assert.ok(["D"].includes(step.m) || step.m.startsWith("F"), `no prediction for legal ${step.m} in ${game.seed}`);
+        assert.ok(
+          ["D"].includes(step.m) || step.m.startsWith("F"),
+          `no prediction for legal ${step.m} in ${game.seed}`,
+        );
       }
       view = next;
     }
@@ -114,7 +120,15 @@ test("illegal moves are not predicted and cannot be dropped", () => {
 
 test("a double click offers the foundation only when the card fits", () => {
   const view = {
-    tableau: [[0, [cardOf(S, 1)]], [0, [cardOf(H, 3)]], [0, []], [0, []], [0, []], [0, []], [0, []]],
+    tableau: [
+      [0, [cardOf(S, 1)]],
+      [0, [cardOf(H, 3)]],
+      [0, []],
+      [0, []],
+      [0, []],
+      [0, []],
+      [0, []],
+    ],
     waste: [cardOf(D, 2)],
     stock: 0,
     foundations: [0, 1, 0, 0],
@@ -128,7 +142,15 @@ test("a double click offers the foundation only when the card fits", () => {
 
 test("auto-complete plays the lowest fitting top card until the game is won", () => {
   let view = {
-    tableau: [[0, [cardOf(D, 3), cardOf(S, 2)]], [0, [cardOf(D, 2), cardOf(S, 1)]], [0, []], [0, []], [0, []], [0, []], [0, []]],
+    tableau: [
+      [0, [cardOf(D, 3), cardOf(S, 2)]],
+      [0, [cardOf(D, 2), cardOf(S, 1)]],
+      [0, []],
+      [0, []],
+      [0, []],
+      [0, []],
+      [0, []],
+    ],
     waste: [],
     stock: 0,
     foundations: [13, 1, 13, 0],

@@ -2,7 +2,15 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
-import { applyDiff, emptyView, faceDownCount, faceUp, foundationCount, isComplete, topOf } from "../src/view.js";
+import {
+  applyDiff,
+  emptyView,
+  faceDownCount,
+  faceUp,
+  foundationCount,
+  isComplete,
+  topOf,
+} from "../src/view.js";
 
 const games = JSON.parse(readFileSync(new URL("./fixtures/games.json", import.meta.url)));
 

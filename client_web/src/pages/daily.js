@@ -30,7 +30,17 @@ function boardTable(rows, { me = null, replays = false } = {}) {
   return h(
     "table.results",
     {},
-    h("thead", {}, h("tr", {}, ["Rank", "Player", "Result", "Moves", replays ? "" : null].filter((x) => x !== null).map((t) => h("th", { scope: "col" }, t)))),
+    h(
+      "thead",
+      {},
+      h(
+        "tr",
+        {},
+        ["Rank", "Player", "Result", "Moves", replays ? "" : null]
+          .filter((x) => x !== null)
+          .map((t) => h("th", { scope: "col" }, t)),
+      ),
+    ),
     h(
       "tbody",
       {},
@@ -42,7 +52,9 @@ function boardTable(rows, { me = null, replays = false } = {}) {
           h("td", {}, row.name),
           h("td", {}, resultWords(row)),
           h("td", {}, String(row.moves)),
-          replays ? h("td", {}, row.room ? h("a", { href: `#/replay/${row.room}/${row.gen}` }, "Replay") : "") : null,
+          replays
+            ? h("td", {}, row.room ? h("a", { href: `#/replay/${row.room}/${row.gen}` }, "Replay") : "")
+            : null,
         ),
       ),
     ),
@@ -126,7 +138,21 @@ export class DailyPage {
       h(
         "div.home",
         {},
-        h("section.hero", {}, h("div", {}, h("h1", {}, `Daily challenge · ${today.date}`), h("p", {}, "One deal per variant, the same for everyone, certified winnable. One ranked attempt each: no undo, no hints, 30 minutes.")), h("p.muted", {}, closes)),
+        h(
+          "section.hero",
+          {},
+          h(
+            "div",
+            {},
+            h("h1", {}, `Daily challenge · ${today.date}`),
+            h(
+              "p",
+              {},
+              "One deal per variant, the same for everyone, certified winnable. One ranked attempt each: no undo, no hints, 30 minutes.",
+            ),
+          ),
+          h("p.muted", {}, closes),
+        ),
         ...today.challenges.map((challenge, i) => this.challengeCard(challenge, boards[i])),
         stats ? this.statsCard(stats) : null,
         this.archiveCard(archive ?? []),
@@ -141,28 +167,60 @@ export class DailyPage {
     let status;
     if (!attempt) {
       status = h("p", {}, "You have not played this one yet.");
-      actions.append(h("button", { type: "button", "data-testid": `play-${c.slug}`, onclick: () => this.play(c) }, "Play today's deal"));
+      actions.append(
+        h(
+          "button",
+          { type: "button", "data-testid": `play-${c.slug}`, onclick: () => this.play(c) },
+          "Play today's deal",
+        ),
+      );
     } else if (attempt.state === "playing") {
       status = h("p", {}, "Your attempt is under way: the clock is running.");
-      actions.append(h("a.button", { href: `#/room/${attempt.room}`, "data-testid": `play-${c.slug}` }, "Resume"));
+      actions.append(
+        h("a.button", { href: `#/room/${attempt.room}`, "data-testid": `play-${c.slug}` }, "Resume"),
+      );
     } else {
       const r = attempt.result;
       const rank = attempt.rank ? ` · rank ${attempt.rank} of ${c.players}` : "";
-      status = h("p", { "data-testid": `my-result-${c.slug}` }, h("strong", {}, r ? `You ${r.won ? resultWords({ ...r, won: true }) : `got ${r.found} cards home`}` : "Finished"), rank);
+      status = h(
+        "p",
+        { "data-testid": `my-result-${c.slug}` },
+        h(
+          "strong",
+          {},
+          r ? `You ${r.won ? resultWords({ ...r, won: true }) : `got ${r.found} cards home`}` : "Finished",
+        ),
+        rank,
+      );
       const leader = board?.rows?.[0];
       if (leader?.room) {
         actions.append(
-          h("a.button.ghost", { href: `#/replay/${leader.room}/${leader.gen}`, "data-testid": `leader-replay-${c.slug}` }, "Watch the leader"),
-          h("button.ghost", { type: "button", "data-testid": `ghost-${c.slug}`, onclick: () => this.play(c, leader) }, "Race the leader's ghost"),
+          h(
+            "a.button.ghost",
+            { href: `#/replay/${leader.room}/${leader.gen}`, "data-testid": `leader-replay-${c.slug}` },
+            "Watch the leader",
+          ),
+          h(
+            "button.ghost",
+            { type: "button", "data-testid": `ghost-${c.slug}`, onclick: () => this.play(c, leader) },
+            "Race the leader's ghost",
+          ),
         );
       }
-      actions.append(h("button.ghost", { type: "button", onclick: () => this.play(c) }, "Play again (unranked)"));
+      actions.append(
+        h("button.ghost", { type: "button", onclick: () => this.play(c) }, "Play again (unranked)"),
+      );
     }
     return h(
       "section.panel",
       { "data-testid": `challenge-${c.slug}`, "aria-labelledby": `title-${c.slug}` },
       h("h2", { id: `title-${c.slug}` }, describeVariant(variant)),
-      h("p.muted", {}, `Par ${c.par} moves · ${c.players} player${c.players === 1 ? "" : "s"} · deal commitment `, h("code", { title: c.commitment }, `${c.commitment.slice(0, 12)}…`)),
+      h(
+        "p.muted",
+        {},
+        `Par ${c.par} moves · ${c.players} player${c.players === 1 ? "" : "s"} · deal commitment `,
+        h("code", { title: c.commitment }, `${c.commitment.slice(0, 12)}…`),
+      ),
       status,
       actions,
       h("h2", { style: "margin-top:1rem" }, "Leaderboard"),
@@ -176,13 +234,46 @@ export class DailyPage {
     const pager = h(
       "div.row",
       {},
-      h("button.ghost", { type: "button", disabled: offset === 0, onclick: () => this.page(c.slug, offset - PAGE_SIZE) }, "Previous"),
-      h("span.muted", {}, `${board.count ? offset + 1 : 0}–${Math.min(board.count, offset + PAGE_SIZE)} of ${board.count}`),
-      h("button.ghost", { type: "button", disabled: offset + PAGE_SIZE >= board.count, onclick: () => this.page(c.slug, offset + PAGE_SIZE) }, "Next"),
+      h(
+        "button.ghost",
+        { type: "button", disabled: offset === 0, onclick: () => this.page(c.slug, offset - PAGE_SIZE) },
+        "Previous",
+      ),
+      h(
+        "span.muted",
+        {},
+        `${board.count ? offset + 1 : 0}–${Math.min(board.count, offset + PAGE_SIZE)} of ${board.count}`,
+      ),
+      h(
+        "button.ghost",
+        {
+          type: "button",
+          disabled: offset + PAGE_SIZE >= board.count,
+          onclick: () => this.page(c.slug, offset + PAGE_SIZE),
+        },
+        "Next",
+      ),
     );
     const me = board.me;
-    const mine = me && !board.rows.some((row) => row.user === this.conn.user) ? h("div", {}, h("p.muted", {}, `Around you (rank ${me.rank})`), boardTable(me.rows, { me: this.conn.user })) : null;
-    return h("div", { "data-testid": `leaderboard-${c.slug}` }, boardTable(board.rows, { me: this.conn.user, replays: board.closed || Boolean(c.attempt?.state === "finished") }), board.count > PAGE_SIZE ? pager : null, mine);
+    const mine =
+      me && !board.rows.some((row) => row.user === this.conn.user)
+        ? h(
+            "div",
+            {},
+            h("p.muted", {}, `Around you (rank ${me.rank})`),
+            boardTable(me.rows, { me: this.conn.user }),
+          )
+        : null;
+    return h(
+      "div",
+      { "data-testid": `leaderboard-${c.slug}` },
+      boardTable(board.rows, {
+        me: this.conn.user,
+        replays: board.closed || Boolean(c.attempt?.state === "finished"),
+      }),
+      board.count > PAGE_SIZE ? pager : null,
+      mine,
+    );
   }
 
   async page(slug, offset) {
@@ -192,17 +283,32 @@ export class DailyPage {
 
   leaderboard(date, slug) {
     const offset = this.offsets.get(slug) ?? 0;
-    return getJSON(`/api/daily/${date}/${slug}/leaderboard?offset=${offset}&limit=${PAGE_SIZE}`).catch(() => null);
+    return getJSON(`/api/daily/${date}/${slug}/leaderboard?offset=${offset}&limit=${PAGE_SIZE}`).catch(
+      () => null,
+    );
   }
 
   statsCard(stats) {
     const item = (label, value) => h("div.stat", {}, h("small", {}, label), h("strong", {}, String(value)));
-    const best = Object.entries(stats.best_ms ?? stats.best_times ?? {}).map(([variant, ms]) => item(`Best · ${variant.startsWith("draw3") || variant.includes("draw=3") ? "draw 3" : "draw 1"}`, formatTime(ms, { tenths: true })));
+    const best = Object.entries(stats.best_ms ?? stats.best_times ?? {}).map(([variant, ms]) =>
+      item(
+        `Best · ${variant.startsWith("draw3") || variant.includes("draw=3") ? "draw 3" : "draw 1"}`,
+        formatTime(ms, { tenths: true }),
+      ),
+    );
     return h(
       "section.panel",
       { "data-testid": "daily-stats" },
       h("h2", {}, "Your record"),
-      h("div.stats", { style: "flex-wrap:wrap" }, item("Days played", stats.days_played ?? 0), item("Wins", stats.days_won ?? stats.wins ?? 0), item("Streak", stats.current_streak ?? 0), item("Longest", stats.longest_streak ?? 0), ...best),
+      h(
+        "div.stats",
+        { style: "flex-wrap:wrap" },
+        item("Days played", stats.days_played ?? 0),
+        item("Wins", stats.days_won ?? stats.wins ?? 0),
+        item("Streak", stats.current_streak ?? 0),
+        item("Longest", stats.longest_streak ?? 0),
+        ...best,
+      ),
     );
   }
 
@@ -219,7 +325,11 @@ export class DailyPage {
               h(
                 "li",
                 {},
-                h("span", {}, `${day.date} · ${describeVariant(parseVariant(day.variant))} · par ${day.par} · ${day.players} played${day.winner ? ` · best: ${day.winner.name}, ${resultWords(day.winner)}` : ""}`),
+                h(
+                  "span",
+                  {},
+                  `${day.date} · ${describeVariant(parseVariant(day.variant))} · par ${day.par} · ${day.players} played${day.winner ? ` · best: ${day.winner.name}, ${resultWords(day.winner)}` : ""}`,
+                ),
                 h("a.button.ghost", { href: `#/daily/${day.date}/${day.slug}` }, "Leaderboard"),
               ),
             ),
@@ -243,7 +353,9 @@ export class DailyPage {
   async showDay() {
     const board = await this.leaderboard(this.date, this.slug);
     if (!board) {
-      this.root.replaceChildren(h("p", {}, "No such day. ", h("a", { href: "#/daily" }, "Today's challenges")));
+      this.root.replaceChildren(
+        h("p", {}, "No such day. ", h("a", { href: "#/daily" }, "Today's challenges")),
+      );
       return;
     }
     this.watching = board.closed ? [] : [{ date: board.date, variant: board.variant }];
@@ -254,8 +366,31 @@ export class DailyPage {
       h(
         "section.game",
         {},
-        h("div.statusbar", {}, h("div", {}, h("h1", { style: "margin:0;font-size:1.2rem" }, `Daily challenge · ${board.date} · ${describeVariant(parseVariant(board.variant))}`), h("span.muted", {}, board.closed ? "Closed" : "Open today")), h("a.button.ghost", { href: "#/daily" }, "Today")),
-        day ? h("p.muted", {}, `Par ${day.par} · seed `, h("code", {}, day.seed), ` · commitment `, h("code", { title: day.commitment }, `${day.commitment.slice(0, 16)}…`)) : null,
+        h(
+          "div.statusbar",
+          {},
+          h(
+            "div",
+            {},
+            h(
+              "h1",
+              { style: "margin:0;font-size:1.2rem" },
+              `Daily challenge · ${board.date} · ${describeVariant(parseVariant(board.variant))}`,
+            ),
+            h("span.muted", {}, board.closed ? "Closed" : "Open today"),
+          ),
+          h("a.button.ghost", { href: "#/daily" }, "Today"),
+        ),
+        day
+          ? h(
+              "p.muted",
+              {},
+              `Par ${day.par} · seed `,
+              h("code", {}, day.seed),
+              ` · commitment `,
+              h("code", { title: day.commitment }, `${day.commitment.slice(0, 16)}…`),
+            )
+          : null,
         h("section.panel", {}, this.leaderboardBlock({ ...challenge, attempt: null }, board)),
       ),
     );

@@ -19,7 +19,9 @@ function select(name, options, value) {
   return h(
     "select",
     { name },
-    options.map(([optionValue, label]) => h("option", { value: optionValue, selected: optionValue === value }, label)),
+    options.map(([optionValue, label]) =>
+      h("option", { value: optionValue, selected: optionValue === value }, label),
+    ),
   );
 }
 
@@ -46,24 +48,91 @@ export class HomePage {
     const solo = h(
       "form.form-grid",
       { onsubmit: (event) => this.createSolo(event) },
-      h("label", {}, "Cards turned", select("draw", [["1", "Draw 1"], ["3", "Draw 3"]], "1")),
-      h("label", {}, "Passes through the stock", select("passes", [["rules", "As the rules are written (1 or 3)"], ["unlimited", "Unlimited"]], "rules")),
+      h(
+        "label",
+        {},
+        "Cards turned",
+        select(
+          "draw",
+          [
+            ["1", "Draw 1"],
+            ["3", "Draw 3"],
+          ],
+          "1",
+        ),
+      ),
+      h(
+        "label",
+        {},
+        "Passes through the stock",
+        select(
+          "passes",
+          [
+            ["rules", "As the rules are written (1 or 3)"],
+            ["unlimited", "Unlimited"],
+          ],
+          "rules",
+        ),
+      ),
       h("label.check", {}, h("input", { type: "checkbox", name: "public" }), "Let anyone watch"),
       h("button", { type: "submit", "data-testid": "start-solo" }, "Play solo"),
     );
     const race = h(
       "form.form-grid",
       { onsubmit: (event) => this.createRace(event) },
-      h("label", {}, "Variant", select("variant", [["draw=1 passes=1 f2t=no", "Draw 1 · 1 pass"], ["draw=3 passes=3 f2t=no", "Draw 3 · 3 passes"], ["draw=1 passes=unlimited f2t=no", "Draw 1 · unlimited"], ["draw=3 passes=unlimited f2t=no", "Draw 3 · unlimited"]], "draw=1 passes=1 f2t=no")),
-      h("label", {}, "Racers", select("seats", [2, 3, 4, 5, 6, 7, 8].map((n) => [String(n), `${n} seats`]), "2")),
-      h("label", {}, "Time limit", select("time", [["0", "None"], ["300", "5 minutes"], ["600", "10 minutes"], ["900", "15 minutes"], ["1800", "30 minutes"]], "900")),
+      h(
+        "label",
+        {},
+        "Variant",
+        select(
+          "variant",
+          [
+            ["draw=1 passes=1 f2t=no", "Draw 1 · 1 pass"],
+            ["draw=3 passes=3 f2t=no", "Draw 3 · 3 passes"],
+            ["draw=1 passes=unlimited f2t=no", "Draw 1 · unlimited"],
+            ["draw=3 passes=unlimited f2t=no", "Draw 3 · unlimited"],
+          ],
+          "draw=1 passes=1 f2t=no",
+        ),
+      ),
+      h(
+        "label",
+        {},
+        "Racers",
+        select(
+          "seats",
+          [2, 3, 4, 5, 6, 7, 8].map((n) => [String(n), `${n} seats`]),
+          "2",
+        ),
+      ),
+      h(
+        "label",
+        {},
+        "Time limit",
+        select(
+          "time",
+          [
+            ["0", "None"],
+            ["300", "5 minutes"],
+            ["600", "10 minutes"],
+            ["900", "15 minutes"],
+            ["1800", "30 minutes"],
+          ],
+          "900",
+        ),
+      ),
       h("label.check", {}, h("input", { type: "checkbox", name: "public" }), "List it publicly"),
       h("button", { type: "submit", "data-testid": "create-race" }, "Create race"),
     );
     const join = h(
       "form.row",
       { onsubmit: (event) => this.join(event) },
-      h("input", { name: "invite", placeholder: "Invite link or room id", "aria-label": "Invite link or room id", style: "flex:1" }),
+      h("input", {
+        name: "invite",
+        placeholder: "Invite link or room id",
+        "aria-label": "Invite link or room id",
+        style: "flex:1",
+      }),
       h("button.ghost", { type: "submit" }, "Join"),
     );
     this.lobbies = h("ul.list", { "data-testid": "public-races" });
@@ -77,15 +146,52 @@ export class HomePage {
         h(
           "section.hero",
           {},
-          h("div", {}, h("h1", {}, "Race your friends on the same deal"), h("p", {}, "Same cards, same clock, live. Or play on your own and let others watch. ", h("a", { href: "#/daily", "data-testid": "home-daily" }, "Today's daily challenge →"))),
+          h(
+            "div",
+            {},
+            h("h1", {}, "Race your friends on the same deal"),
+            h(
+              "p",
+              {},
+              "Same cards, same clock, live. Or play on your own and let others watch. ",
+              h("a", { href: "#/daily", "data-testid": "home-daily" }, "Today's daily challenge →"),
+            ),
+          ),
           h("label.row", {}, "Playing as ", name),
         ),
         this.error,
-        h("section.panel", { "aria-labelledby": "solo-title" }, h("h2", { id: "solo-title" }, "Solo game"), solo),
-        h("section.panel", { "aria-labelledby": "race-title" }, h("h2", { id: "race-title" }, "New race"), race, h("h2", { style: "margin-top:1rem" }, "Join by link"), join),
-        h("section.panel", { "aria-labelledby": "lobby-title" }, h("h2", { id: "lobby-title" }, "Open races"), this.lobbies),
-        h("section.panel", { "aria-labelledby": "live-title" }, h("h2", { id: "live-title" }, "Watch live"), this.live),
-        h("section.panel", { "aria-labelledby": "done-title" }, h("h2", { id: "done-title" }, "Finished games"), this.finished),
+        h(
+          "section.panel",
+          { "aria-labelledby": "solo-title" },
+          h("h2", { id: "solo-title" }, "Solo game"),
+          solo,
+        ),
+        h(
+          "section.panel",
+          { "aria-labelledby": "race-title" },
+          h("h2", { id: "race-title" }, "New race"),
+          race,
+          h("h2", { style: "margin-top:1rem" }, "Join by link"),
+          join,
+        ),
+        h(
+          "section.panel",
+          { "aria-labelledby": "lobby-title" },
+          h("h2", { id: "lobby-title" }, "Open races"),
+          this.lobbies,
+        ),
+        h(
+          "section.panel",
+          { "aria-labelledby": "live-title" },
+          h("h2", { id: "live-title" }, "Watch live"),
+          this.live,
+        ),
+        h(
+          "section.panel",
+          { "aria-labelledby": "done-title" },
+          h("h2", { id: "done-title" }, "Finished games"),
+          this.finished,
+        ),
       ),
     );
     this.refresh();
@@ -156,15 +262,40 @@ export class HomePage {
       ["/api/rooms", "/api/live", "/api/results"].map((path) => getJSON(path).catch(() => null)),
     );
     this.fill(this.lobbies, rooms, "No open races. Create one!", (r) =>
-      h("li", {}, h("span", {}, `${r.host || "Someone"} · ${describeVariant(parseVariant(r.variant))} · ${r.racers}/${r.capacity}`), h("a.button.ghost", { href: `#/room/${r.room}` }, "Join")),
+      h(
+        "li",
+        {},
+        h(
+          "span",
+          {},
+          `${r.host || "Someone"} · ${describeVariant(parseVariant(r.variant))} · ${r.racers}/${r.capacity}`,
+        ),
+        h("a.button.ghost", { href: `#/room/${r.room}` }, "Join"),
+      ),
     );
     this.fill(this.live, live, "Nothing to watch right now.", (r) =>
-      h("li", {}, h("span", {}, `${r.kind === "solo" ? "Solo" : "Race"} · ${(r.racers ?? []).join(", ")} · ${describeVariant(parseVariant(r.variant))}`), h("a.button.ghost", { href: `#/watch/${r.room}` }, "Watch")),
+      h(
+        "li",
+        {},
+        h(
+          "span",
+          {},
+          `${r.kind === "solo" ? "Solo" : "Race"} · ${(r.racers ?? []).join(", ")} · ${describeVariant(parseVariant(r.variant))}`,
+        ),
+        h("a.button.ghost", { href: `#/watch/${r.room}` }, "Watch"),
+      ),
     );
     this.fill(this.finished, finished, "No finished games yet.", (r) => {
       const winner = r.ranking.find((row) => row.rank === 1);
-      const text = winner ? `${winner.name} ${winner.status === "won" ? `won in ${formatTime(winner.time_ms)}` : `led with ${winner.found} cards`}` : "";
-      return h("li", {}, h("span", {}, `${describeVariant(parseVariant(r.variant))} · ${text}`), h("a.button.ghost", { href: `#/replay/${r.room}/${r.gen}` }, "Replay"));
+      const text = winner
+        ? `${winner.name} ${winner.status === "won" ? `won in ${formatTime(winner.time_ms)}` : `led with ${winner.found} cards`}`
+        : "";
+      return h(
+        "li",
+        {},
+        h("span", {}, `${describeVariant(parseVariant(r.variant))} · ${text}`),
+        h("a.button.ghost", { href: `#/replay/${r.room}/${r.gen}` }, "Replay"),
+      );
     });
   }
 

@@ -33,7 +33,9 @@ export class ReplayPage {
       return;
     }
     if (!data) {
-      root.replaceChildren(h("p", {}, "This game is not finished or does not exist. ", h("a", { href: "#/" }, "Back home")));
+      root.replaceChildren(
+        h("p", {}, "This game is not finished or does not exist. ", h("a", { href: "#/" }, "Back home")),
+      );
       return;
     }
     this.data = data;
@@ -46,37 +48,124 @@ export class ReplayPage {
   }
 
   build(root) {
-    this.slider = h("input", { type: "range", min: "0", max: String(this.end), value: "0", step: "1", "aria-label": "Time", "data-testid": "replay-slider", oninput: (e) => this.seek(Number(e.target.value)) });
-    this.playButton = h("button", { type: "button", "data-testid": "replay-play", onclick: () => this.toggle() }, "Play");
-    this.clock = h("span.muted", { "data-testid": "replay-clock", style: "font-variant-numeric:tabular-nums" });
+    this.slider = h("input", {
+      type: "range",
+      min: "0",
+      max: String(this.end),
+      value: "0",
+      step: "1",
+      "aria-label": "Time",
+      "data-testid": "replay-slider",
+      oninput: (e) => this.seek(Number(e.target.value)),
+    });
+    this.playButton = h(
+      "button",
+      { type: "button", "data-testid": "replay-play", onclick: () => this.toggle() },
+      "Play",
+    );
+    this.clock = h("span.muted", {
+      "data-testid": "replay-clock",
+      style: "font-variant-numeric:tabular-nums",
+    });
     const speed = h(
       "select",
       { "aria-label": "Speed", onchange: (e) => this.setSpeed(Number(e.target.value)) },
       [1, 2, 4, 8, 16].map((s) => h("option", { value: String(s), selected: s === this.speed }, `${s}×`)),
     );
-    this.boardSelect = h("select", { "aria-label": "Board to jump in" }, this.boards.map((b, i) => h("option", { value: String(i) }, b.name || `Seat ${b.seat + 1}`)));
-    const jump = h("form.row", { onsubmit: (e) => this.jump(e) }, h("label", {}, "Move ", h("input", { name: "move", type: "number", min: "0", style: "width:5rem", "data-testid": "replay-move" })), this.boards.length > 1 ? this.boardSelect : null, h("button.ghost", { type: "submit" }, "Go"));
+    this.boardSelect = h(
+      "select",
+      { "aria-label": "Board to jump in" },
+      this.boards.map((b, i) => h("option", { value: String(i) }, b.name || `Seat ${b.seat + 1}`)),
+    );
+    const jump = h(
+      "form.row",
+      { onsubmit: (e) => this.jump(e) },
+      h(
+        "label",
+        {},
+        "Move ",
+        h("input", {
+          name: "move",
+          type: "number",
+          min: "0",
+          style: "width:5rem",
+          "data-testid": "replay-move",
+        }),
+      ),
+      this.boards.length > 1 ? this.boardSelect : null,
+      h("button.ghost", { type: "submit" }, "Go"),
+    );
     const grid = h("div.boards", { "data-testid": "boards" });
     this.entries = this.boards.map((board) => {
       const holder = h("div");
       const header = h("header");
-      grid.append(h("article.watched", { "aria-label": `${board.name}'s board`, "data-testid": `board-${board.seat}` }, header, holder));
-      return { board, header, view: new BoardView(holder, { variant: this.variant, label: `${board.name}'s board` }) };
+      grid.append(
+        h(
+          "article.watched",
+          { "aria-label": `${board.name}'s board`, "data-testid": `board-${board.seat}` },
+          header,
+          holder,
+        ),
+      );
+      return {
+        board,
+        header,
+        view: new BoardView(holder, { variant: this.variant, label: `${board.name}'s board` }),
+      };
     });
     const when = this.data.ended_at ? new Date(this.data.ended_at).toLocaleString() : "";
     root.replaceChildren(
       h(
         "section.game",
         {},
-        h("div.statusbar", {}, h("div", {}, h("h1", { style: "margin:0;font-size:1.2rem" }, `Replay · ${this.data.kind === "solo" ? "Solo" : "Race"} · ${describeVariant(this.variant)}`), h("span.muted", {}, `${when} · seed ${this.data.seed}`))),
+        h(
+          "div.statusbar",
+          {},
+          h(
+            "div",
+            {},
+            h(
+              "h1",
+              { style: "margin:0;font-size:1.2rem" },
+              `Replay · ${this.data.kind === "solo" ? "Solo" : "Race"} · ${describeVariant(this.variant)}`,
+            ),
+            h("span.muted", {}, `${when} · seed ${this.data.seed}`),
+          ),
+        ),
         h(
           "div.panel.controls",
           {},
-          h("button.ghost", { type: "button", "aria-label": "To the start", onclick: () => this.seek(0) }, "|◀"),
-          h("button.ghost", { type: "button", "aria-label": "Step back", "data-testid": "replay-back", onclick: () => this.seek(previousTime(this.stops, this.t)) }, "◀"),
+          h(
+            "button.ghost",
+            { type: "button", "aria-label": "To the start", onclick: () => this.seek(0) },
+            "|◀",
+          ),
+          h(
+            "button.ghost",
+            {
+              type: "button",
+              "aria-label": "Step back",
+              "data-testid": "replay-back",
+              onclick: () => this.seek(previousTime(this.stops, this.t)),
+            },
+            "◀",
+          ),
           this.playButton,
-          h("button.ghost", { type: "button", "aria-label": "Step forward", "data-testid": "replay-step", onclick: () => this.seek(nextTime(this.stops, this.t)) }, "▶"),
-          h("button.ghost", { type: "button", "aria-label": "To the end", onclick: () => this.seek(this.end) }, "▶|"),
+          h(
+            "button.ghost",
+            {
+              type: "button",
+              "aria-label": "Step forward",
+              "data-testid": "replay-step",
+              onclick: () => this.seek(nextTime(this.stops, this.t)),
+            },
+            "▶",
+          ),
+          h(
+            "button.ghost",
+            { type: "button", "aria-label": "To the end", onclick: () => this.seek(this.end) },
+            "▶|",
+          ),
           speed,
           this.slider,
           this.clock,
@@ -141,7 +230,16 @@ export class ReplayPage {
       const done = n === board.views.length - 1;
       header.replaceChildren(
         h("strong", {}, `${board.rank}. ${board.name}`),
-        h("span.row", {}, done ? h(`span.badge${board.status === "won" ? ".won" : ""}`, {}, statusWord(board.status)) : null, h("span.muted", { "data-testid": `replay-moves-${board.seat}` }, `move ${n}/${board.views.length - 1}${board.tokens[n] ? ` · ${board.tokens[n]}` : ""}`)),
+        h(
+          "span.row",
+          {},
+          done ? h(`span.badge${board.status === "won" ? ".won" : ""}`, {}, statusWord(board.status)) : null,
+          h(
+            "span.muted",
+            { "data-testid": `replay-moves-${board.seat}` },
+            `move ${n}/${board.views.length - 1}${board.tokens[n] ? ` · ${board.tokens[n]}` : ""}`,
+          ),
+        ),
       );
     }
   }

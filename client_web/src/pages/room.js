@@ -8,28 +8,40 @@
  */
 
 import { BoardView } from "../board.js";
-import { cardName } from "../cards.js";
-import { acknowledge, applyFrame, displayed, newBoard, newPlay, receive, reject, send, sinceOf } from "../game.js";
-import { autoCompleteToken, cardsAt, describeVariant, isTriviallyWon, parseToken, parseVariant, passesLeft } from "../rules.js";
+import {
+  describeMove,
+  leaderSeat,
+  lobbyPanels,
+  resultsPanel,
+  rivalRow,
+  watchedHeader,
+} from "./room-parts.js";
+import {
+  acknowledge,
+  applyFrame,
+  displayed,
+  newBoard,
+  newPlay,
+  receive,
+  reject,
+  send,
+  sinceOf,
+} from "../game.js";
+import {
+  autoCompleteToken,
+  cardsAt,
+  describeVariant,
+  isTriviallyWon,
+  parseToken,
+  parseVariant,
+  passesLeft,
+} from "../rules.js";
 import { movesAt, prepareBoard } from "../replay.js";
 import { announce, formatTime, getJSON, h, stat, statusWord } from "../ui.js";
 import { faceDownCount, foundationCount } from "../view.js";
 
 const RETRY_CODES = new Set(["rate_limited", "busy"]);
 const AUTO_COMPLETE_MS = 90;
-const PLACE_WORDS = (to) => (to.kind === "foundation" ? "its foundation" : `column ${to.index + 1}`);
-
-/** Words for a move token, naming the cards the view before it shows. */
-export function describeMove(view, token) {
-  const parsed = parseToken(token);
-  if (!parsed) return token;
-  if (parsed.kind === "D") return "Turned the stock";
-  if (parsed.kind === "R") return "Turned the waste over";
-  const cards = cardsAt(view, { ...parsed.from, size: parsed.from.size ?? 1 });
-  const name = cards ? cardName(cards[0]) : "Cards";
-  return `${name} to ${PLACE_WORDS(parsed.to)}`;
-}
-
 export class RoomPage {
   constructor(app, roomId, { watchOnly, ghost = null }) {
     this.app = app;
@@ -140,7 +152,10 @@ export class RoomPage {
       this.join();
     } else if (error.code === "no_room") {
       this.title.textContent = "No such room";
-      this.message.replaceChildren("This game does not exist or has expired. ", h("a", { href: "#/" }, "Back home"));
+      this.message.replaceChildren(
+        "This game does not exist or has expired. ",
+        h("a", { href: "#/" }, "Back home"),
+      );
     } else {
       this.say(error.message);
     }
@@ -170,7 +185,8 @@ export class RoomPage {
         if (this.play) this.play = acknowledge(this.play, frame.id);
         break;
       case "progress":
-        for (const [seat, found, down, moves, status] of frame.boards) this.progress.set(seat, { found, down, moves, status });
+        for (const [seat, found, down, moves, status] of frame.boards)
+          this.progress.set(seat, { found, down, moves, status });
         if (frame.spectators !== undefined) this.spectators = frame.spectators;
         this.renderProgress();
         break;
@@ -272,10 +288,19 @@ export class RoomPage {
       return;
     }
     const view = displayed(this.play, this.variant);
-    const from = parsed.from.kind === "tableau" && parsed.from.size === undefined ? { ...parsed.from, size: 1 } : parsed.from;
+    const from =
+      parsed.from.kind === "tableau" && parsed.from.size === undefined
+        ? { ...parsed.from, size: 1 }
+        : parsed.from;
     const cards = cardsAt(view, from);
-    const source = from.kind === "waste" ? "waste" : from.kind === "foundation" ? `f${from.suit}` : `t${from.index}`;
-    const target = parsed.to.kind === "foundation" ? (cards ? `f${Math.floor(cards[0] / 13)}` : null) : `t${parsed.to.index}`;
+    const source =
+      from.kind === "waste" ? "waste" : from.kind === "foundation" ? `f${from.suit}` : `t${from.index}`;
+    const target =
+      parsed.to.kind === "foundation"
+        ? cards
+          ? `f${Math.floor(cards[0] / 13)}`
+          : null
+        : `t${parsed.to.index}`;
     this.ownBoard.setHint({ source, key: cards ? `c${cards[0]}` : null, target });
   }
 
@@ -284,15 +309,26 @@ export class RoomPage {
   /** Practice rules (undo, hints): solo games and unranked daily replays. */
   practice() {
     const room = this.room;
-    return Boolean(room) && (room.kind === "solo" || (room.kind === "daily" && room.daily && !room.daily.ranked));
+    return (
+      Boolean(room) && (room.kind === "solo" || (room.kind === "daily" && room.daily && !room.daily.ranked))
+    );
   }
 
   playing() {
-    return this.role === "racer" && this.play && this.room?.state === "racing" && this.play.board.ready && this.play.board.status === "playing";
+    return (
+      this.role === "racer" &&
+      this.play &&
+      this.room?.state === "racing" &&
+      this.play.board.ready &&
+      this.play.board.status === "playing"
+    );
   }
 
   transmit(move) {
-    const frame = move.m === null ? { t: "undo", room: this.roomId, id: move.id } : { t: "move", room: this.roomId, id: move.id, m: move.m };
+    const frame =
+      move.m === null
+        ? { t: "undo", room: this.roomId, id: move.id }
+        : { t: "move", room: this.roomId, id: move.id, m: move.m };
     this.conn.send(frame);
   }
 
@@ -357,10 +393,19 @@ export class RoomPage {
   render() {
     const room = this.room;
     if (!room) return;
-    const kind = room.daily ? `Daily challenge ${room.daily.date}${room.daily.ranked ? "" : " (unranked)"}` : room.kind === "solo" ? "Solo" : "Race";
+    const kind = room.daily
+      ? `Daily challenge ${room.daily.date}${room.daily.ranked ? "" : " (unranked)"}`
+      : room.kind === "solo"
+        ? "Solo"
+        : "Race";
     this.title.textContent = `${kind} · ${describeVariant(this.variant)}${this.ghost ? ` · vs ${this.ghost.name}'s ghost` : ""}`;
     const watchers = this.spectators ? ` · ${this.spectators} watching` : "";
-    const stateWords = { lobby: "In the lobby", countdown: "Starting…", racing: room.kind === "solo" ? "Playing" : "Racing", finished: "Finished" };
+    const stateWords = {
+      lobby: "In the lobby",
+      countdown: "Starting…",
+      racing: room.kind === "solo" ? "Playing" : "Racing",
+      finished: "Finished",
+    };
     this.subtitle.textContent = `${this.role === "spectator" ? "Watching · " : ""}${stateWords[room.state] ?? room.state}${watchers}`;
     this.subtitle.dataset.testid = "subtitle";
     const racer = this.role === "racer" && this.seat !== null;
@@ -382,52 +427,12 @@ export class RoomPage {
   }
 
   renderLobby() {
-    const room = this.room;
     const link = `${window.location.origin}${window.location.pathname}#/room/${this.roomId}`;
-    const input = h("input", { value: link, readonly: true, "aria-label": "Invite link", "data-testid": "invite-link" });
-    const copy = h(
-      "button.ghost",
-      {
-        type: "button",
-        onclick: async () => {
-          input.select();
-          try {
-            await navigator.clipboard.writeText(link);
-            copy.textContent = "Copied";
-          } catch {
-            document.execCommand?.("copy");
-            copy.textContent = "Copied";
-          }
-        },
-      },
-      "Copy",
-    );
-    const seated = room.seats.filter(Boolean);
-    const me = seated.find((s) => s.user === this.conn.user);
-    const seats = h(
-      "ul.list.seats",
-      { "data-testid": "seats" },
-      room.seats.map((s, i) =>
-        s
-          ? h(`li${s.ready ? ".ready" : ""}${s.online ? "" : ".offline"}`, {}, h("strong", {}, s.name), h("span.muted", {}, s.user === room.host ? "host" : s.online ? "" : "away"))
-          : h("li.empty", {}, `Seat ${i + 1}: free`),
-      ),
-    );
-    const actions = h("div.row");
-    if (me) {
-      actions.append(
-        h("button", { type: "button", "data-testid": "ready", onclick: () => this.conn.send({ t: "ready", room: this.roomId, ready: !me.ready }) }, me.ready ? "Not ready" : "I'm ready"),
-      );
-      if (room.host === this.conn.user) {
-        const canStart = seated.length >= 2 && seated.every((s) => s.ready);
-        actions.append(
-          h("button", { type: "button", "data-testid": "start", disabled: !canStart, onclick: () => this.conn.send({ t: "start", room: this.roomId }) }, "Start race"),
-        );
-      }
-    }
     this.lobby.replaceChildren(
-      h("div.panel", {}, h("h2", {}, "Invite friends"), h("p.muted", {}, "Anyone with this link can take a free seat or watch."), h("div.invite", {}, input, copy)),
-      h("div.panel", {}, h("h2", {}, `Racers ${seated.length}/${room.capacity}`), seats, actions, room.time_limit ? h("p.muted", {}, `Time limit ${formatTime(room.time_limit * 1000)}`) : null),
+      ...lobbyPanels(this.room, this.conn.user, link, {
+        onReady: (ready) => this.conn.send({ t: "ready", room: this.roomId, ready }),
+        onStart: () => this.conn.send({ t: "start", room: this.roomId }),
+      }),
     );
   }
 
@@ -436,21 +441,61 @@ export class RoomPage {
     const buttons = [];
     if (this.role === "racer" && this.practice() && room.state === "racing") {
       buttons.push(
-        h("button.ghost", { type: "button", onclick: () => this.undo(), "data-testid": "undo", title: "Undo (U)" }, "Undo"),
-        h("button.ghost", { type: "button", onclick: () => this.hint(), "data-testid": "hint", title: "Hint (H)" }, "Hint"),
+        h(
+          "button.ghost",
+          { type: "button", onclick: () => this.undo(), "data-testid": "undo", title: "Undo (U)" },
+          "Undo",
+        ),
+        h(
+          "button.ghost",
+          { type: "button", onclick: () => this.hint(), "data-testid": "hint", title: "Hint (H)" },
+          "Hint",
+        ),
       );
     }
     if (this.role === "racer" && room.state === "racing" && this.play?.board.status === "playing") {
-      buttons.push(h("button.ghost", { type: "button", onclick: () => this.resign(), "data-testid": "resign" }, room.kind === "race" ? "Resign" : "Give up"));
+      buttons.push(
+        h(
+          "button.ghost",
+          { type: "button", onclick: () => this.resign(), "data-testid": "resign" },
+          room.kind === "race" ? "Resign" : "Give up",
+        ),
+      );
     }
-    if (room.kind === "daily") buttons.push(h("a.button.ghost", { href: "#/daily", "data-testid": "daily-back" }, room.state === "finished" ? "Your rank" : "Daily"));
+    if (room.kind === "daily")
+      buttons.push(
+        h(
+          "a.button.ghost",
+          { href: "#/daily", "data-testid": "daily-back" },
+          room.state === "finished" ? "Your rank" : "Daily",
+        ),
+      );
     if (room.state === "finished" && room.kind === "solo") {
-      buttons.push(h("button", { type: "button", onclick: () => this.newSolo(), "data-testid": "new-game" }, "New game"));
+      buttons.push(
+        h("button", { type: "button", onclick: () => this.newSolo(), "data-testid": "new-game" }, "New game"),
+      );
     }
     if (room.state === "finished" && room.kind === "race" && this.role === "racer" && this.seat !== null) {
-      buttons.push(h("button", { type: "button", onclick: () => this.conn.send({ t: "rematch", room: this.roomId }), "data-testid": "rematch" }, "Rematch"));
+      buttons.push(
+        h(
+          "button",
+          {
+            type: "button",
+            onclick: () => this.conn.send({ t: "rematch", room: this.roomId }),
+            "data-testid": "rematch",
+          },
+          "Rematch",
+        ),
+      );
     }
-    if (room.state === "finished") buttons.push(h("a.button.ghost", { href: `#/replay/${this.roomId}/${room.gen}`, "data-testid": "replay-link" }, "Replay"));
+    if (room.state === "finished")
+      buttons.push(
+        h(
+          "a.button.ghost",
+          { href: `#/replay/${this.roomId}/${room.gen}`, "data-testid": "replay-link" },
+          "Replay",
+        ),
+      );
     this.tools.replaceChildren(...buttons);
   }
 
@@ -462,7 +507,13 @@ export class RoomPage {
 
   async newSolo() {
     const conn = await this.app.ready();
-    const reply = await conn.request({ t: "create", kind: "solo", variant: this.room.variant, time_limit: 0, public: this.room.public });
+    const reply = await conn.request({
+      t: "create",
+      kind: "solo",
+      variant: this.room.variant,
+      time_limit: 0,
+      public: this.room.public,
+    });
     this.app.navigate(`#/room/${reply.room}`);
   }
 
@@ -518,7 +569,9 @@ export class RoomPage {
     this.set.moves(String(this.play.board.moves + this.play.pending.length));
     this.set.found(`${found}/52`);
     this.set.pass(`${view.pass}/${this.variant.passes ?? "∞"}`);
-    this.set.score(this.app.settings.scoring === "vegas" ? `$${-52 + 5 * found}` : String(this.play.board.score));
+    this.set.score(
+      this.app.settings.scoring === "vegas" ? `$${-52 + 5 * found}` : String(this.play.board.score),
+    );
   }
 
   /** The ghost's progress at this game's elapsed time. */
@@ -529,26 +582,30 @@ export class RoomPage {
     const n = movesAt(ghost, elapsed);
     const view = ghost.views[n];
     const done = n === ghost.views.length - 1 && elapsed >= (ghost.end_t ?? ghost.times[n]);
-    return { found: foundationCount(view), down: faceDownCount(view), moves: n, status: done ? ghost.status : "playing" };
+    return {
+      found: foundationCount(view),
+      down: faceDownCount(view),
+      moves: n,
+      status: done ? ghost.status : "playing",
+    };
   }
 
   renderProgress() {
     if (!this.room || this.role !== "racer" || (this.room.kind !== "race" && !this.ghost)) return;
     const rivals = this.room.seats
       .filter((s) => s && s.seat !== this.seat)
-      .map((s) => ({ key: `opponent-${s.seat}`, name: s.name, p: this.progress.get(s.seat) ?? { found: 0, down: 21, moves: 0, status: "playing" } }));
-    if (this.ghost) rivals.push({ key: "ghost", name: `${this.ghost.name} (ghost)`, p: this.ghostProgress() });
-    const rows = rivals.map(({ key, name, p }) =>
-      h(
-        "div.opponent",
-        { "data-testid": key },
-        h("header", {}, h("strong", {}, name), h(`span.badge${p.status === "won" ? ".won" : ""}`, {}, statusWord(p.status))),
-        h("div.bar", { role: "progressbar", "aria-label": `${name}: cards on foundations`, "aria-valuemin": "0", "aria-valuemax": "52", "aria-valuenow": String(p.found) }, h("span", { style: `width:${(p.found / 52) * 100}%` })),
-        h("div.bar.down", { role: "progressbar", "aria-label": `${name}: face-down cards turned`, "aria-valuemin": "0", "aria-valuemax": "21", "aria-valuenow": String(21 - p.down) }, h("span", { style: `width:${((21 - p.down) / 21) * 100}%` })),
-        h("small", {}, `${p.found} home · ${p.down} face down · ${p.moves} moves`),
-      ),
+      .map((s) => ({
+        key: `opponent-${s.seat}`,
+        name: s.name,
+        p: this.progress.get(s.seat) ?? { found: 0, down: 21, moves: 0, status: "playing" },
+      }));
+    if (this.ghost)
+      rivals.push({ key: "ghost", name: `${this.ghost.name} (ghost)`, p: this.ghostProgress() });
+    const rows = rivals.map(rivalRow);
+    this.opponents.replaceChildren(
+      h("h2", { style: "margin:0;font-size:1rem" }, this.room.kind === "race" ? "Opponents" : "Ghost"),
+      ...rows,
     );
-    this.opponents.replaceChildren(h("h2", { style: "margin:0;font-size:1rem" }, this.room.kind === "race" ? "Opponents" : "Ghost"), ...rows);
   }
 
   /** Spectator boards (live) or, once the race is over, everyone's final boards. */
@@ -563,23 +620,31 @@ export class RoomPage {
       if (!entry) {
         const holder = h("div");
         const header = h("header");
-        const wrap = h("article.watched", { "aria-label": `${occupant.name}'s board`, "data-testid": `board-${seat}` }, header, holder);
+        const wrap = h(
+          "article.watched",
+          { "aria-label": `${occupant.name}'s board`, "data-testid": `board-${seat}` },
+          header,
+          holder,
+        );
         this.watchGrid.append(wrap);
-        entry = { wrap, header, board: new BoardView(holder, { variant: this.variant, label: `${occupant.name}'s board` }) };
+        entry = {
+          wrap,
+          header,
+          board: new BoardView(holder, { variant: this.variant, label: `${occupant.name}'s board` }),
+        };
         this.views.set(seat, entry);
       }
       const live = this.boards.get(seat);
       const row = final?.get(seat);
       const view = row ? row.view : live?.ready ? live.view : null;
       if (view) entry.board.update(view, { reveal: Boolean(row) });
-      const status = row ? row.status : live?.status ?? "playing";
-      const moves = row ? row.moves : live?.moves ?? 0;
+      const status = row ? row.status : (live?.status ?? "playing");
+      const moves = row ? row.moves : (live?.moves ?? 0);
       const found = view ? foundationCount(view) : 0;
       const down = view ? faceDownCount(view) : 21;
       entry.wrap.classList.toggle("leader", seat === leader);
       entry.header.replaceChildren(
-        h("strong", {}, occupant.name),
-        h("span.row", {}, seat === leader ? h("span.badge.lead", {}, "leader") : null, h(`span.badge${status === "won" ? ".won" : ""}`, {}, statusWord(status)), h("span.muted", {}, `${found} home · ${down} down · ${moves} moves`)),
+        ...watchedHeader(occupant.name, { leader: seat === leader, status, found, down, moves }),
       );
     }
     for (const [seat, entry] of this.views) {
@@ -593,47 +658,21 @@ export class RoomPage {
 
   leader(seats, final) {
     if (final) return [...final.values()].find((row) => row.rank === 1)?.seat ?? null;
-    let best = null;
-    let bestKey = null;
-    for (const seat of seats) {
-      const board = this.boards.get(seat);
-      const found = board?.ready ? foundationCount(board.view) : this.progress.get(seat)?.found ?? 0;
-      const key = [board?.status === "won" ? 1 : 0, found];
-      if (!bestKey || key[0] > bestKey[0] || (key[0] === bestKey[0] && key[1] > bestKey[1])) {
-        best = seat;
-        bestKey = key;
-      }
-    }
-    return bestKey && (bestKey[0] || bestKey[1]) ? best : null;
+    return leaderSeat(
+      seats.map((seat) => {
+        const board = this.boards.get(seat);
+        const found = board?.ready ? foundationCount(board.view) : (this.progress.get(seat)?.found ?? 0);
+        return { seat, won: board?.status === "won", found };
+      }),
+    );
   }
 
   renderResults() {
     const results = this.results;
     this.resultsBox.hidden = !results;
     if (!results) return;
-    const rows = results.ranking.map((row) =>
-      h(
-        `tr${row.user === this.conn.user ? ".me" : ""}`,
-        {},
-        h("td", {}, String(row.rank)),
-        h("td", {}, row.name),
-        h("td", {}, statusWord(row.status)),
-        h("td", {}, row.time_ms === null ? "–" : formatTime(row.time_ms, { tenths: true })),
-        h("td", {}, `${row.found}/52`),
-        h("td", {}, String(row.moves)),
-      ),
-    );
     this.resultsBox.replaceChildren(
-      h("h2", {}, this.room?.kind === "race" ? "Results" : "Result"),
-      h(
-        "table.results",
-        {},
-        h("thead", {}, h("tr", {}, ["Rank", "Player", "Result", "Time", "Cards home", "Moves"].map((text) => h("th", { scope: "col" }, text)))),
-        h("tbody", {}, rows),
-      ),
-      results.seed
-        ? h("p.muted", {}, `Seed ${results.seed} · commitment ${results.commitment.slice(0, 16)}… — ${this.room?.kind === "race" ? "every racer had this deal" : "anyone can check the deal"}.`)
-        : h("p.muted", {}, "The deal's seed is revealed when the day closes."),
+      ...resultsPanel(results, { kind: this.room?.kind, user: this.conn.user }),
     );
   }
 
@@ -652,7 +691,8 @@ export class RoomPage {
   tick() {
     const room = this.room;
     if (!room) return;
-    if (this.ghost && room.state === "racing" && (this.ticks = (this.ticks ?? 0) + 1) % 3 === 0) this.renderProgress();
+    if (this.ghost && room.state === "racing" && (this.ticks = (this.ticks ?? 0) + 1) % 3 === 0)
+      this.renderProgress();
     const now = this.conn.now();
     const counting = room.state === "countdown" && room.start_at > now;
     this.countdown.hidden = !counting;

@@ -1,0 +1,204 @@
+/**
+ * Pieces of the room page as plain functions from data to elements: the lobby panels,
+ * an opponent's (or ghost's) progress, a watched board's header, the results table,
+ * and the words and choices behind them. They hold no state and send nothing.
+ */
+
+import { cardName } from "../cards.js";
+import { cardsAt, parseToken } from "../rules.js";
+import { formatTime, h, statusWord } from "../ui.js";
+
+const placeWords = (to) => (to.kind === "foundation" ? "its foundation" : `column ${to.index + 1}`);
+
+/** Words for a move token, naming the cards the view before it shows. */
+export function describeMove(view, token) {
+  const parsed = parseToken(token);
+  if (!parsed) return token;
+  if (parsed.kind === "D") return "Turned the stock";
+  if (parsed.kind === "R") return "Turned the waste over";
+  const cards = cardsAt(view, { ...parsed.from, size: parsed.from.size ?? 1 });
+  const name = cards ? cardName(cards[0]) : "Cards";
+  return `${name} to ${placeWords(parsed.to)}`;
+}
+
+/** The seat to follow: a winner first, else the most cards home; null before anyone scores. */
+export function leaderSeat(boards) {
+  let best = null;
+  for (const board of boards) {
+    if (!board.won && !board.found) continue;
+    if (
+      best === null ||
+      (board.won && !best.won) ||
+      (board.won === best.won && !board.won && board.found > best.found)
+    ) {
+      best = board;
+    }
+  }
+  return best === null ? null : best.seat;
+}
+
+/** The invite panel and the seats panel with ready and start buttons. */
+export function lobbyPanels(room, user, link, { onReady, onStart }) {
+  const input = h("input", {
+    value: link,
+    readonly: true,
+    "aria-label": "Invite link",
+    "data-testid": "invite-link",
+  });
+  const copy = h(
+    "button.ghost",
+    {
+      type: "button",
+      onclick: async () => {
+        input.select();
+        try {
+          await navigator.clipboard.writeText(link);
+        } catch {
+          document.execCommand?.("copy");
+        }
+        copy.textContent = "Copied";
+      },
+    },
+    "Copy",
+  );
+  const seated = room.seats.filter(Boolean);
+  const me = seated.find((s) => s.user === user);
+  const seats = h(
+    "ul.list.seats",
+    { "data-testid": "seats" },
+    room.seats.map((s, i) =>
+      s
+        ? h(
+            `li${s.ready ? ".ready" : ""}${s.online ? "" : ".offline"}`,
+            {},
+            h("strong", {}, s.name),
+            h("span.muted", {}, s.user === room.host ? "host" : s.online ? "" : "away"),
+          )
+        : h("li.empty", {}, `Seat ${i + 1}: free`),
+    ),
+  );
+  const actions = h("div.row");
+  if (me) {
+    actions.append(
+      h(
+        "button",
+        { type: "button", "data-testid": "ready", onclick: () => onReady(!me.ready) },
+        me.ready ? "Not ready" : "I'm ready",
+      ),
+    );
+    if (room.host === user) {
+      const canStart = seated.length >= 2 && seated.every((s) => s.ready);
+      actions.append(
+        h(
+          "button",
+          { type: "button", "data-testid": "start", disabled: !canStart, onclick: onStart },
+          "Start race",
+        ),
+      );
+    }
+  }
+  return [
+    h(
+      "div.panel",
+      {},
+      h("h2", {}, "Invite friends"),
+      h("p.muted", {}, "Anyone with this link can take a free seat or watch."),
+      h("div.invite", {}, input, copy),
+    ),
+    h(
+      "div.panel",
+      {},
+      h("h2", {}, `Racers ${seated.length}/${room.capacity}`),
+      seats,
+      actions,
+      room.time_limit ? h("p.muted", {}, `Time limit ${formatTime(room.time_limit * 1000)}`) : null,
+    ),
+  ];
+}
+
+function bar(className, label, value, max) {
+  return h(
+    className,
+    {
+      role: "progressbar",
+      "aria-label": label,
+      "aria-valuemin": "0",
+      "aria-valuemax": String(max),
+      "aria-valuenow": String(value),
+    },
+    h("span", { style: `width:${(value / max) * 100}%` }),
+  );
+}
+
+/** An opponent's (or a ghost's) progress: cards home, face-down cards turned, moves. */
+export function rivalRow({ key, name, p }) {
+  return h(
+    "div.opponent",
+    { "data-testid": key },
+    h(
+      "header",
+      {},
+      h("strong", {}, name),
+      h(`span.badge${p.status === "won" ? ".won" : ""}`, {}, statusWord(p.status)),
+    ),
+    bar("div.bar", `${name}: cards on foundations`, p.found, 52),
+    bar("div.bar.down", `${name}: face-down cards turned`, 21 - p.down, 21),
+    h("small", {}, `${p.found} home · ${p.down} face down · ${p.moves} moves`),
+  );
+}
+
+/** The header over a watched board. */
+export function watchedHeader(name, { leader, status, found, down, moves }) {
+  return [
+    h("strong", {}, name),
+    h(
+      "span.row",
+      {},
+      leader ? h("span.badge.lead", {}, "leader") : null,
+      h(`span.badge${status === "won" ? ".won" : ""}`, {}, statusWord(status)),
+      h("span.muted", {}, `${found} home · ${down} down · ${moves} moves`),
+    ),
+  ];
+}
+
+/** The results table, with the seed when it may be shown. */
+export function resultsPanel(results, { kind, user }) {
+  const rows = results.ranking.map((row) =>
+    h(
+      `tr${row.user === user ? ".me" : ""}`,
+      {},
+      h("td", {}, String(row.rank)),
+      h("td", {}, row.name),
+      h("td", {}, statusWord(row.status)),
+      h(
+        "td",
+        {},
+        row.time_ms === null || row.time_ms === undefined ? "–" : formatTime(row.time_ms, { tenths: true }),
+      ),
+      h("td", {}, `${row.found}/52`),
+      h("td", {}, String(row.moves)),
+    ),
+  );
+  const heads = ["Rank", "Player", "Result", "Time", "Cards home", "Moves"];
+  const check = kind === "race" ? "every racer had this deal" : "anyone can check the deal";
+  return [
+    h("h2", {}, kind === "race" ? "Results" : "Result"),
+    h(
+      "table.results",
+      {},
+      h(
+        "thead",
+        {},
+        h(
+          "tr",
+          {},
+          heads.map((text) => h("th", { scope: "col" }, text)),
+        ),
+      ),
+      h("tbody", {}, rows),
+    ),
+    results.seed
+      ? h("p.muted", {}, `Seed ${results.seed} · commitment ${results.commitment.slice(0, 16)}… — ${check}.`)
+      : h("p.muted", {}, "The deal's seed is revealed when the day closes."),
+  ];
+}

@@ -1,0 +1,63 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+
+import { cardOf } from "../src/cards.js";
+import { describeMove, leaderSeat } from "../src/pages/room-parts.js";
+
+const games = JSON.parse(readFileSync(new URL("./fixtures/games.json", import.meta.url)));
+
+test("moves are put into words with the cards they move", () => {
+  const view = {
+    tableau: [
+      [0, [cardOf(2, 12)]],
+      [0, [cardOf(0, 13)]],
+      [0, []],
+      [0, []],
+      [0, []],
+      [0, []],
+      [0, []],
+    ],
+    waste: [cardOf(3, 1)],
+    stock: 3,
+    foundations: [0, 0, 0, 0],
+    foundations_hidden: 0,
+    pass: 1,
+  };
+  assert.equal(describeMove(view, "12"), "Queen of hearts to column 2");
+  assert.equal(describeMove(view, "WF"), "Ace of spades to its foundation");
+  assert.equal(describeMove(view, "D"), "Turned the stock");
+  assert.equal(describeMove(view, "R"), "Turned the waste over");
+  for (const step of games[0].steps) assert.equal(typeof describeMove(games[0].start, step.m), "string");
+});
+
+test("the leader is a winner first, else the most cards home, else nobody", () => {
+  assert.equal(
+    leaderSeat([
+      { seat: 0, won: false, found: 0 },
+      { seat: 1, won: false, found: 0 },
+    ]),
+    null,
+  );
+  assert.equal(
+    leaderSeat([
+      { seat: 0, won: false, found: 3 },
+      { seat: 1, won: false, found: 5 },
+    ]),
+    1,
+  );
+  assert.equal(
+    leaderSeat([
+      { seat: 0, won: true, found: 52 },
+      { seat: 1, won: false, found: 51 },
+    ]),
+    0,
+  );
+  assert.equal(
+    leaderSeat([
+      { seat: 2, won: false, found: 4 },
+      { seat: 3, won: false, found: 4 },
+    ]),
+    2,
+  );
+});
