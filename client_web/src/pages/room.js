@@ -284,7 +284,8 @@ export class RoomPage {
     const parsed = parseToken(frame.m);
     if (!parsed) return;
     if (parsed.kind === "D" || parsed.kind === "R") {
-      this.ownBoard.setHint({ source: "stock", key: "s0", target: null });
+      const top = Math.min(3, displayed(this.play, this.variant).stock) - 1;
+      this.ownBoard.setHint({ source: "stock", key: `s${Math.max(0, top)}`, target: top < 0 ? "stock" : null });
       return;
     }
     const view = displayed(this.play, this.variant);

@@ -160,3 +160,12 @@ def test_race_watched_reloaded_and_replayed(pages: Pages, screenshot: Callable[.
     screenshot(ann, "replay-desktop")
     ann.set_viewport_size(PHONE)
     screenshot(ann, "replay-phone", full_page=True)
+
+    # A rematch takes the room back to its lobby, with both racers, for a fresh deal.
+    bea.click("[data-testid=rematch]")
+    for page in (bea, watcher):
+        expect(page.locator("[data-testid=seats]")).to_contain_text("Ann")
+        expect(page.locator("[data-testid=results]")).to_be_hidden()
+    ann.go_back()
+    expect(ann.locator("[data-testid=seats]")).to_contain_text("Bea")
+    expect(ann.locator("[data-testid=ready]")).to_have_text("I'm ready")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from itertools import cycle
 
@@ -13,7 +14,7 @@ from klondike_live.engine import Board
 from klondike_live.race.room import RoomState
 from klondike_live.solver.search import SOLVABLE, Budget, solve
 
-from pages import PHONE, BoardDriver, Mode, Pages, room_of
+from pages import OWN, PHONE, BoardDriver, Mode, Pages, room_of
 
 
 def room_state(valkey_url: str, room_id: str) -> RoomState:
@@ -80,3 +81,26 @@ def test_phone_layout_fits_and_plays(pages: Pages, screenshot: Callable[..., Non
     expect(own).to_have_attribute("data-moves", "1")
     assert own.locator('.card[data-place="waste"]').count() == 1
     screenshot(page, "solo-phone")
+
+
+def test_practice_tools_hint_undo_and_focus(pages: Pages) -> None:
+    """In a solo game: a hint is shown and highlighted, Enter on a focused pile plays,
+    and undo takes the move back."""
+    page = pages.open(name="Tools")
+    page.click("[data-testid=start-solo]")
+    own = page.locator(OWN)
+    expect(own.locator(".card").first).to_be_visible()
+    page.click("[data-testid=hint]")
+    message = page.locator("[data-testid=message]")
+    expect(message).to_have_text(re.compile(r"winning|promising|lost"), timeout=15_000)
+    expect(own.locator(".card.hinted, .slot.target")).not_to_have_count(0)
+    page.focus(f'{OWN} .slot[data-place="stock"]')
+    page.keyboard.press("Enter")
+    expect(own).to_have_attribute("data-moves", "1")
+    assert own.locator('.card[data-place="waste"]').count() == 1
+    page.click("[data-testid=undo]")
+    expect(own).to_have_attribute("data-moves", "0")
+    expect(own.locator('.card[data-place="waste"]')).to_have_count(0)
+    page.keyboard.press("?")
+    expect(page.locator("#help")).to_be_visible()
+    expect(page.locator("#help")).to_contain_text("Pick up the waste")
