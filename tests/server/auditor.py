@@ -227,15 +227,15 @@ def audit_daily(
         where = f"frame {index} ({kind})"
         at = times[index] if index < len(times) else float("-inf")
         is_closed = closed(at)
-        daily = message.get("daily") if kind in ("room", "results") else None
-        if isinstance(daily, dict) and daily.get("closed"):
-            assert is_closed, f"{where}: claims the {truth.day} challenge closed; it had not"
         if not is_closed:
             assert truth.seed not in repr(message), f"{where}: the daily seed leaked"
         room_id = message.get("room")
         room = truth.rooms.get(room_id) if isinstance(room_id, str) else None
         if room is None:
             continue
+        daily = message.get("daily") if kind in ("room", "results") else None
+        if isinstance(daily, dict) and daily.get("closed"):
+            assert is_closed, f"{where}: claims the {truth.day} challenge closed; it had not"
         if not is_closed:
             if kind in ("room", "results"):
                 assert "seed" not in message and "deal" not in message, (

@@ -71,9 +71,10 @@ MAX_AROUND: Final = 50
 
 _RECORD: Final = """
 -- KEYS: 1 entries hash, 2 board zset; ARGV: 1 user, 2 entry JSON, 3 member
+-- Returns the number of entries after adding, or 0 when the user has one already.
 if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
 redis.call('ZADD', KEYS[2], 0, ARGV[3])
-return 1
+return redis.call('ZCARD', KEYS[2])
 """
 
 _ROWS: Final = """
@@ -224,11 +225,16 @@ class Leaderboard:
 
     async def record(self, result: DailyResult) -> bool:
         """Add the account's ranked entry; False (nothing changed) if it has one."""
-        added = await self._record(
+        return await self.record_counted(result) > 0
+
+    async def record_counted(self, result: DailyResult) -> int:
+        """As `record`, atomically: how many entries the board has with this one, or 0
+        when nothing changed (the account has an entry)."""
+        count = await self._record(
             keys=[self.entries_key, self.board_key],
             args=[result.user, result.to_json(), result.member()],
         )
-        return bool(added)
+        return int(count)
 
     async def count(self) -> int:
         """How many accounts are on the leaderboard."""

@@ -119,6 +119,14 @@ class DailyService:
         self._boards: dict[tuple[date, Variant], Leaderboard] = {}
         self._watchers: dict[tuple[str, str], set[Session]] = {}
         self._watching: dict[Session, set[tuple[str, str]]] = {}
+        self._background: set[asyncio.Task[None]] = set()
+
+    async def close(self) -> None:
+        """Stop every preparation still running (their solver processes with them)."""
+        tasks: list[asyncio.Task[Any]] = [*self._preparing.values(), *self._background]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
     # ------------------------------------------------------------ days
 
@@ -185,7 +193,9 @@ class DailyService:
                 log.warning("preparing the daily challenge of %s failed: %s", day, exc)
 
         if (day, variant) not in self._preparing:
-            asyncio.get_running_loop().create_task(prepare())
+            task = asyncio.get_running_loop().create_task(prepare())
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
 
     async def run_prepare(self) -> None:
         """Keep today and the next `daily_days_ahead` days ready, until cancelled."""
@@ -276,9 +286,8 @@ class DailyService:
         if state.kind != "daily":
             return
         day = date.fromisoformat(state.daily)
-        seated = state.seat_of(user) is not None
-        if role == "racer" and seated:
-            return
+        if state.seat_of(user) is not None:
+            return  # its own room (a player cannot watch its own game: `own_race`)
         allowed = not self.is_open(day) or await self.has_finished(user, day, state.variant)
         if not allowed:
             raise RequestError(
@@ -320,10 +329,9 @@ class DailyService:
             gen=state.gen,
         )
         leaderboard = self.leaderboard(day, state.variant)
-        added = await leaderboard.record(result)
+        count = await leaderboard.record_counted(result)
         await self.stats.record_attempt(occupant.user, day, state.variant, won, time_ms)
-        if added:
-            count = await leaderboard.count()
+        if count:
             note = msgpack.packb([day.isoformat(), str(state.variant), count])
             await self.redis.publish(keys.DAILY_UPDATES, note)
             log.info("daily %s %s: %s ranked %s", day, state.variant, occupant.user, count)

@@ -109,6 +109,7 @@ async def running(
             settings, store, hub, metrics, seed_source=seed_source, pool=pool, clock=clock
         )
         await service.sync_clock()
+        stack.push_async_callback(service.daily.close)
         background = [
             asyncio.create_task(service.run_ticks(), name="ticks"),
             asyncio.create_task(

