@@ -285,7 +285,11 @@ export class RoomPage {
     if (!parsed) return;
     if (parsed.kind === "D" || parsed.kind === "R") {
       const top = Math.min(3, displayed(this.play, this.variant).stock) - 1;
-      this.ownBoard.setHint({ source: "stock", key: `s${Math.max(0, top)}`, target: top < 0 ? "stock" : null });
+      this.ownBoard.setHint({
+        source: "stock",
+        key: `s${Math.max(0, top)}`,
+        target: top < 0 ? "stock" : null,
+      });
       return;
     }
     const view = displayed(this.play, this.variant);
