@@ -298,3 +298,21 @@ async def test_bad_daily_requests_are_refused(
             assert refused.value.code == "bad_field"
     finally:
         await alice.close()
+
+
+async def test_leaderboard_updates_reach_watchers_on_other_nodes(
+    daily_node: Node, make_settings: Callable[..., Settings], clock: DayClock
+) -> None:
+    """A result recorded through one node reaches a watcher connected to another."""
+    async with running(make_settings(**FAST), clock=clock) as other:
+        watcher = await Client.connect(other.ws_url, name="Watcher")
+        alice = await Client.connect(daily_node.ws_url, name="Alice")
+        try:
+            watch = {"t": "daily_watch", "rid": 1, "date": "2030-01-01", "variant": D3}
+            await watcher.call(watch, lambda m: m["t"] == "daily_update")
+            room, _ = await start_attempt(alice, D3)
+            await alice.resign(room)
+            update = await watcher.expect(lambda m: m["t"] == "daily_update" and "rid" not in m)
+            assert update == {"t": "daily_update", "date": "2030-01-01", "variant": D3, "count": 1}
+        finally:
+            await close_all([watcher, alice])

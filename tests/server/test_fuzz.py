@@ -18,7 +18,7 @@ from klondike_live.protocol.codes import ErrorCode
 from helpers import FAST
 
 SERVER_TYPES = {"welcome", "error", "pong", "created", "room", "board", "diff", "ack", "progress"}
-SERVER_TYPES |= {"results", "hint"}
+SERVER_TYPES |= {"results", "hint", "daily_update"}
 CODES = {str(code) for code in ErrorCode}
 
 VALID = [
@@ -34,6 +34,9 @@ VALID = [
     {"t": "resign", "room": "abcdefgh12"},
     {"t": "rematch", "room": "abcdefgh12"},
     {"t": "start", "room": "abcdefgh12"},
+    {"t": "create", "rid": 5, "kind": "race", "variant": "draw=1", "seats": 2, "deal": "any"},
+    {"t": "daily_watch", "rid": 6, "date": "2030-01-01", "variant": "draw=3 passes=3 f2t=no"},
+    {"t": "daily_unwatch", "date": "2030-01-01", "variant": "draw=1"},
 ]
 
 
