@@ -102,6 +102,10 @@ def test_explicit_values_beat_environment(tmp_path: Path) -> None:
         ("KLONDIKE_REDIS_URL", "http://x", "KLONDIKE_REDIS_URL: expected a URL starting with"),
         ("KLONDIKE_NODE_ID", "a b", "KLONDIKE_NODE_ID: expected 1..32 characters"),
         ("KLONDIKE_HOST", "", "KLONDIKE_HOST: expected a host name or address, got ''"),
+        ("KLONDIKE_POOL_TARGET", "-1", "KLONDIKE_POOL_TARGET: expected an integer 0..100000"),
+        ("KLONDIKE_POOL_VARIANTS", "draw=2", "KLONDIKE_POOL_VARIANTS: expected comma-separated"),
+        ("KLONDIKE_DAILY_TIME_LIMIT_SECONDS", "0", "KLONDIKE_DAILY_TIME_LIMIT_SECONDS: expected"),
+        ("KLONDIKE_DAILY_BUDGET_NODES", "0", "KLONDIKE_DAILY_BUDGET_NODES: expected an integer"),
     ],
 )
 def test_bad_values_fail_naming_key_and_value(
@@ -112,6 +116,35 @@ def test_bad_values_fail_naming_key_and_value(
         load(tmp_path, **{key: raw})
     assert str(caught.value).startswith(expected)
     assert caught.value.key == key
+
+
+def test_pool_and_daily_settings(tmp_path: Path) -> None:
+    """The pool keeps the four home-page variants by default; the list, targets, budgets
+    and the daily settings come from the environment."""
+    defaults = load(tmp_path)
+    assert [str(v) for v in defaults.pool_variants] == [
+        "draw=1 passes=1 f2t=no",
+        "draw=3 passes=3 f2t=no",
+        "draw=1 passes=unlimited f2t=no",
+        "draw=3 passes=unlimited f2t=no",
+    ]
+    assert (defaults.pool_target, defaults.pool_budget_nodes) == (20, 300_000)
+    assert (defaults.daily_budget_nodes, defaults.daily_days_ahead) == (2_000_000, 7)
+    assert (defaults.daily_prepare_seconds, defaults.daily_time_limit_seconds) == (3600, 1800)
+    settings = load(
+        tmp_path,
+        KLONDIKE_POOL_VARIANTS="draw=3, draw=1 passes=unlimited,draw=3 passes=3 f2t=no",
+        KLONDIKE_POOL_TARGET="0",
+        KLONDIKE_DAILY_PREPARE_SECONDS="0",
+        KLONDIKE_DAILY_TIME_LIMIT_SECONDS="600",
+    )
+    assert [str(v) for v in settings.pool_variants] == [
+        "draw=3 passes=3 f2t=no",
+        "draw=1 passes=unlimited f2t=no",
+    ]
+    assert settings.pool_target == 0 and settings.daily_prepare_seconds == 0
+    assert settings.daily_time_limit_seconds == 600
+    assert load(tmp_path, KLONDIKE_POOL_VARIANTS="").pool_variants == ()
 
 
 def test_bad_explicit_port_fails(tmp_path: Path) -> None:

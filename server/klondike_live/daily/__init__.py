@@ -25,13 +25,14 @@ The API, in short (all `async` functions take a `redis.asyncio.Redis`):
     await pool.size(variant) -> int
 
     await prepare_day(redis, secret, day, variant, budget) -> DayRecord   # idempotent
-    await ensure_days(redis, secret, start_date, days=7) -> list[DayRecord]
+    await ensure_days(redis, secret, start_date, days=7) -> list[DayRecord]  # prepare=...
     asyncio.create_task(run_prepare(clock, redis, secret))   # today + 7 days, hourly
     await load_day(redis, day, variant) -> DayRecord | None
     record.public() / record.reveal(now) / record.view(now); is_closed(day, now)
 
     board = Leaderboard(redis, day, variant)
     await board.record(DailyResult(...)) -> bool      # False: the account has an entry
+    await board.record_counted(result) -> int         # entries after it, 0 if refused
     await board.page(offset, limit) / board.around(user, n) / board.rank_of(user)
 
     stats = DailyStats(redis)

@@ -15,7 +15,8 @@ budget is only a safety net.
 The day record lives in one Redis hash per day and variant (`keys.daily_day`): `seed`,
 `n`, `par`, `commitment` (SHA-256 hex of the deal text, `race.room.commitment`, as for
 races), `moves` (the certified winning line) and the `date` and `variant` texts. It is
-written once, by whichever process certifies first; later calls keep it. `run_prepare`
+written once, by whichever process certifies first; later calls keep it, and each
+record returned is listed in `keys.DAILY_INDEX` (the archive reads it). `run_prepare`
 keeps today and the next 7 days ready, checking every hour.
 
 A day is open from 00:00 UTC of its date until 00:00 UTC of the next date

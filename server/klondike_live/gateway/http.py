@@ -143,11 +143,15 @@ class HttpRoutes:
         if access == SPOILER:
             return json_response({"error": "spoiler"}, HTTPStatus.FORBIDDEN)
         if kind == "results":
-            return json_response(without_secrets(results) if access == REDACTED else results)
-        answer = await self.api.replay(*game)
-        if answer is None:
-            return not_found()
-        return json_response(redact_replay(answer) if access == REDACTED else answer)
+            shown = without_secrets(results) if access == REDACTED else results
+        else:
+            answer = await self.api.replay(*game)
+            if answer is None:
+                return not_found()
+            shown = redact_replay(answer) if access == REDACTED else answer
+        if isinstance(shown.get("daily"), dict):
+            shown["daily"] = shown["daily"] | {"closed": access != REDACTED}
+        return json_response(shown)
 
     def _static(self, path: str) -> Response:
         if not self.client_dir.is_dir():
