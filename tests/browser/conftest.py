@@ -9,70 +9,19 @@ docs/screenshots/ with `KLONDIKE_SCREENSHOTS=docs` (`make screenshots`).
 from __future__ import annotations
 
 import os
-import re
-import subprocess
-import sys
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, Playwright, sync_playwright
 
+from live_server import ServerProcess
 from pages import Pages
 
 CHROMIUM = os.environ.get("KLONDIKE_CHROMIUM", "/usr/bin/chromium")
 ROOT = Path(__file__).resolve().parents[2]
 # `make screenshots` refreshes the committed ones; other runs keep theirs out of the tree.
 SCREENSHOTS_TO_DOCS = os.environ.get("KLONDIKE_SCREENSHOTS") == "docs"
-READY_LINE = re.compile(r"Klondike Live on (http://\S+/)")
-
-
-class ServerProcess:
-    """`klondike-live serve` on a free port; its output is kept for failure reports."""
-
-    def __init__(self, valkey_url: str, data_dir: Path, port: int = 0) -> None:
-        command = [
-            str(Path(sys.executable).with_name("klondike-live")),
-            "serve",
-            "--port",
-            str(port),
-            "--redis",
-            valkey_url,
-            "--data-dir",
-            str(data_dir),
-        ]
-        self.data_dir = data_dir
-        self.output: list[str] = []
-        self.url = ""
-        self.ready = threading.Event()
-        self.process = subprocess.Popen(
-            command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-        )
-        self.reader = threading.Thread(target=self._read, daemon=True)
-        self.reader.start()
-        if not self.ready.wait(30) or not self.url:
-            self.stop()
-            raise RuntimeError("server did not start:\n" + "".join(self.output))
-
-    def _read(self) -> None:
-        assert self.process.stdout is not None
-        for line in self.process.stdout:
-            self.output.append(line)
-            match = READY_LINE.search(line)
-            if match and not self.url:
-                self.url = match.group(1)
-                self.ready.set()
-        self.ready.set()
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
 
 
 @pytest.fixture(scope="module")
@@ -83,7 +32,9 @@ def server(valkey_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     process.stop()
 
 
-@pytest.fixture(scope="session")
+# Module scope: sync Playwright runs an event loop of its own in this thread while it is
+# started, which pytest-asyncio's tests in other directories must not find running.
+@pytest.fixture(scope="module")
 def playwright() -> Iterator[Playwright]:
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: apt-get install chromium (.ci/run does)")
@@ -91,7 +42,7 @@ def playwright() -> Iterator[Playwright]:
         yield instance
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(playwright: Playwright) -> Iterator[Browser]:
     browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True)
     yield browser

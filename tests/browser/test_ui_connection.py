@@ -6,8 +6,7 @@ from urllib.parse import urlsplit
 
 from playwright.sync_api import expect
 
-from conftest import ServerProcess
-
+from live_server import ServerProcess
 from pages import OWN, Pages
 
 

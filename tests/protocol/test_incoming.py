@@ -111,3 +111,23 @@ def test_error_messages_quote_little_of_the_input() -> None:
     with pytest.raises(ProtocolError) as info:
         decode_client(frame({"t": "z" * 500}))
     assert len(info.value.message) < 80
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"t": "start", "room": "A" * 16},
+        {"t": "ready", "room": "A" * 16, "ready": True},
+        {"t": "leave", "room": "A" * 16},
+        {"t": "resign", "room": "A" * 16},
+        {"t": "rematch", "room": "A" * 16},
+        {"t": "move", "room": "A" * 16, "id": 3, "m": "D"},
+    ],
+)
+def test_every_message_may_carry_a_request_id(data: dict[str, Any]) -> None:
+    """`rid` is accepted on any message, and checked like any other field."""
+    assert decode_client(frame({**data, "rid": 7})) == decode_client(frame(data))
+    with pytest.raises(ProtocolError) as caught:
+        decode_client(frame({**data, "rid": "seven"}))
+    assert caught.value.code == ErrorCode.BAD_FIELD
+    assert "rid" in str(caught.value)

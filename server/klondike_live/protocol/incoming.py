@@ -226,6 +226,9 @@ class _Fields:
         return value
 
     def done(self) -> None:
+        if "rid" not in self.read:
+            # `rid` is allowed on every message (protocol §5), checked like any field.
+            self.integer("rid", 0, MAX_SAFE_INT, required=False)
         extra = sorted(str(k) for k in self.data if k not in self.read)
         if extra:
             raise ProtocolError(
