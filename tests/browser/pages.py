@@ -7,6 +7,7 @@ The driver knows the true position from the engine (tests follow the game on the
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Literal
 
@@ -102,9 +103,11 @@ class BoardDriver:
             self.keys(board, move)
         board.play(move)
         own = self.page.locator(OWN)
+        # A board that is won in all but name may be finished by the server at once.
+        moves = str(moves_before + 1) if not board.is_trivially_won() else re.compile(r"\d+")
         try:
             expect(own).to_have_attribute("data-pending", "0")
-            expect(own).to_have_attribute("data-moves", str(moves_before + 1))
+            expect(own).to_have_attribute("data-moves", moves)
         except AssertionError as exc:
             message = self.page.locator("[data-testid=message]").inner_text()
             raise AssertionError(

@@ -215,12 +215,14 @@ export class DailyPage {
       "section.panel",
       { "data-testid": `challenge-${c.slug}`, "aria-labelledby": `title-${c.slug}` },
       h("h2", { id: `title-${c.slug}` }, describeVariant(variant)),
-      h(
-        "p.muted",
-        {},
-        `Par ${c.par} moves · ${c.players} player${c.players === 1 ? "" : "s"} · deal commitment `,
-        h("code", { title: c.commitment }, `${c.commitment.slice(0, 12)}…`),
-      ),
+      c.commitment
+        ? h(
+            "p.muted",
+            {},
+            `Par ${c.par} moves · ${c.players} player${c.players === 1 ? "" : "s"} · deal commitment `,
+            h("code", { title: c.commitment }, `${c.commitment.slice(0, 12)}…`),
+          )
+        : h("p.muted", {}, "Today's deal is being certified; it is ready in a moment."),
       status,
       actions,
       h("h2", { style: "margin-top:1rem" }, "Leaderboard"),
@@ -289,12 +291,10 @@ export class DailyPage {
   }
 
   statsCard(stats) {
-    const item = (label, value) => h("div.stat", {}, h("small", {}, label), h("strong", {}, String(value)));
-    const best = Object.entries(stats.best_ms ?? stats.best_times ?? {}).map(([variant, ms]) =>
-      item(
-        `Best · ${variant.startsWith("draw3") || variant.includes("draw=3") ? "draw 3" : "draw 1"}`,
-        formatTime(ms, { tenths: true }),
-      ),
+    const item = (label, value, testid) =>
+      h("div.stat", {}, h("small", {}, label), h("strong", { "data-testid": testid }, String(value)));
+    const best = Object.entries(stats.best_ms ?? {}).map(([variant, ms]) =>
+      item(`Best · ${describeVariant(parseVariant(variant))}`, formatTime(ms, { tenths: true })),
     );
     return h(
       "section.panel",
@@ -303,10 +303,11 @@ export class DailyPage {
       h(
         "div.stats",
         { style: "flex-wrap:wrap" },
-        item("Days played", stats.days_played ?? 0),
-        item("Wins", stats.days_won ?? stats.wins ?? 0),
-        item("Streak", stats.current_streak ?? 0),
-        item("Longest", stats.longest_streak ?? 0),
+        item("Days played", stats.days_played, "stat-days"),
+        item("Wins", stats.wins, "stat-wins"),
+        item("Streak", stats.streak, "stat-streak"),
+        item("Longest streak", stats.longest_streak, "stat-longest"),
+        item("Win streak", stats.win_streak, "stat-win-streak"),
         ...best,
       ),
     );

@@ -421,7 +421,8 @@ export class RoomPage {
     const rivals = room.kind === "race" || Boolean(this.ghost);
     this.opponents.hidden = !rivals;
     this.raceLayout.style.gridTemplateColumns = rivals ? "" : "1fr";
-    this.watchGrid.hidden = !(started && (!racer || this.results));
+    // Spectators watch every board; racers see them all once a race is over.
+    this.watchGrid.hidden = !(started && (!racer || (this.results && room.kind === "race")));
     this.stats.hidden = !(racer && started);
     if (racer && started) this.renderOwn();
     if (started) this.renderWatched();
