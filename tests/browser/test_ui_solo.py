@@ -92,8 +92,12 @@ def test_practice_tools_hint_undo_and_focus(pages: Pages) -> None:
     expect(own.locator(".card").first).to_be_visible()
     page.click("[data-testid=hint]")
     message = page.locator("[data-testid=message]")
-    expect(message).to_have_text(re.compile(r"winning|promising|lost"), timeout=15_000)
-    expect(own.locator(".card.hinted, .slot.target")).not_to_have_count(0)
+    expect(message).to_have_attribute("data-verdict", re.compile(r"."), timeout=15_000)
+    highlighted = own.locator(".card.hinted, .slot.target")
+    if message.get_attribute("data-verdict") == "lost":  # a random deal may have no win
+        expect(highlighted).to_have_count(0)
+    else:
+        expect(highlighted, message.inner_text()).not_to_have_count(0)
     page.focus(f'{OWN} .slot[data-place="stock"]')
     page.keyboard.press("Enter")
     expect(own).to_have_attribute("data-moves", "1")

@@ -340,11 +340,17 @@ export class DailyPage {
   }
 
   async play(challenge, ghost = null) {
+    const buttons = this.root.querySelectorAll(`[data-testid=challenge-${challenge.slug}] button`);
+    for (const button of buttons) button.disabled = true;
+    const note = h("p.muted", { role: "status" }, "Dealing…");
+    this.root.querySelector(`[data-testid=challenge-${challenge.slug}]`)?.append(note);
     try {
       const reply = await this.conn.request({ t: "create", kind: "daily", variant: challenge.variant });
       const suffix = ghost ? `/ghost/${ghost.room}/${ghost.gen}/${ghost.seat ?? 0}` : "";
       this.app.navigate(`#/room/${reply.room}${suffix}`);
     } catch (error) {
+      note.remove();
+      for (const button of buttons) button.disabled = false;
       this.root.prepend(h("p.error-text", { role: "alert" }, `Could not start: ${error.message}`));
     }
   }

@@ -162,6 +162,7 @@ export class RoomPage {
   }
 
   say(text) {
+    delete this.message.dataset.verdict;
     this.message.textContent = text;
   }
 
@@ -279,6 +280,7 @@ export class RoomPage {
 
   onHint(frame) {
     this.say(frame.msg);
+    this.message.dataset.verdict = frame.verdict;
     announce(frame.msg);
     if (!frame.m || !this.ownBoard) return;
     const parsed = parseToken(frame.m);
