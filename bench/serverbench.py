@@ -41,6 +41,8 @@ from websockets.exceptions import ConnectionClosed
 
 ROOT = Path(__file__).resolve().parent.parent
 VENV_BIN = Path(sys.executable).parent
+# Solo games then take random deals at once; nothing else changes on the measured path.
+NO_SOLVER = {"KLONDIKE_POOL_TARGET": "0", "KLONDIKE_DAILY_PREPARE_SECONDS": "0"}
 BENCH_DIR = Path(__file__).resolve().parent
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 SOLO_VARIANT = "draw=1 passes=unlimited"
@@ -248,7 +250,9 @@ class Harness:
         return child
 
     def node(self, redis_url: str, name: str = "node", env: dict[str, str] | None = None) -> Child:
-        """Start `klondike-live serve --port 0 --redis URL --data-dir <tmp>/<name>`."""
+        """Start `klondike-live serve --port 0 --redis URL --data-dir <tmp>/<name>`, with
+        no background solver work (deal pool refill, daily deals prepared ahead), which
+        would otherwise share the machine with what is measured."""
         data_dir = self.tmp / name
         data_dir.mkdir(exist_ok=True)
         argv = [
@@ -261,7 +265,7 @@ class Harness:
             "--data-dir",
             str(data_dir),
         ]
-        return self.spawn(name, argv, {"KLONDIKE_SECRET": self.secret, **(env or {})})
+        return self.spawn(name, argv, {"KLONDIKE_SECRET": self.secret, **NO_SOLVER, **(env or {})})
 
     def script(self, name: str, script: str, *args: str) -> Child:
         """Start `python bench/<script> args...` (a baseline server printing its URL)."""
