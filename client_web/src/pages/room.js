@@ -99,7 +99,14 @@ export class RoomPage {
     const conn = this.app.connection();
     this.conn = conn;
     this.unbinders.push(conn.on("frame", (frame) => this.onFrame(frame)));
-    this.unbinders.push(conn.on("open", () => this.join()));
+    this.unbinders.push(
+      conn.on("open", () => {
+        // Moves in flight when the connection dropped may not have arrived: send them
+        // again once rejoined (their ids make a repeat harmless).
+        this.pendingResend = true;
+        this.join();
+      }),
+    );
     this.unbinders.push(this.app.onSettings(() => this.renderStats()));
     if (conn.online) this.join();
     this.clock = setInterval(() => this.tick(), 100);
@@ -350,7 +357,6 @@ export class RoomPage {
     const { play, id } = send(this.play, token);
     this.play = play;
     this.ownBoard?.setHint(null);
-    if (!this.conn.online) this.pendingResend = true;
     this.transmit({ id, m: token });
     announce(describeMove(before, token));
     this.renderOwn();
