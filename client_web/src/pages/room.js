@@ -3,45 +3,19 @@
  * progress, all boards for spectators, and the results with the reveal.
  *
  * It joins as a racer when it can (which also resumes a seat after a reload) and as a
- * spectator otherwise, rejoins with its offsets after every reconnection, and keeps
- * the player's moves in flight until the server confirms or refuses them.
+ * spectator otherwise, and rejoins with its offsets after every reconnection. The
+ * player's own game (board, moves in flight, hints, keys) is an OwnGame.
  */
 
 import { BoardView } from "../board.js";
-import {
-  describeMove,
-  leaderSeat,
-  lobbyPanels,
-  resultsPanel,
-  rivalRow,
-  watchedHeader,
-} from "./room-parts.js";
-import {
-  acknowledge,
-  applyFrame,
-  displayed,
-  newBoard,
-  newPlay,
-  receive,
-  reject,
-  send,
-  sinceOf,
-} from "../game.js";
-import {
-  autoCompleteToken,
-  cardsAt,
-  describeVariant,
-  isTriviallyWon,
-  parseToken,
-  parseVariant,
-  passesLeft,
-} from "../rules.js";
+import { applyFrame, newBoard, sinceOf } from "../game.js";
 import { movesAt, prepareBoard } from "../replay.js";
-import { announce, formatTime, getJSON, h, stat, statusWord } from "../ui.js";
+import { describeVariant, parseVariant } from "../rules.js";
+import { announce, formatTime, getJSON, h, stat } from "../ui.js";
 import { faceDownCount, foundationCount } from "../view.js";
+import { OwnGame } from "./own-game.js";
+import { leaderSeat, lobbyPanels, resultsPanel, rivalRow, watchedHeader } from "./room-parts.js";
 
-const RETRY_CODES = new Set(["rate_limited", "busy"]);
-const AUTO_COMPLETE_MS = 90;
 export class RoomPage {
   constructor(app, roomId, { watchOnly, ghost = null }) {
     this.app = app;
@@ -52,13 +26,13 @@ export class RoomPage {
     this.role = watchOnly ? "spectator" : "racer";
     this.room = null;
     this.gen = null;
-    this.play = null;
+    this.own = null;
     this.boards = new Map();
     this.views = new Map();
     this.progress = new Map();
     this.results = null;
     this.unbinders = [];
-    this.doneAt = null;
+    this.finishedAt = null;
   }
 
   // ------------------------------------------------------------ lifecycle
@@ -107,7 +81,7 @@ export class RoomPage {
         this.join();
       }),
     );
-    this.unbinders.push(this.app.onSettings(() => this.renderStats()));
+    this.unbinders.push(this.app.onSettings(() => this.own?.renderStats()));
     if (conn.online) this.join();
     this.clock = setInterval(() => this.tick(), 100);
     if (this.ghostSource) this.loadGhost();
@@ -129,16 +103,16 @@ export class RoomPage {
 
   unmount() {
     clearInterval(this.clock);
-    clearTimeout(this.autoTimer);
     for (const unbind of this.unbinders.splice(0)) unbind();
-    this.ownBoard?.destroy();
+    this.own?.destroy();
     for (const { board } of this.views.values()) board.destroy();
     if (this.conn?.online && this.room) this.conn.send({ t: "leave", room: this.roomId });
   }
 
   /** Join (or rejoin after a reconnection) with the offsets of every board applied. */
   async join() {
-    const boards = this.role === "racer" ? (this.play ? [this.play.board] : []) : [...this.boards.values()];
+    const boards =
+      this.role === "racer" ? (this.own ? [this.own.play.board] : []) : [...this.boards.values()];
     const request = { t: "join", room: this.roomId, as: this.role };
     const since = this.gen === null ? [] : sinceOf(boards);
     if (since.length) request.since = since;
@@ -190,7 +164,7 @@ export class RoomPage {
         else this.onWatched(frame);
         break;
       case "ack":
-        if (this.play) this.play = acknowledge(this.play, frame.id);
+        this.own?.acknowledge(frame.id);
         break;
       case "progress":
         for (const [seat, found, down, moves, status] of frame.boards)
@@ -222,39 +196,30 @@ export class RoomPage {
     this.spectators = frame.spectators;
     const mine = frame.seats.find((s) => s && s.user === this.conn.user);
     this.seat = mine ? mine.seat : null;
-    if (this.role === "racer" && this.seat !== null && !this.play) this.play = newPlay(this.seat);
+    if (this.role === "racer" && this.seat !== null && !this.own) this.own = new OwnGame(this, this.seat);
     if (this.role === "racer" && this.seat === null && frame.state !== "lobby") {
       this.role = "spectator";
       this.join();
     }
-    if (rejoined) this.resendPending();
+    if (rejoined) {
+      this.pendingResend = false;
+      this.own?.resend();
+    }
     this.render();
   }
 
   resetRace() {
-    this.play = this.seat === null ? null : newPlay(this.seat);
+    this.own?.destroy();
+    this.own = this.seat === null ? null : new OwnGame(this, this.seat);
     this.boards.clear();
     this.progress.clear();
     this.results = null;
-    this.doneAt = null;
-    this.ownBoard?.clearSelection();
+    this.finishedAt = null;
   }
 
   onOwn(frame) {
-    if (!this.play) this.play = newPlay(frame.seat);
-    const before = this.play.board;
-    const { play, gap } = receive(this.play, frame);
-    if (gap) {
-      this.join();
-      return;
-    }
-    this.play = play;
-    if (before.status === "playing" && play.board.status !== "playing") {
-      this.doneAt = this.conn.now();
-      announce(play.board.status === "won" ? "You won!" : `Game over: ${statusWord(play.board.status)}`);
-      this.say(play.board.status === "won" ? "You won! 🎉" : `Game over: ${statusWord(play.board.status)}.`);
-    }
-    this.renderOwn();
+    if (!this.own) this.own = new OwnGame(this, frame.seat);
+    if (!this.own.receive(frame)) this.join();
   }
 
   onWatched(frame) {
@@ -269,19 +234,7 @@ export class RoomPage {
   }
 
   onError(frame) {
-    if (frame.id !== undefined && this.play) {
-      const move = this.play.pending.find((m) => m.id === frame.id);
-      if (move && RETRY_CODES.has(frame.code)) {
-        setTimeout(() => this.transmit(move), 400);
-        return;
-      }
-      if (move) {
-        const { play } = reject(this.play, frame.id);
-        this.play = play;
-        this.renderOwn();
-        announce(`Move refused: ${frame.msg}`);
-      }
-    }
+    if (frame.id !== undefined && this.own?.refused(frame)) return;
     this.say(frame.msg);
   }
 
@@ -289,36 +242,10 @@ export class RoomPage {
     this.say(frame.msg);
     this.message.dataset.verdict = frame.verdict;
     announce(frame.msg);
-    if (!frame.m || !this.ownBoard) return;
-    const parsed = parseToken(frame.m);
-    if (!parsed) return;
-    if (parsed.kind === "D" || parsed.kind === "R") {
-      const top = Math.min(3, displayed(this.play, this.variant).stock) - 1;
-      this.ownBoard.setHint({
-        source: "stock",
-        key: `s${Math.max(0, top)}`,
-        target: top < 0 ? "stock" : null,
-      });
-      return;
-    }
-    const view = displayed(this.play, this.variant);
-    const from =
-      parsed.from.kind === "tableau" && parsed.from.size === undefined
-        ? { ...parsed.from, size: 1 }
-        : parsed.from;
-    const cards = cardsAt(view, from);
-    const source =
-      from.kind === "waste" ? "waste" : from.kind === "foundation" ? `f${from.suit}` : `t${from.index}`;
-    const target =
-      parsed.to.kind === "foundation"
-        ? cards
-          ? `f${Math.floor(cards[0] / 13)}`
-          : null
-        : `t${parsed.to.index}`;
-    this.ownBoard.setHint({ source, key: cards ? `c${cards[0]}` : null, target });
+    this.own?.showHint(frame);
   }
 
-  // ------------------------------------------------------------ moves
+  // ------------------------------------------------------------ play
 
   /** Practice rules (undo, hints): solo games and unranked daily replays. */
   practice() {
@@ -328,77 +255,8 @@ export class RoomPage {
     );
   }
 
-  playing() {
-    return (
-      this.role === "racer" &&
-      this.play &&
-      this.room?.state === "racing" &&
-      this.play.board.ready &&
-      this.play.board.status === "playing"
-    );
-  }
-
-  transmit(move) {
-    const frame =
-      move.m === null
-        ? { t: "undo", room: this.roomId, id: move.id }
-        : { t: "move", room: this.roomId, id: move.id, m: move.m };
-    this.conn.send(frame);
-  }
-
-  resendPending() {
-    this.pendingResend = false;
-    for (const move of this.play?.pending ?? []) this.transmit(move);
-  }
-
-  sendMove(token) {
-    if (!this.playing()) return;
-    const before = displayed(this.play, this.variant);
-    const { play, id } = send(this.play, token);
-    this.play = play;
-    this.ownBoard?.setHint(null);
-    this.transmit({ id, m: token });
-    announce(describeMove(before, token));
-    this.renderOwn();
-  }
-
-  stock() {
-    if (!this.playing()) return;
-    const view = displayed(this.play, this.variant);
-    if (view.stock > 0) this.sendMove("D");
-    else if (view.waste.length && passesLeft(view, this.variant) > 0) this.sendMove("R");
-    else this.say(view.waste.length ? "No passes left through the stock." : "The stock is empty.");
-  }
-
-  undo() {
-    if (!this.playing() || !this.practice()) return;
-    const { play, id } = send(this.play, null);
-    this.play = play;
-    this.transmit({ id, m: null });
-    announce("Undo");
-  }
-
-  hint() {
-    if (!this.playing() || !this.practice()) return;
-    this.say("Thinking…");
-    this.conn.request({ t: "hint", room: this.roomId }).catch(() => {});
-  }
-
   onKey(event) {
-    const board = this.ownBoard;
-    if (!board || !this.playing()) return;
-    const key = event.key.toLowerCase();
-    let handled = true;
-    if (/^[1-7]$/.test(key)) board.pressColumn(Number(key) - 1);
-    else if (key === "w") board.select({ kind: "waste" });
-    else if (key === "f") {
-      if (board.selection) board.dropSelection({ kind: "foundation" });
-    } else if (key === "d" || (key === " " && !event.target.closest?.(".slot, button, a"))) this.stock();
-    else if (key === "escape") board.clearSelection();
-    else if (key === "u" || (key === "z" && (event.ctrlKey || event.metaKey))) this.undo();
-    else if (key === "h") this.hint();
-    else handled = false;
-    if (handled) event.preventDefault();
+    if (this.role === "racer" && this.own?.key(event)) event.preventDefault();
   }
 
   // ------------------------------------------------------------ rendering
@@ -432,7 +290,7 @@ export class RoomPage {
     // Spectators watch every board; racers see them all once a race is over.
     this.watchGrid.hidden = !(started && (!racer || (this.results && room.kind === "race")));
     this.stats.hidden = !(racer && started);
-    if (racer && started) this.renderOwn();
+    if (racer && started) this.own?.render();
     if (started) this.renderWatched();
     this.renderProgress();
     this.renderTools();
@@ -457,17 +315,17 @@ export class RoomPage {
       buttons.push(
         h(
           "button.ghost",
-          { type: "button", onclick: () => this.undo(), "data-testid": "undo", title: "Undo (U)" },
+          { type: "button", onclick: () => this.own?.undo(), "data-testid": "undo", title: "Undo (U)" },
           "Undo",
         ),
         h(
           "button.ghost",
-          { type: "button", onclick: () => this.hint(), "data-testid": "hint", title: "Hint (H)" },
+          { type: "button", onclick: () => this.own?.askHint(), "data-testid": "hint", title: "Hint (H)" },
           "Hint",
         ),
       );
     }
-    if (this.role === "racer" && room.state === "racing" && this.play?.board.status === "playing") {
+    if (this.role === "racer" && room.state === "racing" && this.own?.play.board.status === "playing") {
       buttons.push(
         h(
           "button.ghost",
@@ -529,63 +387,6 @@ export class RoomPage {
       public: this.room.public,
     });
     this.app.navigate(`#/room/${reply.room}`);
-  }
-
-  renderOwn() {
-    if (!this.play || this.raceLayout.hidden) return;
-    if (!this.ownBoard) {
-      const holder = h("div", { "data-testid": "own-board" });
-      this.ownWrap.replaceChildren(holder);
-      this.ownWrap.hidden = false;
-      this.ownBoard = new BoardView(holder, {
-        interactive: true,
-        variant: this.variant,
-        label: "Your board",
-        fitHeight: true,
-        onMove: (token) => this.sendMove(token),
-        onStock: () => this.stock(),
-      });
-    }
-    this.ownBoard.variant = this.variant;
-    if (this.play.board.ready) this.ownBoard.update(displayed(this.play, this.variant));
-    // Confirmed state, for tools and tests that watch the page.
-    Object.assign(this.ownBoard.root.dataset, {
-      moves: String(this.play.board.moves),
-      pending: String(this.play.pending.length),
-      status: this.play.board.status,
-    });
-    this.renderStats();
-    this.renderTools();
-    this.autoComplete();
-  }
-
-  /**
-   * A practice game that is won in all but name finishes by itself, one foundation move
-   * at a time (races do this on the server, which adds the moves at once).
-   */
-  autoComplete() {
-    if (this.autoTimer || !this.room || this.room.kind === "race" || !this.playing()) return;
-    const view = displayed(this.play, this.variant);
-    if (!isTriviallyWon(view) || this.play.pending.length > 3) return;
-    const token = autoCompleteToken(view);
-    if (!token) return;
-    this.autoTimer = setTimeout(() => {
-      this.autoTimer = null;
-      const now = displayed(this.play, this.variant);
-      if (this.playing() && isTriviallyWon(now) && autoCompleteToken(now) === token) this.sendMove(token);
-    }, AUTO_COMPLETE_MS);
-  }
-
-  renderStats() {
-    if (!this.play) return;
-    const view = displayed(this.play, this.variant);
-    const found = foundationCount(view);
-    this.set.moves(String(this.play.board.moves + this.play.pending.length));
-    this.set.found(`${found}/52`);
-    this.set.pass(`${view.pass}/${this.variant.passes ?? "∞"}`);
-    this.set.score(
-      this.app.settings.scoring === "vegas" ? `$${-52 + 5 * found}` : String(this.play.board.score),
-    );
   }
 
   /** The ghost's progress at this game's elapsed time. */
@@ -698,7 +499,7 @@ export class RoomPage {
     let end = now;
     if (row && row.time_ms !== null && row.time_ms !== undefined) end = room.start_at + row.time_ms;
     else if (room.ended_at) end = room.ended_at;
-    else if (this.doneAt) end = this.doneAt;
+    else if (this.finishedAt) end = this.finishedAt;
     return Math.max(0, end - room.start_at);
   }
 

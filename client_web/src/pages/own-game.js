@@ -1,0 +1,230 @@
+/**
+ * The player's own game inside a room: the board they play, the moves in flight, what
+ * the server answers about them, hints, keys and auto-completion.
+ *
+ * It belongs to a RoomPage (`page`), which owns the connection, the room frame and the
+ * status line; this class never joins, leaves or renders anything but its own board
+ * and its stats.
+ */
+
+import { BoardView } from "../board.js";
+import { acknowledge, displayed, newPlay, receive, reject, send } from "../game.js";
+import { autoCompleteToken, cardsAt, isTriviallyWon, parseToken, passesLeft } from "../rules.js";
+import { announce, h, statusWord } from "../ui.js";
+import { foundationCount } from "../view.js";
+import { describeMove } from "./room-parts.js";
+
+const RETRY_CODES = new Set(["rate_limited", "busy"]);
+const RETRY_MS = 400;
+const AUTO_COMPLETE_MS = 90;
+
+/** Where a hinted move shows on the board: {source, key, target} for BoardView.setHint. */
+export function hintMarks(view, token) {
+  const parsed = parseToken(token);
+  if (!parsed) return null;
+  if (parsed.kind === "D" || parsed.kind === "R") {
+    const top = Math.min(3, view.stock) - 1;
+    return { source: "stock", key: `s${Math.max(0, top)}`, target: top < 0 ? "stock" : null };
+  }
+  const from =
+    parsed.from.kind === "tableau" && parsed.from.size === undefined
+      ? { ...parsed.from, size: 1 }
+      : parsed.from;
+  const cards = cardsAt(view, from);
+  const source =
+    from.kind === "waste" ? "waste" : from.kind === "foundation" ? `f${from.suit}` : `t${from.index}`;
+  let target = `t${parsed.to.index}`;
+  if (parsed.to.kind === "foundation") target = cards ? `f${Math.floor(cards[0] / 13)}` : null;
+  return { source, key: cards ? `c${cards[0]}` : null, target };
+}
+
+export class OwnGame {
+  constructor(page, seat) {
+    this.page = page;
+    this.play = newPlay(seat);
+    this.board = null;
+    this.autoTimer = null;
+  }
+
+  get view() {
+    return displayed(this.play, this.page.variant);
+  }
+
+  /** Still playing: the race is on, the snapshot is in, the board is not finished. */
+  playing() {
+    const board = this.play.board;
+    return this.page.room?.state === "racing" && board.ready && board.status === "playing";
+  }
+
+  destroy() {
+    clearTimeout(this.autoTimer);
+    this.board?.destroy();
+  }
+
+  // ------------------------------------------------------------ the server's answers
+
+  /** An own `board` or `diff` frame; returns false on a gap (the page rejoins). */
+  receive(frame) {
+    const before = this.play.board;
+    const { play, gap } = receive(this.play, frame);
+    if (gap) return false;
+    this.play = play;
+    if (before.status === "playing" && play.board.status !== "playing") {
+      const status = play.board.status;
+      this.page.finishedAt = this.page.conn.now();
+      announce(status === "won" ? "You won!" : `Game over: ${statusWord(status)}`);
+      this.page.say(status === "won" ? "You won! 🎉" : `Game over: ${statusWord(status)}.`);
+    }
+    this.render();
+    return true;
+  }
+
+  acknowledge(id) {
+    this.play = acknowledge(this.play, id);
+  }
+
+  /**
+   * An `error` naming a move id: sent again later when the server was busy (returns
+   * true: nothing to tell the player), else rolled back with the moves after it.
+   */
+  refused(frame) {
+    const move = this.play.pending.find((m) => m.id === frame.id);
+    if (!move) return false;
+    if (RETRY_CODES.has(frame.code)) {
+      setTimeout(() => this.transmit(move), RETRY_MS);
+      return true;
+    }
+    this.play = reject(this.play, frame.id).play;
+    this.render();
+    announce(`Move refused: ${frame.msg}`);
+    return false;
+  }
+
+  showHint(frame) {
+    if (frame.m && this.board) this.board.setHint(hintMarks(this.view, frame.m));
+  }
+
+  // ------------------------------------------------------------ moves
+
+  transmit(move) {
+    const room = this.page.roomId;
+    this.page.conn.send(
+      move.m === null ? { t: "undo", room, id: move.id } : { t: "move", room, id: move.id, m: move.m },
+    );
+  }
+
+  /** Send again every move not yet confirmed (after a reconnection: ids make it safe). */
+  resend() {
+    for (const move of this.play.pending) this.transmit(move);
+  }
+
+  sendMove(token) {
+    if (!this.playing()) return;
+    const before = this.view;
+    const { play, id } = send(this.play, token);
+    this.play = play;
+    this.board?.setHint(null);
+    this.transmit({ id, m: token });
+    announce(describeMove(before, token));
+    this.render();
+  }
+
+  stock() {
+    if (!this.playing()) return;
+    const view = this.view;
+    if (view.stock > 0) this.sendMove("D");
+    else if (view.waste.length && passesLeft(view, this.page.variant) > 0) this.sendMove("R");
+    else this.page.say(view.waste.length ? "No passes left through the stock." : "The stock is empty.");
+  }
+
+  undo() {
+    if (!this.playing() || !this.page.practice()) return;
+    const { play, id } = send(this.play, null);
+    this.play = play;
+    this.transmit({ id, m: null });
+    announce("Undo");
+  }
+
+  askHint() {
+    if (!this.playing() || !this.page.practice()) return;
+    this.page.say("Thinking…");
+    this.page.conn.request({ t: "hint", room: this.page.roomId }).catch(() => {});
+  }
+
+  /** Keys of the help overlay; returns true when the key was used. */
+  key(event) {
+    const board = this.board;
+    if (!board || !this.playing()) return false;
+    const key = event.key.toLowerCase();
+    if (/^[1-7]$/.test(key)) board.pressColumn(Number(key) - 1);
+    else if (key === "w") board.select({ kind: "waste" });
+    else if (key === "f") {
+      if (board.selection) board.dropSelection({ kind: "foundation" });
+    } else if (key === "d" || (key === " " && !event.target.closest?.(".slot, button, a"))) this.stock();
+    else if (key === "escape") board.clearSelection();
+    else if (key === "u" || (key === "z" && (event.ctrlKey || event.metaKey))) this.undo();
+    else if (key === "h") this.askHint();
+    else return false;
+    return true;
+  }
+
+  /**
+   * A game that is not a race and is won in all but name finishes by itself, one
+   * foundation move at a time (races do this on the server, which adds the moves at once).
+   */
+  autoComplete() {
+    if (this.autoTimer || this.page.room?.kind === "race" || !this.playing()) return;
+    const view = this.view;
+    if (!isTriviallyWon(view) || this.play.pending.length > 3) return;
+    const token = autoCompleteToken(view);
+    if (!token) return;
+    this.autoTimer = setTimeout(() => {
+      this.autoTimer = null;
+      const now = this.view;
+      if (this.playing() && isTriviallyWon(now) && autoCompleteToken(now) === token) this.sendMove(token);
+    }, AUTO_COMPLETE_MS);
+  }
+
+  // ------------------------------------------------------------ rendering
+
+  /** Draw the board (created in `holder` on first use) and the stats. */
+  render() {
+    const page = this.page;
+    if (page.raceLayout.hidden) return;
+    if (!this.board) {
+      const holder = h("div", { "data-testid": "own-board" });
+      page.ownWrap.replaceChildren(holder);
+      page.ownWrap.hidden = false;
+      this.board = new BoardView(holder, {
+        interactive: true,
+        variant: page.variant,
+        label: "Your board",
+        fitHeight: true,
+        onMove: (token) => this.sendMove(token),
+        onStock: () => this.stock(),
+      });
+    }
+    this.board.variant = page.variant;
+    if (this.play.board.ready) this.board.update(this.view);
+    // Confirmed state, for tools and tests that watch the page.
+    Object.assign(this.board.root.dataset, {
+      moves: String(this.play.board.moves),
+      pending: String(this.play.pending.length),
+      status: this.play.board.status,
+    });
+    this.renderStats();
+    page.renderTools();
+    this.autoComplete();
+  }
+
+  renderStats() {
+    const view = this.view;
+    const found = foundationCount(view);
+    const set = this.page.set;
+    set.moves(String(this.play.board.moves + this.play.pending.length));
+    set.found(`${found}/52`);
+    set.pass(`${view.pass}/${this.page.variant.passes ?? "∞"}`);
+    const vegas = this.page.app.settings.scoring === "vegas";
+    set.score(vegas ? `$${-52 + 5 * found}` : String(this.play.board.score));
+  }
+}
