@@ -35,6 +35,9 @@ def test_daily_challenge_won_ranked_gated_and_ghosted(
     page = pages.open("/#/daily", name="Daisy")
     card = page.locator(f"[data-testid=challenge-{SLUG}]")
     expect(card).to_contain_text("Draw 1")
+    other = pages.open("/#/daily", name="Nosy")  # looks at the leaderboard meanwhile
+    board_seen_by_other = other.locator(f"[data-testid=leaderboard-{SLUG}]")
+    expect(board_seen_by_other).to_contain_text("No one has finished yet")
     page.click(f"[data-testid=play-{SLUG}]")
     own = page.locator(OWN)
     expect(own.locator(".card").first).to_be_visible(timeout=30_000)
@@ -54,9 +57,14 @@ def test_daily_challenge_won_ranked_gated_and_ghosted(
     expect(page.locator("[data-testid=results]")).to_contain_text("won")
     expect(page.locator("[data-testid=results]")).to_contain_text("revealed when the day closes")
 
+    # The leaderboard another player has open follows, without a reload.
+    expect(board_seen_by_other).to_contain_text("Daisy", timeout=10_000)
+
     # Someone who has not played today may not watch it or see its replay.
-    other = pages.open(f"/#/watch/{room}", name="Nosy")
-    expect(other.locator("[data-testid=message]")).to_contain_text("finished your own ranked attempt")
+    other.goto(f"/#/watch/{room}")
+    expect(other.locator("[data-testid=message]")).to_contain_text(
+        "finished your own ranked attempt"
+    )
     assert other.locator(".card[data-card]:not([data-card=''])").count() == 0
     other.goto(f"/#/replay/{room}/1")
     expect(other.locator("main")).to_contain_text("finish your own attempt first")

@@ -101,7 +101,9 @@ export class DailyPage {
 
   onFrame(frame) {
     if (frame.t !== "daily_update") return;
-    if (!this.watching.some((w) => w.date === frame.date && w.variant === frame.variant)) return;
+    const watched = this.watching.find((w) => w.date === frame.date && w.variant === frame.variant);
+    // The answer to `daily_watch` repeats the count already shown: nothing new then.
+    if (!watched || watched.count === frame.count) return;
     clearTimeout(this.refreshTimer);
     this.refreshTimer = setTimeout(() => this.refresh(), 250);
   }
@@ -123,8 +125,12 @@ export class DailyPage {
       this.root.replaceChildren(h("p", {}, "Daily challenges are not available on this server."));
       return;
     }
-    this.watching = today.challenges.map((c) => ({ date: c.date, variant: c.variant }));
     const boards = await Promise.all(today.challenges.map((c) => this.leaderboard(c.date, c.slug)));
+    this.watching = today.challenges.map((c, i) => ({
+      date: c.date,
+      variant: c.variant,
+      count: boards[i]?.count,
+    }));
     const skew = today.now - Date.now();
     const closes = h("span", { "data-testid": "daily-closes" });
     const tickClose = () => {
@@ -365,7 +371,7 @@ export class DailyPage {
       );
       return;
     }
-    this.watching = board.closed ? [] : [{ date: board.date, variant: board.variant }];
+    this.watching = board.closed ? [] : [{ date: board.date, variant: board.variant, count: board.count }];
     const archive = board.closed ? await getJSON("/api/daily/archive?limit=100").catch(() => []) : [];
     const day = (archive ?? []).find((d) => d.date === this.date && d.slug === this.slug);
     const challenge = { slug: this.slug, date: this.date };
