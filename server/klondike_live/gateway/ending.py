@@ -1,0 +1,71 @@
+"""The end of a game: once every racer is done or time is up, finish it with its results.
+
+    await check_end(rooms, room_id)    # after a board finished, a time limit, a grace
+
+Any node may call it, as often as it likes: it finishes the current race only if it is
+over, in one compare-and-set that also stores the results (ranking, seed, boards,
+records, move times; built once, here) and publishes the room and results frames. A
+ranked daily attempt's leaderboard entry is recorded first, so that by the time its
+player sees the end, the leaderboard and the spoiler gate know it.
+
+This module must never finish a race that is still being played, and never sends the
+results of an open day's daily game unredacted (`Rooms.shown`).
+"""
+
+from __future__ import annotations
+
+import logging
+
+import msgpack
+
+from klondike_live import keys
+from klondike_live.gateway.rooms import Hashes, Rooms
+from klondike_live.protocol import outgoing
+from klondike_live.protocol.codes import ErrorCode
+from klondike_live.race.live_board import DONE
+from klondike_live.race.results import build_results
+from klondike_live.race.room import COUNTDOWN, RACING, RoomError, RoomState
+
+log = logging.getLogger(__name__)
+
+
+async def check_end(rooms: Rooms, room_id: str) -> None:
+    """Finish the race when every racer is done or time is up; publish the results."""
+    store = rooms.store
+    state = await rooms.load(room_id)
+    if state.state not in (COUNTDOWN, RACING):
+        return
+    seats = [seat for seat, _ in state.seated()]
+    records = await store.load_boards(room_id, state.gen, seats, with_times=True)
+    now = await store.now_ms()
+    deadline = state.deadline_ms()
+    all_done = all(r.fields.get("status") in DONE for r in records.values())
+    if not all_done and not (deadline and now >= deadline):
+        return
+    # A ranked daily attempt's entry first: once the player sees its end, the
+    # leaderboard (and the spoiler gate) already know it.
+    await rooms.daily.record_result(state, records.get(0))
+
+    def change(s: RoomState, now_ms: int) -> RoomState:
+        if s.gen != state.gen:
+            raise RoomError(ErrorCode.WRONG_STATE, "a newer race")
+        return s.finish(now_ms)
+
+    def extras(_old: RoomState, new: RoomState) -> tuple[list[bytes], Hashes]:
+        payload = build_results(new, {s: (r.fields, r.moves, r.times) for s, r in records.items()})
+        blob = msgpack.packb(payload, use_bin_type=True)
+        frames = [
+            b"L|" + outgoing.room_state(rooms.public(new)),
+            b"L|" + outgoing.results(room_id, rooms.shown(new, payload)),
+        ]
+        return frames, [(keys.results(room_id, new.gen), {"data": blob})]
+
+    try:
+        _, new = await store.update_room(room_id, change, extras)
+    except RoomError:
+        return
+    if new.kind != "daily":  # daily games are listed by their leaderboards
+        await store.mark_finished(room_id, new.gen, new.ended_ms)
+    if new.public_room:
+        await store.set_live(room_id, False)
+    log.info("race %s gen %d finished", room_id, new.gen)

@@ -1,0 +1,220 @@
+"""Room state as the node's requests see it: the shared clock, loads and transitions.
+
+    rooms = Rooms(store, hub, daily, pool=pool, new_seed=new_seed)
+    state = await rooms.load(room_id)                                  # or NO_ROOM
+    old, new = await rooms.transition(room_id, lambda s, now: s.begin())
+    await rooms.open_room(state)           # a room that starts at once (solo, daily)
+    seed, certified = await rooms.deal(variant, "certified")   # pooled if one waits
+
+A transition is a pure `RoomState` method applied with a compare-and-set in the store,
+which publishes the new room frame with it; the start of a race writes its fresh boards
+in the same step and schedules its timers (begin, time limit). `sync_local` reloads a
+`LocalRoom`'s caches (knowledge masks, statuses, progress) of the current race.
+
+Room frames and results frames are made here (`public`, `shown`): a daily room's seed
+only once its day has closed, its results redacted until then.
+
+This module must never write a board event (only `boards.py` does, as the board's single
+writer) and never sends a frame to a connection: room frames reach viewers through the
+store's publish and every node's hub.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+from redis.exceptions import RedisError
+
+from klondike_live import keys
+from klondike_live.daily.pool import DealPool
+from klondike_live.engine import Board, Deal, Variant
+from klondike_live.gateway.daily import DailyService
+from klondike_live.gateway.errors import RequestError
+from klondike_live.gateway.hub import Hub, LocalRoom
+from klondike_live.protocol import outgoing
+from klondike_live.protocol.codes import ErrorCode
+from klondike_live.race.live_board import PLAYING
+from klondike_live.race.results import redact_results
+from klondike_live.race.room import COUNTDOWN, FINISHED, LOBBY, RoomError, RoomState
+from klondike_live.store import Store
+
+log = logging.getLogger(__name__)
+
+Change = Callable[[RoomState, int], RoomState]
+"""A pure room transition: the next state from the current one and the shared time."""
+
+Hashes = list[tuple[str, dict[str, str | int] | None]]
+"""Hashes written with a room transition: (key, fields), or (key, None) to delete."""
+
+
+class Rooms:
+    """Rooms in the store, and this node's reading of the shared clock."""
+
+    def __init__(
+        self,
+        store: Store,
+        hub: Hub,
+        daily: DailyService,
+        *,
+        pool: DealPool | None,
+        new_seed: Callable[[], str],
+    ) -> None:
+        self.store = store
+        self.hub = hub
+        self.daily = daily
+        self.pool = pool
+        self.new_seed = new_seed
+        self.clock_offset_ms = 0
+
+    # ------------------------------------------------------------ clock
+
+    async def sync_clock(self) -> None:
+        """Measure this process's offset to the shared (Redis) clock."""
+        before = time.time()
+        server = await self.store.now_ms()
+        after = time.time()
+        self.clock_offset_ms = server - int((before + after) * 500)
+
+    def now_ms(self) -> int:
+        """The shared clock, read locally."""
+        return int(time.time() * 1000) + self.clock_offset_ms
+
+    # ------------------------------------------------------------ reading and changing
+
+    async def load(self, room_id: str) -> RoomState:
+        if not keys.is_room_id(room_id):
+            raise RequestError(ErrorCode.NO_ROOM, "no such room")
+        loaded = await self.store.load_room(room_id)
+        if loaded is None:
+            raise RequestError(ErrorCode.NO_ROOM, "no such room")
+        return loaded[0]
+
+    async def transition(self, room_id: str, change: Change) -> tuple[RoomState, RoomState]:
+        """Apply a pure room transition atomically and publish the new room state."""
+
+        def extras(old: RoomState, new: RoomState) -> tuple[list[bytes], Hashes]:
+            hashes = self._board_inits(new) if new.state == COUNTDOWN and old.state == LOBBY else []
+            frame = outgoing.room_state(self.public(new))
+            return [b"L|" + frame], hashes
+
+        try:
+            old, new = await self.store.update_room(room_id, change, extras)
+        except RoomError as exc:
+            raise RequestError(exc.code, exc.message) from None
+        except LookupError:
+            raise RequestError(ErrorCode.NO_ROOM, "no such room") from None
+        if new.state == COUNTDOWN and old.state == LOBBY:
+            log.info(
+                "race %s gen %d starts at %d with %d racers",
+                room_id,
+                new.gen,
+                new.start_at_ms,
+                len(new.seated()),
+            )
+            await self._schedule_race_timers(new)
+            if new.public_room:
+                await self.store.set_public(room_id, False, 0)
+                await self.store.set_live(room_id, True, new.start_at_ms)
+        if new.state == LOBBY and old.state == FINISHED and new.public_room and new.kind == "race":
+            await self.store.set_public(room_id, True, new.created_ms)
+        return old, new
+
+    async def open_room(self, state: RoomState) -> bool:
+        """Write a room that starts at once (solo, daily) with its boards and timers;
+        False when a room of that id exists already."""
+        if await self.store.write_room(state, 0, (), self._board_inits(state)) is None:
+            return False
+        await self._schedule_race_timers(state)
+        return True
+
+    async def deal(self, variant: Variant, mode: str) -> tuple[str, bool]:
+        """A seed for a new game and whether it is certified: a pooled deal when asked
+        for and one is waiting (never waiting for the solver), else a random seed."""
+        pool = self.pool
+        if mode == "certified" and pool is not None and variant in pool.variants:
+            try:
+                deal = await pool.take(variant)
+            except RedisError as exc:
+                log.warning("deal pool unavailable: %s", exc)
+                deal = None
+            if deal is not None:
+                return deal.seed, True
+        if mode == "certified" and pool is not None and pool.metrics is not None:
+            label = str(variant) if variant in pool.variants else "unpooled"
+            pool.metrics.empty.labels(variant=label).inc()
+        return self.new_seed(), False
+
+    def _board_inits(self, state: RoomState) -> Hashes:
+        """Fresh board hashes for every seated racer, written with the start transition."""
+        board = Board(Deal.from_seed(state.seed), state.variant)
+        deadline = state.deadline_ms()
+        out: Hashes = []
+        for seat, _ in state.seated():
+            out.append(
+                (
+                    keys.board(state.id, state.gen, seat),
+                    {
+                        "seq": 0,
+                        "own_offset": 0,
+                        "spec_offset": 0,
+                        "seen": str(board.seen),
+                        "spec_mask": str(board.seen),
+                        "status": PLAYING,
+                        "start_at": state.start_at_ms,
+                        "deadline": deadline,
+                        "found": 0,
+                        "found_ms": 0,
+                        "down": board.face_down_count,
+                        "moves": 0,
+                        "last_move_id": 0,
+                    },
+                )
+            )
+        return out
+
+    async def _schedule_race_timers(self, state: RoomState) -> None:
+        await self.store.add_timer(state.id, "begin", str(state.gen), state.start_at_ms)
+        if state.time_limit:
+            await self.store.add_timer(state.id, "deadline", str(state.gen), state.deadline_ms())
+
+    # ------------------------------------------------------------ frames
+
+    def public(self, state: RoomState) -> dict[str, Any]:
+        """The room frame's content (a daily room's seed only once its day closed)."""
+        return state.public(
+            spectators=self._spectators(state.id), day_closed=self.daily.day_closed(state)
+        )
+
+    def shown(self, state: RoomState, results: dict[str, Any]) -> dict[str, Any]:
+        """Results as sent in the room: a daily game's redacted while its day is open."""
+        if state.kind != "daily":
+            return results
+        closed = self.daily.day_closed(state)
+        shown = results if closed else redact_results(results)
+        return shown | {"daily": {**results.get("daily", {}), "closed": closed}}
+
+    def _spectators(self, room_id: str) -> int:
+        local = self.hub.rooms.get(room_id)
+        return local.spectators_total if local else 0
+
+    # ------------------------------------------------------------ local caches
+
+    async def sync_local(self, local: LocalRoom, state: RoomState) -> None:
+        """Load every racer's knowledge, status and progress of the current race."""
+        seats = [seat for seat, _ in state.seated()]
+        records = await self.store.load_boards(state.id, state.gen, seats)
+        local.gen = state.gen
+        local.seats = set(seats)
+        for seat, record in records.items():
+            local.masks[seat] = int(record.fields["seen"])
+            local.statuses[seat] = record.fields["status"]
+            local.progress[seat] = [
+                seat,
+                record.int("found"),
+                record.int("down"),
+                record.int("moves"),
+                record.fields["status"],
+            ]

@@ -1,0 +1,124 @@
+"""Time on one node: the tick loop, due timers and coalesced progress.
+
+    timers = Timers(settings, rooms, boards)
+    await timers.run_ticks()        # until cancelled: ticks, clock syncs, timers
+
+Due work sits in the store's timer set (`kl:timers`), so that it survives the loss of
+any node: every node polls it each tick, and the node whose removal succeeds runs the
+item. Kinds:
+
+    begin <gen>       the countdown is over: the race is on
+    deadline <gen>    the time limit: boards still playing time out, the race ends
+    grace <user>      a racer's connection closed `grace_seconds` ago and none came
+                      back: it leaves the lobby, or its board counts as resigned (a
+                      ranked daily attempt's clock just runs on)
+
+Each tick also sends the coalesced `progress` of the local rooms that changed, and once
+a second reports and reads spectator counts.
+
+This module must never block the tick on one room (timer work runs as hub tasks) and
+never lets one failed tick stop the loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from klondike_live.config import Settings
+from klondike_live.gateway.boards import Boards
+from klondike_live.gateway.catchup import progress_frame
+from klondike_live.gateway.ending import check_end
+from klondike_live.gateway.errors import RequestError
+from klondike_live.gateway.rooms import Rooms
+from klondike_live.race.live_board import RESIGNED, TIMEOUT
+from klondike_live.race.room import COUNTDOWN, LOBBY, RACING
+from klondike_live.tasks import cancel_requested
+
+log = logging.getLogger(__name__)
+
+
+class Timers:
+    """The tick loop and due timers of one node (see the module docstring)."""
+
+    def __init__(self, settings: Settings, rooms: Rooms, boards: Boards) -> None:
+        self.settings = settings
+        self.rooms = rooms
+        self.boards = boards
+        self.store = rooms.store
+        self.hub = rooms.hub
+
+    async def run_timer(self, room_id: str, kind: str, arg: str) -> None:
+        """A due timer this node won: begin a race, end it at its limit, or count an
+        absent racer as resigned."""
+        try:
+            state = await self.rooms.load(room_id)
+        except RequestError:
+            return
+        if kind == "begin" and state.state == COUNTDOWN and str(state.gen) == arg:
+            await self.rooms.transition(
+                room_id, lambda s, _now: s.begin() if s.gen == state.gen else s
+            )
+        elif kind == "deadline" and str(state.gen) == arg and state.state in (COUNTDOWN, RACING):
+            await self.boards.end_playing(state, TIMEOUT)
+            await check_end(self.rooms, room_id)
+        elif kind == "grace" and not (state.kind == "daily" and state.ranked):
+            # (a ranked daily attempt's clock runs on while its player is away: only its
+            # time limit ends it)
+            user = arg
+            current = await self.store.current_connection(room_id, user)
+            seat = state.seat_of(user)
+            if current is not None or seat is None:
+                return
+            occupant = state.seats[seat]
+            if occupant is None or occupant.online:
+                return
+            if state.state == LOBBY:
+                await self.rooms.transition(
+                    room_id, lambda s, _now: s.leave(user) if s.seat_of(user) is not None else s
+                )
+            elif state.state in (COUNTDOWN, RACING):
+                await self.boards.end_playing(state, RESIGNED, only_seat=seat)
+                await check_end(self.rooms, room_id)
+
+    async def tick(self, *, count_watchers: bool = True) -> None:
+        """Per tick: due timers and coalesced progress; spectator counts when asked."""
+        now = self.rooms.now_ms()
+        for room_id, kind, arg in await self.store.take_due_timers(now):
+            self.hub.spawn(self.run_timer(room_id, kind, arg), f"timer-{kind}-{room_id}")
+        rooms = list(self.hub.rooms.values())
+        if count_watchers:
+            counts = {
+                local.room_id: len(local.spectators())
+                for local in rooms
+                if local.spectators() or local.spectators_total
+            }
+            if counts:
+                totals = await self.store.report_watchers(self.settings.node_id, counts, now)
+                for local in rooms:
+                    total = totals.get(local.room_id, local.spectators_total)
+                    if total != local.spectators_total:
+                        local.spectators_total = total
+                        local.progress_dirty = True
+        for local in rooms:
+            if local.progress_dirty and local.progress:
+                local.progress_dirty = False
+                self.hub.send(list(local.viewers), progress_frame(local))
+
+    async def run_ticks(self) -> None:
+        """The node's tick loop (runs until cancelled)."""
+        counter = 0
+        per_second = max(1, round(1 / self.settings.tick_seconds))
+        while not cancel_requested():
+            await asyncio.sleep(self.settings.tick_seconds)
+            try:
+                if counter % (60 * per_second) == 0:
+                    await self.rooms.sync_clock()
+                # Spectator counts change slowly: report and read them once a second.
+                await self.tick(count_watchers=counter % per_second == 0)
+                counter += 1
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("tick failed")
+        raise asyncio.CancelledError
