@@ -434,3 +434,29 @@ async def test_lagging_spectator_gets_snapshots_instead_of_a_backlog(
         assert node.metrics.resyncs._value.get() >= 1
     finally:
         await close_all([alice, bob, carol])
+
+
+async def test_a_race_with_no_countdown_still_sends_every_viewer_its_boards(
+    make_settings: Callable[..., Settings], redis: Any
+) -> None:
+    """With `countdown_seconds=0` the start instant has passed when the room frame
+    arrives: viewers who joined in the lobby get their boards all the same."""
+    settings = make_settings(**{**FAST, "countdown_seconds": 0.0})
+    async with running(settings, seed_source=lambda: str(WON.seed)) as started:
+        alice = await Client.connect(started.ws_url, name="Alice")
+        bob = await Client.connect(started.ws_url, name="Bob")
+        carol = await Client.connect(started.ws_url, name="Carol")
+        room = await alice.create_race("draw=1", seats=2)
+        for racer in (alice, bob):
+            await racer.join(room)
+        await carol.join(room, "spectator")
+        for racer in (alice, bob):
+            await racer.ready(room)
+        await alice.expect(lambda m: m["t"] == "room" and all(s and s["ready"] for s in m["seats"]))
+        await alice.start(room)
+        for racer in (alice, bob):
+            await racer.expect(lambda m: m["t"] == "board" and m["audience"] == "own", timeout=5)
+        await carol.expect(lambda m: m["t"] == "board" and m["seat"] == 1, timeout=5)
+        await alice.move(room, WON.moves[0])
+        assert alice.own_board(room, 0).moves == 1
+        await close_all([alice, bob, carol])

@@ -218,7 +218,7 @@ class CatchUp:
 
     async def on_room_frame(self, local: LocalRoom, frame: bytes) -> None:
         """A room frame of a local room: a new race resets the local caches (its boards
-        come with its start); a countdown schedules the boards' reveal at its start."""
+        come with its start); a race under way is revealed to the local viewers once."""
         data = msgpack.unpackb(frame, raw=False)
         if data.get("t") != "room":
             return
@@ -232,9 +232,17 @@ class CatchUp:
             local.progress.clear()
             local.seats = set()
             local.gen = data.get("gen", 0)
-        if data.get("state") == COUNTDOWN and data.get("start_at", 0) > self.rooms.now_ms():
+        starting = data.get("state") == COUNTDOWN and data.get("start_at", 0) > self.rooms.now_ms()
+        # With no countdown (or a late bus) the start instant has passed when the frame
+        # arrives: viewers without their boards still get them, once per race.
+        missed = (
+            data.get("state") in (COUNTDOWN, RACING)
+            and local.revealed_gen != local.gen
+            and any(not viewer.boards_ready for viewer in local.viewers)
+        )
+        if starting or missed:
             state = await self.rooms.load(local.room_id)
-            if state.state == COUNTDOWN:
+            if state.state in (COUNTDOWN, RACING):
                 await self.rooms.sync_local(local, state)
                 self.schedule_reveal(local, state)
 

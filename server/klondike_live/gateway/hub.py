@@ -236,6 +236,11 @@ class Hub:
             try:
                 async for message in self._pubsub.listen():
                     await self._dispatch(message)
+                    if cancel_requested():
+                        # Swallowed by a library call of a hook (redis-py does, during
+                        # shutdown): listening on would wait for a message that never
+                        # comes, and the hub's stop with it.
+                        raise asyncio.CancelledError
             except asyncio.CancelledError:
                 raise
             except Exception:
