@@ -149,6 +149,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
+    # The sessions log one line per websocket connection opened and closed; the library's
+    # own lines would add two for every HTTP request (each file of the browser client).
+    logging.getLogger("websockets.server").setLevel(logging.WARNING)
     try:
         asyncio.run(serve_forever(settings))
     except OSError as exc:
