@@ -4,16 +4,11 @@ certified_deals(variant, count, nodes) -> list[CertifiedDeal]
     Fresh random seeds certified in this process (not through the pool), for tests that
     need many deals fast. With `EASY` (draw 1, unlimited passes) nearly every deal is
     won within a few hundred positions.
-
-solver_children() -> list[int]
-    Pids of live solver child processes of this test process (reads /proc).
 """
 
 from __future__ import annotations
 
-import os
 import secrets
-from pathlib import Path
 
 from klondike_live.daily.certify import CertifiedDeal
 from klondike_live.engine import UNLIMITED, Board, Variant
@@ -31,19 +26,3 @@ def certified_deals(variant: Variant, count: int, nodes: int = 20_000) -> list[C
         if result.result == "solvable":
             deals.append(CertifiedDeal(seed, variant, tuple(result.moves)))
     return deals
-
-
-def solver_children() -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            cmdline = (entry / "cmdline").read_bytes()
-        except OSError:
-            continue
-        ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        if ppid == os.getpid() and b"klondike_live.solver.job" in cmdline:
-            found.append(int(entry.name))
-    return found

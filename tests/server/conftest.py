@@ -5,12 +5,20 @@ leak_audit (autouse)
     every race and daily frame each of them received is checked by the leak auditor
     (`auditor.audit_clients`) against the games as stored in Valkey. A card a client
     could not know fails the test. Test clocks made during the test (`daily_support.
-    TestClock`) tell it which daily challenges closed.
+    DayClock`) tell it which daily challenges closed.
 
 make_settings (overrides the one of tests/conftest.py)
     The same factory with quiet defaults for the background work of a node: no deal
     pool refill (`pool_target=0`), no daily preparation task (`daily_prepare_seconds=0`)
     and small solver budgets, so that a test certifies only what it asks for.
+
+clock
+    The daily node's clock (`daily_support.DayClock`): 2030-01-01 08:00 UTC until a test
+    moves it.
+
+daily_node (async)
+    A node on `clock`, with both daily variants of 2030-01-01 prepared
+    (`daily_support.prepare`).
 
 The shared fixtures (`valkey_url`, `redis`, `wait_for`) are in tests/conftest.py.
 """
@@ -22,9 +30,14 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
+from daily_support import DAY, MORNING, DayClock, prepare
 
 from klondike_live.config import Settings
+from klondike_live.daily.variants import DRAW1, DRAW3
 from klondike_live.embedded import open_redis
+from klondike_live.gateway.server import Node, running
+
+from helpers import FAST
 
 QUIET = {
     "pool_target": 0,
@@ -44,6 +57,23 @@ def make_settings(make_settings: Callable[..., Settings]) -> Callable[..., Setti
         return make_settings(**{**QUIET, **overrides})
 
     return make
+
+
+@pytest.fixture
+def clock() -> DayClock:
+    """The daily node's clock: 2030-01-01 08:00 UTC until a test moves it."""
+    return DayClock(MORNING)
+
+
+@pytest.fixture
+async def daily_node(
+    make_settings: Callable[..., Settings], redis: Any, clock: DayClock
+) -> AsyncIterator[Node]:
+    """A node on the test clock, with both daily challenges of 2030-01-01 ready."""
+    await prepare(redis, DAY, DRAW1)
+    await prepare(redis, DAY, DRAW3)
+    async with running(make_settings(**FAST), clock=clock) as started:
+        yield started
 
 
 class Stamped(list[Any]):

@@ -1,4 +1,5 @@
-"""Shared pieces of the daily challenge tests: a moving clock, prepared days, a node.
+"""Shared pieces of the daily challenge tests: a moving clock, prepared days, requests.
+(The `clock` and `daily_node` fixtures are in tests/server/conftest.py.)
 
 DayClock(start)
     The node's clock (`running(clock=...)`): `set(moment)` moves it, and it remembers
@@ -8,10 +9,6 @@ prepare(redis, day, variant) -> DayRecord
     Stores the day's record exactly as the server would make it with the test budget
     (the smallest n whose deal the solver wins within 20,000 positions), certified in
     this process once per session, so tests do not wait for solver processes.
-
-daily_node (fixture)
-    A node whose clock says 2030-01-01 08:00 UTC (`clock` fixture), with both daily
-    variants of that day prepared.
 
 get(node, path, token=None) -> (status, body)
     An HTTP GET with `Authorization: Bearer <token>` when a token is given.
@@ -25,24 +22,19 @@ import json
 import time
 import urllib.error
 import urllib.request
-from collections.abc import AsyncIterator, Callable
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-import pytest
-
 from klondike_live import keys
 from klondike_live.client import Client, Message
-from klondike_live.config import Settings
 from klondike_live.daily.certify import CertifiedDeal
 from klondike_live.daily.days import DayRecord, daily_seed
 from klondike_live.daily.variants import DRAW1, DRAW3, variant_slug
 from klondike_live.engine import Board, Variant
-from klondike_live.gateway.server import Node, running
+from klondike_live.gateway.server import Node
 from klondike_live.solver import Budget, solve
 
 import auditor
-from helpers import FAST
 
 TEST_SECRET = b"klondike-live-test-secret-0123456789abcdef"  # as in tests/conftest.py
 BUDGET = Budget(nodes=20_000)  # the test nodes' daily budget (tests/server/conftest.py)
@@ -94,23 +86,6 @@ async def prepare(redis: Any, day: date, variant: Variant) -> DayRecord:
     await redis.hset(keys.daily_day(day.isoformat(), slug), mapping=record.to_fields())
     await redis.zadd(keys.DAILY_INDEX, {f"{day.isoformat()}|{slug}": day.toordinal()})
     return record
-
-
-@pytest.fixture
-def clock() -> DayClock:
-    """The daily node's clock: 2030-01-01 08:00 UTC until a test moves it."""
-    return DayClock(MORNING)
-
-
-@pytest.fixture
-async def daily_node(
-    make_settings: Callable[..., Settings], redis: Any, clock: DayClock
-) -> AsyncIterator[Node]:
-    """A node on the test clock, with both daily challenges of 2030-01-01 ready."""
-    await prepare(redis, DAY, DRAW1)
-    await prepare(redis, DAY, DRAW3)
-    async with running(make_settings(**FAST), clock=clock) as started:
-        yield started
 
 
 def _fetch(url: str, token: str | None) -> tuple[int, Any]:

@@ -1,8 +1,14 @@
-"""Shared pieces of the end-to-end tests: a node fixture and a race set-up."""
+"""Shared pieces of the end-to-end tests: a node fixture, a race set-up and a
+`klondike-live serve` child process."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+import asyncio
+import os
+import sys
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -60,6 +66,60 @@ async def started_race(
 
 
 async def close_all(*groups: list[Client]) -> None:
+    """Close every client of every group."""
     for group in groups:
         for client in group:
             await client.close()
+
+
+class Served:
+    """A `klondike-live serve` process: its HTTP root and websocket URLs."""
+
+    def __init__(self, url: str, ws_url: str) -> None:
+        self.url = url
+        self.ws_url = ws_url
+
+
+SERVE_ENV = {
+    "KLONDIKE_POOL_TARGET": "0",
+    "KLONDIKE_DAILY_PREPARE_SECONDS": "0",
+    "KLONDIKE_RATE_PER_SECOND": "1000",
+    "KLONDIKE_RATE_BURST": "1000",
+    "KLONDIKE_TICK_SECONDS": str(FAST["tick_seconds"]),
+}
+"""The environment of every `serve_process` child: no background solver work, no rate
+limit to speak of, fast ticks."""
+
+
+@asynccontextmanager
+async def serve_process(
+    redis_url: str, data_dir: Path, secret: str, env: Mapping[str, str] | None = None
+) -> AsyncIterator[Served]:
+    """`klondike-live serve` on a free port in a child process, on `redis_url` and
+    `data_dir`, with this process's environment plus `KLONDIKE_SECRET`, `SERVE_ENV` and
+    `env`. Yields its URLs once it printed its first line (within 30 s); terminates it
+    after."""
+    child_env = {**os.environ, "KLONDIKE_SECRET": secret, **SERVE_ENV, **(env or {})}
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "klondike_live.cli",
+        "serve",
+        "--port",
+        "0",
+        "--redis",
+        redis_url,
+        "--data-dir",
+        str(data_dir),
+        env=child_env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+    try:
+        assert process.stdout is not None
+        line = (await asyncio.wait_for(process.stdout.readline(), 30)).decode()
+        assert line.startswith("Klondike Live on http://"), line
+        yield Served(line.split()[3], line.split("(websocket ")[1].split(";")[0])
+    finally:
+        process.terminate()
+        await asyncio.wait_for(process.wait(), 30)

