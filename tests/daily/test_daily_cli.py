@@ -8,12 +8,13 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from daily_helpers import TEST_SECRET
 
 from klondike_live.cli import main
 from klondike_live.daily.days import DayRecord, daily_seed, load_day
 from klondike_live.daily.variants import DRAW3
 from klondike_live.embedded import open_redis
+
+from daily_helpers import TEST_SECRET
 
 FAST = ["--draw", "3", "--nodes", "20000", "--budget", "30"]
 LINE = re.compile(

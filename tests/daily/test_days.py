@@ -9,7 +9,6 @@ from datetime import UTC, date, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
-from daily_helpers import TEST_SECRET
 from redis.asyncio import Redis
 
 from klondike_live import keys
@@ -27,6 +26,8 @@ from klondike_live.daily.variants import DRAW1, DRAW3, slug_variant, variant_slu
 from klondike_live.engine import Board, Deal, Variant
 from klondike_live.race.room import commitment
 from klondike_live.solver import Budget, solve
+
+from daily_helpers import TEST_SECRET
 
 BUDGET = Budget(nodes=20_000)  # no time limit: the choice of n is deterministic
 DAY = date(2030, 1, 1)  # its draw-3 challenge is candidate 2 under BUDGET

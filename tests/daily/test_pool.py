@@ -9,7 +9,6 @@ import time
 from typing import Any
 
 import pytest
-from daily_helpers import EASY, certified_deals
 from prometheus_client import CollectorRegistry
 from redis.asyncio import Redis
 
@@ -20,6 +19,8 @@ from klondike_live.daily.variants import DRAW1, DRAW3, variant_slug
 from klondike_live.embedded import open_redis
 from klondike_live.engine import Board
 from klondike_live.solver import Budget
+
+from daily_helpers import EASY, certified_deals
 from processes import solver_children
 
 BUDGET = Budget(seconds=10, nodes=20_000)

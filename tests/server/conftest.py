@@ -30,13 +30,13 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
-from daily_support import DAY, MORNING, DayClock, prepare
 
 from klondike_live.config import Settings
 from klondike_live.daily.variants import DRAW1, DRAW3
 from klondike_live.embedded import open_redis
 from klondike_live.gateway.server import Node, running
 
+from daily_support import DAY, MORNING, DayClock, prepare
 from helpers import FAST
 
 QUIET = {

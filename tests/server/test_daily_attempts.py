@@ -8,6 +8,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+
+from klondike_live import keys
+from klondike_live.client import Client, ServerError
+from klondike_live.config import Settings
+from klondike_live.daily.variants import DRAW1, DRAW3
+from klondike_live.gateway.server import Node, running
+
 from daily_support import (
     D1,
     D3,
@@ -21,13 +28,6 @@ from daily_support import (
     record_for,
     start_attempt,
 )
-
-from klondike_live import keys
-from klondike_live.client import Client, ServerError
-from klondike_live.config import Settings
-from klondike_live.daily.variants import DRAW1, DRAW3
-from klondike_live.gateway.server import Node, running
-
 from helpers import FAST, close_all
 
 Wait = Callable[..., Awaitable[Any]]

@@ -7,6 +7,13 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
+from klondike_live.client import Client
+from klondike_live.config import Settings
+from klondike_live.daily.days import daily_seed, load_day
+from klondike_live.daily.variants import DRAW1, DRAW3
+from klondike_live.engine import Deal
+from klondike_live.gateway.server import Node, running
+
 from daily_support import (
     D1,
     D3,
@@ -21,14 +28,6 @@ from daily_support import (
     record_for,
     start_attempt,
 )
-
-from klondike_live.client import Client
-from klondike_live.config import Settings
-from klondike_live.daily.days import daily_seed, load_day
-from klondike_live.daily.variants import DRAW1, DRAW3
-from klondike_live.engine import Deal
-from klondike_live.gateway.server import Node, running
-
 from helpers import FAST, close_all
 
 Wait = Callable[..., Awaitable[Any]]

@@ -6,6 +6,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+
+from klondike_live.client import Client, ServerError
+from klondike_live.daily.variants import DRAW1
+from klondike_live.gateway.server import Node
+
+from auditor import audit_clients
 from daily_support import (
     DAY,
     DayClock,
@@ -15,12 +21,6 @@ from daily_support import (
     record_for,
     start_attempt,
 )
-
-from klondike_live.client import Client, ServerError
-from klondike_live.daily.variants import DRAW1
-from klondike_live.gateway.server import Node
-
-from auditor import audit_clients
 from helpers import close_all
 
 

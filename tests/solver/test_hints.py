@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from solver_helpers import position
-
 from klondike_live.engine import Board, Variant
 from klondike_live.engine.moves import Move
 from klondike_live.solver.hints import NO_WIN, best_move, hint, move_score
+
+from solver_helpers import position
 
 
 def test_hint_starts_a_winning_line() -> None:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import random
 from collections import deque
 
-from solver_helpers import position, random_position
-
 from klondike_live.engine import Board, Variant
 from klondike_live.solver import Budget
 from klondike_live.solver.par import lower_bound, par
 from klondike_live.solver.state import Position
+
+from solver_helpers import position, random_position
 
 LIMITED = (Variant(1, 1), Variant(3, 3), Variant(1, 2), Variant(3, 1))
 

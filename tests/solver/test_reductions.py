@@ -13,10 +13,11 @@ import dataclasses
 import random
 
 import pytest
-from solver_helpers import random_position
 
 from klondike_live.engine import Board, Variant
 from klondike_live.solver import Budget, Reductions, solve
+
+from solver_helpers import random_position
 
 SWITCHES = ("tt", "autoplay", "stock", "partial", "symmetry", "ordering")
 

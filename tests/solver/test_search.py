@@ -5,12 +5,13 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from solver_helpers import position
 
 from klondike_live.engine import Board, Variant
 from klondike_live.engine.variant import UNLIMITED
 from klondike_live.solver import Budget, Reductions, solve
 from klondike_live.solver.search import SolverError, check_line
+
+from solver_helpers import position
 
 DRAW1 = Variant(draw=1, passes=1)
 DRAW3 = Variant(draw=3, passes=3)

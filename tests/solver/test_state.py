@@ -6,10 +6,11 @@ import random
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from solver_helpers import position, random_position
 
 from klondike_live.engine import Board, Variant
 from klondike_live.solver.state import FOUNDATION, K_TALON, Position, Reductions
+
+from solver_helpers import position, random_position
 
 HEARTS_UNDER_KS = "#KH #QH #JH #TH #9H #8H #7H #6H KS"
 

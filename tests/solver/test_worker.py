@@ -11,6 +11,7 @@ from klondike_live.engine import Board, Variant
 from klondike_live.solver import Budget
 from klondike_live.solver.job import run_job
 from klondike_live.solver.worker import hint_in_worker, par_in_worker, solve_in_worker
+
 from processes import solver_children
 
 DRAW1 = Variant(draw=1, passes=1)
