@@ -75,6 +75,12 @@ export class HomePage {
         ),
       ),
       h("label.check", {}, h("input", { type: "checkbox", name: "public" }), "Let anyone watch"),
+      h(
+        "label.check",
+        { title: "By default the deal is one the solver has proven winnable" },
+        h("input", { type: "checkbox", name: "any" }),
+        "Any deal, even one that cannot be won",
+      ),
       h("button", { type: "submit", "data-testid": "start-solo" }, "Play solo"),
     );
     const race = h(
@@ -122,6 +128,12 @@ export class HomePage {
         ),
       ),
       h("label.check", {}, h("input", { type: "checkbox", name: "public" }), "List it publicly"),
+      h(
+        "label.check",
+        { title: "By default the deal is one the solver has proven winnable" },
+        h("input", { type: "checkbox", name: "any" }),
+        "Any deal, even one that cannot be won",
+      ),
       h("button", { type: "submit", "data-testid": "create-race" }, "Create race"),
     );
     const join = h(
@@ -220,6 +232,7 @@ export class HomePage {
       variant: variantText({ draw, passes }),
       time_limit: 0,
       public: form.elements.public.checked,
+      deal: form.elements.any.checked ? "any" : "certified",
     });
   }
 
@@ -233,6 +246,7 @@ export class HomePage {
       seats: Number(form.elements.seats.value),
       time_limit: Number(form.elements.time.value),
       public: form.elements.public.checked,
+      deal: form.elements.any.checked ? "any" : "certified",
     });
   }
 

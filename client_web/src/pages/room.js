@@ -271,13 +271,14 @@ export class RoomPage {
         : "Race";
     this.title.textContent = `${kind} · ${describeVariant(this.variant)}${this.ghost ? ` · vs ${this.ghost.name}'s ghost` : ""}`;
     const watchers = this.spectators ? ` · ${this.spectators} watching` : "";
+    const certified = room.certified && room.state !== "lobby" ? " · certified winnable deal" : "";
     const stateWords = {
       lobby: "In the lobby",
       countdown: "Starting…",
       racing: room.kind === "solo" ? "Playing" : "Racing",
       finished: "Finished",
     };
-    this.subtitle.textContent = `${this.role === "spectator" ? "Watching · " : ""}${stateWords[room.state] ?? room.state}${watchers}`;
+    this.subtitle.textContent = `${this.role === "spectator" ? "Watching · " : ""}${stateWords[room.state] ?? room.state}${certified}${watchers}`;
     this.subtitle.dataset.testid = "subtitle";
     const racer = this.role === "racer" && this.seat !== null;
     this.lobby.hidden = room.state !== "lobby";
