@@ -24,6 +24,7 @@ from collections.abc import AsyncIterator
 from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING
 
+from klondike_live.argtypes import positive_int, positive_seconds
 from klondike_live.daily.variants import DAILY_VARIANTS, DEFAULT_DAILY_BUDGET
 from klondike_live.engine import Variant
 from klondike_live.solver import Budget
@@ -73,14 +74,14 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     prepare.add_argument(
         "--budget",
-        type=_positive_float,
+        type=positive_seconds,
         default=DEFAULT_DAILY_BUDGET.seconds,
         metavar="SECONDS",
         help=f"solver time limit per candidate deal (default {DEFAULT_DAILY_BUDGET.seconds:g})",
     )
     prepare.add_argument(
         "--nodes",
-        type=_positive_int,
+        type=positive_int,
         metavar="N",
         default=DEFAULT_DAILY_BUDGET.nodes,
         help=f"solver node limit per candidate deal (default {DEFAULT_DAILY_BUDGET.nodes})",
@@ -225,19 +226,3 @@ def _date(text: str) -> date:
         return date.fromisoformat(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a date YYYY-MM-DD, not {text!r}") from None
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, not {text!r}")
-    return value
-
-
-def _positive_int(text: str) -> int:
-    if text.isascii() and text.isdigit() and int(text) >= 1:
-        return int(text)
-    raise argparse.ArgumentTypeError(f"expected a positive whole number, not {text!r}")

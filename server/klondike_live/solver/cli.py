@@ -23,6 +23,7 @@ from typing import TextIO
 
 from tqdm import tqdm  # type: ignore[import-untyped]  # no stubs in the dev deps
 
+from klondike_live.argtypes import positive_int, positive_seconds
 from klondike_live.engine import Board, Deal, KlondikeError, Variant
 from klondike_live.engine.position import parse_position
 from klondike_live.engine.record import GameRecord
@@ -72,9 +73,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     parser.add_argument("--f2t", action="store_true", help="allow foundation-to-tableau moves")
     parser.add_argument(
-        "--timeout", type=_positive_float, default=30.0, help="seconds per search (default 30)"
+        "--timeout", type=positive_seconds, default=30.0, help="seconds per search (default 30)"
     )
-    parser.add_argument("--nodes", type=_positive_int, default=None, help="node budget per search")
+    parser.add_argument("--nodes", type=positive_int, default=None, help="node budget per search")
     parser.add_argument("--par", action="store_true", help="search for the shortest solution")
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
     parser.add_argument("--jsonl", metavar="OUT", help="batch mode: write one JSON line per deal")
@@ -230,19 +231,3 @@ def _passes(text: str) -> int:
     if text.isascii() and text.isdigit() and int(text) >= 1:
         return int(text)
     raise argparse.ArgumentTypeError(f"expected a positive number or 'unlimited', not {text!r}")
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, not {text!r}")
-    return value
-
-
-def _positive_int(text: str) -> int:
-    if text.isascii() and text.isdigit() and int(text) >= 1:
-        return int(text)
-    raise argparse.ArgumentTypeError(f"expected a positive whole number, not {text!r}")
