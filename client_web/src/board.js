@@ -511,8 +511,7 @@ export class BoardView {
         return;
       }
       if (same) {
-        if (!double) this.clearSelection();
-        else this.selection = source;
+        this.clearSelection();
         return;
       }
       if (this.dropSelection(place)) return;

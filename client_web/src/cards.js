@@ -54,13 +54,6 @@ export function cardName(card) {
   return `${RANK_NAMES[rankOf(card)]} of ${SUIT_NAMES[suitOf(card)]}`;
 }
 
-/** Notation text of section 1: "QH", "TC". */
-export function cardText(card) {
-  if (card === UNKNOWN) return "##";
-  const rank = rankOf(card);
-  return `${rank === 10 ? "T" : RANK_TEXT[rank]}${SUITS[suitOf(card)]}`;
-}
-
 /** Short label for the corner of a card: "10♥". */
 export function cardLabel(card) {
   return `${RANK_TEXT[rankOf(card)]}${SUIT_SYMBOLS[suitOf(card)]}`;
