@@ -26,8 +26,8 @@ from klondike_live.daily.days import day_end, day_of, is_closed
 from klondike_live.daily.leaderboard import LeaderboardRow
 from klondike_live.daily.variants import DAILY_VARIANTS, slug_variant, variant_slug
 from klondike_live.engine import Variant
-from klondike_live.gateway.daily import DailyService, to_ms
 from klondike_live.race.room import FINISHED
+from klondike_live.service.daily import DailyService, to_ms
 
 PUBLIC: Final = "public"
 REDACTED: Final = "redacted"

@@ -32,10 +32,10 @@ from websockets.http11 import Request, Response
 from klondike_live import __version__
 from klondike_live.auth import AuthError, verify_token
 from klondike_live.gateway.api import Api, game_key
-from klondike_live.gateway.daily import DailyService
 from klondike_live.gateway.daily_api import REDACTED, SPOILER, DailyApi, without_secrets
 from klondike_live.metrics import Metrics
 from klondike_live.race.results import redact_replay
+from klondike_live.service.daily import DailyService
 from klondike_live.store import Store
 
 log = logging.getLogger(__name__)

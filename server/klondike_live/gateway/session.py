@@ -26,15 +26,15 @@ from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
 from klondike_live.auth import AuthError, mint_guest_token, validate_display_name, verify_token
-from klondike_live.gateway.errors import RequestError
 from klondike_live.gateway.hub import Viewer
 from klondike_live.protocol import incoming as msg
 from klondike_live.protocol import outgoing
 from klondike_live.protocol.codes import CloseCode, ErrorCode
 from klondike_live.protocol.incoming import PROTOCOL_VERSION, ProtocolError, decode_client
+from klondike_live.service.errors import RequestError
 
 if TYPE_CHECKING:
-    from klondike_live.gateway.service import RaceService
+    from klondike_live.service.live import RaceService
 
 log = logging.getLogger(__name__)
 

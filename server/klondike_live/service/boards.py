@@ -25,10 +25,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from klondike_live.engine import IllegalMoveError, Move
-from klondike_live.gateway.ending import check_end
-from klondike_live.gateway.errors import RequestError
 from klondike_live.gateway.hub import LocalRoom, Viewer
-from klondike_live.gateway.rooms import Rooms
 from klondike_live.metrics import Metrics
 from klondike_live.protocol import incoming as msg
 from klondike_live.protocol import outgoing
@@ -36,6 +33,9 @@ from klondike_live.protocol.codes import ErrorCode
 from klondike_live.race.live_board import DONE, RESIGNED, WON, LiveBoard
 from klondike_live.race.results import replay
 from klondike_live.race.room import COUNTDOWN, FINISHED, RACING, RoomState
+from klondike_live.service.ending import check_end
+from klondike_live.service.errors import RequestError
+from klondike_live.service.rooms import Rooms
 from klondike_live.solver.worker import hint_in_worker
 
 if TYPE_CHECKING:

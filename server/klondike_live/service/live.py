@@ -36,18 +36,18 @@ from typing import TYPE_CHECKING
 from klondike_live.config import Settings
 from klondike_live.daily.pool import DealPool
 from klondike_live.engine import Move, NotationError
-from klondike_live.gateway.boards import Boards
-from klondike_live.gateway.catchup import CatchUp
-from klondike_live.gateway.daily import Clock, DailyService, system_clock
-from klondike_live.gateway.errors import RequestError
 from klondike_live.gateway.hub import Hub, LocalRoom, Viewer
-from klondike_live.gateway.rooms import Rooms
-from klondike_live.gateway.timers import Timers
 from klondike_live.metrics import Metrics
 from klondike_live.protocol import incoming as msg
 from klondike_live.protocol import outgoing
 from klondike_live.protocol.codes import CloseCode, ErrorCode
 from klondike_live.race.room import FINISHED, LOBBY, RoomError, RoomState, new_room
+from klondike_live.service.boards import Boards
+from klondike_live.service.catchup import CatchUp
+from klondike_live.service.daily import Clock, DailyService, system_clock
+from klondike_live.service.errors import RequestError
+from klondike_live.service.rooms import Rooms
+from klondike_live.service.timers import Timers
 from klondike_live.store import Store
 
 if TYPE_CHECKING:

@@ -28,13 +28,13 @@ import msgpack
 
 from klondike_live.engine import view_of
 from klondike_live.gateway.hub import LocalRoom, Viewer
-from klondike_live.gateway.rooms import Rooms
 from klondike_live.metrics import Metrics
 from klondike_live.protocol import incoming as msg
 from klondike_live.protocol import outgoing
 from klondike_live.protocol.outgoing import BoardHeader
 from klondike_live.race.results import replay
 from klondike_live.race.room import COUNTDOWN, FINISHED, RACING, RoomState
+from klondike_live.service.rooms import Rooms
 from klondike_live.store import BoardRecord
 
 if TYPE_CHECKING:

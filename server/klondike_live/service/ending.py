@@ -19,12 +19,12 @@ import logging
 import msgpack
 
 from klondike_live import keys
-from klondike_live.gateway.rooms import Hashes, Rooms
 from klondike_live.protocol import outgoing
 from klondike_live.protocol.codes import ErrorCode
 from klondike_live.race.live_board import DONE
 from klondike_live.race.results import build_results
 from klondike_live.race.room import COUNTDOWN, RACING, RoomError, RoomState
+from klondike_live.service.rooms import Hashes, Rooms
 
 log = logging.getLogger(__name__)
 

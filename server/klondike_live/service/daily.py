@@ -52,7 +52,6 @@ from klondike_live.daily.leaderboard import DailyResult, Leaderboard
 from klondike_live.daily.stats import DailyStats
 from klondike_live.daily.variants import DAILY_VARIANTS, variant_slug
 from klondike_live.engine import Variant
-from klondike_live.gateway.errors import RequestError
 from klondike_live.metrics import Metrics
 from klondike_live.protocol import incoming as msg
 from klondike_live.protocol import outgoing
@@ -60,6 +59,7 @@ from klondike_live.protocol.codes import ErrorCode
 from klondike_live.race.live_board import WON
 from klondike_live.race.results import replay
 from klondike_live.race.room import FINISHED, RoomState, new_room
+from klondike_live.service.errors import RequestError
 from klondike_live.solver import Budget, SolverError
 from klondike_live.solver.worker import WorkerError
 from klondike_live.store import BoardRecord, Store

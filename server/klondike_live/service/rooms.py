@@ -31,14 +31,14 @@ from redis.exceptions import RedisError
 from klondike_live import keys
 from klondike_live.daily.pool import DealPool
 from klondike_live.engine import Board, Deal, Variant
-from klondike_live.gateway.daily import DailyService
-from klondike_live.gateway.errors import RequestError
 from klondike_live.gateway.hub import Hub, LocalRoom
 from klondike_live.protocol import outgoing
 from klondike_live.protocol.codes import ErrorCode
 from klondike_live.race.live_board import PLAYING
 from klondike_live.race.results import redact_results
 from klondike_live.race.room import COUNTDOWN, FINISHED, LOBBY, RoomError, RoomState
+from klondike_live.service.daily import DailyService
+from klondike_live.service.errors import RequestError
 from klondike_live.store import Store
 
 log = logging.getLogger(__name__)

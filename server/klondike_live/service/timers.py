@@ -26,13 +26,13 @@ import asyncio
 import logging
 
 from klondike_live.config import Settings
-from klondike_live.gateway.boards import Boards
-from klondike_live.gateway.catchup import progress_frame
-from klondike_live.gateway.ending import check_end
-from klondike_live.gateway.errors import RequestError
-from klondike_live.gateway.rooms import Rooms
 from klondike_live.race.live_board import RESIGNED, TIMEOUT
 from klondike_live.race.room import COUNTDOWN, LOBBY, RACING
+from klondike_live.service.boards import Boards
+from klondike_live.service.catchup import progress_frame
+from klondike_live.service.ending import check_end
+from klondike_live.service.errors import RequestError
+from klondike_live.service.rooms import Rooms
 from klondike_live.tasks import cancel_requested
 
 log = logging.getLogger(__name__)
