@@ -12,13 +12,16 @@ from klondike_live.engine.deal import Deal
 from klondike_live.engine.errors import (
     IllegalMoveError,
     InvalidMoveError,
+    InvalidValueError,
     KlondikeError,
     NotationError,
+    RecordResultError,
     ReplayError,
+    UndoError,
 )
 from klondike_live.engine.moves import Move
 from klondike_live.engine.position import format_position, parse_position
-from klondike_live.engine.record import GameRecord, RecordResultError
+from klondike_live.engine.record import GameRecord
 from klondike_live.engine.scoring import standard_score, time_bonus, vegas_score
 from klondike_live.engine.variant import UNLIMITED, Variant
 from klondike_live.engine.view import (
@@ -44,12 +47,14 @@ __all__ = [
     "GameRecord",
     "IllegalMoveError",
     "InvalidMoveError",
+    "InvalidValueError",
     "KlondikeError",
     "Move",
     "NotationError",
     "Outcome",
     "RecordResultError",
     "ReplayError",
+    "UndoError",
     "Variant",
     "View",
     "ViewDiff",

@@ -4,11 +4,13 @@ Two ways to make a move, as in python-chess:
 
 - `play(move)` checks the move against the rules and raises `IllegalMoveError` with the
   reason; it also accepts a token string (`"36"`), raising `InvalidMoveError` on bad
-  syntax. Use it for anything that comes from outside.
+  syntax (or on a `Move` value with fields out of range). Use it for anything that
+  comes from outside.
 - `push(move)` trusts its caller: it applies a move known to be legal (one from
   `legal_moves()`, say) with no checks. Use it in search loops.
 
-Both save a snapshot, so `pop()` undoes the last move exactly. Piles are tuples, so a
+Both save a snapshot, so `pop()` undoes the last move exactly (`UndoError` when there is
+none). Piles are tuples, so a
 snapshot is a handful of references, and `key()` is a hashable value of the position for
 transposition tables.
 
@@ -27,10 +29,16 @@ import enum
 from collections.abc import Iterator
 from typing import Final
 
-from klondike_live.engine.cards import CARDS, RANK, RED, SUIT, SUITS, Card
+from klondike_live.engine.cards import CARDS, RANK, RED, SUIT, SUITS, Card, census
 from klondike_live.engine.deal import Deal
-from klondike_live.engine.errors import IllegalMoveError
+from klondike_live.engine.errors import (
+    IllegalMoveError,
+    InvalidMoveError,
+    InvalidValueError,
+    UndoError,
+)
 from klondike_live.engine.moves import (
+    ALL_MOVES,
     DRAW,
     DRAW_MOVE,
     F2T,
@@ -128,15 +136,17 @@ class Board:
     ) -> Board:
         """A board set up in a given position (stock top first), with no history or deal.
 
-        Raises `ValueError` saying what is wrong when the parts are not a reachable-looking
-        Klondike position: every card exactly once, a face-up top on every non-empty pile,
-        face-up cards forming runs, a pass number within the variant's limit.
+        Raises `InvalidValueError` saying what is wrong when the parts are not a
+        reachable-looking Klondike position: every card exactly once, a face-up top on
+        every non-empty pile, face-up cards forming runs, a pass number within the
+        variant's limit.
         """
         problem = _position_problem(variant, tableau, face_down, stock, waste, foundations)
         if problem:
-            raise ValueError(problem)
+            raise InvalidValueError(problem)
         if pass_number < 1 or (variant.passes != UNLIMITED and pass_number > variant.passes):
-            raise ValueError(f"pass {pass_number} is outside 1..{variant.passes}")
+            limit = "unlimited" if variant.passes == UNLIMITED else variant.passes
+            raise InvalidValueError(f"bad pass {pass_number!r}: expected 1..{limit}")
         board = cls.__new__(cls)
         board.deal = None
         board.variant = variant
@@ -292,6 +302,12 @@ class Board:
 
     def illegal_reason(self, move: Move) -> str | None:
         """Why `move` is not allowed here, or None when it is legal."""
+        if move not in ALL_MOVES:
+            return _malformed(move)
+        return self._reason(move)
+
+    def _reason(self, move: Move) -> str | None:
+        """`illegal_reason` for a move known to be well-formed (one of `ALL_MOVES`)."""
         kind = move.kind
         if kind == DRAW:
             return None if self._stock else "the stock is empty"
@@ -392,12 +408,15 @@ class Board:
     def play(self, move: Move | str) -> Move:
         """Check `move` (a `Move` or a token) against the rules, apply it, return it.
 
-        Raises `InvalidMoveError` for a token that does not parse and `IllegalMoveError`,
-        with the reason, for a move the rules do not allow here.
+        Raises `InvalidMoveError` for a token that does not parse (or a `Move` whose fields
+        are out of range) and `IllegalMoveError`, with the reason, for a move the rules do
+        not allow here.
         """
         if isinstance(move, str):
             move = Move.parse(move)
-        reason = self.illegal_reason(move)
+        elif move not in ALL_MOVES:
+            raise InvalidMoveError(_malformed(move))
+        reason = self._reason(move)
         if reason is not None:
             raise IllegalMoveError(str(move), reason)
         self.push(move)
@@ -472,9 +491,12 @@ class Board:
             self.score = max(0, self.score + gain)
 
     def pop(self) -> Move:
-        """Undo the last move exactly (position, pass and score) and return it."""
+        """Undo the last move exactly (position, pass and score) and return it.
+
+        Raises `UndoError` (an `IndexError` too) when there is no move to undo.
+        """
         if not self._undo:
-            raise IndexError("no move to undo")
+            raise UndoError("no move to undo: the board has no moves")
         piles, down, stock, waste, found, pass_number, score = self._undo.pop()
         self._piles = list(piles)
         self._down = list(down)
@@ -498,29 +520,31 @@ def _position_problem(
     foundations: tuple[int, ...],
 ) -> str:
     if len(tableau) != 7 or len(face_down) != 7:
-        return "a position has seven tableau piles"
+        return (
+            f"a position has seven tableau piles and seven face-down counts, "
+            f"found {len(tableau)} and {len(face_down)}"
+        )
     if len(foundations) != 4 or not all(0 <= r <= 13 for r in foundations):
-        return "a position has four foundations holding 0..13 cards each"
+        return f"a position has four foundations of 0..13 cards each, found {tuple(foundations)}"
     cards: list[int] = [c for pile in tableau for c in pile]
-    cards += stock + waste
+    cards += [*stock, *waste]
     cards += [suit * 13 + r for suit, rank in enumerate(foundations) for r in range(rank)]
     if sorted(cards) != list(range(52)):
-        counts = {c: cards.count(c) for c in set(cards)}
-        twice = sorted(CARDS[c] for c, n in counts.items() if n > 1)
-        missing = sorted(CARDS[c] for c in range(52) if c not in counts)
-        parts = []
-        if twice:
-            parts.append("more than once: " + " ".join(map(str, twice)))
-        if missing:
-            parts.append("missing: " + " ".join(map(str, missing)))
-        return "a position holds each of the 52 cards exactly once (" + "; ".join(parts) + ")"
+        return f"a position holds each of the 52 cards exactly once ({census(cards)})"
     for k, (pile, down) in enumerate(zip(tableau, face_down, strict=True)):
-        if not 0 <= down <= len(pile) or (pile and down == len(pile)):
-            return f"pile {k + 1}: its top card must be face up"
+        if not 0 <= down <= len(pile):
+            return f"pile {k + 1}: {down!r} face-down cards in a pile of {len(pile)}"
+        if pile and down == len(pile):
+            return f"pile {k + 1}: its top card must be face up ({pile[-1]} is face down)"
         for lower, upper in zip(pile[down:], pile[down + 1 :], strict=False):
             if RANK[lower] != RANK[upper] + 1 or RED[lower] == RED[upper]:
                 return f"pile {k + 1}: face-up {lower} {upper} is not a run (down, alternating)"
     return ""
+
+
+def _malformed(move: object) -> str:
+    fields = tuple(move) if isinstance(move, tuple) else move
+    return f"bad move {fields!r}: not a move of the notation (a field is out of range)"
 
 
 def _no_foundation(card: Card) -> str:

@@ -11,9 +11,10 @@ Lookup tables (`RANK`, `SUIT`, `RED`) let hot loops avoid attribute access.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Final
 
-from klondike_live.engine.errors import NotationError
+from klondike_live.engine.errors import InvalidValueError, NotationError
 
 SUITS: Final = "CDHS"
 RANKS: Final = "A23456789TJQK"
@@ -26,6 +27,12 @@ class Card(int):
     """One of the 52 cards; an `int` in `0..51` with rank/suit accessors and text form."""
 
     __slots__ = ()
+
+    def __new__(cls, index: int) -> Card:
+        """The card of index `index` (0..51); `CARDS[index]` is the shared instance."""
+        if not 0 <= index < 52:
+            raise InvalidValueError(f"no card with index {index!r}: expected 0..51")
+        return super().__new__(cls, index)
 
     @property
     def rank(self) -> int:
@@ -44,15 +51,18 @@ class Card(int):
 
     @classmethod
     def of(cls, rank: int, suit: int) -> Card:
-        """The card of `rank` (1..13) and `suit` (0..3)."""
+        """The card of `rank` (1..13) and `suit` (0..3); `InvalidValueError` otherwise."""
         if not (1 <= rank <= 13 and 0 <= suit <= 3):
-            raise ValueError(f"no card with rank {rank} and suit {suit}")
+            raise InvalidValueError(
+                f"no card with rank {rank!r} and suit {suit!r}: expected rank 1..13, suit 0..3"
+            )
         return CARDS[suit * 13 + rank - 1]
 
     @classmethod
     def parse(cls, text: str) -> Card:
         """Parse `AS`, `th`, `10H`...; raise `NotationError` quoting the text otherwise."""
-        card = _BY_TEXT.get(text.upper())
+        # ASCII only: `str.upper` maps a few other letters onto ASCII (long s to "S").
+        card = _BY_TEXT.get(text.upper()) if text.isascii() else None
         if card is None:
             raise NotationError(f"bad card {text!r}: expected rank A23456789TJQK and suit CDHS")
         return card
@@ -81,6 +91,26 @@ RED: Final = tuple(i // 13 in (DIAMONDS, HEARTS) for i in range(52))
 def parse_cards(text: str) -> tuple[Card, ...]:
     """Parse a whitespace-separated list of cards."""
     return tuple(Card.parse(token) for token in text.split())
+
+
+def census(cards: Iterable[int]) -> str:
+    """What keeps `cards` from being the 52 cards once each ("" when nothing does):
+    `more than once: TC; missing: 4S`."""
+    counts = [0] * 52
+    strangers = []
+    for card in cards:
+        if 0 <= card < 52:
+            counts[card] += 1
+        else:
+            strangers.append(repr(card))
+    parts = []
+    if any(n > 1 for n in counts):
+        parts.append("more than once: " + " ".join(_TEXT[c] for c in range(52) if counts[c] > 1))
+    if not all(counts):
+        parts.append("missing: " + " ".join(_TEXT[c] for c in range(52) if not counts[c]))
+    if strangers:
+        parts.append("not cards: " + " ".join(strangers))
+    return "; ".join(parts)
 
 
 def format_cards(cards: tuple[Card, ...] | list[Card]) -> str:

@@ -12,15 +12,26 @@ import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from klondike_live.engine.cards import CARDS, Card
-from klondike_live.engine.errors import NotationError
+from klondike_live.engine.cards import CARDS, Card, census
+from klondike_live.engine.errors import InvalidValueError, NotationError
 
 DEAL_HEADER = "klondike-deal 1"
 
 
 def kd1_stream(seed: str) -> Iterator[int]:
-    """The `kd1` random stream: 32-bit big-endian words of SHA-256(seed + ":" + i)."""
-    prefix = seed.encode("utf-8") + b":"
+    """The `kd1` random stream: 32-bit big-endian words of SHA-256(seed + ":" + i).
+
+    Raises `InvalidValueError` at once for a seed that is not UTF-8 text (one holding a
+    lone surrogate, as text read with `errors="surrogateescape"` can).
+    """
+    try:
+        prefix = seed.encode("utf-8") + b":"
+    except UnicodeEncodeError:
+        raise InvalidValueError(f"bad seed {seed!r}: not UTF-8 text") from None
+    return _words(prefix)
+
+
+def _words(prefix: bytes) -> Iterator[int]:
     block = 0
     while True:
         digest = hashlib.sha256(prefix + str(block).encode("ascii")).digest()
@@ -46,7 +57,10 @@ def kd1_shuffle(seed: str) -> list[Card]:
 
 @dataclass(frozen=True, slots=True)
 class Deal:
-    """A starting layout: `tableau[k]` bottom to top, `stock` top first."""
+    """A starting layout: `tableau[k]` bottom to top, `stock` top first.
+
+    Built from parts that are not a layout of the 52 cards, it raises `InvalidValueError`.
+    """
 
     tableau: tuple[tuple[Card, ...], ...]
     stock: tuple[Card, ...]
@@ -54,7 +68,7 @@ class Deal:
     def __post_init__(self) -> None:
         problem = _layout_problem(self.tableau, self.stock)
         if problem:
-            raise ValueError(problem)
+            raise InvalidValueError(problem)
 
     @classmethod
     def from_seed(cls, seed: str) -> Deal:
@@ -76,8 +90,6 @@ class Deal:
             for number, line in enumerate(text.splitlines(), start=1)
             if line.strip() and not line.lstrip().startswith("#")
         ]
-        if not lines:
-            raise NotationError("empty deal text: expected the line 'klondike-deal 1'")
         return parse_deal_lines(lines)
 
     def __str__(self) -> str:
@@ -94,6 +106,8 @@ def parse_deal_lines(lines: list[tuple[int, str]]) -> Deal:
     follow it (`1:` .. `7:`, `stock:`). Used by `Deal.parse` and by game records that
     carry a deal block.
     """
+    if not lines:
+        raise NotationError(f"empty deal text: expected the line {DEAL_HEADER!r}")
     number, header = lines[0]
     if header != DEAL_HEADER:
         raise NotationError(f"expected {DEAL_HEADER!r}, found {header!r}", line=number)
@@ -143,11 +157,12 @@ def parse_deal_lines(lines: list[tuple[int, str]]) -> Deal:
 
 
 def _layout_problem(tableau: tuple[tuple[Card, ...], ...], stock: tuple[Card, ...]) -> str:
-    if len(tableau) != 7 or any(len(p) != k + 1 for k, p in enumerate(tableau)):
-        return "a deal has seven piles of 1..7 cards"
+    sizes = [len(pile) for pile in tableau]
+    if sizes != [1, 2, 3, 4, 5, 6, 7]:
+        return f"a deal has seven piles of 1..7 cards, found pile sizes {sizes}"
     if len(stock) != 24:
-        return "a deal's stock holds 24 cards"
+        return f"a deal's stock holds 24 cards, found {len(stock)}"
     cards = [c for pile in tableau for c in pile] + list(stock)
     if sorted(cards) != list(range(52)):
-        return "a deal holds each of the 52 cards exactly once"
+        return f"a deal holds each of the 52 cards exactly once ({census(cards)})"
     return ""

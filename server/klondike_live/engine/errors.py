@@ -1,21 +1,31 @@
-"""The engine's exceptions, split by cause.
+"""The engine's exceptions, split by cause: the engine raises no other.
 
-    KlondikeError
-    ├── NotationError        text that does not parse (a card, a deal, a position, a record)
-    │   └── InvalidMoveError a move token that does not parse
-    └── IllegalMoveError     a well-formed move the rules do not allow in this position
-        └── ReplayError      a game record whose moves do not replay (carries index and token)
+    KlondikeError              every error of the engine (a ValueError)
+    ├── NotationError          text that does not parse: a card, variant, deal, position,
+    │   │                      view or game record (.line names the line of multi-line text)
+    │   └── InvalidMoveError   a move token, or a `Move` value, that is not in the notation
+    ├── InvalidValueError      a value built from parts the game does not allow:
+    │                          `Card.of(14, 0)`, `Variant(draw=2)`, a `Deal` or a
+    │                          `Board.from_parts` position that misses or repeats a card,
+    │                          a `GameRecord` with both a seed and a deal, a seed that is
+    │                          not UTF-8 text, a time that is not a number
+    ├── IllegalMoveError       a well-formed move the rules do not allow in this position
+    │   └── ReplayError        a game record's move that does not replay (.index, .token)
+    ├── RecordResultError      a record whose declared result is not what its moves give
+    └── UndoError              `Board.pop()` with no move to undo (also an IndexError)
 
-Every message quotes the offending input; `NotationError` also names the line when the
-input was multi-line text. All are `ValueError`s, so callers that only care that the
-input was bad can catch that.
+Every message names the cause and quotes the offending input. Parsing text raises
+`NotationError` (or `InvalidMoveError`), never `InvalidValueError`: text whose cards
+parse but do not make a valid deal or position is still text that does not parse.
+All are `ValueError`s, so callers that only care that the input was bad can catch that;
+`UndoError` is also an `IndexError`, as popping an empty list is.
 """
 
 from __future__ import annotations
 
 
 class KlondikeError(ValueError):
-    """Root of every error the engine raises on bad input."""
+    """Root of every error the engine raises."""
 
 
 class NotationError(KlondikeError):
@@ -31,7 +41,11 @@ class NotationError(KlondikeError):
 
 
 class InvalidMoveError(NotationError):
-    """A move token that is not in the notation (syntax, not rules)."""
+    """A move token, or a `Move` value, that is not in the notation (syntax, not rules)."""
+
+
+class InvalidValueError(KlondikeError):
+    """A value built from parts (not parsed from text) that the game does not allow."""
 
 
 class IllegalMoveError(KlondikeError):
@@ -51,3 +65,11 @@ class ReplayError(IllegalMoveError):
         KlondikeError.__init__(self, f"move {index} {token!r}: {reason}")
         self.token = token
         self.reason = reason
+
+
+class RecordResultError(KlondikeError):
+    """The moves of a game record replay, but the declared result is not what they give."""
+
+
+class UndoError(KlondikeError, IndexError):
+    """`Board.pop()` on a board with no move to undo."""

@@ -13,7 +13,8 @@
 
 Piles are 0-based inside the engine (`0..6`) and 1-based in text (`1..7`).
 `Move.parse(str(m)) == m` for every move. Parsing checks syntax only; whether a move is
-allowed is the board's business (`Board.play`).
+allowed is the board's business (`Board.play`). `ALL_MOVES` holds every well-formed
+`Move` value: the ones with a token, and so the only ones `Board.play` accepts.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from __future__ import annotations
 from typing import Final, NamedTuple
 
 from klondike_live.engine.cards import SUITS
+from klondike_live.engine.counts import parse_count
 from klondike_live.engine.errors import InvalidMoveError
 
 DRAW: Final = 0
@@ -46,8 +48,13 @@ class Move(NamedTuple):
 
     @classmethod
     def parse(cls, token: str) -> Move:
-        """Parse one token (`D`, `R`, `W3`, `WF`, `3F`, `36`, `36:3`, `FH3`)."""
-        move = _parse(token.strip().upper())
+        """Parse one token (`D`, `R`, `W3`, `WF`, `3F`, `36`, `36:3`, `FH3`).
+
+        Raises `InvalidMoveError` quoting the token when it is not one.
+        """
+        text = token.strip()
+        # ASCII only: `str.upper` maps a few other letters onto ASCII (long s to "S").
+        move = _parse(text.upper()) if text.isascii() else None
         if move is None:
             raise InvalidMoveError(f"bad move {token!r}: not a move token of the notation")
         return move
@@ -99,13 +106,22 @@ def _parse(token: str) -> Move | None:
         return None
     if len(token) == 3 and token[0] == "F" and token[1] in SUITS and token[2] in _PILES:
         return Move(F2T, SUITS.index(token[1]), _PILES.index(token[2]))
-    head, sep, count = token.partition(":")
-    if sep and count.isdigit() and count.isascii() and 1 <= int(count) <= 13:
+    head, sep, count_text = token.partition(":")
+    count = parse_count(count_text) if sep else None
+    if count is not None and 1 <= count <= 13:
         move = _parse(head)
         if move is not None and move.kind == T2T:
-            return move._replace(size=int(count))
+            return move._replace(size=count)
     return None
 
 
 DRAW_MOVE: Final = Move(DRAW)
 RECYCLE_MOVE: Final = Move(RECYCLE)
+
+ALL_MOVES: Final = frozenset(
+    [DRAW_MOVE, RECYCLE_MOVE, Move(W2F)]
+    + [Move(W2T, 0, dst) for dst in range(7)]
+    + [Move(T2F, src) for src in range(7)]
+    + [Move(T2T, s, d, n) for s in range(7) for d in range(7) if s != d for n in range(14)]
+    + [Move(F2T, suit, dst) for suit in range(4) for dst in range(7)]
+)

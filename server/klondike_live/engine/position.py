@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from klondike_live.engine.board import Board
 from klondike_live.engine.cards import SUITS, Card
-from klondike_live.engine.errors import NotationError
+from klondike_live.engine.counts import parse_count
+from klondike_live.engine.errors import InvalidValueError, NotationError
 from klondike_live.engine.variant import Variant
 
 POSITION_HEADER = "klondike-position 1"
@@ -92,11 +93,12 @@ def parse_variant_line(entry: tuple[int, str]) -> Variant:
 def parse_pass_line(entry: tuple[int, str], variant: Variant) -> int:
     """The pass number of a `pass:` line, checked against the variant's limit."""
     number, rest = entry
-    if not (rest.isascii() and rest.isdigit()) or int(rest) < 1:
+    pass_number = parse_count(rest)
+    if pass_number is None or pass_number < 1:
         raise NotationError(f"bad pass {rest!r}: expected 1, 2, ...", line=number)
-    if not variant.unlimited and int(rest) > variant.passes:
+    if not variant.unlimited and pass_number > variant.passes:
         raise NotationError(f"pass {rest} is beyond the variant's {variant.passes}", line=number)
-    return int(rest)
+    return pass_number
 
 
 def parse_foundations_line(entry: tuple[int, str]) -> tuple[tuple[int, ...], int]:
@@ -109,14 +111,14 @@ def parse_foundations_line(entry: tuple[int, str]) -> tuple[tuple[int, ...], int
         hidden += 1
     ranks = []
     for suit, token in zip(SUITS, tokens, strict=False):
-        value = token[1:]
-        if token[:1].upper() != suit or not (value.isascii() and value.isdigit()):
+        rank = parse_count(token[1:])
+        if token[:1] not in (suit, suit.lower()) or rank is None:
             raise NotationError(
                 f"bad foundation {token!r}: expected {suit}0..{suit}13", line=number
             )
-        if not 0 <= int(value) <= 13:
+        if not 0 <= rank <= 13:
             raise NotationError(f"bad foundation {token!r}: a suit holds 0..13 cards", line=number)
-        ranks.append(int(value))
+        ranks.append(rank)
     if len(tokens) != 4:
         raise NotationError("expected four foundations: C<n> D<n> H<n> S<n>", line=number)
     return tuple(ranks), hidden
@@ -166,5 +168,5 @@ def parse_position(text: str) -> Board:
         return Board.from_parts(
             variant, tuple(tableau), tuple(face_down), stock, waste, foundations, pass_number
         )
-    except ValueError as exc:
+    except InvalidValueError as exc:
         raise NotationError(str(exc), line=found["foundations"][0]) from None

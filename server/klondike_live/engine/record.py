@@ -25,21 +25,28 @@ from typing import Final
 
 from klondike_live.engine.board import Board
 from klondike_live.engine.deal import DEAL_HEADER, Deal, parse_deal_lines
-from klondike_live.engine.errors import KlondikeError, NotationError, ReplayError
+from klondike_live.engine.errors import (
+    InvalidValueError,
+    NotationError,
+    RecordResultError,
+    ReplayError,
+)
 from klondike_live.engine.moves import Move
 from klondike_live.engine.variant import Variant
 
 RECORD_HEADER: Final = "klondike-game 1"
 RESULTS: Final = ("won", "resigned", "timeout", "unfinished")
 
-
-class RecordResultError(KlondikeError):
-    """The moves replay, but the declared result is not what they give."""
+__all__ = ["RESULTS", "GameRecord", "RecordResultError"]
 
 
 @dataclass(frozen=True, slots=True)
 class GameRecord:
-    """A game: its variant, its deal (by seed or in full), its move tokens and result."""
+    """A game: its variant, its deal (by seed or in full), its move tokens and result.
+
+    Built with both a seed and a deal, or neither, or with an unknown result, it raises
+    `InvalidValueError`.
+    """
 
     variant: Variant
     seed: str | None = None
@@ -49,9 +56,12 @@ class GameRecord:
 
     def __post_init__(self) -> None:
         if (self.seed is None) == (self.deal is None):
-            raise ValueError("a game record has either a seed or a deal, not both or neither")
+            given = "both" if self.seed is not None else "neither"
+            raise InvalidValueError(f"a game record has a seed or a deal, not {given}")
         if self.result is not None and self.result not in RESULTS:
-            raise ValueError(f"unknown result {self.result!r}: expected one of {RESULTS}")
+            raise InvalidValueError(
+                f"unknown result {self.result!r}: expected one of {', '.join(RESULTS)}"
+            )
 
     def starting_deal(self) -> Deal:
         """The deal the game starts from."""
@@ -168,5 +178,17 @@ def _parse_record(text: str) -> GameRecord:
             )
     if "seed" in values and not values["seed"][1]:
         raise NotationError("empty seed", line=values["seed"][0])
+    if "seed" in values and not _is_utf8(values["seed"][1]):
+        raise NotationError(
+            f"bad seed {values['seed'][1]!r}: not UTF-8 text", line=values["seed"][0]
+        )
     seed = values["seed"][1] if "seed" in values else None
     return GameRecord(variant=variant, seed=seed, deal=deal, moves=tuple(moves), result=result)
+
+
+def _is_utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -7,9 +7,11 @@ foundations. The whole table is in docs/rules.md.
 
 from __future__ import annotations
 
+import math
 from typing import Final
 
 from klondike_live.engine.board import Board
+from klondike_live.engine.errors import InvalidValueError
 
 TIME_BONUS_NUMERATOR: Final = 700_000
 TIME_BONUS_AFTER_SECONDS: Final = 30
@@ -18,7 +20,12 @@ VEGAS_PER_CARD: Final = 5
 
 
 def time_bonus(seconds: float) -> int:
-    """The bonus for a won game that took `seconds`: 700000 / seconds, over 30 s only."""
+    """The bonus for a won game that took `seconds`: 700000 / seconds, over 30 s only.
+
+    Raises `InvalidValueError` when `seconds` is not a number (NaN).
+    """
+    if math.isnan(seconds):
+        raise InvalidValueError(f"bad time {seconds!r}: expected a number of seconds")
     if seconds <= TIME_BONUS_AFTER_SECONDS:
         return 0
     return int(TIME_BONUS_NUMERATOR / seconds)

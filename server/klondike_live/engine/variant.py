@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from klondike_live.engine.errors import NotationError
+from klondike_live.engine.counts import parse_count
+from klondike_live.engine.errors import InvalidValueError, NotationError
 
 UNLIMITED = 0
 """The `passes` value meaning no limit on recycling the waste."""
@@ -19,7 +20,8 @@ class Variant:
     """Immutable game options.
 
     `passes` is the total number of passes through the stock; `UNLIMITED` (0) means any
-    number. Left out, it takes the rules-as-written default for `draw` (1 or 3).
+    number. Left out, it takes the rules-as-written default for `draw` (1 or 3). Other
+    values raise `InvalidValueError`.
     """
 
     draw: int = 1
@@ -28,11 +30,13 @@ class Variant:
 
     def __post_init__(self) -> None:
         if self.draw not in (1, 3):
-            raise ValueError(f"draw must be 1 or 3, not {self.draw!r}")
+            raise InvalidValueError(f"bad draw {self.draw!r}: expected 1 or 3")
         if self.passes == -1:
             object.__setattr__(self, "passes", default_passes(self.draw))
         elif self.passes < 0:
-            raise ValueError(f"passes must be positive or UNLIMITED, not {self.passes!r}")
+            raise InvalidValueError(
+                f"bad passes {self.passes!r}: expected 1, 2, ... or UNLIMITED (0)"
+            )
 
     @property
     def unlimited(self) -> bool:
@@ -62,10 +66,11 @@ class Variant:
             passes = default_passes(draw)
         elif passes_text == "unlimited":
             passes = UNLIMITED
-        elif passes_text.isdigit() and passes_text.isascii() and int(passes_text) >= 1:
-            passes = int(passes_text)
         else:
-            raise NotationError(f"bad passes {passes_text!r}: expected 1, 2, ... or unlimited")
+            count = parse_count(passes_text)
+            if count is None or count < 1:
+                raise NotationError(f"bad passes {passes_text!r}: expected 1, 2, ... or unlimited")
+            passes = count
         f2t_text = values.get("f2t", "no")
         if f2t_text not in ("yes", "no"):
             raise NotationError(f"bad f2t {f2t_text!r}: expected yes or no")

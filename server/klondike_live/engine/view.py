@@ -29,6 +29,7 @@ from typing import Final
 
 from klondike_live.engine.board import Board
 from klondike_live.engine.cards import CARDS
+from klondike_live.engine.counts import parse_count
 from klondike_live.engine.errors import NotationError
 from klondike_live.engine.position import (
     format_foundations,
@@ -52,6 +53,9 @@ WASTE: Final = 7
 """Pile index of the waste in a `ViewDiff`; tableau piles are 0..6."""
 
 VIEW_HEADER: Final = "klondike-position 1"
+
+STOCK_SIZE: Final = 24
+"""Cards in the stock of a fresh deal: no stock holds more."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -277,8 +281,11 @@ def parse_view(text: str) -> View:
             raise NotationError(f"face-down card above a face-up one in pile {k}", line=number)
         face_down.append(down)
     number, rest = found["stock"]
-    if not (rest.isascii() and rest.isdigit()):
-        raise NotationError(f"a viewer's stock is a count, found {rest!r}", line=number)
+    stock = parse_count(rest)
+    if stock is None or stock > STOCK_SIZE:
+        raise NotationError(
+            f"a viewer's stock is a count 0..{STOCK_SIZE}, found {rest!r}", line=number
+        )
     number, waste_text = found["waste"]
     waste = tuple(UNKNOWN if t == "##" else parse_card_token(t, number) for t in waste_text.split())
     foundations, hidden = parse_foundations_line(found["foundations"])
@@ -286,7 +293,7 @@ def parse_view(text: str) -> View:
         variant=variant,
         tableau=tuple(tableau),
         face_down=tuple(face_down),
-        stock=int(rest),
+        stock=stock,
         waste=waste,
         foundations=foundations,
         foundation_hidden=hidden,
