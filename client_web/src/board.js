@@ -1,7 +1,9 @@
+// @ts-check
 /**
  * One board on screen: renders views with keyed card elements (moves and flips are
  * CSS transitions), and for the player's own board turns pointer and keyboard input
- * into move tokens. View-only boards (opponents, spectators, replays) take no input.
+ * into the transitions of selection.js and the move tokens they offer. View-only
+ * boards (opponents, spectators, replays) take no input.
  *
  * The board never sends anything: it calls `onMove(token)` and `onStock()`, and the
  * page decides. Every listener it adds is removed by `destroy()`.
@@ -9,12 +11,77 @@
 
 import { UNKNOWN, cardLabel, cardName, isRed, rankOf, SUIT_SYMBOLS, SUIT_NAMES } from "./cards.js";
 import { layout } from "./layout.js";
-import { canMove, cardsAt, foundationToken, moveToken, passesLeft } from "./rules.js";
+import { cardsAt, moveToken, passesLeft } from "./rules.js";
+import {
+  activate,
+  canDropOn,
+  dropOn,
+  dropTarget,
+  emptySelection,
+  follow,
+  isDrag,
+  isPicked,
+  pickUp,
+  pressColumn,
+  putDown,
+  sourceAt,
+  tap,
+} from "./selection.js";
 
-const DRAG_THRESHOLD = 5;
-const DOUBLE_TAP_MS = 350;
+/** @import { Card } from "./cards.js" */
+/** @import { PileName, Placed, PlacedCard } from "./layout.js" */
+/** @import { Place, Source, Variant } from "./rules.js" */
+/** @import { Outcome, Selection } from "./selection.js" */
+/** @import { View } from "./view.js" */
+
+/**
+ * @typedef {object} BoardOptions
+ * @property {Variant} variant
+ * @property {boolean} [interactive] the player's own board: it takes input
+ * @property {(token: string) => void} [onMove] a move the player made
+ * @property {() => void} [onStock] a click on the stock
+ * @property {string} [label] the board's accessible name
+ * @property {boolean} [fitHeight] fit the window's height below the board's top
+ */
+
+/**
+ * A hinted move: the pile and card it moves (by element key) and the pile it goes to.
+ * @typedef {{source: PileName, key: string | null, target: PileName | null}} Hint
+ */
+
+/**
+ * The cards a press on a card picked up, to drag: where they come from, where the
+ * pointer holds the first one, and their elements with their places at the press.
+ * @typedef {object} Grab
+ * @property {Source} from
+ * @property {number} grabX
+ * @property {number} grabY
+ * @property {{node: HTMLElement, x: number, y: number}[]} nodes
+ */
+
+/**
+ * A pointer press in progress: a tap, or a drag once it has moved.
+ * @typedef {object} Press
+ * @property {HTMLElement} node the card or slot pressed
+ * @property {PileName} name its pile
+ * @property {number} startX
+ * @property {number} startY
+ * @property {boolean} moved
+ * @property {number} pointerId
+ * @property {Grab | null} grab null when nothing can be dragged from there
+ */
+
+/** @type {Record<number, string>} */
 const FACE_LETTERS = { 11: "J", 12: "Q", 13: "K" };
+const PILE_NAMES = ["Column 1", "Column 2", "Column 3", "Column 4", "Column 5", "Column 6", "Column 7"];
+/** @type {PileName[]} */
+const PILES = ["stock", "waste", "f0", "f1", "f2", "f3", "t0", "t1", "t2", "t3", "t4", "t5", "t6"];
 
+/**
+ * @param {string} tag
+ * @param {string} className
+ * @param {Record<string, string>} [attrs]
+ */
 function el(tag, className, attrs = {}) {
   const node = document.createElement(tag);
   if (className) node.className = className;
@@ -22,7 +89,21 @@ function el(tag, className, attrs = {}) {
   return node;
 }
 
-/** Fill a card element with its face (or back). */
+/**
+ * The pile a card or slot element of a board stands in: the board gives every one a
+ * `data-place`.
+ * @param {HTMLElement} node
+ */
+function pileOf(node) {
+  return /** @type {PileName} */ (node.dataset.place);
+}
+
+/**
+ * Fill a card element with its face (or back).
+ * @param {HTMLElement} node
+ * @param {Card} card
+ * @param {boolean} up
+ */
 function paintCard(node, card, up) {
   up = up && card !== UNKNOWN;
   node.replaceChildren();
@@ -48,20 +129,10 @@ function paintCard(node, card, up) {
   node.append(corner, centre, bottom);
 }
 
-function placeOf(name) {
-  if (name === "stock") return { kind: "stock" };
-  if (name === "waste") return { kind: "waste" };
-  if (name[0] === "f") return { kind: "foundation", suit: Number(name.slice(1)) };
-  return { kind: "tableau", index: Number(name.slice(1)) };
-}
-
-const PILE_NAMES = ["Column 1", "Column 2", "Column 3", "Column 4", "Column 5", "Column 6", "Column 7"];
-
 export class BoardView {
   /**
    * @param {HTMLElement} root an empty element to draw into
-   * @param {{interactive?: boolean, variant: {draw:number, passes:number|null, f2t:boolean},
-   *          onMove?: (token: string) => void, onStock?: () => void, label?: string}} options
+   * @param {BoardOptions} options
    */
   constructor(
     root,
@@ -80,16 +151,26 @@ export class BoardView {
     this.variant = variant;
     this.onMove = onMove;
     this.onStock = onStock;
+    /** @type {View | null} */
     this.view = null;
+    /** @type {Placed | null} */
     this.placed = null;
+    /** @type {Map<string, HTMLElement>} */
     this.elements = new Map();
+    /** @type {Map<PileName, HTMLElement>} */
     this.slots = new Map();
-    this.selection = null;
+    /** @type {Selection} */
+    this.selection = emptySelection();
     this.reveal = false;
+    /** @type {Hint | null} */
     this.hint = null;
+    /** @type {Press | null} */
     this.drag = null;
-    this.lastTap = { key: null, at: 0 };
+    /** @type {(() => void)[]} */
     this.unbinders = [];
+    this.stockMark = el("span", "slot-mark", { "aria-hidden": "true" });
+    this.stockCount = el("span", "stock-count", { "aria-hidden": "true" });
+    this.hiddenBadge = el("span", "hidden-badge");
     root.classList.add("board");
     root.classList.toggle("interactive", interactive);
     root.setAttribute("role", "group");
@@ -109,8 +190,7 @@ export class BoardView {
   }
 
   buildSlots() {
-    const names = ["stock", "waste", "f0", "f1", "f2", "f3", "t0", "t1", "t2", "t3", "t4", "t5", "t6"];
-    for (const name of names) {
+    for (const name of PILES) {
       const slot = el("div", `slot slot-${name[0]}`, { "data-place": name });
       if (this.interactive) {
         slot.setAttribute("role", "button");
@@ -123,36 +203,36 @@ export class BoardView {
         mark.textContent = SUIT_SYMBOLS[Number(name[1])];
         slot.append(mark);
       }
-      if (name === "stock") {
-        this.stockMark = el("span", "slot-mark", { "aria-hidden": "true" });
-        this.stockCount = el("span", "stock-count", { "aria-hidden": "true" });
-        slot.append(this.stockMark, this.stockCount);
-      }
+      if (name === "stock") slot.append(this.stockMark, this.stockCount);
       this.slots.set(name, slot);
       this.root.append(slot);
     }
-    this.hiddenBadge = el("span", "hidden-badge");
     this.root.append(this.hiddenBadge);
   }
 
-  /** Draw `view` (already including predicted moves); `reveal` shows face-down cards. */
+  /**
+   * Draw `view` (already including predicted moves); `reveal` shows face-down cards.
+   * @param {View} view
+   */
   update(view, { reveal = false } = {}) {
     this.view = view;
     this.reveal = reveal;
-    if (this.selection && !cardsAt(view, this.selection)) this.selection = null;
+    this.selection = follow(this.selection, view);
     this.render();
   }
 
+  /** @param {Hint | null} hint */
   setHint(hint) {
     this.hint = hint;
     this.render();
   }
 
   render() {
-    if (!this.view || this.drag?.moved) return;
+    const view = this.view;
+    if (!view || this.drag?.moved) return;
     const width = this.root.clientWidth;
     if (!width) return;
-    const placed = layout(this.view, {
+    const placed = layout(view, {
       width,
       height: this.availableHeight(),
       draw: this.variant.draw,
@@ -163,20 +243,18 @@ export class BoardView {
     this.root.style.setProperty("--cw", `${cardW}px`);
     this.root.style.setProperty("--ch", `${cardH}px`);
     this.root.style.height = `${placed.height}px`;
-    this.renderSlots(placed);
+    this.renderSlots(view, placed);
     const seen = new Set();
     const stockSlot = placed.slots.stock;
     for (const item of placed.cards) {
       seen.add(item.key);
       let node = this.elements.get(item.key);
-      const fresh = !node;
-      if (fresh) {
+      if (!node) {
         node = el("div", "card", { role: "img" });
         node.dataset.key = item.key;
         this.elements.set(item.key, node);
         // A card turned from the stock slides out of it; others appear in place.
-        const from =
-          item.place === "waste" && this.view.stock + this.view.waste.length > 0 ? stockSlot : item;
+        const from = item.place === "waste" && view.stock + view.waste.length > 0 ? stockSlot : item;
         node.style.transform = `translate(${from.x}px, ${from.y}px)`;
         if (item.up && item.place[0] === "t") node.classList.add("flip");
         this.layer.append(node);
@@ -191,7 +269,7 @@ export class BoardView {
       node.style.zIndex = String(item.z);
       node.style.transform = `translate(${item.x}px, ${item.y}px)`;
       node.classList.toggle("revealed", Boolean(item.revealed));
-      node.classList.toggle("selected", this.isSelected(item));
+      node.classList.toggle("selected", isPicked(this.selection, view, item));
       node.classList.toggle("hinted", this.isHinted(item));
     }
     for (const [key, node] of this.elements) {
@@ -209,28 +287,38 @@ export class BoardView {
     return Math.max(280, window.innerHeight - top - 8);
   }
 
-  renderSlots(placed) {
+  /**
+   * @param {View} view
+   * @param {Placed} placed
+   */
+  renderSlots(view, placed) {
     for (const [name, slot] of this.slots) {
       const { x, y } = placed.slots[name];
       slot.style.transform = `translate(${x}px, ${y}px)`;
-      slot.setAttribute("aria-label", this.describe(name));
-      slot.classList.toggle("target", this.hintTarget() === name || (this.selection && this.canDropOn(name)));
+      slot.setAttribute("aria-label", this.describe(view, name));
+      slot.classList.toggle(
+        "target",
+        this.hint?.target === name || canDropOn(this.selection, view, name),
+      );
     }
-    const left = passesLeft(this.view, this.variant);
+    const left = passesLeft(view, this.variant);
     const stockSlot = this.slots.get("stock");
-    const canRecycle = this.view.stock === 0 && this.view.waste.length > 0 && left > 0;
-    stockSlot.classList.toggle("spent", this.view.stock === 0 && !canRecycle);
-    this.stockMark.textContent = this.view.stock ? "" : canRecycle ? "↻" : "✕";
-    this.stockCount.textContent = this.view.stock ? String(this.view.stock) : "";
-    const hidden = this.view.foundations_hidden ?? 0;
+    const canRecycle = view.stock === 0 && view.waste.length > 0 && left > 0;
+    stockSlot?.classList.toggle("spent", view.stock === 0 && !canRecycle);
+    this.stockMark.textContent = view.stock ? "" : canRecycle ? "↻" : "✕";
+    this.stockCount.textContent = view.stock ? String(view.stock) : "";
+    const hidden = view.foundations_hidden ?? 0;
     this.hiddenBadge.hidden = hidden === 0;
     this.hiddenBadge.textContent = `+${hidden} hidden`;
     this.hiddenBadge.style.transform = `translate(${placed.slots.f3.x}px, ${placed.slots.f3.y + placed.metrics.cardH + 2}px)`;
   }
 
-  /** Words for a pile, for its accessible name. */
-  describe(name) {
-    const view = this.view;
+  /**
+   * Words for a pile, for its accessible name.
+   * @param {View} view
+   * @param {PileName} name
+   */
+  describe(view, name) {
     if (name === "stock") {
       const left = passesLeft(view, this.variant);
       const passes = left === Infinity ? "unlimited passes" : `${left} more pass${left === 1 ? "" : "es"}`;
@@ -255,142 +343,118 @@ export class BoardView {
     return `${PILE_NAMES[Number(name[1])]}: ${parts.length ? parts.join(", ") : "empty"}`;
   }
 
-  // ------------------------------------------------------------ selection and hints
-
-  isSelected(item) {
-    const sel = this.selection;
-    if (!sel) return false;
-    if (sel.kind === "tableau")
-      return (
-        item.place === `t${sel.index}` && item.index >= this.view.tableau[sel.index][1].length - sel.size
-      );
-    if (sel.kind === "waste") return item.place === "waste" && item.index === this.view.waste.length - 1;
-    if (sel.kind === "foundation")
-      return item.place === `f${sel.suit}` && item.index === this.view.foundations[sel.suit] - 1;
-    return false;
-  }
-
+  /** @param {PlacedCard} item */
   isHinted(item) {
     return Boolean(this.hint && this.hint.source === item.place && item.key === this.hint.key);
   }
 
-  hintTarget() {
-    return this.hint ? this.hint.target : null;
-  }
+  // ------------------------------------------------------------ selection
 
-  canDropOn(name) {
-    if (!this.selection || name === "stock" || name === "waste") return false;
-    return canMove(this.view, this.selection, placeOf(name));
-  }
-
-  /** Select cards to move (keyboard or click); returns true when something was selected. */
-  select(from) {
-    const cards = this.view && cardsAt(this.view, from);
-    if (!cards || cards.includes(UNKNOWN)) {
-      this.selection = null;
-      this.render();
-      return false;
+  /**
+   * Take the selection a transition gave and do what it asks: offer its move (whose
+   * answer redraws the board), or redraw a changed selection and turn the stock.
+   * @param {Outcome} outcome
+   */
+  apply({ selection, move, stock }) {
+    const changed = selection.picked !== this.selection.picked;
+    this.selection = selection;
+    if (move) {
+      this.onMove(move);
+      return;
     }
-    this.selection = from;
-    this.render();
-    return true;
+    if (changed) this.render();
+    if (stock) this.onStock();
   }
 
-  clearSelection() {
-    if (this.selection) {
-      this.selection = null;
-      this.render();
-    }
+  /**
+   * Pick up cards to move (keyboard).
+   * @param {Source} from
+   */
+  pickUp(from) {
+    this.apply({ selection: pickUp(this.selection, this.view, from), move: null, stock: false });
   }
 
-  /** Move the selection to a place; returns true when a move was offered to the page. */
-  dropSelection(to) {
-    const from = this.selection;
-    this.selection = null;
-    if (!from) return false;
-    const token = canMove(this.view, from, to) ? moveToken(from, to) : null;
-    if (token) this.onMove(token);
-    else this.render();
-    return Boolean(token);
+  /** Put the picked-up cards back. */
+  putDown() {
+    this.apply({ selection: putDown(this.selection), move: null, stock: false });
   }
 
-  /** Keyboard: a digit 1..7 selects that column (again: one card deeper) or drops on it. */
+  /**
+   * Put the picked-up cards on a place (keyboard).
+   * @param {Place} to
+   */
+  drop(to) {
+    if (this.view) this.apply(dropOn(this.selection, this.view, to));
+  }
+
+  /**
+   * Keyboard: a digit 1..7 picks up from that column (again: one card more) or drops on it.
+   * @param {number} index
+   */
   pressColumn(index) {
-    const sel = this.selection;
-    if (sel && !(sel.kind === "tableau" && sel.index === index)) {
-      return this.dropSelection({ kind: "tableau", index });
-    }
-    const [faceDown, cards] = this.view.tableau[index];
-    const up = cards.length - faceDown;
-    if (!up) return false;
-    const size = sel ? (sel.size % up) + 1 : 1;
-    return this.select({ kind: "tableau", index, size });
+    if (this.view) this.apply(pressColumn(this.selection, this.view, index));
   }
 
-  /** Activate a pile as a click would (Enter on a focused pile). */
+  /**
+   * Activate a pile as a click would (Enter on a focused pile).
+   * @param {PileName} name
+   */
   activate(name) {
-    if (name === "stock") {
-      this.clearSelection();
-      this.onStock();
-      return;
-    }
-    const place = placeOf(name);
-    if (this.selection) {
-      const same =
-        place.kind === this.selection.kind &&
-        place.index === this.selection.index &&
-        place.suit === this.selection.suit;
-      if (same) this.clearSelection();
-      else this.dropSelection(place);
-      return;
-    }
-    if (place.kind === "tableau") this.pressColumn(place.index);
-    else this.select(place);
+    if (this.view) this.apply(activate(this.selection, this.view, name));
   }
 
   // ------------------------------------------------------------ pointer input
 
   bindInput() {
     const root = this.root;
-    const listen = (target, type, handler, options) => {
-      target.addEventListener(type, handler, options);
-      this.unbinders.push(() => target.removeEventListener(type, handler, options));
+    /**
+     * @template {keyof HTMLElementEventMap} K
+     * @param {K} type
+     * @param {(event: HTMLElementEventMap[K]) => void} handler
+     */
+    const listen = (type, handler) => {
+      root.addEventListener(type, handler);
+      this.unbinders.push(() => root.removeEventListener(type, handler));
     };
-    listen(root, "pointerdown", (event) => this.pointerDown(event));
-    listen(root, "pointermove", (event) => this.pointerMove(event));
-    listen(root, "pointerup", (event) => this.pointerUp(event));
-    listen(root, "pointercancel", () => this.cancelDrag());
-    listen(root, "keydown", (event) => {
-      const name = event.target?.dataset?.place;
-      if (name && (event.key === "Enter" || event.key === " ") && event.target.classList.contains("slot")) {
+    listen("pointerdown", (event) => this.pointerDown(event));
+    listen("pointermove", (event) => this.pointerMove(event));
+    listen("pointerup", (event) => this.pointerUp(event));
+    listen("pointercancel", () => this.cancelDrag());
+    listen("keydown", (event) => {
+      const target = event.target;
+      if (!(target instanceof HTMLElement)) return;
+      const name = target.dataset.place;
+      if (name && (event.key === "Enter" || event.key === " ") && target.classList.contains("slot")) {
         event.preventDefault();
         event.stopPropagation();
-        this.activate(name);
+        this.activate(pileOf(target));
       }
     });
   }
 
-  /** The source a pointer press on `node` would pick up, or null. */
-  sourceAt(node) {
-    const place = node.dataset.place;
-    const index = Number(node.dataset.index);
-    if (place === "stock") return { kind: "stock" };
-    if (place === "waste") return index === this.view.waste.length - 1 ? { kind: "waste" } : null;
-    if (place[0] === "f") {
-      const suit = Number(place[1]);
-      return index === this.view.foundations[suit] - 1 ? { kind: "foundation", suit } : null;
-    }
-    const column = Number(place[1]);
-    const [faceDown, cards] = this.view.tableau[column];
-    if (index < faceDown || cards[index] === UNKNOWN) return null;
-    return { kind: "tableau", index: column, size: cards.length - index };
-  }
-
+  /** @param {PointerEvent} event */
   pointerDown(event) {
-    if (event.button !== 0 || !this.view) return;
-    const node = event.target.closest(".card, .slot");
-    if (!node) return;
-    const name = node.dataset.place;
+    const view = this.view;
+    const placed = this.placed;
+    if (event.button !== 0 || !view || !placed) return;
+    const node = event.target instanceof Element ? event.target.closest(".card, .slot") : null;
+    if (!(node instanceof HTMLElement)) return;
+    const name = pileOf(node);
+    /** @type {Grab | null} */
+    let grab = null;
+    if (node.classList.contains("card")) {
+      const from = sourceAt(view, name, Number(node.dataset.index));
+      const placedCard = placed.cards.find((c) => c.key === node.dataset.key);
+      if (from && from.kind !== "stock" && placedCard) {
+        const rect = this.root.getBoundingClientRect();
+        grab = {
+          from,
+          grabX: event.clientX - rect.left - placedCard.x,
+          grabY: event.clientY - rect.top - placedCard.y,
+          nodes: this.runNodes(view, placed, from),
+        };
+      }
+    }
     this.drag = {
       node,
       name,
@@ -398,125 +462,82 @@ export class BoardView {
       startY: event.clientY,
       moved: false,
       pointerId: event.pointerId,
+      grab,
     };
-    if (node.classList.contains("card")) {
-      const from = this.sourceAt(node);
-      if (from && from.kind !== "stock") {
-        const rect = this.root.getBoundingClientRect();
-        const placedCard = this.placed.cards.find((c) => c.key === node.dataset.key);
-        this.drag.from = from;
-        this.drag.grabX = event.clientX - rect.left - placedCard.x;
-        this.drag.grabY = event.clientY - rect.top - placedCard.y;
-        this.drag.nodes = this.runNodes(from);
-      }
-    }
   }
 
-  runNodes(from) {
-    const cards = cardsAt(this.view, from) ?? [];
-    return this.placed.cards
+  /**
+   * The elements of the cards `from` gives, with their places.
+   * @param {View} view
+   * @param {Placed} placed
+   * @param {Source} from
+   */
+  runNodes(view, placed, from) {
+    const cards = cardsAt(view, from) ?? [];
+    return placed.cards
       .filter((item) => (!item.up || item.card === UNKNOWN ? false : cards.includes(item.card)))
-      .map((item) => ({ node: this.elements.get(item.key), x: item.x, y: item.y }));
+      .flatMap((item) => {
+        const node = this.elements.get(item.key);
+        return node ? [{ node, x: item.x, y: item.y }] : [];
+      });
   }
 
+  /** @param {PointerEvent} event */
   pointerMove(event) {
     const drag = this.drag;
-    if (!drag || !drag.from || event.pointerId !== drag.pointerId) return;
+    if (!drag || !drag.grab || event.pointerId !== drag.pointerId) return;
     const dx = event.clientX - drag.startX;
     const dy = event.clientY - drag.startY;
-    if (!drag.moved && Math.hypot(dx, dy) < DRAG_THRESHOLD) return;
+    if (!drag.moved && !isDrag(dx, dy)) return;
     if (!drag.moved) {
       drag.moved = true;
-      this.selection = null;
+      this.selection = putDown(this.selection);
       this.root.setPointerCapture?.(event.pointerId);
-      for (const { node } of drag.nodes) node.classList.add("dragging");
+      for (const { node } of drag.grab.nodes) node.classList.add("dragging");
     }
-    drag.nodes.forEach(({ node, x, y }, k) => {
+    drag.grab.nodes.forEach(({ node, x, y }, k) => {
       node.style.transform = `translate(${x + dx}px, ${y + dy}px)`;
       node.style.zIndex = String(1000 + k);
     });
     event.preventDefault();
   }
 
+  /** @param {PointerEvent} event */
   pointerUp(event) {
     const drag = this.drag;
     if (!drag || event.pointerId !== drag.pointerId) return;
     this.drag = null;
-    if (drag.moved) {
-      for (const { node } of drag.nodes) node.classList.remove("dragging");
+    const view = this.view;
+    if (!view) return;
+    if (drag.moved && drag.grab && this.placed) {
+      const { from, grabX, grabY, nodes } = drag.grab;
+      for (const { node } of nodes) node.classList.remove("dragging");
       const rect = this.root.getBoundingClientRect();
       const { cardW, cardH } = this.placed.metrics;
-      const cx = event.clientX - rect.left - drag.grabX + cardW / 2;
-      const cy = event.clientY - rect.top - drag.grabY + cardH / 2;
-      const to = this.dropTarget(drag.from, cx, cy);
-      if (to) this.onMove(moveToken(drag.from, to));
+      const cx = event.clientX - rect.left - grabX + cardW / 2;
+      const cy = event.clientY - rect.top - grabY + cardH / 2;
+      const to = dropTarget(view, this.placed, from, cx, cy);
+      const token = to && moveToken(from, to);
+      if (token) this.onMove(token);
       else this.render(); // back to where it came from, by transition
       return;
     }
-    this.tap(drag.node, drag.name);
+    const isCard = drag.node.classList.contains("card");
+    this.apply(
+      tap(this.selection, view, {
+        key: isCard ? (drag.node.dataset.key ?? "") : `slot:${drag.name}`,
+        name: drag.name,
+        source: isCard ? sourceAt(view, drag.name, Number(drag.node.dataset.index)) : null,
+        now: performance.now(),
+      }),
+    );
   }
 
   cancelDrag() {
     if (!this.drag) return;
-    for (const { node } of this.drag.nodes ?? []) node.classList.remove("dragging");
+    for (const { node } of this.drag.grab?.nodes ?? []) node.classList.remove("dragging");
     this.drag = null;
     this.render();
-  }
-
-  /** The legal place nearest to a dropped card's centre, or null. */
-  dropTarget(from, cx, cy) {
-    const { slots, metrics: m } = this.placed;
-    const rowY = slots.t0.y;
-    const candidates = [];
-    if (cy < rowY - m.gap / 2) {
-      if (cx > slots.f0.x - m.gap - m.cardW / 2) candidates.push({ kind: "foundation" });
-    } else {
-      const byDistance = [0, 1, 2, 3, 4, 5, 6]
-        .map((i) => ({ i, d: Math.abs(slots[`t${i}`].x + m.cardW / 2 - cx) }))
-        .filter(({ d }) => d < m.cardW + m.gap)
-        .sort((a, b) => a.d - b.d);
-      for (const { i } of byDistance.slice(0, 2)) candidates.push({ kind: "tableau", index: i });
-    }
-    return candidates.find((to) => canMove(this.view, from, to)) ?? null;
-  }
-
-  tap(node, name) {
-    const now = performance.now();
-    const isCard = node.classList.contains("card");
-    const key = isCard ? node.dataset.key : `slot:${name}`;
-    const double = this.lastTap.key === key && now - this.lastTap.at < DOUBLE_TAP_MS;
-    this.lastTap = { key, at: now };
-    if (name === "stock") {
-      this.clearSelection();
-      this.onStock();
-      return;
-    }
-    const source = isCard ? this.sourceAt(node) : null;
-    if (double && source) {
-      const token = foundationToken(this.view, source);
-      if (token) {
-        this.selection = null;
-        this.lastTap = { key: null, at: 0 };
-        this.onMove(token);
-        return;
-      }
-    }
-    if (this.selection) {
-      const place = placeOf(name);
-      const same =
-        place.kind === this.selection.kind &&
-        (place.index ?? place.suit) === (this.selection.index ?? this.selection.suit);
-      if (same && source && source.size !== this.selection.size) {
-        this.select(source);
-        return;
-      }
-      if (same) {
-        this.clearSelection();
-        return;
-      }
-      if (this.dropSelection(place)) return;
-    }
-    if (source) this.select(source);
   }
 
   destroy() {

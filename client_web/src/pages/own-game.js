@@ -157,11 +157,10 @@ export class OwnGame {
     if (!board || !this.playing()) return false;
     const key = event.key.toLowerCase();
     if (/^[1-7]$/.test(key)) board.pressColumn(Number(key) - 1);
-    else if (key === "w") board.select({ kind: "waste" });
-    else if (key === "f") {
-      if (board.selection) board.dropSelection({ kind: "foundation" });
-    } else if (key === "d" || (key === " " && !event.target.closest?.(".slot, button, a"))) this.stock();
-    else if (key === "escape") board.clearSelection();
+    else if (key === "w") board.pickUp({ kind: "waste" });
+    else if (key === "f") board.drop({ kind: "foundation" });
+    else if (key === "d" || (key === " " && !event.target.closest?.(".slot, button, a"))) this.stock();
+    else if (key === "escape") board.putDown();
     else if (key === "u" || (key === "z" && (event.ctrlKey || event.metaKey))) this.undo();
     else if (key === "h") this.askHint();
     else return false;
