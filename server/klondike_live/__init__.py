@@ -1,3 +1,3 @@
 """Klondike Live: real-time head-to-head Klondike Solitaire races on seeded deals."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
