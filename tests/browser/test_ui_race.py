@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Mapping
 from typing import Any
 
 import msgpack
@@ -14,6 +14,7 @@ from pages import (
     OWN,
     PHONE,
     Pages,
+    Screenshot,
     all_cards_drawn,
     assert_accessible,
     cards_drawn,
@@ -62,8 +63,9 @@ class FrameLog:
             self.cards |= _cards_in(frame.get("view") or frame.get("d"))
 
 
-def _cards_in(data: Any) -> set[int]:
-    """Every card identity in a view or diff (tableau, waste; foundations count ranks)."""
+def _cards_in(data: Mapping[str, Any]) -> set[int]:
+    """Every card identity in a view or diff (tableau, waste; foundations count ranks),
+    as msgpack decodes it."""
     found: set[int] = set()
     for pile in data.get("tableau", []):
         found |= {c for c in pile[1] if c >= 0}
@@ -75,7 +77,7 @@ def _cards_in(data: Any) -> set[int]:
     return found
 
 
-def test_race_watched_reloaded_and_replayed(pages: Pages, screenshot: Callable[..., None]) -> None:
+def test_race_watched_reloaded_and_replayed(pages: Pages, screenshot: Screenshot) -> None:
     """Two racers race while a spectator watches only common knowledge; a reload resumes
     the same board; the results and a replay of the race follow."""
     ann = pages.open(name="Ann")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from itertools import cycle
 
 from playwright.sync_api import Page, expect
@@ -14,7 +13,7 @@ from klondike_live.engine import Board
 from klondike_live.race.room import RoomState
 from klondike_live.solver.search import SOLVABLE, Budget, solve
 
-from pages import OWN, PHONE, BoardDriver, Mode, Pages, room_of
+from pages import OWN, PHONE, BoardDriver, Mode, Pages, Screenshot, room_of
 
 
 def room_state(valkey_url: str, room_id: str) -> RoomState:
@@ -42,7 +41,7 @@ def start_solvable_solo(page: Page, valkey_url: str) -> tuple[Board, list[str]]:
 
 
 def test_solo_game_won_through_the_ui(
-    pages: Pages, valkey_url: str, screenshot: Callable[..., None]
+    pages: Pages, valkey_url: str, screenshot: Screenshot
 ) -> None:
     """Drag, click and keyboard moves each play part of a winning game; the win shows."""
     page = pages.open(name="Solo")
@@ -68,7 +67,7 @@ def test_solo_game_won_through_the_ui(
     assert own.locator('.card[data-place^="f"]').count() == 52
 
 
-def test_phone_layout_fits_and_plays(pages: Pages, screenshot: Callable[..., None]) -> None:
+def test_phone_layout_fits_and_plays(pages: Pages, screenshot: Screenshot) -> None:
     """On a phone the seven columns fit the screen width and a tap on the stock turns it."""
     page = pages.open(name="Phone", viewport=PHONE)
     screenshot(page, "home-phone", full_page=True)
