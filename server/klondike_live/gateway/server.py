@@ -26,7 +26,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 
 from klondike_live.config import Settings
 from klondike_live.daily.pool import DealPool, PoolMetrics
-from klondike_live.embedded import EmbeddedValkey, open_redis, probe_redis_forever
+from klondike_live.embedded import EmbeddedValkey
 from klondike_live.gateway.http import WEBSOCKET_PATH, HttpRoutes
 from klondike_live.gateway.hub import LAG_BYTES, Hub
 from klondike_live.gateway.session import Session
@@ -36,6 +36,7 @@ from klondike_live.service.daily import Clock, system_clock
 from klondike_live.service.live import RaceService
 from klondike_live.solver import Budget
 from klondike_live.store import Store
+from klondike_live.store.connect import open_redis, probe_redis_forever
 
 log = logging.getLogger(__name__)
 

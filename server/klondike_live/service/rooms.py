@@ -26,8 +26,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from redis.exceptions import RedisError
-
 from klondike_live import keys
 from klondike_live.daily.pool import DealPool
 from klondike_live.engine import Board, Deal, Variant
@@ -39,7 +37,7 @@ from klondike_live.race.results import redact_results
 from klondike_live.race.room import COUNTDOWN, FINISHED, LOBBY, RoomError, RoomState
 from klondike_live.service.daily import DailyService
 from klondike_live.service.errors import RequestError
-from klondike_live.store import Store
+from klondike_live.store import Store, StoreError
 
 log = logging.getLogger(__name__)
 
@@ -137,7 +135,7 @@ class Rooms:
         if mode == "certified" and pool is not None and variant in pool.variants:
             try:
                 deal = await pool.take(variant)
-            except RedisError as exc:
+            except StoreError as exc:
                 log.warning("deal pool unavailable: %s", exc)
                 deal = None
             if deal is not None:

@@ -1,0 +1,131 @@
+"""Connections to Redis/Valkey: opening one, probing its latency, the store's error.
+
+    redis = await open_redis(url)                        # checked with a PING
+    task = asyncio.create_task(probe_redis_forever(redis, histogram.observe))
+    await ping(redis)                                    # health checks
+    try: ... except StoreError: ...                      # any failure of a store call
+
+Code outside `klondike_live.store` holds a client only to hand it to the store's classes
+(`Store`, `DailyStore`, `PoolStore`, `StatsStore`) and to close it; it catches
+`StoreError` (redis-py's `RedisError` under the store's name, so it catches every
+redis-py error) instead of importing redis.
+
+This module must never log a password (URLs are shown through `redact_url`), and never
+spell a key name or run a command other than PING.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from typing import Final, TypeAlias
+
+import redis.asyncio
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+from redis.retry import Retry
+
+from klondike_live.config import redact_url
+from klondike_live.tasks import cancel_requested
+
+__all__ = [
+    "SOCKET_TIMEOUT_SECONDS",
+    "RedisClient",
+    "StoreError",
+    "open_redis",
+    "ping",
+    "probe_redis_forever",
+    "redis_latency_probe",
+]
+
+log = logging.getLogger(__name__)
+
+RedisClient: TypeAlias = redis.asyncio.Redis
+"""A connected client (bytes in and out), as `open_redis` returns it."""
+
+StoreError: TypeAlias = RedisError
+"""What a failed store call raises: redis-py's root error (connection lost, timeout,
+refused command); `except StoreError` catches them all."""
+
+MAX_CONNECTIONS: Final = 48
+SOCKET_TIMEOUT_SECONDS: Final = 10.0  # blocking reads (XREAD BLOCK) must block for less
+CONNECT_TIMEOUT_SECONDS: Final = 5.0
+HEALTH_CHECK_INTERVAL_SECONDS: Final = 15
+
+
+async def open_redis(
+    url: str, *, socket_timeout: float | None = SOCKET_TIMEOUT_SECONDS
+) -> RedisClient:
+    """A connected client for `url` (bytes in and out), checked with a PING.
+
+    Reads time out after `socket_timeout` seconds (None: never), so blocking commands
+    must block for less. Connection errors are retried with backoff. Raises redis's
+    `ConnectionError` (a `StoreError`) naming the URL without its password if the
+    server is unreachable.
+    """
+    # A blocking pool: under a burst, commands wait for a free connection (a few dozen
+    # suffice; board writes are pipelined) instead of failing with "Too many connections".
+    pool = redis.asyncio.BlockingConnectionPool.from_url(
+        url,
+        max_connections=MAX_CONNECTIONS,
+        timeout=socket_timeout,
+        decode_responses=False,
+        socket_timeout=socket_timeout,
+        socket_connect_timeout=CONNECT_TIMEOUT_SECONDS,
+        socket_keepalive=True,
+        health_check_interval=HEALTH_CHECK_INTERVAL_SECONDS,
+        retry=Retry(ExponentialBackoff(cap=1.0, base=0.05), retries=3),
+        retry_on_error=[RedisConnectionError, RedisTimeoutError],
+    )
+    client = redis.asyncio.Redis.from_pool(pool)
+    try:
+        await client.ping()
+    except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
+        await client.aclose()
+        raise RedisConnectionError(f"cannot reach Redis at {redact_url(url)}: {exc}") from None
+    except BaseException:
+        await client.aclose()
+        raise
+    return client
+
+
+async def ping(client: RedisClient) -> None:
+    """One PING; raises (a `StoreError` or `OSError`) when the server does not answer."""
+    await client.ping()
+
+
+async def redis_latency_probe(client: RedisClient) -> float:
+    """Seconds one PING round trip takes."""
+    started = time.perf_counter()
+    await client.ping()
+    return time.perf_counter() - started
+
+
+async def probe_redis_forever(
+    client: RedisClient,
+    observe: Callable[[float], None],
+    *,
+    interval: float = 5.0,
+) -> None:
+    """Measure PING latency every `interval` seconds and pass it to `observe`.
+
+    Runs until cancelled; a failed probe is logged once per outage and retried.
+    """
+    failing = False
+    while not cancel_requested():
+        try:
+            observe(await redis_latency_probe(client))
+        except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
+            if not failing:
+                log.warning("Redis latency probe failed: %s", exc)
+            failing = True
+        else:
+            if failing:
+                log.info("Redis latency probe recovered")
+            failing = False
+        await asyncio.sleep(interval)
+    raise asyncio.CancelledError
