@@ -16,9 +16,10 @@ from klondike_live import keys
 from klondike_live.daily.certify import CertificateError, CertifiedDeal
 from klondike_live.daily.pool import DealPool, PoolMetrics
 from klondike_live.daily.variants import DRAW1, DRAW3, variant_slug
-from klondike_live.embedded import open_redis
 from klondike_live.engine import Board
 from klondike_live.solver import Budget
+from klondike_live.store.connect import open_redis
+from klondike_live.store.pool import PoolStore
 
 from daily_helpers import EASY, certified_deals
 from processes import solver_children
@@ -35,7 +36,7 @@ def replays_to_a_win(deal: CertifiedDeal) -> bool:
 
 async def test_take_hands_out_added_deals_in_order(redis: Redis) -> None:
     """Deals come out oldest first, with their line; an empty pool gives None."""
-    pool = DealPool(redis, [EASY])
+    pool = DealPool(PoolStore(redis), [EASY])
     deals = certified_deals(EASY, 3)
     for deal in deals:
         assert await pool.add(deal)
@@ -50,7 +51,7 @@ async def test_take_hands_out_added_deals_in_order(redis: Redis) -> None:
 
 async def test_a_line_that_does_not_win_is_never_pooled(redis: Redis) -> None:
     """`add` replays the certificate first: a short or foreign line is refused."""
-    pool = DealPool(redis, [EASY])
+    pool = DealPool(PoolStore(redis), [EASY])
     deal = certified_deals(EASY, 1)[0]
     with pytest.raises(CertificateError):
         await pool.add(CertifiedDeal(deal.seed, EASY, deal.moves[:-1]))
@@ -67,7 +68,7 @@ async def test_a_seed_is_never_handed_out_twice_under_concurrent_takes(
     deals = certified_deals(EASY, 30)
     other = await open_redis(valkey_url)
     try:
-        first, second = DealPool(redis, [EASY]), DealPool(other, [EASY])
+        first, second = DealPool(PoolStore(redis), [EASY]), DealPool(PoolStore(other), [EASY])
         for deal in deals:
             assert await first.add(deal)
         takes = [pool.take(EASY) for _ in range(40) for pool in (first, second)]
@@ -84,7 +85,7 @@ async def test_a_seed_is_never_handed_out_twice_under_concurrent_takes(
 
 async def test_a_waiting_seed_is_not_queued_twice(redis: Redis) -> None:
     """Adding the same seed again while it waits changes nothing."""
-    pool = DealPool(redis, [EASY])
+    pool = DealPool(PoolStore(redis), [EASY])
     deal = certified_deals(EASY, 1)[0]
     assert await pool.add(deal)
     assert not await pool.add(deal)
@@ -97,10 +98,10 @@ async def test_the_pool_survives_a_new_instance_and_client(redis: Redis, valkey_
     """Everything is in Redis: another process (new client, new pool) sees the deals."""
     deals = certified_deals(EASY, 2)
     for deal in deals:
-        assert await DealPool(redis, [EASY]).add(deal)
+        assert await DealPool(PoolStore(redis), [EASY]).add(deal)
     fresh = await open_redis(valkey_url)
     try:
-        pool = DealPool(fresh, [EASY])
+        pool = DealPool(PoolStore(fresh), [EASY])
         assert await pool.size(EASY) == 2
         assert [await pool.take(EASY), await pool.take(EASY)] == deals
     finally:
@@ -115,7 +116,9 @@ async def test_refill_fills_every_pool_to_target_with_certified_deals(
 ) -> None:
     """The refiller certifies random seeds until each variant has `target` deals."""
     registry = CollectorRegistry()
-    pool = DealPool(redis, [EASY, DRAW3], target=2, budget=BUDGET, metrics=PoolMetrics(registry))
+    pool = DealPool(
+        PoolStore(redis), [EASY, DRAW3], target=2, budget=BUDGET, metrics=PoolMetrics(registry)
+    )
     task = asyncio.create_task(pool.run_refill())
     try:
 
@@ -149,7 +152,7 @@ async def test_refill_fills_every_pool_to_target_with_certified_deals(
 
 async def test_refill_tops_up_after_a_take(redis: Redis, wait_for: Any) -> None:
     """A take wakes the local refiller at once, long before its polling interval."""
-    pool = DealPool(redis, [EASY], target=1, budget=BUDGET, interval=60)
+    pool = DealPool(PoolStore(redis), [EASY], target=1, budget=BUDGET, interval=60)
     task = asyncio.create_task(pool.run_refill())
     try:
         await wait_for(lambda: pool.size(EASY), timeout=30)
@@ -167,7 +170,7 @@ async def test_refill_tops_up_after_a_take(redis: Redis, wait_for: Any) -> None:
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 async def test_refill_stops_promptly_on_cancel(redis: Redis, wait_for: Any) -> None:
     """Cancelling kills the running solver, re-raises, and pools nothing unproven."""
-    pool = DealPool(redis, [DRAW1], target=50, budget=Budget(seconds=60))
+    pool = DealPool(PoolStore(redis), [DRAW1], target=50, budget=Budget(seconds=60))
     task = asyncio.create_task(pool.run_refill())
     await wait_for(solver_children, timeout=10)
     assert len(solver_children()) == 1  # one solver at a time
@@ -184,6 +187,6 @@ async def test_refill_stops_promptly_on_cancel(redis: Redis, wait_for: Any) -> N
 async def test_pool_options_are_checked(redis: Redis) -> None:
     """A pool needs a positive target and interval."""
     with pytest.raises(ValueError):
-        DealPool(redis, [EASY], target=0)
+        DealPool(PoolStore(redis), [EASY], target=0)
     with pytest.raises(ValueError):
-        DealPool(redis, [EASY], interval=0)
+        DealPool(PoolStore(redis), [EASY], interval=0)

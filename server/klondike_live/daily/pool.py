@@ -1,23 +1,20 @@
 """The certified deal pool: per variant, deals the solver has proven winnable.
 
-    pool = DealPool(redis, [DRAW1, DRAW3], target=20, metrics=PoolMetrics(registry))
+    pool = DealPool(PoolStore(redis), [DRAW1, DRAW3], target=20,
+                    metrics=PoolMetrics(registry))
     refill = asyncio.create_task(pool.run_refill())   # one per node, until cancelled
     deal = await pool.take(DRAW1)                      # CertifiedDeal | None (pool empty)
 
-Redis holds, per variant (keys in `keys.py`, by the variant's slug):
-
-- `pool_seeds` a list of seeds waiting to be dealt, oldest first;
-- `pool_deals` a hash, seed -> `{"moves": "<winning line>"}` (the certificate);
-- `pool_issued` a sorted set of the seeds already handed out, scored by the time (ms).
-
-Each deal is handed out at most once. `take` is one Lua script: `LPOP` a seed, remove
-its certificate and `ZADD NX` it to the issued set; a seed that was issued already is
-dropped and the next one popped. `LPOP` alone gives each list element to exactly one
-caller, on any node; the issued set covers the one way an element can be in the list
-twice: a push whose reply was lost and that the client retried. A push is a script
-that refuses a seed that is waiting or was issued, so a retried push is a no-op. The
-issued set keeps 30 days (`ISSUED_RETENTION_MS`), which bounds its memory; after that a
-repeat would need two independent 128-bit random seeds to collide.
+The deals wait in Redis, per variant, through `store.pool.PoolStore`: a list of seeds,
+oldest first, their certificates (the winning lines), and the set of seeds already
+handed out. Each deal is handed out at most once. `take` is one Lua script: `LPOP` a
+seed, remove its certificate and `ZADD NX` it to the issued set; a seed that was issued
+already is dropped and the next one popped. `LPOP` alone gives each list element to
+exactly one caller, on any node; the issued set covers the one way an element can be in
+the list twice: a push whose reply was lost and that the client retried. A push is a
+script that refuses a seed that is waiting or was issued, so a retried push is a no-op.
+The issued set keeps 30 days (`ISSUED_RETENTION_MS`), which bounds its memory; after
+that a repeat would need two independent 128-bit random seeds to collide.
 
 `run_refill` is the only producer: it keeps each variant's pool at `target` by
 certifying fresh random seeds (`secrets.token_hex(16)`, 128 bits) with the solver, one
@@ -34,23 +31,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import secrets
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Final
 
 from prometheus_client import CollectorRegistry, Counter, Gauge
-from redis.asyncio import Redis
-from redis.commands.core import AsyncScript
-from redis.exceptions import RedisError
 
-from klondike_live import keys
 from klondike_live.daily.certify import CertificateError, CertifiedDeal, certify
-from klondike_live.daily.variants import variant_slug
 from klondike_live.engine import Variant
 from klondike_live.solver import Budget, SolverError
 from klondike_live.solver.worker import WorkerError
+from klondike_live.store import StoreError
+from klondike_live.store.pool import PoolStore
 from klondike_live.tasks import cancel_requested
 
 __all__ = [
@@ -70,32 +63,6 @@ ISSUED_RETENTION_MS: Final = 30 * 86_400_000
 
 SEED_BYTES: Final = 16
 """Random bytes per seed (128 bits; the seed is their lowercase hex)."""
-
-_PUSH: Final = """
--- KEYS: 1 seeds list, 2 certificates hash, 3 issued zset; ARGV: 1 seed, 2 certificate
--- Returns the new pool size, or 0 when the seed is waiting already or was issued.
-if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then return 0 end
-if redis.call('ZSCORE', KEYS[3], ARGV[1]) then return 0 end
-redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
-return redis.call('RPUSH', KEYS[1], ARGV[1])
-"""
-
-_TAKE: Final = """
--- KEYS: 1 seeds list, 2 certificates hash, 3 issued zset; ARGV: 1 retention (ms)
--- Returns {size} when the pool is empty, else {size, seed, certificate}.
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', '(' .. (now - tonumber(ARGV[1])))
-while true do
-  local seed = redis.call('LPOP', KEYS[1])
-  if not seed then return {0} end
-  local cert = redis.call('HGET', KEYS[2], seed)
-  redis.call('HDEL', KEYS[2], seed)
-  if cert and redis.call('ZADD', KEYS[3], 'NX', now, seed) == 1 then
-    return {redis.call('LLEN', KEYS[1]), seed, cert}
-  end
-end
-"""
 
 
 class PoolMetrics:
@@ -138,7 +105,7 @@ class DealPool:
 
     def __init__(
         self,
-        redis: Redis,
+        store: PoolStore,
         variants: Sequence[Variant],
         *,
         target: int = 20,
@@ -157,39 +124,30 @@ class DealPool:
             raise ValueError(f"target must be at least 1, not {target!r}")
         if interval <= 0:
             raise ValueError(f"interval must be positive, not {interval!r}")
-        self.redis = redis
+        self.store = store
         self.variants = tuple(dict.fromkeys(variants))
         self.target = target
         self.budget = budget
         self.par_budget = par_budget
         self.metrics = metrics
         self.interval = interval
-        self._push: AsyncScript = redis.register_script(_PUSH)
-        self._take: AsyncScript = redis.register_script(_TAKE)
         self._wake = asyncio.Event()
-
-    @staticmethod
-    def _keys(variant: Variant) -> list[str]:
-        slug = variant_slug(variant)
-        return [keys.pool_seeds(slug), keys.pool_deals(slug), keys.pool_issued(slug)]
 
     async def take(self, variant: Variant) -> CertifiedDeal | None:
         """Hand out the oldest waiting deal of `variant` (atomic), or None if none waits.
 
         No seed is ever returned twice, by this or any other process.
         """
-        reply: list[Any] = await self._take(keys=self._keys(variant), args=[ISSUED_RETENTION_MS])
-        self._observe(variant, int(reply[0]))
+        taken = await self.store.take(variant, ISSUED_RETENTION_MS)
+        self._observe(variant, taken.size)
         self._wake.set()  # a local refiller tops the pool up at once
-        if len(reply) == 1:
+        if taken.seed is None:
             return None
-        seed = _text(reply[1])
-        data = json.loads(reply[2])
-        return CertifiedDeal(seed, variant, tuple(str(data["moves"]).split()))
+        return CertifiedDeal(taken.seed, variant, taken.moves)
 
     async def size(self, variant: Variant) -> int:
         """How many certified deals of `variant` are waiting."""
-        count = int(await self.redis.llen(keys.pool_seeds(variant_slug(variant))))
+        count = await self.store.size(variant)
         self._observe(variant, count)
         return count
 
@@ -200,8 +158,7 @@ class DealPool:
         nothing) when the seed is waiting already or was handed out.
         """
         deal.check()
-        certificate = json.dumps({"moves": " ".join(deal.moves)})
-        size = int(await self._push(keys=self._keys(deal.variant), args=[deal.seed, certificate]))
+        size = await self.store.push(deal.variant, deal.seed, deal.moves)
         if size:
             self._observe(deal.variant, size)
         return size > 0
@@ -221,7 +178,7 @@ class DealPool:
                     await self._idle()
                 else:
                     await self.refill_once(variant)
-            except (RedisError, WorkerError, OSError) as exc:
+            except (StoreError, WorkerError, OSError) as exc:
                 if not failing:
                     log.warning("deal pool refill failed, retrying: %s", exc)
                 failing = True
@@ -249,10 +206,7 @@ class DealPool:
 
     async def _neediest(self) -> Variant | None:
         """The configured variant with the fewest waiting deals below target, if any."""
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for variant in self.variants:
-                pipe.llen(keys.pool_seeds(variant_slug(variant)))
-            sizes = [int(n) for n in await pipe.execute()]
+        sizes = await self.store.sizes(self.variants)
         for variant, size in zip(self.variants, sizes, strict=True):
             self._observe(variant, size)
         below = [(size, i) for i, size in enumerate(sizes) if size < self.target]
@@ -267,7 +221,3 @@ class DealPool:
     def _observe(self, variant: Variant, size: int) -> None:
         if self.metrics is not None:
             self.metrics.size.labels(variant=str(variant)).set(size)
-
-
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value

@@ -37,6 +37,7 @@ from klondike_live.service.live import RaceService
 from klondike_live.solver import Budget
 from klondike_live.store import Store
 from klondike_live.store.connect import open_redis, probe_redis_forever
+from klondike_live.store.pool import PoolStore
 
 log = logging.getLogger(__name__)
 
@@ -100,7 +101,7 @@ async def running(
         await hub.start()
         stack.push_async_callback(hub.stop)
         pool = DealPool(
-            redis,
+            PoolStore(redis),
             settings.pool_variants,
             target=max(1, settings.pool_target),
             budget=Budget(settings.pool_budget_seconds, settings.pool_budget_nodes),
