@@ -12,7 +12,8 @@ import pytest
 from klondike_live.cli import main
 from klondike_live.daily.days import DayRecord, daily_seed, load_day
 from klondike_live.daily.variants import DRAW3
-from klondike_live.embedded import open_redis
+from klondike_live.store.connect import open_redis
+from klondike_live.store.daily import DailyStore
 
 from daily_helpers import TEST_SECRET
 
@@ -39,7 +40,7 @@ def stored(url: str, day: date, *, flush: bool = False) -> DayRecord | None:
         try:
             if flush:
                 await redis.flushall()
-            return await load_day(redis, day, DRAW3)
+            return await load_day(DailyStore(redis), day, DRAW3)
         finally:
             await redis.aclose()
 

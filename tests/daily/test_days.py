@@ -26,11 +26,18 @@ from klondike_live.daily.variants import DRAW1, DRAW3, slug_variant, variant_slu
 from klondike_live.engine import Board, Deal, Variant
 from klondike_live.race.room import commitment
 from klondike_live.solver import Budget, solve
+from klondike_live.store.daily import DailyStore
 
 from daily_helpers import TEST_SECRET
 
 BUDGET = Budget(nodes=20_000)  # no time limit: the choice of n is deterministic
 DAY = date(2030, 1, 1)  # its draw-3 challenge is candidate 2 under BUDGET
+
+
+@pytest.fixture
+def store(redis: Redis) -> DailyStore:
+    """The daily store on the test Valkey."""
+    return DailyStore(redis)
 
 
 def smallest_certified(secret: bytes, day: date, variant: Variant) -> int:
@@ -79,11 +86,13 @@ def test_daily_seed_depends_on_the_secret() -> None:
         daily_seed(TEST_SECRET, DAY, DRAW1, -1)
 
 
-async def test_prepare_day_picks_the_smallest_certified_candidate(redis: Redis) -> None:
+async def test_prepare_day_picks_the_smallest_certified_candidate(
+    redis: Redis, store: DailyStore
+) -> None:
     """The record holds the first n the solver proves winnable, with its commitment."""
     expected = smallest_certified(TEST_SECRET, DAY, DRAW3)
     assert expected > 0  # the date was chosen so that candidates are rejected first
-    record = await prepare_day(redis, TEST_SECRET, DAY, DRAW3, BUDGET)
+    record = await prepare_day(store, TEST_SECRET, DAY, DRAW3, BUDGET)
     assert record.n == expected
     assert record.seed == daily_seed(TEST_SECRET, DAY, DRAW3, expected)
     assert record.day == DAY and record.variant == DRAW3
@@ -93,26 +102,27 @@ async def test_prepare_day_picks_the_smallest_certified_candidate(redis: Redis) 
     for token in record.moves:
         board.play(token)
     assert board.is_won()
-    assert await load_day(redis, DAY, DRAW3) == record
+    assert await load_day(store, DAY, DRAW3) == record
+    assert await load_day(redis, DAY, DRAW3) == record  # a bare client will do as well
     stored = await redis.hgetall(keys.daily_day("2030-01-01", "draw3-passes3-f2tno"))
     assert stored[b"seed"] == record.seed.encode() and stored[b"n"] == str(expected).encode()
 
 
-async def test_prepare_day_is_idempotent(redis: Redis) -> None:
+async def test_prepare_day_is_idempotent(store: DailyStore) -> None:
     """An existing record is kept, whatever the secret or budget of later calls."""
     first, second = await asyncio.gather(
-        prepare_day(redis, TEST_SECRET, DAY, DRAW3, BUDGET),
-        prepare_day(redis, TEST_SECRET, DAY, DRAW3, BUDGET),
+        prepare_day(store, TEST_SECRET, DAY, DRAW3, BUDGET),
+        prepare_day(store, TEST_SECRET, DAY, DRAW3, BUDGET),
     )
     assert first == second
-    again = await prepare_day(redis, b"a different secret, also 32 bytes+", DAY, DRAW3, BUDGET)
+    again = await prepare_day(store, b"a different secret, also 32 bytes+", DAY, DRAW3, BUDGET)
     assert again == first
-    assert await load_day(redis, DAY, DRAW1) is None
+    assert await load_day(store, DAY, DRAW1) is None
 
 
-async def test_commitment_is_the_sha256_of_the_revealed_deal(redis: Redis) -> None:
+async def test_commitment_is_the_sha256_of_the_revealed_deal(store: DailyStore) -> None:
     """Anyone can check the published commitment against the deal revealed at the end."""
-    record = await prepare_day(redis, TEST_SECRET, DAY, DRAW3, BUDGET)
+    record = await prepare_day(store, TEST_SECRET, DAY, DRAW3, BUDGET)
     closed = datetime(2030, 1, 2, tzinfo=UTC)
     revealed = record.reveal(closed)
     assert hashlib.sha256(revealed["deal"].encode()).hexdigest() == record.commitment
@@ -121,9 +131,9 @@ async def test_commitment_is_the_sha256_of_the_revealed_deal(redis: Redis) -> No
     assert revealed["solution"] == list(record.moves) and revealed["n"] == record.n
 
 
-async def test_open_day_shows_only_public_fields(redis: Redis) -> None:
+async def test_open_day_shows_only_public_fields(store: DailyStore) -> None:
     """While the day is open nothing gives the deal away: no seed, deal or line."""
-    record = await prepare_day(redis, TEST_SECRET, DAY, DRAW3, BUDGET)
+    record = await prepare_day(store, TEST_SECRET, DAY, DRAW3, BUDGET)
     during = datetime(2030, 1, 1, 23, 59, 59, 999_999, tzinfo=UTC)
     public = record.public()
     assert public == {
@@ -155,25 +165,27 @@ def test_a_day_closes_at_the_next_midnight_utc() -> None:
         is_closed(DAY, datetime(2030, 1, 2))
 
 
-async def test_ensure_days_prepares_consecutive_days(redis: Redis) -> None:
+async def test_ensure_days_prepares_consecutive_days(store: DailyStore) -> None:
     """Each day of the range gets a record per variant, reported as it is ready."""
     seen: list[Any] = []
     start = date(2030, 1, 4)
     records = await ensure_days(
-        redis, TEST_SECRET, start, 2, variants=[DRAW3], budget=BUDGET, on_ready=seen.append
+        store, TEST_SECRET, start, 2, variants=[DRAW3], budget=BUDGET, on_ready=seen.append
     )
     assert [r.day for r in records] == [start, start + timedelta(days=1)]
     assert seen == records
-    assert [await load_day(redis, r.day, DRAW3) for r in records] == records
+    assert [await load_day(store, r.day, DRAW3) for r in records] == records
 
 
-async def test_run_prepare_follows_the_clock_past_midnight(redis: Redis, wait_for: Any) -> None:
+async def test_run_prepare_follows_the_clock_past_midnight(
+    store: DailyStore, wait_for: Any
+) -> None:
     """The task keeps today and the next days ready, and moves on when the date does."""
     now = [datetime(2030, 1, 4, 23, 59, 59, tzinfo=UTC)]
     task = asyncio.create_task(
         run_prepare(
             lambda: now[0],
-            redis,
+            store,
             TEST_SECRET,
             variants=[DRAW3],
             budget=BUDGET,
@@ -183,13 +195,13 @@ async def test_run_prepare_follows_the_clock_past_midnight(redis: Redis, wait_fo
     )
 
     async def ready(day: date) -> bool:
-        return await load_day(redis, day, DRAW3) is not None
+        return await load_day(store, day, DRAW3) is not None
 
     try:
         await wait_for(lambda: ready(date(2030, 1, 5)), timeout=30)
         assert await ready(date(2030, 1, 4))
         assert not await ready(date(2030, 1, 6))
-        today = await load_day(redis, date(2030, 1, 4), DRAW3)
+        today = await load_day(store, date(2030, 1, 4), DRAW3)
         assert today is not None and not is_closed(today.day, now[0])
         now[0] += timedelta(seconds=2)  # past midnight: the 4th closes
         assert is_closed(today.day, now[0])

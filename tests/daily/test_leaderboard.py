@@ -17,8 +17,10 @@ from klondike_live.daily.leaderboard import (
     LeaderboardRow,
     competition_ranks,
 )
-from klondike_live.daily.variants import DRAW1, DRAW3
-from klondike_live.embedded import open_redis
+from klondike_live.daily.variants import DRAW1, DRAW3, variant_slug
+from klondike_live.keys import daily_board, daily_entries
+from klondike_live.store.connect import open_redis
+from klondike_live.store.daily import DailyStore
 
 DAY = date(2030, 1, 1)
 T0 = 1_893_456_000_000  # 2030-01-01 00:00 UTC in ms
@@ -38,7 +40,7 @@ def table(rows: list[LeaderboardRow]) -> list[tuple[int, str]]:
 
 async def test_order_and_ties_on_constructed_results(redis: Redis) -> None:
     """Winners by time, moves, finish; then others by cards up, time. Ties: 1, 1, 3."""
-    board = Leaderboard(redis, DAY, DRAW1)
+    board = Leaderboard(DailyStore(redis), DAY, DRAW1)
     entries = [
         lost("lia", 30, 1_800_000),
         won("bob", 200_000, 120, T0 + 5),
@@ -75,7 +77,7 @@ async def test_order_and_ties_on_constructed_results(redis: Redis) -> None:
 
 async def test_simple_tie_gives_1_1_3(redis: Redis) -> None:
     """Two equal winners share first place and the next one is third."""
-    board = Leaderboard(redis, DAY, DRAW3)
+    board = Leaderboard(DailyStore(redis), DAY, DRAW3)
     for entry in (won("b", 1000, 60, T0), won("a", 1000, 60, T0), won("c", 1001, 60, T0)):
         await board.record(entry)
     assert table(await board.page()) == [(1, "a"), (1, "b"), (3, "c")]
@@ -83,20 +85,20 @@ async def test_simple_tie_gives_1_1_3(redis: Redis) -> None:
 
 async def test_a_second_ranked_entry_is_refused(redis: Redis) -> None:
     """One entry per account: a second record changes nothing and returns False."""
-    board = Leaderboard(redis, DAY, DRAW1)
+    board = Leaderboard(DailyStore(redis), DAY, DRAW1)
     assert await board.record(lost("amy", 10, 5000))
     assert not await board.record(won("amy", 1000, 60))
     assert await board.entry("amy") == lost("amy", 10, 5000)
     assert await board.count() == 1
     results = await asyncio.gather(*(board.record(won("bob", t, 60)) for t in range(1, 11)))
     assert sum(results) == 1 and await board.count() == 2
-    other = Leaderboard(redis, DAY, DRAW3)  # each variant has its own board
+    other = Leaderboard(DailyStore(redis), DAY, DRAW3)  # each variant has its own board
     assert await other.record(won("amy", 1000, 60))
 
 
 async def test_pages_and_neighbours_keep_tied_ranks(redis: Redis) -> None:
     """A page that starts inside a tie still shows the tie's rank; around() centres."""
-    board = Leaderboard(redis, DAY, DRAW1)
+    board = Leaderboard(DailyStore(redis), DAY, DRAW1)
     users = [f"u{i:02d}" for i in range(12)]
     for i, user in enumerate(users):  # pairs of equal times: 1, 1, 3, 3, 5, 5 ...
         await board.record(won(user, 1000 + i // 2, 60))
@@ -155,8 +157,11 @@ def test_order_is_the_documented_key(valkey_url: str, entries: list[DailyResult]
     async def scenario() -> None:
         redis = await open_redis(valkey_url)
         try:
-            board = Leaderboard(redis, date(2031, 1, 1), DRAW1)
-            await redis.delete(board.board_key, board.entries_key)
+            day, slug = date(2031, 1, 1), variant_slug(DRAW1)
+            board = Leaderboard(DailyStore(redis), day, DRAW1)
+            await redis.delete(
+                daily_board(day.isoformat(), slug), daily_entries(day.isoformat(), slug)
+            )
             for entry in entries:
                 assert await board.record(entry)
             rows = await board.page(0, 100)

@@ -10,6 +10,7 @@ from redis.asyncio import Redis
 
 from klondike_live.daily.stats import DailyStats, PlayerStats
 from klondike_live.daily.variants import DRAW1, DRAW3
+from klondike_live.store.stats import StatsStore
 
 D = date(2030, 1, 1)
 
@@ -20,12 +21,12 @@ def day(offset: int) -> date:
 
 async def test_a_new_account_has_empty_stats(redis: Redis) -> None:
     """No attempts: zeros, no last day, no best times."""
-    assert await DailyStats(redis).get("amy", D) == PlayerStats()
+    assert await DailyStats(StatsStore(redis)).get("amy", D) == PlayerStats()
 
 
 async def test_consecutive_days_build_a_streak(redis: Redis) -> None:
     """Three days in a row: streak 3; both variants on one day count one day."""
-    stats = DailyStats(redis)
+    stats = DailyStats(StatsStore(redis))
     await stats.record_attempt("amy", day(0), DRAW1, True, 300_000)
     await stats.record_attempt("amy", day(0), DRAW3, False, 900_000)
     await stats.record_attempt("amy", day(1), DRAW3, True, 400_000)
@@ -42,7 +43,7 @@ async def test_consecutive_days_build_a_streak(redis: Redis) -> None:
 
 async def test_a_gap_breaks_the_streak_but_not_the_longest(redis: Redis) -> None:
     """Days 0-3, a gap, days 5-6: current streak 2, longest 4."""
-    stats = DailyStats(redis)
+    stats = DailyStats(StatsStore(redis))
     for offset in (0, 1, 2, 3, 5, 6):
         await stats.record_attempt("bob", day(offset), DRAW1, offset != 2, 100_000)
     mine = await stats.get("bob", day(6))
@@ -53,7 +54,7 @@ async def test_a_gap_breaks_the_streak_but_not_the_longest(redis: Redis) -> None
 
 async def test_the_current_streak_lives_until_a_day_is_missed(redis: Redis) -> None:
     """A streak ending yesterday is alive (today can still be played); older is 0."""
-    stats = DailyStats(redis)
+    stats = DailyStats(StatsStore(redis))
     await stats.record_attempt("cat", day(0), DRAW1, True, 1)
     await stats.record_attempt("cat", day(1), DRAW1, True, 1)
     assert (await stats.get("cat", day(1))).streak == 2
@@ -64,7 +65,7 @@ async def test_the_current_streak_lives_until_a_day_is_missed(redis: Redis) -> N
 
 async def test_a_late_result_joins_two_runs(redis: Redis) -> None:
     """Recorded out of date order, the filled gap merges the runs on both sides."""
-    stats = DailyStats(redis)
+    stats = DailyStats(StatsStore(redis))
     for offset in (0, 1, 3, 4, 5):
         await stats.record_attempt("dan", day(offset), DRAW3, False, 1)
     before = await stats.get("dan", day(5))
@@ -80,7 +81,7 @@ async def test_a_late_result_joins_two_runs(redis: Redis) -> None:
 
 async def test_recording_is_idempotent_per_day_and_variant(redis: Redis) -> None:
     """The same (user, date, variant) counts once, even when retried concurrently."""
-    stats = DailyStats(redis)
+    stats = DailyStats(StatsStore(redis))
     calls = [stats.record_attempt("eve", D, DRAW1, True, 500) for _ in range(5)]
     assert sum(await asyncio.gather(*calls)) == 1
     assert not await stats.record_attempt("eve", D, DRAW1, True, 100)  # not a new best
@@ -92,7 +93,7 @@ async def test_recording_is_idempotent_per_day_and_variant(redis: Redis) -> None
 
 async def test_best_time_keeps_the_fastest_win(redis: Redis) -> None:
     """A slower win or any loss leaves the best time alone."""
-    stats = DailyStats(redis)
+    stats = DailyStats(StatsStore(redis))
     await stats.record_attempt("fay", day(0), DRAW1, True, 400)
     await stats.record_attempt("fay", day(1), DRAW1, True, 300)
     await stats.record_attempt("fay", day(2), DRAW1, True, 350)
@@ -102,7 +103,7 @@ async def test_best_time_keeps_the_fastest_win(redis: Redis) -> None:
 
 async def test_bad_user_ids_never_reach_a_key(redis: Redis) -> None:
     """Only user ids of the auth format are accepted."""
-    stats = DailyStats(redis)
+    stats = DailyStats(StatsStore(redis))
     for bad in ("", "a b", "x}{y", "é", "a" * 129):
         with pytest.raises(ValueError):
             await stats.record_attempt(bad, D, DRAW1, True, 1)

@@ -2,7 +2,9 @@
 
 One certified-winnable deal per daily variant per UTC day, its leaderboard, players'
 streaks, and a pool of certified deals for races. Everything shared lives in Redis
-(key names in `klondike_live.keys`), so any number of nodes can use it.
+(key names in `klondike_live.keys`), so any number of nodes can use it; the Redis
+commands and scripts are in `klondike_live.store` (`daily`, `pool`, `stats`), the rules
+here.
 
 - `variants`: `DAILY_VARIANTS` (draw-1 one pass, draw-3 three passes), `variant_slug`,
   the daily solver budget;
@@ -16,26 +18,26 @@ streaks, and a pool of certified deals for races. Everything shared lives in Red
 - `stats`: `DailyStats` (`record_attempt`, `get`) and `PlayerStats`;
 - `cli`: `klondike-live daily prepare`.
 
-The API, in short (all `async` functions take a `redis.asyncio.Redis`):
+The API, in short (`store = DailyStore(redis)`, a `klondike_live.store.daily.DailyStore`):
 
-    pool = DealPool(redis, DAILY_VARIANTS, target=20, budget=Budget(5, 300_000),
+    pool = DealPool(PoolStore(redis), DAILY_VARIANTS, target=20, budget=Budget(5, 300_000),
                     metrics=PoolMetrics(metrics.registry))
     asyncio.create_task(pool.run_refill())            # background, one per node
     await pool.take(variant) -> CertifiedDeal | None  # never the same seed twice
     await pool.size(variant) -> int
 
-    await prepare_day(redis, secret, day, variant, budget) -> DayRecord   # idempotent
-    await ensure_days(redis, secret, start_date, days=7) -> list[DayRecord]  # prepare=...
-    asyncio.create_task(run_prepare(clock, redis, secret))   # today + 7 days, hourly
-    await load_day(redis, day, variant) -> DayRecord | None
+    await prepare_day(store, secret, day, variant, budget) -> DayRecord   # idempotent
+    await ensure_days(store, secret, start_date, days=7) -> list[DayRecord]  # prepare=...
+    asyncio.create_task(run_prepare(clock, store, secret))   # today + 7 days, hourly
+    await load_day(store, day, variant) -> DayRecord | None
     record.public() / record.reveal(now) / record.view(now); is_closed(day, now)
 
-    board = Leaderboard(redis, day, variant)
+    board = Leaderboard(store, day, variant)
     await board.record(DailyResult(...)) -> bool      # False: the account has an entry
     await board.record_counted(result) -> int         # entries after it, 0 if refused
     await board.page(offset, limit) / board.around(user, n) / board.rank_of(user)
 
-    stats = DailyStats(redis)
+    stats = DailyStats(StatsStore(redis))
     await stats.record_attempt(user, day, variant, won, time_ms) -> bool
     await stats.get(user, today) -> PlayerStats
 

@@ -30,10 +30,9 @@ from klondike_live.engine import Variant
 from klondike_live.solver import Budget
 
 if TYPE_CHECKING:
-    from redis.asyncio import Redis
-
     from klondike_live.config import Settings
     from klondike_live.daily.days import DayRecord
+    from klondike_live.store.connect import RedisClient
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -102,11 +101,10 @@ def run_prepare_command(args: argparse.Namespace) -> int:
     # Imported here: every other command of the CLI starts faster without Redis.
     import asyncio
 
-    from redis.exceptions import RedisError
-
     from klondike_live.config import ConfigError, Settings
     from klondike_live.daily.days import DailyError
     from klondike_live.embedded import EmbeddedValkeyError
+    from klondike_live.store import StoreError
 
     try:
         settings = Settings.load(redis_url=args.redis, data_dir=args.data_dir)
@@ -117,7 +115,7 @@ def run_prepare_command(args: argparse.Namespace) -> int:
     budget = Budget(seconds=args.budget, nodes=args.nodes)
     try:
         asyncio.run(_prepare(settings, start, args.days, variants, budget))
-    except (RedisError, EmbeddedValkeyError, OSError) as exc:
+    except (StoreError, EmbeddedValkeyError, OSError) as exc:
         return _fail(f"cannot use Redis: {exc}", EXIT_BAD_INPUT)
     except DailyError as exc:
         return _fail(str(exc), EXIT_FAILED)
@@ -130,6 +128,7 @@ async def _prepare(
     from tqdm import tqdm  # type: ignore[import-untyped]  # no stubs in the dev deps
 
     from klondike_live.daily.days import ensure_days
+    from klondike_live.store.daily import DailyStore
 
     async with connect(settings) as redis:
         with tqdm(
@@ -141,7 +140,7 @@ async def _prepare(
                 tqdm.write(describe(record, datetime.now(UTC)), file=sys.stdout)
 
             await ensure_days(
-                redis,
+                DailyStore(redis),
                 settings.secret,
                 start,
                 days,
@@ -165,16 +164,17 @@ def describe(record: DayRecord, now: datetime) -> str:
 
 
 @contextlib.asynccontextmanager
-async def connect(settings: Settings) -> AsyncIterator[Redis]:
+async def connect(settings: Settings) -> AsyncIterator[RedisClient]:
     """Redis as `serve` would use it: the configured URL, else the embedded Valkey.
 
     Without a URL, a Valkey that a running server started in the data directory is
     used through its `url` file; otherwise one is started here and stopped after.
     """
-    from klondike_live.embedded import EmbeddedValkey, open_redis
+    from klondike_live.embedded import EmbeddedValkey
+    from klondike_live.store.connect import open_redis
 
     if settings.redis_url is not None:
-        shared: Redis | None = await open_redis(settings.redis_url)
+        shared: RedisClient | None = await open_redis(settings.redis_url)
     else:
         shared = await _running_embedded(settings)
     if shared is not None:
@@ -191,11 +191,11 @@ async def connect(settings: Settings) -> AsyncIterator[Redis]:
             await own.aclose()
 
 
-async def _running_embedded(settings: Settings) -> Redis | None:
+async def _running_embedded(settings: Settings) -> RedisClient | None:
     """A client on the embedded Valkey a running server owns, if there is one."""
-    from redis.exceptions import RedisError
-
-    from klondike_live.embedded import EmbeddedValkey, open_redis
+    from klondike_live.embedded import EmbeddedValkey
+    from klondike_live.store import StoreError
+    from klondike_live.store.connect import open_redis
 
     url_file = EmbeddedValkey(settings.data_dir).directory / "url"
     try:
@@ -206,7 +206,7 @@ async def _running_embedded(settings: Settings) -> Redis | None:
         return None
     try:
         return await open_redis(url)
-    except (RedisError, OSError):
+    except (StoreError, OSError):
         return None  # left over from a server that was killed
 
 

@@ -1,6 +1,6 @@
 """Daily challenges: one certified deal per daily variant per UTC day.
 
-    record = await prepare_day(redis, settings.secret, date(2025, 3, 1), DRAW1)
+    record = await prepare_day(DailyStore(redis), settings.secret, date(2025, 3, 1), DRAW1)
     record.public()          # date, variant, commitment, par: safe while the day is open
     record.reveal(now)       # + seed, deal, n, solution: only once the day has closed
 
@@ -12,12 +12,13 @@ the date. With a node budget (the default has one) the choice of n does not depe
 the machine's speed, so anyone holding the secret can check it; the time limit in the
 budget is only a safety net.
 
-The day record lives in one Redis hash per day and variant (`keys.daily_day`): `seed`,
-`n`, `par`, `commitment` (SHA-256 hex of the deal text, `race.room.commitment`, as for
-races), `moves` (the certified winning line) and the `date` and `variant` texts. It is
-written once, by whichever process certifies first; later calls keep it, and each
-record returned is listed in `keys.DAILY_INDEX` (the archive reads it). `run_prepare`
-keeps today and the next 7 days ready, checking every hour.
+The day record lives in one Redis hash per day and variant (`keys.daily_day`, read and
+written by `store.daily.DailyStore`): `seed`, `n`, `par`, `commitment` (SHA-256 hex of
+the deal text, `race.room.commitment`, as for races), `moves` (the certified winning
+line) and the `date` and `variant` texts. It is written once, by whichever process
+certifies first; later calls keep it, and each record returned is listed in
+`keys.DAILY_INDEX` (the archive reads it). `run_prepare` keeps today and the next 7
+days ready, checking every hour.
 
 A day is open from 00:00 UTC of its date until 00:00 UTC of the next date
 (`is_closed`). This module must never reveal a day's seed, deal or line before it
@@ -36,17 +37,15 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, Final
 
-from redis.asyncio import Redis
-from redis.commands.core import AsyncScript
-from redis.exceptions import RedisError
-
-from klondike_live import keys
 from klondike_live.daily.certify import CertificateError, CertifiedDeal, certify
 from klondike_live.daily.variants import DAILY_VARIANTS, DEFAULT_DAILY_BUDGET, variant_slug
 from klondike_live.engine import Deal, Variant
 from klondike_live.race.room import commitment
 from klondike_live.solver import Budget, SolverError
 from klondike_live.solver.worker import WorkerError
+from klondike_live.store import StoreError
+from klondike_live.store.connect import RedisClient
+from klondike_live.store.daily import DailyStore
 from klondike_live.tasks import cancel_requested
 
 __all__ = [
@@ -77,13 +76,6 @@ DAYS_AHEAD: Final = 7
 
 PREPARE_INTERVAL: Final = 3600.0
 """Seconds between `run_prepare` checks."""
-
-_CREATE: Final = """
--- KEYS: 1 day hash; ARGV: field, value, ... Writes only when the day has no record.
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], unpack(ARGV))
-return 1
-"""
 
 
 class DailyError(RuntimeError):
@@ -207,17 +199,21 @@ Preparer = Callable[[date, Variant], Awaitable[DayRecord]]
 """Prepares one day and variant (`prepare_day` with the rest of its arguments bound)."""
 
 
-async def load_day(redis: Redis, day: date, variant: Variant) -> DayRecord | None:
-    """The stored record of `day` and `variant`, or None when it is not prepared."""
-    key = keys.daily_day(day.isoformat(), variant_slug(variant))
-    raw: dict[Any, Any] = await redis.hgetall(key)
-    if not raw:
-        return None
-    return DayRecord.from_fields({_text(k): _text(v) for k, v in raw.items()})
+async def load_day(
+    store: DailyStore | RedisClient, day: date, variant: Variant
+) -> DayRecord | None:
+    """The stored record of `day` and `variant`, or None when it is not prepared.
+
+    `store` may be a bare client too, for tools and tests that hold only a connection.
+    """
+    if not isinstance(store, DailyStore):
+        store = DailyStore(store)
+    fields = await store.load_day(day, variant)
+    return None if fields is None else DayRecord.from_fields(fields)
 
 
 async def prepare_day(
-    redis: Redis,
+    store: DailyStore,
     secret: bytes,
     day: date,
     variant: Variant,
@@ -231,9 +227,9 @@ async def prepare_day(
     budget); when two processes prepare the same day at once, the first write wins and
     both return it. Raises `DailyError` after `MAX_ATTEMPTS` candidates.
     """
-    stored = await load_day(redis, day, variant)
+    stored = await load_day(store, day, variant)
     if stored is not None:
-        await _index(redis, stored)
+        await store.index_day(stored.day, stored.variant)
         return stored
     for n in range(MAX_ATTEMPTS):
         seed = daily_seed(secret, day, variant, n)
@@ -241,27 +237,19 @@ async def prepare_day(
         if outcome.deal is None:
             continue
         record = DayRecord.from_deal(day, n, outcome.deal)
-        create: AsyncScript = redis.register_script(_CREATE)
-        flat = [item for pair in record.to_fields().items() for item in pair]
-        await create(keys=[keys.daily_day(day.isoformat(), variant_slug(variant))], args=flat)
-        stored = await load_day(redis, day, variant)
+        await store.create_day(day, variant, record.to_fields())
+        stored = await load_day(store, day, variant)
         if stored is None:  # deleted in between: an operator's doing; keep ours
             return record
-        await _index(redis, stored)
+        await store.index_day(stored.day, stored.variant)
         return stored
     raise DailyError(
         f"no certified deal among {MAX_ATTEMPTS} candidates for {day.isoformat()} {variant}"
     )
 
 
-async def _index(redis: Redis, record: DayRecord) -> None:
-    """List the challenge in `keys.DAILY_INDEX` (the archive reads it); idempotent."""
-    member = f"{record.day.isoformat()}|{variant_slug(record.variant)}"
-    await redis.zadd(keys.DAILY_INDEX, {member: record.day.toordinal()})
-
-
 async def ensure_days(
-    redis: Redis,
+    store: DailyStore,
     secret: bytes,
     start_date: date,
     days: int = DAYS_AHEAD,
@@ -286,7 +274,7 @@ async def ensure_days(
                 record = await prepare(day, variant)
             else:
                 record = await prepare_day(
-                    redis, secret, day, variant, budget, par_budget=par_budget
+                    store, secret, day, variant, budget, par_budget=par_budget
                 )
             if on_ready is not None:
                 on_ready(record)
@@ -296,7 +284,7 @@ async def ensure_days(
 
 async def run_prepare(
     clock: Callable[[], datetime],
-    redis: Redis,
+    store: DailyStore,
     secret: bytes,
     *,
     variants: Sequence[Variant] = DAILY_VARIANTS,
@@ -316,7 +304,7 @@ async def run_prepare(
         today = day_of(clock())
         try:
             await ensure_days(
-                redis,
+                store,
                 secret,
                 today,
                 days_ahead + 1,
@@ -325,13 +313,9 @@ async def run_prepare(
                 par_budget=par_budget,
                 prepare=prepare,
             )
-        except (RedisError, WorkerError, DailyError, OSError) as exc:
+        except (StoreError, WorkerError, DailyError, OSError) as exc:
             log.warning("preparing daily challenges failed, retrying later: %s", exc)
         except (SolverError, CertificateError) as exc:
             log.error("preparing daily challenges: the solver's line was rejected: %s", exc)
         await asyncio.sleep(interval)
     raise asyncio.CancelledError
-
-
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value

@@ -1,6 +1,6 @@
 """The leaderboard of one day's challenge in one variant, in Redis.
 
-    board = Leaderboard(redis, day, DRAW1)
+    board = Leaderboard(DailyStore(redis), day, DRAW1)
     await board.record(DailyResult(user, name, won, time_ms, moves, found, finished_at,
                                    room=room, gen=gen))
     rows = await board.page(0, 50)          # LeaderboardRow(rank, entry), best first
@@ -23,10 +23,11 @@ below its key (`ZLEXCOUNT board - (<key>`), computed from the key itself, so tie
 always show the same rank whatever their position. Rows are read by one Lua script, a
 consistent snapshot.
 
-Redis: `keys.daily_board` (that sorted set) and `keys.daily_entries` (user -> JSON
-entry). One ranked entry per account: `record` refuses a second one and returns False.
-Entries are never changed or removed; which attempts may be recorded (the day is open,
-the attempt was the account's first) is the caller's decision.
+Redis, through `store.daily.DailyStore`: `keys.daily_board` (that sorted set) and
+`keys.daily_entries` (user -> JSON entry). One ranked entry per account: `record`
+refuses a second one and returns False. Entries are never changed or removed; which
+attempts may be recorded (the day is open, the attempt was the account's first) is the
+caller's decision.
 
 This module holds results only (never a seed or a card) and never decides who may
 record: that is the caller's rule.
@@ -37,14 +38,10 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass
 from datetime import date
-from typing import Any, Final
+from typing import Final
 
-from redis.asyncio import Redis
-from redis.commands.core import AsyncScript
-
-from klondike_live import keys
-from klondike_live.daily.variants import variant_slug
 from klondike_live.engine import Variant
+from klondike_live.store.daily import DailyStore
 
 __all__ = [
     "KEY_WIDTH",
@@ -68,38 +65,6 @@ MAX_GEN: Final = 10**9
 KEY_WIDTH: Final = 33
 MAX_PAGE: Final = 200
 MAX_AROUND: Final = 50
-
-_RECORD: Final = """
--- KEYS: 1 entries hash, 2 board zset; ARGV: 1 user, 2 entry JSON, 3 member
--- Returns the number of entries after adding, or 0 when the user has one already.
-if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
-redis.call('ZADD', KEYS[2], 0, ARGV[3])
-return redis.call('ZCARD', KEYS[2])
-"""
-
-_ROWS: Final = """
--- KEYS: 1 board zset, 2 entries hash
--- ARGV: 1 key width, then 'range', start, stop  or  'around', member, n
--- Returns {count below key, entry JSON, ...} for each row, in order.
-local width = tonumber(ARGV[1])
-local start, stop
-if ARGV[2] == 'around' then
-  local index = redis.call('ZRANK', KEYS[1], ARGV[3])
-  if not index then return {} end
-  start = math.max(0, index - tonumber(ARGV[4]))
-  stop = index + tonumber(ARGV[4])
-else
-  start = tonumber(ARGV[3])
-  stop = tonumber(ARGV[4])
-end
-local out = {}
-for _, member in ipairs(redis.call('ZRANGE', KEYS[1], start, stop)) do
-  local key = string.sub(member, 1, width)
-  out[#out + 1] = redis.call('ZLEXCOUNT', KEYS[1], '-', '(' .. key)
-  out[#out + 1] = redis.call('HGET', KEYS[2], string.sub(member, width + 1))
-end
-return out
-"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,15 +178,10 @@ def competition_ranks(entries: list[DailyResult]) -> list[LeaderboardRow]:
 class Leaderboard:
     """The leaderboard of `day` in `variant`."""
 
-    def __init__(self, redis: Redis, day: date, variant: Variant) -> None:
-        self.redis = redis
+    def __init__(self, store: DailyStore, day: date, variant: Variant) -> None:
+        self.store = store
         self.day = day
         self.variant = variant
-        slug = variant_slug(variant)
-        self.board_key = keys.daily_board(day.isoformat(), slug)
-        self.entries_key = keys.daily_entries(day.isoformat(), slug)
-        self._record: AsyncScript = redis.register_script(_RECORD)
-        self._rows: AsyncScript = redis.register_script(_ROWS)
 
     async def record(self, result: DailyResult) -> bool:
         """Add the account's ranked entry; False (nothing changed) if it has one."""
@@ -230,28 +190,29 @@ class Leaderboard:
     async def record_counted(self, result: DailyResult) -> int:
         """As `record`, atomically: how many entries the board has with this one, or 0
         when nothing changed (the account has an entry)."""
-        count = await self._record(
-            keys=[self.entries_key, self.board_key],
-            args=[result.user, result.to_json(), result.member()],
+        return await self.store.add_entry(
+            self.day, self.variant, result.user, result.to_json(), result.member()
         )
-        return int(count)
 
     async def count(self) -> int:
         """How many accounts are on the leaderboard."""
-        return int(await self.redis.zcard(self.board_key))
+        return await self.store.count_entries(self.day, self.variant)
 
     async def entry(self, user: str) -> DailyResult | None:
         """The account's entry, or None."""
-        raw = await self.redis.hget(self.entries_key, user)
+        raw = await self.store.entry(self.day, self.variant, user)
         return None if raw is None else DailyResult.from_json(raw)
+
+    async def has_entry(self, user: str) -> bool:
+        """Whether the account has an entry (its ranked attempt is over)."""
+        return await self.store.has_entry(self.day, self.variant, user)
 
     async def rank_of(self, user: str) -> int | None:
         """The account's rank (ties share one), or None when it has no entry."""
         entry = await self.entry(user)
         if entry is None:
             return None
-        below = await self.redis.zlexcount(self.board_key, "-", "(" + entry.encoded_key())
-        return int(below) + 1
+        return await self.store.count_below(self.day, self.variant, entry.encoded_key()) + 1
 
     async def page(self, offset: int = 0, limit: int = 50) -> list[LeaderboardRow]:
         """Rows `offset` .. `offset + limit - 1` (0-based, best first)."""
@@ -259,7 +220,8 @@ class Leaderboard:
             raise ValueError(f"offset must be >= 0, not {offset!r}")
         if not 1 <= limit <= MAX_PAGE:
             raise ValueError(f"limit must be 1..{MAX_PAGE}, not {limit!r}")
-        return await self._read(["range", offset, offset + limit - 1])
+        rows = await self.store.rows(self.day, self.variant, KEY_WIDTH, offset, offset + limit - 1)
+        return _ranked(rows)
 
     async def around(self, user: str, n: int = 5) -> Around | None:
         """The account's row with up to `n` rows before and after; None without entry."""
@@ -268,15 +230,13 @@ class Leaderboard:
         entry = await self.entry(user)
         if entry is None:
             return None
-        rows = await self._read(["around", entry.member(), n])
+        rows = _ranked(
+            await self.store.rows_around(self.day, self.variant, KEY_WIDTH, entry.member(), n)
+        )
         mine = [row for row in rows if row.entry.user == user]
         return Around(mine[0], rows) if mine else None
 
-    async def _read(self, args: list[Any]) -> list[LeaderboardRow]:
-        reply: list[Any] = await self._rows(
-            keys=[self.board_key, self.entries_key], args=[KEY_WIDTH, *args]
-        )
-        return [
-            LeaderboardRow(int(reply[i]) + 1, DailyResult.from_json(reply[i + 1]))
-            for i in range(0, len(reply), 2)
-        ]
+
+def _ranked(rows: list[tuple[int, str]]) -> list[LeaderboardRow]:
+    """Rows as the store reads them (entries below the key, entry JSON), ranked."""
+    return [LeaderboardRow(below + 1, DailyResult.from_json(entry)) for below, entry in rows]

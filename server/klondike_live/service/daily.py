@@ -7,9 +7,10 @@
 
 Today is the UTC date of `clock()` (an aware datetime; tests pass their own clock). Each
 account has one ranked attempt per day and daily variant: `kl:{d:D:S}:attempts` maps the
-user to the room of that attempt, claimed with HSETNX so that two requests at once get
-the same room. While it is being played, `open_attempt` returns it again (a resume);
-once it is over, every call opens a new unranked practice room on the same deal.
+user to the room of that attempt, claimed with HSETNX (`DailyStore.claim_attempt`) so
+that two requests at once get the same room. While it is being played, `open_attempt`
+returns it again (a resume); once it is over, every call opens a new unranked practice
+room on the same deal.
 
 The spoiler gate: while the day is open, a daily room of that day (ranked or not) may be
 watched only by an account that finished its own ranked attempt of the day and variant
@@ -34,9 +35,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import msgpack
 import websockets
-from redis.exceptions import RedisError
 
-from klondike_live import keys
 from klondike_live.config import Settings
 from klondike_live.daily.certify import CertificateError
 from klondike_live.daily.days import (
@@ -62,7 +61,9 @@ from klondike_live.race.room import FINISHED, RoomState, new_room
 from klondike_live.service.errors import RequestError
 from klondike_live.solver import Budget, SolverError
 from klondike_live.solver.worker import WorkerError
-from klondike_live.store import BoardRecord, Store
+from klondike_live.store import BoardRecord, Store, StoreError
+from klondike_live.store.daily import DailyStore
+from klondike_live.store.stats import StatsStore
 
 if TYPE_CHECKING:
     from klondike_live.gateway.session import Session
@@ -88,10 +89,6 @@ def to_ms(moment: datetime) -> int:
     return int(moment.timestamp() * 1000)
 
 
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
-
-
 class DailyService:
     """The daily part of one node (see the module docstring)."""
 
@@ -107,12 +104,13 @@ class DailyService:
     ) -> None:
         self.settings = settings
         self.store = store
-        self.redis = store.redis
+        self.redis = store.redis  # still read by gateway/daily_api.py's archive
+        self.daily_store = DailyStore(store.redis)
         self.clock = clock
         self.metrics = metrics
         self.now_ms = now_ms
         self.open_room = open_room
-        self.stats = DailyStats(self.redis)
+        self.stats = DailyStats(StatsStore(store.redis))
         self.budget = Budget(settings.daily_budget_seconds, settings.daily_budget_nodes)
         self._records: dict[tuple[date, Variant], DayRecord] = {}
         self._preparing: dict[tuple[date, Variant], asyncio.Task[DayRecord]] = {}
@@ -151,14 +149,14 @@ class DailyService:
         if board is None:
             if len(self._boards) >= _RECORD_CACHE:
                 self._boards.clear()
-            board = self._boards[(day, variant)] = Leaderboard(self.redis, day, variant)
+            board = self._boards[(day, variant)] = Leaderboard(self.daily_store, day, variant)
         return board
 
     async def stored_record(self, day: date, variant: Variant) -> DayRecord | None:
         """The day's record if it is prepared (records never change: cached)."""
         record = self._records.get((day, variant))
         if record is None:
-            record = await load_day(self.redis, day, variant)
+            record = await load_day(self.daily_store, day, variant)
             if record is not None:
                 if len(self._records) >= _RECORD_CACHE:
                     self._records.clear()
@@ -175,7 +173,7 @@ class DailyService:
         task = self._preparing.get(key)
         if task is None:
             task = asyncio.create_task(
-                prepare_day(self.redis, self.settings.secret, day, variant, self.budget),
+                prepare_day(self.daily_store, self.settings.secret, day, variant, self.budget),
                 name=f"prepare-{day.isoformat()}-{variant_slug(variant)}",
             )
             self._preparing[key] = task
@@ -189,7 +187,7 @@ class DailyService:
         async def prepare() -> None:
             try:
                 await self.record(day, variant)
-            except (RedisError, WorkerError, DailyError, SolverError, CertificateError) as exc:
+            except (StoreError, WorkerError, DailyError, SolverError, CertificateError) as exc:
                 log.warning("preparing the daily challenge of %s failed: %s", day, exc)
 
         if (day, variant) not in self._preparing:
@@ -201,7 +199,7 @@ class DailyService:
         """Keep today and the next `daily_days_ahead` days ready, until cancelled."""
         await run_prepare(
             self.clock,
-            self.redis,
+            self.daily_store,
             self.settings.secret,
             budget=self.budget,
             days_ahead=self.settings.daily_days_ahead,
@@ -227,9 +225,8 @@ class DailyService:
             raise RequestError(
                 ErrorCode.UNAVAILABLE, "today's challenge is not ready yet; try again shortly"
             ) from None
-        attempts = keys.daily_attempts(day.isoformat(), variant_slug(variant))
         fresh = secrets.token_urlsafe(16)
-        claimed = await self.redis.hsetnx(attempts, user, fresh)
+        claimed = await self.daily_store.claim_attempt(day, variant, user, fresh)
         room_id = fresh if claimed else await self.attempt_room(user, day, variant)
         if room_id is None:  # pragma: no cover - the field was just there
             raise RequestError(ErrorCode.BUSY, "could not open the attempt; try again")
@@ -271,15 +268,11 @@ class DailyService:
 
     async def attempt_room(self, user: str, day: date, variant: Variant) -> str | None:
         """The room of the account's ranked attempt of that day, if it started one."""
-        room = await self.redis.hget(
-            keys.daily_attempts(day.isoformat(), variant_slug(variant)), user
-        )
-        return None if room is None else _text(room)
+        return await self.daily_store.attempt_room(day, variant, user)
 
     async def has_finished(self, user: str, day: date, variant: Variant) -> bool:
         """Whether the account's ranked attempt of that day is over (it has its entry)."""
-        board = self.leaderboard(day, variant)
-        return bool(await self.redis.hexists(board.entries_key, user))
+        return await self.leaderboard(day, variant).has_entry(user)
 
     async def check_join(self, user: str, state: RoomState, role: str) -> None:
         """The spoiler gate of a daily room (no-op for other rooms)."""
@@ -333,7 +326,7 @@ class DailyService:
         await self.stats.record_attempt(occupant.user, day, state.variant, won, time_ms)
         if count:
             note = msgpack.packb([day.isoformat(), str(state.variant), count])
-            await self.redis.publish(keys.DAILY_UPDATES, note)
+            await self.daily_store.publish_update(note)
             log.info("daily %s %s: %s ranked %s", day, state.variant, occupant.user, count)
 
     # ------------------------------------------------------------ watchers
