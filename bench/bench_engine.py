@@ -20,7 +20,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from klondike_live.engine import Board, Deal, Move, Variant, diff, view_of
+from klondike_live.engine import Board, Deal, Move, Variant, View, diff, view_of
 from klondike_live.engine.view import racer_view
 
 VARIANTS = (Variant(), Variant(draw=3), Variant(draw=1, passes=0))
@@ -99,6 +99,22 @@ def main() -> int:
     def only(call: Callable[[], object]) -> Case:
         return call, None
 
+    def unpop(board: Board) -> Case:
+        last = board.moves[-1]
+        return board.pop, (lambda: board.push(last))
+
+    def deal(seed: str) -> Case:
+        return only(lambda: Deal.from_seed(seed))
+
+    def diff_of(old: View, new: View) -> Case:
+        return only(lambda: diff(old, new))
+
+    def racer_diff(board: Board, old: View) -> Case:
+        return only(lambda: diff(old, racer_view(board)))
+
+    def spectator_diff(board: Board, old: View, known: int) -> Case:
+        return only(lambda: diff(old, view_of(board, known)))
+
     # A spectator's knowledge: what this board's racer and a rival racer both saw.
     spectator_masks = [
         b.seen & Board.from_seed(str(rng.getrandbits(64))).seen for b, _ in positions
@@ -118,17 +134,13 @@ def main() -> int:
         "push (unchecked)": [push(b, m) for b, m in positions],
         "play (checked)": [play(b, m) for b, m in positions],
         "play of a token string": [play(b, str(m)) for b, m in positions],
-        "pop (undo)": [
-            (b.pop, (lambda b=b, last=b.moves[-1]: b.push(last))) for b, _ in positions if b.moves
-        ],
+        "pop (undo)": [unpop(b) for b, _ in positions if b.moves],
         "legal_moves()": [only(b.legal_moves) for b, _ in positions],
-        "Deal.from_seed (kd1)": [only(lambda s=s: Deal.from_seed(s)) for s in seeds],
-        "diff(old view, new view)": [only(lambda o=o, n=n: diff(o, n)) for _, o, n in view_pairs],
-        "racer_view + diff": [
-            only(lambda b=b, o=o: diff(o, racer_view(b))) for b, o, _ in view_pairs
-        ],
+        "Deal.from_seed (kd1)": [deal(s) for s in seeds],
+        "diff(old view, new view)": [diff_of(o, n) for _, o, n in view_pairs],
+        "racer_view + diff": [racer_diff(b, o) for b, o, _ in view_pairs],
         "view_of(mask) + diff (spectator)": [
-            only(lambda b=b, o=o, k=k: diff(o, view_of(b, k)))
+            spectator_diff(b, o, k)
             for (b, o, _), k in zip(view_pairs, spectator_masks, strict=True)
         ],
     }

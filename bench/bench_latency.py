@@ -23,6 +23,7 @@ import contextlib
 import os
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import redis.asyncio
@@ -135,7 +136,9 @@ def samples(spectators: list[Spectator], sent: dict[int, float]) -> list[float]:
     return out
 
 
-async def paced(count: int, interval: float, send: object) -> dict[int, float]:
+async def paced(
+    count: int, interval: float, send: Callable[[], Awaitable[tuple[int, float]]]
+) -> dict[int, float]:
     """Call `send()` every `interval` seconds; it returns the move number it sent."""
     sent: dict[int, float] = {}
     start = time.perf_counter()
@@ -143,7 +146,7 @@ async def paced(count: int, interval: float, send: object) -> dict[int, float]:
         delay = start + index * interval - time.perf_counter()
         if delay > 0:
             await asyncio.sleep(delay)
-        number, at = await send()  # type: ignore[operator]
+        number, at = await send()
         sent[number] = at
     return sent
 

@@ -26,12 +26,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import multiprocessing
-import multiprocessing.connection
+import multiprocessing.process
 import os
 import sys
 import time
+from collections.abc import Awaitable, Callable
+from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any
+from typing import Literal
 
 import redis.asyncio
 
@@ -47,13 +49,22 @@ from serverbench import (
 
 # ---------------------------------------------------------------- load generator
 
+# A load generator's pipe: it reports ("ready", racers), then ("done", moves counted, CPU
+# seconds) or ("failed", error, 0.0); it is sent ("go", window start, window end).
+Report = (
+    tuple[Literal["ready"], int]
+    | tuple[Literal["done"], int, float]
+    | tuple[Literal["failed"], str, float]
+)
+Go = tuple[Literal["go"], float, float]
 
-def worker(url: str, racers: int, pipe: multiprocessing.connection.Connection) -> None:
+
+def worker(url: str, racers: int, pipe: Connection[Report, Go]) -> None:
     """A load-generator process: `racers` closed-loop solo players."""
     asyncio.run(_worker(url, racers, pipe))
 
 
-async def _worker(url: str, count: int, pipe: multiprocessing.connection.Connection) -> None:
+async def _worker(url: str, count: int, pipe: Connection[Report, Go]) -> None:
     players: list[Racer] = []
     for start in range(0, count, 20):
         players += await asyncio.gather(
@@ -120,6 +131,7 @@ FIELDS = ("own_offset", "spec_offset", "spec_mask", "seen", "found", "down", "mo
 OWN_FRAME = b"\x8b" + b"o" * 190  # sizes of a typical own / spectator diff frame
 SPEC_FRAME = b"\x8a" + b"s" * 127
 PROGRESS = b"P|\x96\x00\x00\x15\xcd\x01\x00\xa7playing\xcf" + b"\x00" * 8
+Arg = int | str | bytes  # an argument of EVALSHA
 
 
 class BoardScript:
@@ -137,12 +149,12 @@ class BoardScript:
         await self.client.hset(self.keys[0], mapping={"seq": 0, "status": "playing"})
         await self.client.set(self.keys[5], "conn-bench")
 
-    def args(self) -> list[Any]:
+    def args(self) -> list[Arg]:
         seq = self.seq
         self.seq += 1
         mask = str((1 << 40) + seq)
-        values: list[Any] = [seq + 1, seq + 1, seq + 1, mask, mask, 0, 21, seq, seq]
-        out: list[Any] = [seq, "conn-bench", 1000, seq + 1, OWN_FRAME, SPEC_FRAME, PROGRESS, "D"]
+        values: list[int | str] = [seq + 1, seq + 1, seq + 1, mask, mask, 0, 21, seq, seq]
+        out: list[Arg] = [seq, "conn-bench", 1000, seq + 1, OWN_FRAME, SPEC_FRAME, PROGRESS, "D"]
         for name, value in zip(("seq", *FIELDS), values, strict=True):
             out += [name, value]
         return out
@@ -164,7 +176,7 @@ async def redis_baselines(
         out: dict[str, tuple[float, float, float]] = {}
         me = os.getpid()
 
-        async def run(name: str, body: Any) -> None:
+        async def run(name: str, body: Callable[[float], Awaitable[int]]) -> None:
             deadline = time.monotonic() + seconds
             cpu0 = cpu_seconds(me)
             valkey0 = cpu_seconds(valkey_pid) if valkey_pid else 0.0
@@ -240,7 +252,7 @@ def main() -> int:
 
     context = multiprocessing.get_context("spawn")
     workers: list[multiprocessing.process.BaseProcess] = []
-    pipes: list[multiprocessing.connection.Connection] = []
+    pipes: list[Connection[Go, Report]] = []
     with Harness() as harness:
         try:
             url = harness.valkey()
@@ -280,7 +292,7 @@ def main() -> int:
             valkey_cpu = (cpu_seconds(valkey_pid) - valkey0) if valkey_pid else 0.0
             if profiler is not None:
                 print(f"py-spy of the node:\n{profiler.stop()}\n", file=sys.stderr)
-            results = [
+            results: list[Report] = [
                 pipe.recv() if pipe.poll(60) else ("failed", "no answer in time", 0.0)
                 for pipe in pipes
             ]
@@ -289,7 +301,8 @@ def main() -> int:
                 print(f"load generator failed: {failed}", file=sys.stderr)
                 print(harness.log_errors("node"), file=sys.stderr)
                 return 1
-            moves = sum(int(r[1]) for r in results)
+            done = [r for r in results if r[0] == "done"]  # all of them
+            moves = sum(r[1] for r in done)
             rate = moves / args.duration
             baselines = asyncio.run(
                 redis_baselines(url, args.baseline_seconds, args.racers, args.pipeline, valkey_pid)
@@ -317,7 +330,7 @@ def main() -> int:
             rate,
             1.0,
             1e6 * node_cpu / max(moves, 1),
-            sum(1e6 * float(r[2]) for r in results) / max(moves, 1),
+            sum(1e6 * r[2] for r in done) / max(moves, 1),
             1e6 * valkey_cpu / max(moves, 1),
         ],
     ]
@@ -331,8 +344,8 @@ def main() -> int:
         ["node", node_cpu, node_cpu / args.duration, 1e6 * node_cpu / max(moves, 1)],
         ["valkey", valkey_cpu, valkey_cpu / args.duration, 1e6 * valkey_cpu / max(moves, 1)],
     ]
-    for index, result in enumerate(results):
-        cpu = float(result[2])
+    for index, result in enumerate(done):
+        cpu = result[2]
         cpu_rows.append(
             [
                 f"load generator {index + 1} ({share[index]} racers)",
@@ -342,7 +355,7 @@ def main() -> int:
             ]
         )
     print(table(["process", "cpu s", "cpu share", "cpu us / move"], cpu_rows))
-    saturated = [i + 1 for i, r in enumerate(results) if float(r[2]) / args.duration > 0.9]
+    saturated = [i + 1 for i, r in enumerate(done) if r[2] / args.duration > 0.9]
     print()
     per_move = node_cpu / max(moves, 1)
     print(

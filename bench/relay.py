@@ -20,13 +20,26 @@ import argparse
 import asyncio
 import contextlib
 import sys
+from typing import TypedDict
 
 import websockets
 from websockets.asyncio.server import ServerConnection, serve
 
 from klondike_live.embedded import open_redis
 
-OPTIONS = {
+
+class ServeOptions(TypedDict):
+    """Keyword arguments of `serve`: the node's websocket options (gateway/server.py)."""
+
+    compression: str | None
+    max_size: int | None
+    max_queue: int | None
+    ping_interval: float | None
+    ping_timeout: float | None
+    close_timeout: float | None
+
+
+OPTIONS: ServeOptions = {
     "compression": None,
     "max_size": 4096,
     "max_queue": 16,
@@ -44,7 +57,7 @@ async def ingest(redis_url: str, channel: str) -> None:
             await redis.publish(channel, frame)
 
     try:
-        async with serve(handler, "127.0.0.1", 0, **OPTIONS) as server:  # type: ignore[arg-type]
+        async with serve(handler, "127.0.0.1", 0, **OPTIONS) as server:
             port = next(iter(server.sockets)).getsockname()[1]
             print(f"relay ingest on http://127.0.0.1:{port}/", flush=True)
             await commands(set())
@@ -73,7 +86,7 @@ async def fanout(redis_url: str, channel: str) -> None:
 
     reader = asyncio.create_task(read())
     try:
-        async with serve(handler, "127.0.0.1", 0, **OPTIONS) as server:  # type: ignore[arg-type]
+        async with serve(handler, "127.0.0.1", 0, **OPTIONS) as server:
             port = next(iter(server.sockets)).getsockname()[1]
             print(f"relay fanout on http://127.0.0.1:{port}/", flush=True)
             await commands(connections)

