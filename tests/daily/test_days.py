@@ -6,7 +6,7 @@ import asyncio
 import hashlib
 import hmac
 from datetime import UTC, date, datetime, timedelta, timezone
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pytest
 from redis.asyncio import Redis
@@ -14,6 +14,7 @@ from redis.asyncio import Redis
 from klondike_live import keys
 from klondike_live.daily.days import (
     DayOpenError,
+    DayRecord,
     daily_seed,
     day_of,
     ensure_days,
@@ -29,6 +30,9 @@ from klondike_live.solver import Budget, solve
 from klondike_live.store.daily import DailyStore
 
 from daily_helpers import TEST_SECRET
+
+if TYPE_CHECKING:
+    from conftest import WaitFor
 
 BUDGET = Budget(nodes=20_000)  # no time limit: the choice of n is deterministic
 DAY = date(2030, 1, 1)  # its draw-3 challenge is candidate 2 under BUDGET
@@ -167,7 +171,7 @@ def test_a_day_closes_at_the_next_midnight_utc() -> None:
 
 async def test_ensure_days_prepares_consecutive_days(store: DailyStore) -> None:
     """Each day of the range gets a record per variant, reported as it is ready."""
-    seen: list[Any] = []
+    seen: list[DayRecord] = []
     start = date(2030, 1, 4)
     records = await ensure_days(
         store, TEST_SECRET, start, 2, variants=[DRAW3], budget=BUDGET, on_ready=seen.append
@@ -178,7 +182,7 @@ async def test_ensure_days_prepares_consecutive_days(store: DailyStore) -> None:
 
 
 async def test_run_prepare_follows_the_clock_past_midnight(
-    store: DailyStore, wait_for: Any
+    store: DailyStore, wait_for: WaitFor
 ) -> None:
     """The task keeps today and the next days ready, and moves on when the date does."""
     now = [datetime(2030, 1, 4, 23, 59, 59, tzinfo=UTC)]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pytest
 from prometheus_client import CollectorRegistry
@@ -23,6 +23,9 @@ from klondike_live.store.pool import PoolStore
 
 from daily_helpers import EASY, certified_deals
 from processes import solver_children
+
+if TYPE_CHECKING:
+    from conftest import WaitFor
 
 BUDGET = Budget(seconds=10, nodes=20_000)
 
@@ -112,7 +115,7 @@ async def test_the_pool_survives_a_new_instance_and_client(redis: Redis, valkey_
 
 
 async def test_refill_fills_every_pool_to_target_with_certified_deals(
-    redis: Redis, wait_for: Any
+    redis: Redis, wait_for: WaitFor
 ) -> None:
     """The refiller certifies random seeds until each variant has `target` deals."""
     registry = CollectorRegistry()
@@ -150,7 +153,7 @@ async def test_refill_fills_every_pool_to_target_with_certified_deals(
         assert registry.get_sample_value("klondike_pool_deals", label) == 0
 
 
-async def test_refill_tops_up_after_a_take(redis: Redis, wait_for: Any) -> None:
+async def test_refill_tops_up_after_a_take(redis: Redis, wait_for: WaitFor) -> None:
     """A take wakes the local refiller at once, long before its polling interval."""
     pool = DealPool(PoolStore(redis), [EASY], target=1, budget=BUDGET, interval=60)
     task = asyncio.create_task(pool.run_refill())
@@ -168,7 +171,7 @@ async def test_refill_tops_up_after_a_take(redis: Redis, wait_for: Any) -> None:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-async def test_refill_stops_promptly_on_cancel(redis: Redis, wait_for: Any) -> None:
+async def test_refill_stops_promptly_on_cancel(redis: Redis, wait_for: WaitFor) -> None:
     """Cancelling kills the running solver, re-raises, and pools nothing unproven."""
     pool = DealPool(PoolStore(redis), [DRAW1], target=50, budget=Budget(seconds=60))
     task = asyncio.create_task(pool.run_refill())
