@@ -6,10 +6,10 @@ from __future__ import annotations
 import asyncio
 from datetime import date
 
-import msgpack
 import pytest
 from redis.asyncio import Redis
 
+from klondike_live.bus.messages import DailyUpdate, decode_daily
 from klondike_live.daily.variants import DRAW1, DRAW3, variant_slug
 from klondike_live.keys import DAILY_UPDATES, daily_attempts
 from klondike_live.store import StoreError
@@ -61,13 +61,13 @@ async def test_an_update_reaches_the_subscribers_of_the_daily_channel(redis: Red
     pubsub = redis.pubsub()
     await pubsub.subscribe(DAILY_UPDATES)
     try:
-        note = msgpack.packb(["2030-01-01", str(DRAW3), 7])
-        await DailyStore(redis).publish_update(note)
+        update = DailyUpdate("2030-01-01", str(DRAW3), 7)
+        await DailyStore(redis).publish_update(update)
         message = None
         async with asyncio.timeout(5):
             while message is None:
                 message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1)
-        assert message["data"] == note
+        assert decode_daily(message["data"]) == update
     finally:
         await pubsub.aclose()
 

@@ -8,7 +8,6 @@ from klondike_live.engine import (
     Board,
     Card,
     ViewDiff,
-    common_knowledge,
     diff,
     format_view,
     parse_view,
@@ -46,22 +45,18 @@ def test_full_view_shows_every_tableau_card() -> None:
     assert "\n2: #7C AH\n" in format_view(view)
 
 
-def test_spectator_sees_only_cards_every_racer_knows() -> None:
-    """A card one racer has seen and another has not stays hidden from spectators."""
+def test_a_view_under_two_racers_common_knowledge_hides_what_one_has_not_seen() -> None:
+    """A card one racer has seen and another has not stays hidden under the AND of their
+    masks (the spectators' mask of `race.visibility`, tested there)."""
     a = Board.from_seed("1")
     b = Board.from_seed("1")
     a.play("D")  # a sees 4S; b does not
-    spectator = common_knowledge([a.seen, b.seen])
+    spectator = a.seen & b.seen
     assert not spectator >> Card.parse("4S") & 1
     assert view_of(a, spectator).waste == (UNKNOWN,)
     b.play("D")
-    spectator = common_knowledge([a.seen, b.seen])
+    spectator = a.seen & b.seen
     assert view_of(a, spectator).waste == (Card.parse("4S"),)
-
-
-def test_common_knowledge_of_nobody_is_everything() -> None:
-    """When no racer is still playing, everything may be shown."""
-    assert common_knowledge([]) == ALL_CARDS
 
 
 def test_foundations_show_only_the_known_run() -> None:

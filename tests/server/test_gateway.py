@@ -412,13 +412,13 @@ async def test_lagging_spectator_gets_snapshots_instead_of_a_backlog(
     node: Node, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A spectator whose send buffer is full is skipped, then resynced with snapshots."""
-    from klondike_live.gateway import hub
+    from klondike_live.gateway.session import Session
 
     room, (alice, bob), (carol,) = await started_race(node, "Alice", "Bob", spectators=("Carol",))
-    slow = {s.connection for s in node.service.sessions if s.user == carol.user}
+    slow = {s for s in node.sessions if s.user == carol.user}
     full = {"now": True}
-    real = hub._lagging
-    monkeypatch.setattr(hub, "_lagging", lambda c: (c in slow and full["now"]) or real(c))
+    real = Session.lagging
+    monkeypatch.setattr(Session, "lagging", lambda s: (s in slow and full["now"]) or real(s))
     try:
         before = len(carol.received)
         for token in WON.moves[:6]:

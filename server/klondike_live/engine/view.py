@@ -5,7 +5,8 @@ hiding cards is decided in one place:
 
 - A viewer's **knowledge** is a 52-bit mask of the cards it may know. A racer knows the
   cards it has seen face up (`Board.seen`); a live spectator knows only the cards every
-  racer still playing knows (`common_knowledge`); a finished race reveals `ALL_CARDS`.
+  racer still playing knows (`race.visibility` decides); a finished race reveals
+  `ALL_CARDS`.
 - `view_of(board, known)` shows each tableau and waste card whose bit is in `known`
   and `UNKNOWN` (-1) for any other, keeps face-down counts, and gives the stock as a
   count. Foundations show, per suit, only the run of cards from the ace that the viewer
@@ -23,7 +24,6 @@ stock as a count.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
@@ -135,14 +135,6 @@ class ViewDiff:
             ),
             pass_number=view.pass_number if self.pass_number is None else self.pass_number,
         )
-
-
-def common_knowledge(masks: Iterable[int]) -> int:
-    """Cards every one of the given viewers knows; `ALL_CARDS` when there are none."""
-    known = ALL_CARDS
-    for mask in masks:
-        known &= mask
-    return known
 
 
 @functools.lru_cache(maxsize=1024)

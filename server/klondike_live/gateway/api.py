@@ -6,7 +6,8 @@
     GET /api/results/<room>/<gen>  one finished game: ranking, seed, deal, game records
     GET /api/replay/<room>/<gen>   one finished game step by step, every card shown
 
-(the daily challenges' spoiler gate of the last two is applied by `http.py`)
+(the daily challenges' spoiler gate of the last two is applied by `http.py`, and what
+is shown of them, a daily game's while its day is open included, by `race.redaction`)
 
 Each method returns JSON-ready data, or None when there is nothing to show (404).
 Cards and seeds come only from stored results, which exist only for finished games:
@@ -22,7 +23,7 @@ from typing import Any
 import msgpack
 
 from klondike_live import keys
-from klondike_live.race.results import build_replay
+from klondike_live.race.redaction import Disclosure, replay_for
 from klondike_live.race.room import COUNTDOWN, LOBBY, RACING
 from klondike_live.store import Store
 
@@ -121,14 +122,14 @@ class Api:
         results: dict[str, Any] = msgpack.unpackb(data, raw=False)
         return results
 
-    async def replay(self, room_id: str, gen: int) -> dict[str, Any] | None:
-        results = await self.results(room_id, gen)
-        if results is None:
-            return None
+    async def replay(
+        self, room_id: str, results: dict[str, Any], shown: Disclosure
+    ) -> dict[str, Any]:
+        """The replay of a finished game from its stored `results`, under `shown`."""
         kind = results.get("kind")
         if kind is None:  # results stored before they named their kind
             loaded = await self.store.load_room(room_id)
             kind = loaded[0].kind if loaded is not None else "race"
         # A long game of eight boards takes tens of milliseconds to replay: in a thread,
         # the event loop keeps its turns meanwhile.
-        return await asyncio.to_thread(build_replay, room_id, kind, results)
+        return await asyncio.to_thread(replay_for, room_id, kind, results, shown)

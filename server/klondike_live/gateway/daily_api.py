@@ -7,7 +7,8 @@
 
 "Your" needs `Authorization: Bearer <token>` (a websocket token); a missing or invalid
 token is treated as anonymous. `access` is the spoiler gate of `/api/results` and
-`/api/replay` for daily games. Shapes: docs/daily.md.
+`/api/replay` for daily games; what those who pass it are shown is `race.redaction`'s
+policy (docs/rules.md, "What each viewer may see"). Shapes: docs/daily.md.
 
 Nothing here reveals a seed or deal of a day that has not closed: seeds come only from
 `DayRecord.reveal`, which refuses an open day.
@@ -26,12 +27,9 @@ from klondike_live.daily.days import day_end, day_of, is_closed
 from klondike_live.daily.leaderboard import LeaderboardRow
 from klondike_live.daily.variants import DAILY_VARIANTS, slug_variant, variant_slug
 from klondike_live.engine import Variant
+from klondike_live.race.redaction import Disclosure, disclosure
 from klondike_live.race.room import FINISHED
 from klondike_live.service.daily import DailyService, to_ms
-
-PUBLIC: Final = "public"
-REDACTED: Final = "redacted"
-SPOILER: Final = "spoiler"
 
 MAX_LIMIT: Final = 100
 MAX_OFFSET: Final = 10**7
@@ -236,27 +234,19 @@ class DailyApi:
         data["last_played"] = None if mine.last_played is None else mine.last_played.isoformat()
         return data
 
-    async def access(self, results: dict[str, Any], user: str | None) -> str:
-        """Who may see a finished game's results or replay: anyone (`public`); while its
-        daily day is open, only an account that finished its ranked attempt of that day
-        and variant (`redacted`: without seed and deal), else nobody (`spoiler`)."""
+    async def access(self, results: dict[str, Any], user: str | None) -> Disclosure | None:
+        """The spoiler gate of a finished game's results and replay: how much `user` is
+        shown (`race.redaction`), or None when it may not see the game at all. A daily
+        game while its day is open: only an account that finished its ranked attempt of
+        that day and variant (its player included), `AS_PLAYED`; anyone else, None.
+        Any other game, or once the day closed: `FULL` for anyone."""
         daily = results.get("daily")
         if not isinstance(daily, dict):
-            return PUBLIC
+            return disclosure(daily=False, day_open=False)
         day = date.fromisoformat(daily["date"])
         if not self.daily.is_open(day):
-            return PUBLIC
+            return disclosure(daily=True, day_open=False)
         variant = Variant.parse(daily["variant"])
         if user is None or not await self.daily.has_finished(user, day, variant):
-            return SPOILER
-        return REDACTED
-
-
-def without_secrets(results: dict[str, Any]) -> dict[str, Any]:
-    """Results of an open day for an account that finished: all boards, no seed or deal
-    (and no game records, which name the seed)."""
-    out = {key: value for key, value in results.items() if key not in ("seed", "deal")}
-    out["ranking"] = [
-        {key: value for key, value in row.items() if key != "record"} for row in results["ranking"]
-    ]
-    return out
+            return None
+        return disclosure(daily=True, day_open=True)

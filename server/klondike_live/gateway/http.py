@@ -12,7 +12,9 @@ request for `/ws` goes on to become a websocket, anything else gets a response h
 Nothing here reveals a card of a game that is still playable: results and replays exist
 only for finished games. A daily game's results and replay are shown, while its day is
 open, only to an account that finished its own ranked attempt (`Authorization: Bearer
-<token>`; else 403 `{"error": "spoiler"}`), and without seed or deal.
+<token>`; else 403 `{"error": "spoiler"}`, `DailyApi.access`); what is shown of a
+finished game is `race.redaction`'s policy alone (docs/rules.md, "What each viewer may
+see").
 """
 
 from __future__ import annotations
@@ -32,9 +34,9 @@ from websockets.http11 import Request, Response
 from klondike_live import __version__
 from klondike_live.auth import AuthError, verify_token
 from klondike_live.gateway.api import Api, game_key
-from klondike_live.gateway.daily_api import REDACTED, SPOILER, DailyApi, without_secrets
+from klondike_live.gateway.daily_api import DailyApi
 from klondike_live.metrics import Metrics
-from klondike_live.race.results import redact_replay
+from klondike_live.race.redaction import results_for
 from klondike_live.service.daily import DailyService
 from klondike_live.store import Store
 from klondike_live.store.connect import ping
@@ -140,19 +142,12 @@ class HttpRoutes:
         results = await self.api.results(*game)
         if results is None:
             return not_found()
-        access = await self.daily.access(results, self._user(headers))
-        if access == SPOILER:
+        shown = await self.daily.access(results, self._user(headers))
+        if shown is None:
             return json_response({"error": "spoiler"}, HTTPStatus.FORBIDDEN)
         if kind == "results":
-            shown = without_secrets(results) if access == REDACTED else results
-        else:
-            answer = await self.api.replay(*game)
-            if answer is None:
-                return not_found()
-            shown = redact_replay(answer) if access == REDACTED else answer
-        if isinstance(shown.get("daily"), dict):
-            shown["daily"] = shown["daily"] | {"closed": access != REDACTED}
-        return json_response(shown)
+            return json_response(results_for(results, shown))
+        return json_response(await self.api.replay(game[0], results, shown))
 
     def _static(self, path: str) -> Response:
         if not self.client_dir.is_dir():

@@ -24,16 +24,18 @@ from dataclasses import dataclass
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 
+from klondike_live import keys
+from klondike_live.bus.subscriber import Subscriber
 from klondike_live.config import Settings
 from klondike_live.daily.pool import DealPool, PoolMetrics
 from klondike_live.embedded import EmbeddedValkey
 from klondike_live.gateway.http import WEBSOCKET_PATH, HttpRoutes
-from klondike_live.gateway.hub import LAG_BYTES, Hub
-from klondike_live.gateway.session import Session
+from klondike_live.gateway.session import LAG_BYTES, Session, broadcast
 from klondike_live.metrics import Metrics
 from klondike_live.protocol.codes import CloseCode
 from klondike_live.service.daily import Clock, system_clock
-from klondike_live.service.live import RaceService
+from klondike_live.service.hub import Hub
+from klondike_live.service.live import LiveService
 from klondike_live.solver import Budget
 from klondike_live.store import Store
 from klondike_live.store.connect import open_redis, probe_redis_forever
@@ -51,9 +53,10 @@ class Node:
 
     settings: Settings
     server: Server
-    service: RaceService
+    service: LiveService
     metrics: Metrics
     pool: DealPool
+    sessions: set[Session]
 
     @property
     def port(self) -> int:
@@ -97,8 +100,7 @@ async def running(
         # still notice a dead connection.
         bus = await open_redis(url, socket_timeout=None)
         stack.push_async_callback(bus.aclose)
-        hub = Hub(bus, metrics, settings.node_id)
-        await hub.start()
+        hub = Hub(broadcast, metrics, settings.node_id)
         stack.push_async_callback(hub.stop)
         pool = DealPool(
             PoolStore(redis),
@@ -107,9 +109,13 @@ async def running(
             budget=Budget(settings.pool_budget_seconds, settings.pool_budget_nodes),
             metrics=PoolMetrics(metrics.registry),
         )
-        service = RaceService(
+        service = LiveService(
             settings, store, hub, metrics, seed_source=seed_source, pool=pool, clock=clock
         )
+        subscriber = Subscriber(bus, service.on_bus_message)
+        hub.attach(subscriber)
+        await subscriber.start(keys.DAILY_UPDATES)
+        stack.push_async_callback(subscriber.stop)
         await service.sync_clock()
         stack.push_async_callback(service.daily.close)
         background = [
@@ -126,8 +132,10 @@ async def running(
             )
         stack.push_async_callback(_cancel, background)
 
+        sessions: set[Session] = set()
+
         async def handler(connection: ServerConnection) -> None:
-            await Session(connection, service).run()
+            await Session(connection, service, sessions).run()
 
         server = await serve(
             handler,
@@ -144,18 +152,18 @@ async def running(
             ping_timeout=20,
             close_timeout=2,
         )
-        node = Node(settings, server, service, metrics, pool)
+        node = Node(settings, server, service, metrics, pool, sessions)
         log.info("node %s listening on %s", settings.node_id, node.url)
         try:
             yield node
         finally:
-            await _shutdown(server, service)
+            await _shutdown(server, sessions)
 
 
-async def _shutdown(server: Server, service: RaceService) -> None:
+async def _shutdown(server: Server, sessions: set[Session]) -> None:
     """Stop accepting, tell every client to come back later, let handlers finish."""
     server.close(close_connections=False)
-    for session in list(service.sessions):
+    for session in list(sessions):
         session.close_soon(CloseCode.SERVER_RESTART, "server restarting; reconnect")
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(server.wait_closed(), SHUTDOWN_GRACE)

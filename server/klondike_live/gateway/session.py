@@ -6,6 +6,11 @@ minted by the operator's own site with the same secret) or nothing, in which cas
 guest account is created. After that, each binary frame is decoded strictly and
 dispatched to the service; a refusal becomes an `error` frame with a stable code.
 
+A `Session` is the live service's `Connection` (`service.connection`) for this
+transport, and `broadcast` its fan-out: one encoded frame handed to
+`websockets.broadcast`, which writes it to every connection's buffer at once and never
+waits for a slow client.
+
 Abuse: messages beyond the rate limit are refused with `rate_limited` (a client that
 backs off is fine); `abuse_limit` such refusals in a row, or that many malformed
 messages within `abuse_window_seconds`, close the connection with 1008. Oversized
@@ -20,25 +25,37 @@ import collections
 import logging
 import secrets
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import Final, assert_never, cast
 
+import websockets
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
 from klondike_live.auth import AuthError, mint_guest_token, validate_display_name, verify_token
-from klondike_live.gateway.hub import Viewer
 from klondike_live.protocol import incoming as msg
 from klondike_live.protocol import outgoing
 from klondike_live.protocol.codes import CloseCode, ErrorCode
 from klondike_live.protocol.incoming import PROTOCOL_VERSION, ProtocolError, decode_client
+from klondike_live.service.connection import Connection
 from klondike_live.service.errors import RequestError
-
-if TYPE_CHECKING:
-    from klondike_live.service.live import RaceService
+from klondike_live.service.live import LiveService
 
 log = logging.getLogger(__name__)
 
 HELLO_TIMEOUT = 10.0
+
+LAG_BYTES: Final = 256 * 1024
+"""A connection with more than this waiting in its send buffer is lagging (the server
+passes it to websockets as the write limit, so asyncio pauses writing at that point)."""
+
+DRAIN_POLL = 0.05
+"""Seconds between looks at a lagging connection's buffer."""
+
+
+def broadcast(connections: Sequence[Connection], frame: bytes) -> None:
+    """Send `frame` to every connection (each a `Session`) without waiting for any."""
+    websockets.broadcast([cast(Session, c).websocket for c in connections], frame)
 
 
 class TokenBucket:
@@ -63,14 +80,16 @@ class TokenBucket:
 class Session:
     """A connected client and the rooms it is in."""
 
-    def __init__(self, connection: ServerConnection, service: RaceService) -> None:
-        self.connection = connection
+    def __init__(
+        self, websocket: ServerConnection, service: LiveService, sessions: set[Session]
+    ) -> None:
+        self.websocket = websocket
         self.service = service
+        self.sessions = sessions
         settings = service.settings
         self.conn_id = secrets.token_urlsafe(12)
         self.user = ""
         self.name = ""
-        self.rooms: dict[str, Viewer] = {}
         self.bucket = TokenBucket(settings.rate_per_second, settings.rate_burst)
         self.strikes: collections.deque[float] = collections.deque()
         self.limited_in_a_row = 0
@@ -79,7 +98,7 @@ class Session:
     async def send(self, frame: bytes) -> None:
         """Send one frame to this client; a closed connection is not an error here."""
         try:
-            await self.connection.send(frame)
+            await self.websocket.send(frame)
             self.service.metrics.frames_out.inc()
         except ConnectionClosed:
             pass
@@ -87,7 +106,20 @@ class Session:
     def close_soon(self, code: int, reason: str) -> None:
         """Close the connection without waiting for it (from bus callbacks)."""
         if self._closing is None:
-            self._closing = asyncio.create_task(self.connection.close(code, reason))
+            self._closing = asyncio.create_task(self.websocket.close(code, reason))
+
+    def lagging(self) -> bool:
+        """asyncio paused writing to this connection: its buffer passed the write limit
+        (and it resumes only once drained to a quarter of it)."""
+        return bool(self.websocket.paused)
+
+    async def drained(self) -> bool:
+        """Wait until the buffer drained; False if the connection closed meanwhile."""
+        while self.lagging():
+            if self.websocket.state is not websockets.State.OPEN:
+                return False
+            await asyncio.sleep(DRAIN_POLL)
+        return self.websocket.state is websockets.State.OPEN
 
     async def _refuse(
         self,
@@ -110,7 +142,7 @@ class Session:
             self.strikes.popleft()
         if len(self.strikes) >= self.service.settings.abuse_limit:
             self.service.metrics.rate_limit_closes.inc()
-            await self.connection.close(CloseCode.POLICY, "too many bad or excess messages")
+            await self.websocket.close(CloseCode.POLICY, "too many bad or excess messages")
             return False
         return True
 
@@ -120,46 +152,46 @@ class Session:
         """Serve the connection until it closes."""
         metrics = self.service.metrics
         metrics.connections.inc()
-        self.service.sessions.add(self)
+        self.sessions.add(self)
         try:
             if await self._handshake():
                 log.info("connection %s open: user %s", self.conn_id, self.user)
+                self.service.connected(self)
                 await self._serve()
         except ConnectionClosed:
             pass
         finally:
             metrics.connections.dec()
-            self.service.sessions.discard(self)
-            self.service.daily.forget(self)
+            self.sessions.discard(self)
             await self.service.disconnected(self)
             if self.user:
                 log.info("connection %s closed: user %s", self.conn_id, self.user)
 
     async def _handshake(self) -> bool:
         try:
-            frame = await asyncio.wait_for(self.connection.recv(), HELLO_TIMEOUT)
+            frame = await asyncio.wait_for(self.websocket.recv(), HELLO_TIMEOUT)
         except TimeoutError:
-            await self.connection.close(CloseCode.HELLO_TIMEOUT, "no hello")
+            await self.websocket.close(CloseCode.HELLO_TIMEOUT, "no hello")
             return False
         if isinstance(frame, str):
             await self._refuse(ErrorCode.TEXT_FRAME, "frames are binary msgpack", strike=False)
-            await self.connection.close(CloseCode.POLICY, "expected hello")
+            await self.websocket.close(CloseCode.POLICY, "expected hello")
             return False
         try:
             hello = decode_client(frame)
         except ProtocolError as exc:
             await self._refuse(exc.code, exc.message, strike=False)
-            await self.connection.close(CloseCode.POLICY, "expected hello")
+            await self.websocket.close(CloseCode.POLICY, "expected hello")
             return False
         if not isinstance(hello, msg.Hello):
             await self._refuse(ErrorCode.NOT_HELLO, "the first message must be hello", strike=False)
-            await self.connection.close(CloseCode.POLICY, "expected hello")
+            await self.websocket.close(CloseCode.POLICY, "expected hello")
             return False
         if hello.version != PROTOCOL_VERSION:
             await self._refuse(
                 ErrorCode.VERSION, f"this server speaks protocol {PROTOCOL_VERSION}", strike=False
             )
-            await self.connection.close(CloseCode.VERSION, "unsupported protocol version")
+            await self.websocket.close(CloseCode.VERSION, "unsupported protocol version")
             return False
         name = None
         if hello.name is not None:
@@ -167,7 +199,7 @@ class Session:
                 name = validate_display_name(hello.name)
             except ValueError as exc:
                 await self._refuse(ErrorCode.BAD_NAME, str(exc), strike=False)
-                await self.connection.close(CloseCode.POLICY, "bad display name")
+                await self.websocket.close(CloseCode.POLICY, "bad display name")
                 return False
         secret = self.service.settings.secret
         if hello.token is not None:
@@ -175,7 +207,7 @@ class Session:
                 identity = verify_token(secret, hello.token)
             except AuthError as exc:
                 await self._refuse(ErrorCode(exc.code), exc.message, strike=False)
-                await self.connection.close(CloseCode.AUTH_FAILED, exc.code)
+                await self.websocket.close(CloseCode.AUTH_FAILED, exc.code)
                 return False
             token = hello.token
         else:
@@ -186,7 +218,7 @@ class Session:
         return True
 
     async def _serve(self) -> None:
-        async for frame in self.connection:
+        async for frame in self.websocket:
             if isinstance(frame, str):
                 if not await self._refuse(
                     ErrorCode.TEXT_FRAME, "frames are binary msgpack", strike=True
@@ -212,7 +244,7 @@ class Session:
                 if self.limited_in_a_row >= self.service.settings.abuse_limit:
                     # Refused again and again without backing off: a flood.
                     self.service.metrics.rate_limit_closes.inc()
-                    await self.connection.close(CloseCode.POLICY, "flooding")
+                    await self.websocket.close(CloseCode.POLICY, "flooding")
                     return
                 continue
             self.limited_in_a_row = 0
@@ -227,30 +259,23 @@ class Session:
                     await self.send(outgoing.pong(message.rid, service.now_ms()))
                 case msg.Hello():
                     await self._refuse(ErrorCode.WRONG_STATE, "hello was already said", strike=True)
-                case msg.Create():
-                    await service.create(self, message)
-                case msg.Join():
-                    await service.join(self, message)
-                case msg.Leave():
-                    await service.leave(self, message.room)
-                case msg.Ready():
-                    await service.ready(self, message)
-                case msg.Start():
-                    await service.start(self, message)
-                case msg.MoveRequest():
-                    await service.move(self, message)
-                case msg.Undo():
-                    await service.undo(self, message)
-                case msg.Resign():
-                    await service.resign(self, message)
-                case msg.HintRequest():
-                    await service.hint(self, message)
-                case msg.Rematch():
-                    await service.rematch(self, message)
-                case msg.DailyWatch():
-                    await service.daily.watch(self, message)
-                case msg.DailyUnwatch():
-                    service.daily.unwatch(self, message)
+                case (
+                    msg.Create()
+                    | msg.Join()
+                    | msg.Leave()
+                    | msg.Ready()
+                    | msg.Start()
+                    | msg.MoveRequest()
+                    | msg.Undo()
+                    | msg.Resign()
+                    | msg.HintRequest()
+                    | msg.Rematch()
+                    | msg.DailyWatch()
+                    | msg.DailyUnwatch()
+                ):
+                    await service.handle(self, message)
+                case _:
+                    assert_never(message)
         except RequestError as exc:
             service.metrics.error(str(exc.code))
             room = getattr(message, "room", None)
@@ -265,6 +290,10 @@ class Session:
             service.metrics.error(str(ErrorCode.INTERNAL))
             await self.send(
                 outgoing.error(
-                    ErrorCode.INTERNAL, "the server failed to handle that message", rid=rid
+                    ErrorCode.INTERNAL,
+                    "the server failed to handle that message",
+                    rid=rid,
+                    room=getattr(message, "room", None),
+                    move_id=getattr(message, "id", None),
                 )
             )

@@ -19,13 +19,14 @@ import msgpack
 
 from klondike_live.engine import NotationError, Variant
 from klondike_live.protocol.codes import ErrorCode
+from klondike_live.protocol.kinds import DealMode, Role, RoomKind
 
 PROTOCOL_VERSION: Final = 1
 MAX_SAFE_INT: Final = 2**53 - 1
 ROOM_ID_MAX: Final = 64
 TOKEN_MAX: Final = 4096
 NAME_MAX_BYTES: Final = 128
-DEAL_MODES: Final = ("certified", "any")
+DEAL_MODES: Final = tuple(DealMode)
 _ISO_DATE: Final = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
@@ -49,12 +50,12 @@ class Hello:
 @dataclass(frozen=True, slots=True)
 class Create:
     rid: int
-    kind: str  # "race" | "solo" | "daily"
+    kind: RoomKind
     variant: Variant
     seats: int
     time_limit: int  # seconds, 0 for none
     public: bool
-    deal: str = "certified"  # "certified" (from the pool when it has one) | "any"
+    deal: DealMode = DealMode.CERTIFIED
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +70,7 @@ class Since:
 @dataclass(frozen=True, slots=True)
 class Join:
     room: str
-    role: str  # "racer" | "spectator"
+    role: Role
     since: tuple[Since, ...] = ()
     rid: int | None = None
 
@@ -263,7 +264,7 @@ def _variant(f: _Fields) -> Variant:
 
 def _create(f: _Fields) -> Create:
     rid = f.req_int("rid", 0, MAX_SAFE_INT)
-    kind = f.choice("kind", ("race", "solo", "daily"))
+    kind = RoomKind(f.choice("kind", tuple(RoomKind)))
     variant = _variant(f)
     seats = f.integer("seats", 1, 8, required=False)
     if kind == "race":
@@ -278,7 +279,7 @@ def _create(f: _Fields) -> Create:
     public = f.flag("public", default=False)
     deal = f.get("deal", False)
     if deal is None:
-        deal = "certified"
+        deal = DealMode.CERTIFIED
     elif deal not in DEAL_MODES:
         raise f.fail("deal", "'certified' or 'any'")
     if kind == "daily":
@@ -295,7 +296,7 @@ def _create(f: _Fields) -> Create:
         seats=seats if seats is not None else 1,
         time_limit=time_limit,
         public=public,
-        deal=str(deal),
+        deal=DealMode(deal),
     )
 
 
@@ -349,7 +350,7 @@ def _since(f: _Fields) -> tuple[Since, ...]:
 def _join(f: _Fields) -> Join:
     return Join(
         room=_room(f),
-        role=f.choice("as", ("racer", "spectator")),
+        role=Role(f.choice("as", tuple(Role))),
         since=_since(f),
         rid=f.integer("rid", 0, MAX_SAFE_INT, required=False),
     )

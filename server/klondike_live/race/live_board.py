@@ -2,53 +2,86 @@
 
 A board has exactly one writer at a time: the node holding its racer's connection. The
 writer keeps the engine board, the last view it published to each audience and the
-stream offsets; `plan_*` applies a change locally and returns a `BoardEvent` with every
-frame already encoded for its audience (the racer's own view, and the spectators' view
-under the knowledge they may have). The store then writes the event atomically, checked
-against the board's sequence number. If the store refuses it (another writer got there
-first), this copy is stale: the writer drops it and loads the board again.
+stream offsets. A change is applied in two steps:
 
-Audiences:
-- `own`: the racer, who knows every card it has seen face up (`Board.seen`).
-- `spectator`: live watchers, who know only what every racer still playing knows (a
-  mask the caller passes in, ANDed here with this racer's own knowledge). In a solo
-  game that mask is the player's own knowledge.
+    event = live.apply_move(move, move_id, seats)   # changes the board, returns the event
+    ... the store writes the event, checked against the board's sequence number ...
+    live.confirm()      # the store took it
+    live.rollback()     # the store refused it: the board is exactly as before
+
+Until one of the two is called the board refuses every other change, so a refused write
+can never leave the copy ahead of Redis. A copy whose write had an unknown outcome (the
+connection to Redis broke) or was refused as stale is not rolled back but dropped: the
+caller loads the board again from Redis.
+
+Every frame of an event is encoded here, once, for its audience: the racer's own view,
+and the spectators' view under the mask `race.visibility` gives for the seats'
+knowledge (`seats`, this board's own entry refreshed here). Snapshots are built by
+`snapshot`, the same function catch-up uses for boards read back from Redis.
 
 Nothing here does I/O.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-import msgpack
-
-from klondike_live.engine import Board, IllegalMoveError, Move, diff, view_of
+from klondike_live.engine import Board, IllegalMoveError, Move, View, diff, view_of
 from klondike_live.engine.moves import T2F
 from klondike_live.engine.view import racer_view
 from klondike_live.protocol import outgoing
 from klondike_live.protocol.outgoing import BoardHeader
-
-PLAYING = "playing"
-WON = "won"
-RESIGNED = "resigned"
-TIMEOUT = "timeout"
-DONE = (WON, RESIGNED, TIMEOUT)
+from klondike_live.race.status import ENDING_STATUS, BoardOp, BoardStatus
+from klondike_live.race.visibility import SeatKnowledge, own_knowledge, spectator_knowledge
 
 
 @dataclass(slots=True)
 class BoardEvent:
     """One change of a board, ready to store: tokens, fields and encoded frames."""
 
-    op: str  # "move", "undo", "refresh", "resign", "timeout"
+    op: BoardOp
     tokens: tuple[str, ...]
     own_frame: bytes | None
     own_offset: int
-    spec_frame: bytes | None
+    spec_frame: bytes
     spec_offset: int
     fields: dict[str, str | int]
-    progress: bytes
+    progress: Progress
     won: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """A board's public progress, and its racer's knowledge (`seen`) when it grew."""
+
+    seat: int
+    found: int
+    down: int
+    moves: int
+    status: BoardStatus
+    seen: int | None
+
+    def wire(self) -> list[int | str]:
+        """The progress row of a `progress` frame (no knowledge: that stays inside)."""
+        return [self.seat, self.found, self.down, self.moves, str(self.status)]
+
+
+@dataclass(frozen=True, slots=True)
+class _Saved:
+    """What `rollback` restores."""
+
+    seq: int
+    own_offset: int
+    spec_offset: int
+    spec_mask: int
+    status: BoardStatus
+    published_seen: int
+    own_view: View
+    spec_view: View
+    last_move_id: int
+    moves: int
+    undone: Move | None
 
 
 def finishing_moves(board: Board) -> list[Move]:
@@ -67,20 +100,26 @@ def finishing_moves(board: Board) -> list[Move]:
     return out
 
 
-def progress_note(seat: int, board: Board, status: str, seen: int | None) -> bytes:
-    """Internal bus note: a board's public progress, and the racer's knowledge when it
-    grew (`seen`, else None). Never forwarded to clients as is."""
-    data: bytes = msgpack.packb(
-        [
-            seat,
-            board.foundation_count,
-            board.face_down_count,
-            len(board.moves),
-            status,
-            None if seen is None else str(seen),
-        ]
+def snapshot(
+    header: BoardHeader,
+    board: Board,
+    known: int,
+    status: BoardStatus,
+    *,
+    last_move_id: int | None = None,
+) -> bytes:
+    """A `board` frame: the whole board under the mask `known`. The racer's own
+    snapshot (`last_move_id` given) also carries its score and last applied move id."""
+    if last_move_id is None:
+        return outgoing.board(header, view_of(board, known), moves=len(board.moves), status=status)
+    return outgoing.board(
+        header,
+        view_of(board, known),
+        moves=len(board.moves),
+        status=status,
+        score=board.score,
+        last_id=last_move_id,
     )
-    return data
 
 
 class LiveBoard:
@@ -99,7 +138,7 @@ class LiveBoard:
         spec_offset: int = 0,
         spec_mask: int | None = None,
         last_move_id: int = 0,
-        status: str = PLAYING,
+        status: BoardStatus = BoardStatus.PLAYING,
     ) -> None:
         self.room = room
         self.seat = seat
@@ -115,42 +154,33 @@ class LiveBoard:
         self.published_seen = board.seen
         self.own_view = racer_view(board)
         self.spec_view = view_of(board, self.spec_mask)
+        self._pending: _Saved | None = None
 
-    # ------------------------------------------------------------ snapshots
+    @property
+    def pending(self) -> bool:
+        """An applied event waits for `confirm` or `rollback`."""
+        return self._pending is not None
 
-    def own_snapshot(self) -> bytes:
-        header = BoardHeader(self.room, self.seat, "own", self.epoch, self.own_offset)
-        return outgoing.board(
-            header,
-            self.own_view,
-            moves=len(self.board.moves),
-            status=self.status,
-            score=self.board.score,
-            last_id=self.last_move_id,
-        )
+    def knowledge(self) -> SeatKnowledge:
+        """This racer's knowledge and status, as `race.visibility` takes them."""
+        return SeatKnowledge(own_knowledge(self.board.seen), self.status)
 
-    def spec_snapshot(self) -> bytes:
-        header = BoardHeader(self.room, self.seat, "spectator", self.epoch, self.spec_offset)
-        return outgoing.board(
-            header, self.spec_view, moves=len(self.board.moves), status=self.status
-        )
+    def spectator_mask(self, seats: Mapping[int, SeatKnowledge]) -> int:
+        """What spectators may know of this board, given the room's seats."""
+        current = {**seats, self.seat: self.knowledge()}
+        return spectator_knowledge(current, self.seat, race_rules=self.race)
 
-    # ------------------------------------------------------------ planning
+    # ------------------------------------------------------------ changes
 
-    def spectator_knowledge(self, others: int) -> int:
-        """What spectators may know of this board: `others` AND this racer's knowledge."""
-        if not self.race:
-            return self.board.seen
-        if self.status == PLAYING:
-            return others & self.board.seen
-        return others
-
-    def plan_move(self, move: Move, move_id: int, others: int) -> BoardEvent:
+    def apply_move(
+        self, move: Move, move_id: int, seats: Mapping[int, SeatKnowledge]
+    ) -> BoardEvent:
         """Apply a checked move (plus auto-completion of a trivially won race board)."""
         board = self.board
         reason = board.illegal_reason(move)
         if reason is not None:
             raise IllegalMoveError(str(move), reason)
+        self._save(None)
         board.push(move)
         tokens = [str(move)]
         if self.race and not board.is_won() and board.is_trivially_won():
@@ -158,44 +188,90 @@ class LiveBoard:
                 board.push(extra)
                 tokens.append(str(extra))
         won = board.is_won()
-        status = WON if (won and self.race) else self.status
+        status = BoardStatus.WON if (won and self.race) else self.status
         event = self._event(
-            "move", tuple(tokens), others, status, move_token=str(move), move_id=move_id
+            BoardOp.MOVE, tuple(tokens), seats, status, move_token=str(move), move_id=move_id
         )
-        event.fields["last_move_id"] = move_id
         event.won = won
         return event
 
-    def plan_undo(self, move_id: int, others: int) -> BoardEvent:
-        """Undo the last move (practice games only; the caller checks that)."""
+    def apply_undo(self, move_id: int, seats: Mapping[int, SeatKnowledge]) -> BoardEvent:
+        """Undo the last move (practice games only: `race.rules` says when)."""
         if not self.board.moves:
             raise IllegalMoveError("undo", "there is no move to undo")
+        self._save(self.board.moves[-1])
         self.board.pop()
-        event = self._event("undo", (), others, self.status, move_token=None, move_id=move_id)
-        event.fields["last_move_id"] = move_id
-        return event
+        return self._event(BoardOp.UNDO, (), seats, self.status, move_token=None, move_id=move_id)
 
-    def plan_refresh(self, others: int) -> BoardEvent | None:
-        """Re-publish the spectators' view when their knowledge grew; None if unchanged."""
-        known = self.spectator_knowledge(others)
+    def apply_ending(self, op: BoardOp, seats: Mapping[int, SeatKnowledge]) -> BoardEvent:
+        """The racer resigns, runs out of time, or wins a practice game: a status change
+        with no move."""
+        self._save(None)
+        return self._event(op, (), seats, ENDING_STATUS[op], move_token=None)
+
+    def apply_refresh(self, seats: Mapping[int, SeatKnowledge]) -> BoardEvent | None:
+        """Re-publish the spectators' view when their knowledge grew; None (and nothing
+        to confirm) if what they see is unchanged."""
+        known = self.spectator_mask(seats)
         if known == self.spec_mask:
             return None
-        new_view = view_of(self.board, known)
-        if new_view == self.spec_view:
-            self.spec_mask = known
+        if view_of(self.board, known) == self.spec_view:
+            self.spec_mask = known  # nothing they see changes: no event needed
             return None
-        return self._event("refresh", (), others, self.status, move_token=None, own=False)
+        self._save(None)
+        return self._event(BoardOp.REFRESH, (), seats, self.status, move_token=None, own=False)
 
-    def plan_status(self, op: str, status: str, others: int) -> BoardEvent:
-        """The racer resigns or runs out of time: a status change with no move."""
-        return self._event(op, (), others, status, move_token=None)
+    def confirm(self) -> None:
+        """The store accepted the pending event."""
+        if self._pending is None:
+            raise RuntimeError("no event is pending")
+        self._pending = None
+
+    def rollback(self) -> None:
+        """The store refused the pending event: back to the state before it."""
+        saved = self._pending
+        if saved is None:
+            raise RuntimeError("no event is pending")
+        while len(self.board.moves) > saved.moves:
+            self.board.pop()
+        if saved.undone is not None:
+            self.board.push(saved.undone)
+        self.seq = saved.seq
+        self.own_offset = saved.own_offset
+        self.spec_offset = saved.spec_offset
+        self.spec_mask = saved.spec_mask
+        self.status = saved.status
+        self.published_seen = saved.published_seen
+        self.own_view = saved.own_view
+        self.spec_view = saved.spec_view
+        self.last_move_id = saved.last_move_id
+        self._pending = None
+
+    # ------------------------------------------------------------ internals
+
+    def _save(self, undone: Move | None) -> None:
+        if self._pending is not None:
+            raise RuntimeError("an event is pending: confirm or roll it back first")
+        self._pending = _Saved(
+            seq=self.seq,
+            own_offset=self.own_offset,
+            spec_offset=self.spec_offset,
+            spec_mask=self.spec_mask,
+            status=self.status,
+            published_seen=self.published_seen,
+            own_view=self.own_view,
+            spec_view=self.spec_view,
+            last_move_id=self.last_move_id,
+            moves=len(self.board.moves) - (1 if undone is not None else 0),
+            undone=undone,
+        )
 
     def _event(
         self,
-        op: str,
+        op: BoardOp,
         tokens: tuple[str, ...],
-        others: int,
-        status: str,
+        seats: Mapping[int, SeatKnowledge],
+        status: BoardStatus,
         *,
         move_token: str | None,
         move_id: int | None = None,
@@ -219,7 +295,7 @@ class LiveBoard:
                 move_id=move_id,
             )
             self.own_view = new_own
-        known = self.spectator_knowledge(others)
+        known = self.spectator_mask(seats)
         if known == board.seen:  # spectators know what the racer knows (solo, or caught up)
             new_spec = self.own_view if own else racer_view(board)
         else:
@@ -232,7 +308,7 @@ class LiveBoard:
         self.spec_view = new_spec
         self.spec_mask = known
         self.seq += 1
-        published_seen = self.published_seen
+        grew = board.seen != self.published_seen
         self.published_seen = board.seen
         fields: dict[str, str | int] = {
             "seq": self.seq,
@@ -240,11 +316,14 @@ class LiveBoard:
             "spec_offset": self.spec_offset,
             "spec_mask": str(known),
             "seen": str(board.seen),
-            "status": status,
+            "status": str(status),
             "found": board.foundation_count,
             "down": board.face_down_count,
             "moves": moves,
         }
+        if move_id is not None:
+            fields["last_move_id"] = move_id
+            self.last_move_id = move_id
         return BoardEvent(
             op=op,
             tokens=tokens,
@@ -253,13 +332,12 @@ class LiveBoard:
             spec_frame=spec_frame,
             spec_offset=self.spec_offset,
             fields=fields,
-            progress=progress_note(
-                self.seat, board, status, board.seen if board.seen != published_seen else None
+            progress=Progress(
+                self.seat,
+                board.foundation_count,
+                board.face_down_count,
+                moves,
+                status,
+                board.seen if grew else None,
             ),
         )
-
-    def commit(self, event: BoardEvent) -> None:
-        """The store accepted the event."""
-        move_id = event.fields.get("last_move_id")
-        if isinstance(move_id, int):
-            self.last_move_id = move_id

@@ -1,28 +1,33 @@
 """The end of a game: rebuild each board from its moves, rank, reveal, record, replay.
 
 Pure functions over the stored board fields, moves and move times; the service stores
-and publishes what they return. Everything is revealed here (seed, deal, full boards,
-game records and replays), so this must only run for a game that is over: results are
-built when a game finishes, and a replay only from stored results.
+and publishes what they return. The stored results hold everything (seed, deal, full
+boards, game records), so this must only run for a game that is over: results are built
+when a game finishes, and replays only from stored results.
 
-A daily attempt's deal stays secret until its day closes, even once the attempt is
-over: `redact_results` gives its results without seed, deal and game records, each
-final board shown only as far as its player saw it, and `redact_replay` its replay
-without seed and deal.
+What a viewer is shown of them, results and replays alike, is decided by
+`race.redaction` alone (a daily game's deal stays secret until its day closes): it
+calls `final_views` and `replay_boards` with the mask of its disclosure.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from klondike_live.engine import ALL_CARDS, Board, Deal, GameRecord, Move, Variant, diff, view_of
+from klondike_live.engine import Board, Deal, GameRecord, Move, Variant, diff, view_of
 from klondike_live.protocol.outgoing import diff_wire, view_wire
-from klondike_live.race.live_board import PLAYING, RESIGNED, TIMEOUT, WON
 from klondike_live.race.ranking import Standing, rank
 from klondike_live.race.room import RoomState
+from klondike_live.race.status import BoardStatus
+from klondike_live.race.visibility import final_knowledge
 
-_RECORD_RESULT = {WON: "won", RESIGNED: "resigned", TIMEOUT: "timeout", PLAYING: "unfinished"}
+_RECORD_RESULT = {
+    BoardStatus.WON: "won",
+    BoardStatus.RESIGNED: "resigned",
+    BoardStatus.TIMEOUT: "timeout",
+    BoardStatus.PLAYING: "unfinished",
+}
 
 
 def replay(state: RoomState, moves: Sequence[str]) -> Board:
@@ -52,12 +57,12 @@ def build_results(
     standings = []
     rows: dict[int, dict[str, Any]] = {}
     for seat, (fields, moves, times) in sorted(boards.items()):
-        status = fields.get("status", PLAYING)
+        status = BoardStatus(fields.get("status", BoardStatus.PLAYING))
         board = replay(state, moves)
         standings.append(
             Standing(
                 seat=seat,
-                won=status == WON,
+                won=status is BoardStatus.WON,
                 finish_ms=int(fields.get("finish_ms", 0)),
                 found=board.foundation_count,
                 found_ms=int(fields.get("found_ms", 0)),
@@ -80,7 +85,7 @@ def build_results(
             "found_ms": int(fields.get("found_ms", 0)),
             "end_ms": int(fields["finish_ms"]) if "finish_ms" in fields else None,
             "times": _aligned(times, len(moves)),
-            "view": view_wire(view_of(board, ALL_CARDS)),
+            "view": view_wire(view_of(board, final_knowledge(board.seen, deal_secret=False))),
             "record": str(record),
         }
     ranking = []
@@ -110,50 +115,51 @@ def build_results(
     return payload
 
 
-def redact_results(results: Mapping[str, Any]) -> dict[str, Any]:
-    """Results fit for a daily attempt's open day: no seed, deal or game records, and
-    each final board as its player saw it (a lost board keeps its face-down cards)."""
-    out = {key: value for key, value in results.items() if key not in ("seed", "deal")}
+Knowledge = Callable[[int], int]
+"""A board viewer's mask from what the board's player had seen at that point (the
+disclosure of `race.redaction` chooses it)."""
+
+
+def _played(results: Mapping[str, Any]) -> list[tuple[Mapping[str, Any], Board, tuple[str, ...]]]:
+    """Each ranking row (in seat order) with a fresh board of the deal and its moves."""
     variant = Variant.parse(results["variant"])
     deal = Deal.from_seed(results["seed"])
-    rows = []
-    for row in results["ranking"]:
-        board = Board(deal, variant)
-        for token in GameRecord.parse(row["record"]).moves:
+    return [
+        (row, Board(deal, variant), GameRecord.parse(row["record"]).moves)
+        for row in sorted(results["ranking"], key=lambda r: int(r["seat"]))
+    ]
+
+
+def final_views(results: Mapping[str, Any], knowledge: Knowledge) -> dict[int, dict[str, Any]]:
+    """Each seat's final board from its game record, in the wire format, under the mask
+    `knowledge(seen)` of what its player had seen by the end."""
+    views = {}
+    for row, board, tokens in _played(results):
+        for token in tokens:
             board.push(Move.parse(token))
-        hidden = {key: value for key, value in row.items() if key != "record"}
-        hidden["view"] = view_wire(view_of(board, board.seen))
-        rows.append(hidden)
-    out["ranking"] = rows
-    return out
+        views[int(row["seat"])] = view_wire(view_of(board, knowledge(board.seen)))
+    return views
 
 
-def redact_replay(replay: Mapping[str, Any]) -> dict[str, Any]:
-    """A daily attempt's replay while its day is open: no seed and no deal text."""
-    return {key: value for key, value in replay.items() if key not in ("seed", "deal")}
+def replay_boards(results: Mapping[str, Any], knowledge: Knowledge) -> list[dict[str, Any]]:
+    """A finished game's boards step by step, from its stored results, in seat order.
 
-
-def build_replay(room_id: str, kind: str, results: Mapping[str, Any]) -> dict[str, Any]:
-    """A finished game's boards step by step, in full, from its stored results.
-
-    Per board: the full starting view and, per move, its token, its time (ms since the
-    start) and the diff from the full view before it to the full view after it, in the
-    wire formats of the board frames. Applying every diff to `start` gives the board's
-    final `view` in the results.
+    Per board: its starting view and, per move, its token, its time (ms since the
+    start) and the diff from the view before it to the view after it, in the wire
+    formats of the board frames. Each view is made under `knowledge(seen)` of what the
+    board's player had seen at that point, so a diff never carries a card its newer view
+    hides. Applying every diff to `start` gives the final view under the same knowledge
+    (`final_views`).
     """
-    variant = Variant.parse(results["variant"])
-    deal = Deal.from_seed(results["seed"])
     boards = []
-    for row in sorted(results["ranking"], key=lambda r: int(r["seat"])):
-        tokens = GameRecord.parse(row["record"]).moves
+    for row, board, tokens in _played(results):
         times = row.get("times")
-        board = Board(deal, variant)
-        before = view_of(board, ALL_CARDS)
+        before = view_of(board, knowledge(board.seen))
         start = view_wire(before)
         steps = []
         for index, token in enumerate(tokens):
             board.push(Move.parse(token))
-            after = view_of(board, ALL_CARDS)
+            after = view_of(board, knowledge(board.seen))
             steps.append(
                 {
                     "m": token,
@@ -175,18 +181,4 @@ def build_replay(room_id: str, kind: str, results: Mapping[str, Any]) -> dict[st
                 "steps": steps,
             }
         )
-    out = {
-        "room": room_id,
-        "gen": results["gen"],
-        "kind": kind,
-        "variant": results["variant"],
-        "seed": results["seed"],
-        "deal": results["deal"],
-        "commitment": results["commitment"],
-        "started_at": results["started_at"],
-        "ended_at": results["ended_at"],
-        "boards": boards,
-    }
-    if "daily" in results:
-        out["daily"] = results["daily"]
-    return out
+    return boards

@@ -15,17 +15,29 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field, replace
-from typing import Any
+from enum import StrEnum
+from typing import Any, Final
 
 import msgpack
 
 from klondike_live.engine import Deal, Variant
 from klondike_live.protocol.codes import ErrorCode
+from klondike_live.protocol.kinds import DealMode, RoomKind
 
-LOBBY = "lobby"
-COUNTDOWN = "countdown"
-RACING = "racing"
-FINISHED = "finished"
+
+class RoomPhase(StrEnum):
+    """Where a room's current race stands."""
+
+    LOBBY = "lobby"  # racers take seats and say they are ready
+    COUNTDOWN = "countdown"  # dealt; the race starts at `start_at_ms`
+    RACING = "racing"
+    FINISHED = "finished"  # results are stored; a rematch goes back to the lobby
+
+
+LOBBY: Final = RoomPhase.LOBBY
+COUNTDOWN: Final = RoomPhase.COUNTDOWN
+RACING: Final = RoomPhase.RACING
+FINISHED: Final = RoomPhase.FINISHED
 
 
 class RoomError(Exception):
@@ -57,21 +69,21 @@ class RoomState:
     """Everything the server knows about a room apart from its boards."""
 
     id: str
-    kind: str  # "race" or "solo"
+    kind: RoomKind
     variant: Variant
     capacity: int
     time_limit: int  # seconds; 0 for none
     public_room: bool
     host: str
     created_ms: int
-    state: str = LOBBY
+    state: RoomPhase = RoomPhase.LOBBY
     gen: int = 1
     seats: tuple[Seat | None, ...] = field(default=())
     start_at_ms: int = 0
     ended_ms: int = 0
     seed: str = ""
     commitment: str = ""
-    deal: str = "certified"  # what the creator asked for: "certified" or "any"
+    deal: DealMode = DealMode.CERTIFIED  # what the creator asked for
     certified: bool = False  # the current deal is certified winnable
     daily: str = ""  # a daily attempt: the challenge's ISO date
     ranked: bool = False  # a daily attempt: the account's one ranked attempt
@@ -289,21 +301,21 @@ class RoomState:
         d = msgpack.unpackb(blob, raw=False)
         return cls(
             id=d["id"],
-            kind=d["kind"],
+            kind=RoomKind(d["kind"]),
             variant=Variant.parse(d["variant"]),
             capacity=d["capacity"],
             time_limit=d["time_limit"],
             public_room=d["public"],
             host=d["host"],
             created_ms=d["created"],
-            state=d["state"],
+            state=RoomPhase(d["state"]),
             gen=d["gen"],
             seats=tuple(None if s is None else Seat(s[0], s[1], s[2], s[3]) for s in d["seats"]),
             start_at_ms=d["start_at"],
             ended_ms=d["ended"],
             seed=d["seed"],
             commitment=d["commitment"],
-            deal=d.get("deal", "any"),
+            deal=DealMode(d.get("deal", "any")),
             certified=d.get("certified", False),
             daily=d.get("daily", ""),
             ranked=d.get("ranked", False),
@@ -313,7 +325,7 @@ class RoomState:
 def new_room(
     room_id: str,
     *,
-    kind: str,
+    kind: RoomKind,
     variant: Variant,
     capacity: int,
     time_limit: int,
@@ -321,7 +333,7 @@ def new_room(
     host: str,
     host_name: str,
     now_ms: int,
-    deal: str = "certified",
+    deal: DealMode = DealMode.CERTIFIED,
     daily: str = "",
     ranked: bool = False,
 ) -> RoomState:

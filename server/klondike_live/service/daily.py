@@ -31,11 +31,9 @@ import logging
 import secrets
 from collections.abc import Awaitable, Callable
 from datetime import UTC, date, datetime
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
-import msgpack
-import websockets
-
+from klondike_live.bus.messages import DailyUpdate
 from klondike_live.config import Settings
 from klondike_live.daily.certify import CertificateError
 from klondike_live.daily.days import (
@@ -55,18 +53,18 @@ from klondike_live.metrics import Metrics
 from klondike_live.protocol import incoming as msg
 from klondike_live.protocol import outgoing
 from klondike_live.protocol.codes import ErrorCode
-from klondike_live.race.live_board import WON
+from klondike_live.protocol.kinds import RoomKind
 from klondike_live.race.results import replay
 from klondike_live.race.room import FINISHED, RoomState, new_room
+from klondike_live.race.rules import attempt_outcome
+from klondike_live.race.status import BoardStatus
+from klondike_live.service.connection import Broadcast, Connection
 from klondike_live.service.errors import RequestError
 from klondike_live.solver import Budget, SolverError
 from klondike_live.solver.worker import WorkerError
 from klondike_live.store import BoardRecord, Store, StoreError
 from klondike_live.store.daily import DailyStore
 from klondike_live.store.stats import StatsStore
-
-if TYPE_CHECKING:
-    from klondike_live.gateway.session import Session
 
 log = logging.getLogger(__name__)
 
@@ -115,8 +113,8 @@ class DailyService:
         self._records: dict[tuple[date, Variant], DayRecord] = {}
         self._preparing: dict[tuple[date, Variant], asyncio.Task[DayRecord]] = {}
         self._boards: dict[tuple[date, Variant], Leaderboard] = {}
-        self._watchers: dict[tuple[str, str], set[Session]] = {}
-        self._watching: dict[Session, set[tuple[str, str]]] = {}
+        self._watchers: dict[tuple[str, str], set[Connection]] = {}
+        self._watching: dict[Connection, set[tuple[str, str]]] = {}
         self._background: set[asyncio.Task[None]] = set()
 
     async def close(self) -> None:
@@ -253,7 +251,7 @@ class DailyService:
         now = self.now_ms()
         state = new_room(
             room_id,
-            kind="daily",
+            kind=RoomKind.DAILY,
             variant=record.variant,
             capacity=1,
             time_limit=self.settings.daily_time_limit_seconds if ranked else 0,
@@ -302,36 +300,40 @@ class DailyService:
         if occupant is None:
             return
         day = date.fromisoformat(state.daily)
-        played = replay(state, board.moves)
-        won = board.fields.get("status") == WON
-        if "finish_ms" in board.fields:
-            finish = int(board.fields["finish_ms"])
-        else:  # ended by the time limit before its status was written
-            end = state.deadline_ms() or self.now_ms()
-            finish = max(0, end - state.start_at_ms)
-        time_ms = finish if won else board.int("found_ms")
+        outcome = attempt_outcome(
+            state,
+            BoardStatus(board.fields["status"]),
+            finish_ms=board.int("finish_ms") if "finish_ms" in board.fields else None,
+            found_ms=board.int("found_ms"),
+            moves=len(board.moves),
+            found=replay(state, board.moves).foundation_count,
+            now_ms=self.now_ms(),
+        )
         result = DailyResult(
             user=occupant.user,
             name=occupant.name,
-            won=won,
-            time_ms=time_ms,
-            moves=len(board.moves),
-            found=played.foundation_count,
-            finished_at=state.start_at_ms + finish,
+            won=outcome.won,
+            time_ms=outcome.time_ms,
+            moves=outcome.moves,
+            found=outcome.found,
+            finished_at=outcome.finished_at,
             room=state.id,
             gen=state.gen,
         )
         leaderboard = self.leaderboard(day, state.variant)
         count = await leaderboard.record_counted(result)
-        await self.stats.record_attempt(occupant.user, day, state.variant, won, time_ms)
+        await self.stats.record_attempt(
+            occupant.user, day, state.variant, outcome.won, outcome.time_ms
+        )
         if count:
-            note = msgpack.packb([day.isoformat(), str(state.variant), count])
-            await self.daily_store.publish_update(note)
+            await self.daily_store.publish_update(
+                DailyUpdate(day.isoformat(), str(state.variant), count)
+            )
             log.info("daily %s %s: %s ranked %s", day, state.variant, occupant.user, count)
 
     # ------------------------------------------------------------ watchers
 
-    async def watch(self, session: Session, request: msg.DailyWatch) -> None:
+    async def watch(self, session: Connection, request: msg.DailyWatch) -> None:
         if request.variant not in DAILY_VARIANTS:
             raise RequestError(ErrorCode.BAD_FIELD, "daily_watch: not a daily variant")
         key = (request.date.isoformat(), str(request.variant))
@@ -345,7 +347,7 @@ class DailyService:
         count = await self.leaderboard(request.date, request.variant).count()
         await session.send(outgoing.daily_update(key[0], key[1], count, request.rid))
 
-    def unwatch(self, session: Session, request: msg.DailyUnwatch) -> None:
+    def unwatch(self, session: Connection, request: msg.DailyUnwatch) -> None:
         key = (request.date.isoformat(), str(request.variant))
         self._watching.get(session, set()).discard(key)
         watchers = self._watchers.get(key)
@@ -354,7 +356,7 @@ class DailyService:
             if not watchers:
                 self._watchers.pop(key, None)
 
-    def forget(self, session: Session) -> None:
+    def forget(self, session: Connection) -> None:
         """A connection closed: drop its watches."""
         for key in self._watching.pop(session, set()):
             watchers = self._watchers.get(key)
@@ -363,12 +365,11 @@ class DailyService:
                 if not watchers:
                     self._watchers.pop(key, None)
 
-    def on_update(self, note: bytes) -> None:
+    def on_update(self, update: DailyUpdate, broadcast: Broadcast) -> None:
         """A leaderboard got an entry (from any node): tell the local watchers."""
-        day, variant, count = msgpack.unpackb(note, raw=False)
-        watchers = self._watchers.get((day, variant))
+        watchers = self._watchers.get((update.day, update.variant))
         if not watchers:
             return
-        connections = [session.connection for session in watchers]
-        websockets.broadcast(connections, outgoing.daily_update(day, variant, count))
+        connections = list(watchers)
+        broadcast(connections, outgoing.daily_update(update.day, update.variant, update.count))
         self.metrics.frames_out.inc(len(connections))

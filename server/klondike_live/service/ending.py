@@ -19,11 +19,13 @@ import logging
 import msgpack
 
 from klondike_live import keys
+from klondike_live.bus.messages import RoomFrame
 from klondike_live.protocol import outgoing
 from klondike_live.protocol.codes import ErrorCode
-from klondike_live.race.live_board import DONE
 from klondike_live.race.results import build_results
 from klondike_live.race.room import COUNTDOWN, RACING, RoomError, RoomState
+from klondike_live.race.rules import race_over
+from klondike_live.race.status import BoardStatus
 from klondike_live.service.rooms import Hashes, Rooms
 
 log = logging.getLogger(__name__)
@@ -38,9 +40,8 @@ async def check_end(rooms: Rooms, room_id: str) -> None:
     seats = [seat for seat, _ in state.seated()]
     records = await store.load_boards(room_id, state.gen, seats, with_times=True)
     now = await store.now_ms()
-    deadline = state.deadline_ms()
-    all_done = all(r.fields.get("status") in DONE for r in records.values())
-    if not all_done and not (deadline and now >= deadline):
+    statuses = [BoardStatus(r.fields["status"]) for r in records.values()]
+    if not race_over(statuses, state.deadline_ms(), now):
         return
     # A ranked daily attempt's entry first: once the player sees its end, the
     # leaderboard (and the spoiler gate) already know it.
@@ -51,12 +52,17 @@ async def check_end(rooms: Rooms, room_id: str) -> None:
             raise RoomError(ErrorCode.WRONG_STATE, "a newer race")
         return s.finish(now_ms)
 
-    def extras(_old: RoomState, new: RoomState) -> tuple[list[bytes], Hashes]:
+    def extras(_old: RoomState, new: RoomState) -> tuple[list[RoomFrame], Hashes]:
         payload = build_results(new, {s: (r.fields, r.moves, r.times) for s, r in records.items()})
         blob = msgpack.packb(payload, use_bin_type=True)
         frames = [
-            b"L|" + outgoing.room_state(rooms.public(new)),
-            b"L|" + outgoing.results(room_id, rooms.shown(new, payload)),
+            RoomFrame(outgoing.room_state(rooms.public(new)), new.gen, new.state, new.start_at_ms),
+            RoomFrame(
+                outgoing.results(room_id, rooms.shown(new, payload)),
+                new.gen,
+                new.state,
+                new.start_at_ms,
+            ),
         ]
         return frames, [(keys.results(room_id, new.gen), {"data": blob})]
 

@@ -1,12 +1,15 @@
-"""Request handling for one node: what each client request does, and who does it.
+"""The live service: what each client request does, for any transport.
 
-    service = RaceService(settings, store, hub, metrics, pool=pool, clock=clock)
+    service = LiveService(settings, store, hub, metrics, broadcast, pool=pool, clock=clock)
     await service.sync_clock()
     ticks = asyncio.create_task(service.run_ticks())
-    await service.join(session, request)          # a session's decoded requests
-    await service.disconnected(session)           # its connection closed
+    service.connected(conn)                          # a client said hello
+    await service.handle(conn, message)              # each decoded request after that
+    await service.disconnected(conn)                 # its connection closed
+    await service.on_bus_message(channel, data)      # the bus subscriber's hook
 
-`RaceService` checks who may ask (membership, racer or spectator), turns room requests
+A client is a `Connection` (see `connection.py`): the service never sees a socket.
+`LiveService` checks who may ask (membership, racer or spectator), turns room requests
 into room transitions, and hands the rest to its parts, one concern each:
 
     rooms.py     the shared clock; loading rooms, transitions, new rooms and deals
@@ -15,10 +18,11 @@ into room transitions, and hands the rest to its parts, one concern each:
     ending.py    the end of a game and its results
     timers.py    the tick loop: due timers (begin, deadline, grace), progress, counts
     daily.py     daily challenges: attempts, the spoiler gate, leaderboard watchers
+    hub.py       this node's rooms, their bus subscriptions and fan-out
 
-The service holds no truth that is not also in Redis: its local copies (writer boards,
-knowledge masks, progress) are caches that are reloaded whenever the store says they are
-stale.
+The rules it applies live in `race/` (room transitions, `race.rules`, visibility). The
+service holds no truth that is not also in Redis: its local copies (writer boards,
+knowledge, progress) are caches that are reloaded whenever the store says they are stale.
 
 Hidden cards: every board frame comes from `LiveBoard` (views per audience) or from
 `race.results` (only once a race is finished); error messages quote only the mover's own
@@ -31,35 +35,55 @@ import contextlib
 import logging
 import secrets
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import assert_never
 
+from klondike_live import keys
+from klondike_live.bus.messages import BusError, decode_daily
 from klondike_live.config import Settings
 from klondike_live.daily.pool import DealPool
 from klondike_live.engine import Move, NotationError
-from klondike_live.gateway.hub import Hub, LocalRoom, Viewer
 from klondike_live.metrics import Metrics
 from klondike_live.protocol import incoming as msg
 from klondike_live.protocol import outgoing
 from klondike_live.protocol.codes import CloseCode, ErrorCode
-from klondike_live.race.room import FINISHED, LOBBY, RoomError, RoomState, new_room
+from klondike_live.protocol.kinds import Role, RoomKind
+from klondike_live.race.room import LOBBY, RoomError, RoomState, new_room
+from klondike_live.race.rules import check_spectator
+from klondike_live.race.status import BoardOp
 from klondike_live.service.boards import Boards
 from klondike_live.service.catchup import CatchUp
+from klondike_live.service.connection import Connection
 from klondike_live.service.daily import Clock, DailyService, system_clock
 from klondike_live.service.errors import RequestError
+from klondike_live.service.hub import Hub
+from klondike_live.service.local import LocalRoom, Viewer
 from klondike_live.service.rooms import Rooms
 from klondike_live.service.timers import Timers
-from klondike_live.store import Store
+from klondike_live.store import Store, TimerKind
 
-if TYPE_CHECKING:
-    from klondike_live.gateway.session import Session
-
-__all__ = ["RaceService", "RequestError"]
+__all__ = ["LiveService", "RequestError"]
 
 log = logging.getLogger(__name__)
 
+RoomRequest = (
+    msg.Create
+    | msg.Join
+    | msg.Leave
+    | msg.Ready
+    | msg.Start
+    | msg.MoveRequest
+    | msg.Undo
+    | msg.Resign
+    | msg.HintRequest
+    | msg.Rematch
+    | msg.DailyWatch
+    | msg.DailyUnwatch
+)
+"""The requests the service answers (the transport answers `hello` and `ping`)."""
 
-class RaceService:
-    """Everything a node does for its connections, given the store and the hub."""
+
+class LiveService:
+    """Everything a node does for its connections, given the store and the bus."""
 
     def __init__(
         self,
@@ -77,22 +101,21 @@ class RaceService:
         self.hub = hub
         self.metrics = metrics
         self.pool = pool
-        self.sessions: set[Session] = set()
+        # Each connection's rooms: a viewer per room it is in.
+        self._members: dict[str, dict[str, Viewer]] = {}
         # The daily part opens rooms and reads the clock through this service, once
         # requests come: by then `rooms` exists.
         self.daily = DailyService(
             settings, store, clock, metrics, now_ms=self.now_ms, open_room=self.open_room
         )
         self.rooms = Rooms(store, hub, self.daily, pool=pool, new_seed=seed_source or _new_seed)
-        self.catchup = CatchUp(self.rooms, metrics, self._session_of)
-        self.boards = Boards(self.rooms, metrics)
-        self.timers = Timers(settings, self.rooms, self.boards)
-        hub.on_mask = self.boards.on_mask
-        hub.on_status = self.boards.on_status
+        self.catchup = CatchUp(self.rooms, hub, metrics)
+        self.boards = Boards(self.rooms, hub, metrics)
+        self.timers = Timers(settings, self.rooms, self.boards, hub)
+        hub.on_progress = self.boards.on_progress
         hub.on_takeover = self._on_takeover
         hub.on_resync = self.catchup.resync
         hub.on_room_frame = self.catchup.on_room_frame
-        hub.on_daily = self.daily.on_update
 
     # ------------------------------------------------------------ clock and background
 
@@ -113,14 +136,74 @@ class RaceService:
         False when a room of that id exists already."""
         return await self.rooms.open_room(state)
 
+    async def on_bus_message(self, channel: str, data: bytes) -> None:
+        """One message from the bus: a daily update, or a room's (see `hub.py`)."""
+        if channel != keys.DAILY_UPDATES:
+            await self.hub.on_message(channel, data)
+            return
+        try:
+            update = decode_daily(data)
+        except BusError as exc:
+            log.warning("dropped a daily update: %s", exc)
+            return
+        self.daily.on_update(update, self.hub.broadcast)
+
+    # ------------------------------------------------------------ connections
+
+    def connected(self, conn: Connection) -> None:
+        """A client said hello: it may send requests now."""
+        self._members[conn.conn_id] = {}
+
+    async def disconnected(self, conn: Connection) -> None:
+        """A connection closed: leave its rooms; a racer keeps the seat for the grace period."""
+        self.daily.forget(conn)
+        rooms = self._members.pop(conn.conn_id, {})
+        for viewer in rooms.values():
+            try:
+                await self._drop_viewer(viewer, leaving=False)
+            except Exception:
+                log.exception("cleaning up %s in room %s failed", conn.conn_id, viewer.room_id)
+
+    async def handle(self, conn: Connection, request: RoomRequest) -> None:
+        """Answer one decoded request; a refusal raises `RequestError`."""
+        match request:
+            case msg.Create():
+                await self.create(conn, request)
+            case msg.Join():
+                await self.join(conn, request)
+            case msg.Leave():
+                await self.leave(conn, request.room)
+            case msg.Ready():
+                await self.ready(conn, request)
+            case msg.Start():
+                await self.start(conn, request)
+            case msg.MoveRequest():
+                await self.move(conn, request)
+            case msg.Undo():
+                viewer = self._viewer(conn, request.room, racer=True)
+                await self.boards.write(viewer, BoardOp.UNDO, None, request.id)
+            case msg.Resign():
+                viewer = self._viewer(conn, request.room, racer=True)
+                await self.boards.write(viewer, BoardOp.RESIGN, None, 0)
+            case msg.HintRequest():
+                viewer = self._viewer(conn, request.room, racer=True)
+                await self.boards.hint(viewer, request)
+            case msg.Rematch():
+                self._viewer(conn, request.room, racer=True)
+                await self.rooms.transition(request.room, lambda s, _now: s.rematch(conn.user))
+            case msg.DailyWatch():
+                await self.daily.watch(conn, request)
+            case msg.DailyUnwatch():
+                self.daily.unwatch(conn, request)
+            case _:
+                assert_never(request)
+
     # ------------------------------------------------------------ rooms
 
-    async def create(self, session: Session, request: msg.Create) -> None:
-        if request.kind == "daily":
-            room_id, info = await self.daily.open_attempt(
-                session.user, session.name, request.variant
-            )
-            await session.send(outgoing.created(request.rid, room_id, daily=info))
+    async def create(self, conn: Connection, request: msg.Create) -> None:
+        if request.kind is RoomKind.DAILY:
+            room_id, info = await self.daily.open_attempt(conn.user, conn.name, request.variant)
+            await conn.send(outgoing.created(request.rid, room_id, daily=info))
             return
         room_id = secrets.token_urlsafe(16)
         now = self.now_ms()
@@ -131,14 +214,14 @@ class RaceService:
             capacity=request.seats,
             time_limit=request.time_limit,
             public=request.public,
-            host=session.user,
-            host_name=session.name,
+            host=conn.user,
+            host_name=conn.name,
             now_ms=now,
             deal=request.deal,
         )
-        if request.kind == "solo":
+        if request.kind is RoomKind.SOLO:
             seed, certified = await self.rooms.deal(request.variant, request.deal)
-            state = state.set_ready(session.user, True).start(session.user, now, 0, seed, certified)
+            state = state.set_ready(conn.user, True).start(conn.user, now, 0, seed, certified)
             if not await self.open_room(state):
                 raise RequestError(ErrorCode.BUSY, "could not create the room; try again")
             if request.public:
@@ -148,85 +231,74 @@ class RaceService:
                 raise RequestError(ErrorCode.BUSY, "could not create the room; try again")
             if request.public:
                 await self.store.set_public(room_id, True, now)
-        await session.send(outgoing.created(request.rid, room_id))
+        await conn.send(outgoing.created(request.rid, room_id))
 
-    async def ready(self, session: Session, request: msg.Ready) -> None:
-        self._viewer(session, request.room, racer=True)
+    async def ready(self, conn: Connection, request: msg.Ready) -> None:
+        self._viewer(conn, request.room, racer=True)
         await self.rooms.transition(
-            request.room, lambda s, _now: s.set_ready(session.user, request.ready)
+            request.room, lambda s, _now: s.set_ready(conn.user, request.ready)
         )
 
-    async def start(self, session: Session, request: msg.Start) -> None:
-        self._viewer(session, request.room, racer=True)
+    async def start(self, conn: Connection, request: msg.Start) -> None:
+        self._viewer(conn, request.room, racer=True)
         countdown = int(self.settings.countdown_seconds * 1000)
         state = await self.rooms.load(request.room)
         try:  # a refused start must not use up a certified deal
-            state.start(session.user, 0, countdown, "0")
+            state.start(conn.user, 0, countdown, "0")
         except RoomError as exc:
             raise RequestError(exc.code, exc.message) from None
         seed, certified = await self.rooms.deal(state.variant, state.deal)
         await self.rooms.transition(
-            request.room, lambda s, now: s.start(session.user, now, countdown, seed, certified)
+            request.room, lambda s, now: s.start(conn.user, now, countdown, seed, certified)
         )
-
-    async def rematch(self, session: Session, request: msg.Rematch) -> None:
-        self._viewer(session, request.room, racer=True)
-        await self.rooms.transition(request.room, lambda s, _now: s.rematch(session.user))
 
     # ------------------------------------------------------------ joining and leaving
 
-    async def join(self, session: Session, request: msg.Join) -> None:
+    async def join(self, conn: Connection, request: msg.Join) -> None:
         state = await self.rooms.load(request.room)
-        await self.daily.check_join(session.user, state, request.role)  # the spoiler gate
-        if request.room in session.rooms:
-            await self.leave(session, request.room)
+        await self.daily.check_join(conn.user, state, request.role)  # the spoiler gate
+        if request.role is Role.SPECTATOR:
+            try:
+                check_spectator(state, conn.user)
+            except RoomError as exc:  # refused before anything changes
+                raise RequestError(exc.code, exc.message) from None
+        mine = self._members.setdefault(conn.conn_id, {})
+        if request.room in mine:
+            await self.leave(conn, request.room)
             state = await self.rooms.load(request.room)
-        seat = state.seat_of(session.user)
-        if request.role == "spectator" and seat is not None and state.state != FINISHED:
-            raise RequestError(ErrorCode.OWN_RACE, "a racer cannot watch their own race")
-        local = await self.hub.enter(request.room, spectating=request.role == "spectator")
-        viewer = Viewer(
-            session.connection, session.conn_id, session.user, request.role, seat, catching_up=[]
-        )
+        local = await self.hub.enter(request.room, spectating=request.role is Role.SPECTATOR)
+        seat = state.seat_of(conn.user) if request.role is Role.RACER else None
+        viewer = Viewer(conn, request.room, request.role, seat, catching_up=[])
         local.add(viewer)
-        session.rooms[request.room] = viewer
+        mine[request.room] = viewer
         try:
-            if request.role == "racer":
+            if request.role is Role.RACER:
                 _, state = await self.rooms.transition(
-                    request.room, lambda s, _now: s.join(session.user, session.name)
+                    request.room, lambda s, _now: s.join(conn.user, conn.name)
                 )
-                local.reseat(viewer, state.seat_of(session.user))
-                await self.store.claim_connection(request.room, session.user, session.conn_id)
-            await self.catchup.catch_up(session, local, viewer, state, request.since)
+                local.reseat(viewer, state.seat_of(conn.user))
+                await self.store.claim_connection(request.room, conn.user, conn.conn_id)
+            await self.catchup.catch_up(local, viewer, state, request.since)
         except BaseException:
-            session.rooms.pop(request.room, None)
+            mine.pop(request.room, None)
             await self.hub.leave(local, viewer)
             raise
 
-    async def leave(self, session: Session, room_id: str) -> None:
-        viewer = session.rooms.pop(room_id, None)
+    async def leave(self, conn: Connection, room_id: str) -> None:
+        viewer = self._members.get(conn.conn_id, {}).pop(room_id, None)
         if viewer is None:
             raise RequestError(ErrorCode.NOT_IN_ROOM, "you are not in that room")
-        await self._drop_viewer(session, room_id, viewer, leaving=True)
+        await self._drop_viewer(viewer, leaving=True)
 
-    async def disconnected(self, session: Session) -> None:
-        """A connection closed: leave its rooms; a racer keeps the seat for the grace period."""
-        for room_id, viewer in list(session.rooms.items()):
-            session.rooms.pop(room_id, None)
-            try:
-                await self._drop_viewer(session, room_id, viewer, leaving=False)
-            except Exception:
-                log.exception("cleaning up %s in room %s failed", session.conn_id, room_id)
-
-    async def _drop_viewer(
-        self, session: Session, room_id: str, viewer: Viewer, *, leaving: bool
-    ) -> None:
+    async def _drop_viewer(self, viewer: Viewer, *, leaving: bool) -> None:
+        conn = viewer.conn
+        room_id = viewer.room_id
         local = self.hub.rooms.get(room_id)
-        if viewer.role == "racer":
+        if viewer.role is Role.RACER:
             if local is not None and viewer.seat is not None:
-                local.writers.pop(viewer.seat, None)
-            if await self.store.release_connection(room_id, session.user, session.conn_id):
-                user = session.user
+                await self.boards.release(local, viewer.seat)
+            if await self.store.release_connection(room_id, conn.user, conn.conn_id):
+                user = conn.user
                 if leaving:
                     await self._leave_seat(room_id, user)
                 else:
@@ -235,7 +307,7 @@ class RaceService:
                             room_id, lambda s, _now: s.set_online(user, False)
                         )
                     due = self.now_ms() + int(self.settings.grace_seconds * 1000)
-                    await self.store.add_timer(room_id, "grace", user, due)
+                    await self.store.add_timer(room_id, TimerKind.GRACE, user, due)
         if local is not None:
             await self.hub.leave(local, viewer)
 
@@ -246,45 +318,29 @@ class RaceService:
         else:
             await self.rooms.transition(room_id, lambda s, _now: s.set_online(user, False))
 
-    def _viewer(self, session: Session, room_id: str, *, racer: bool) -> Viewer:
-        viewer = session.rooms.get(room_id)
+    def _viewer(self, conn: Connection, room_id: str, *, racer: bool) -> Viewer:
+        viewer = self._members.get(conn.conn_id, {}).get(room_id)
         if viewer is None:
             raise RequestError(ErrorCode.NOT_IN_ROOM, "join the room first")
-        if racer and viewer.role != "racer":
+        if racer and viewer.role is not Role.RACER:
             raise RequestError(ErrorCode.NOT_A_RACER, "spectators cannot do that")
         return viewer
 
-    def _session_of(self, viewer: Viewer) -> Session | None:
-        return next((s for s in self.sessions if s.conn_id == viewer.conn_id), None)
-
     def _on_takeover(self, local: LocalRoom, user: str, conn_id: str) -> None:
         for viewer in list(local.viewers):
-            if viewer.user == user and viewer.role == "racer" and viewer.conn_id != conn_id:
-                session = self._session_of(viewer)
-                if session is not None:
-                    session.close_soon(CloseCode.REPLACED, "a newer connection took over")
+            conn = viewer.conn
+            if conn.user == user and viewer.role is Role.RACER and conn.conn_id != conn_id:
+                conn.close_soon(CloseCode.REPLACED, "a newer connection took over")
 
     # ------------------------------------------------------------ boards
 
-    async def move(self, session: Session, request: msg.MoveRequest) -> None:
-        viewer = self._viewer(session, request.room, racer=True)
+    async def move(self, conn: Connection, request: msg.MoveRequest) -> None:
+        viewer = self._viewer(conn, request.room, racer=True)
         try:
             move = Move.parse(request.move)
         except NotationError as exc:
             raise RequestError(ErrorCode.BAD_MOVE, exc.message) from None
-        await self.boards.write(session, viewer, request.room, "move", move, request.id)
-
-    async def undo(self, session: Session, request: msg.Undo) -> None:
-        viewer = self._viewer(session, request.room, racer=True)
-        await self.boards.write(session, viewer, request.room, "undo", None, request.id)
-
-    async def resign(self, session: Session, request: msg.Resign) -> None:
-        viewer = self._viewer(session, request.room, racer=True)
-        await self.boards.write(session, viewer, request.room, "resign", None, 0)
-
-    async def hint(self, session: Session, request: msg.HintRequest) -> None:
-        viewer = self._viewer(session, request.room, racer=True)
-        await self.boards.hint(session, viewer, request)
+        await self.boards.write(viewer, BoardOp.MOVE, move, request.id)
 
 
 def _new_seed() -> str:

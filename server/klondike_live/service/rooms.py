@@ -12,7 +12,7 @@ in the same step and schedules its timers (begin, time limit). `sync_local` relo
 `LocalRoom`'s caches (knowledge masks, statuses, progress) of the current race.
 
 Room frames and results frames are made here (`public`, `shown`): a daily room's seed
-only once its day has closed, its results redacted until then.
+only once its day has closed; results as `race.redaction` says.
 
 This module must never write a board event (only `boards.py` does, as the board's single
 writer) and never sends a frame to a connection: room frames reach viewers through the
@@ -27,17 +27,20 @@ from collections.abc import Callable
 from typing import Any
 
 from klondike_live import keys
+from klondike_live.bus.messages import RoomFrame
 from klondike_live.daily.pool import DealPool
 from klondike_live.engine import Board, Deal, Variant
-from klondike_live.gateway.hub import Hub, LocalRoom
 from klondike_live.protocol import outgoing
 from klondike_live.protocol.codes import ErrorCode
-from klondike_live.race.live_board import PLAYING
-from klondike_live.race.results import redact_results
+from klondike_live.race.live_board import Progress
+from klondike_live.race.redaction import disclosure, results_for
 from klondike_live.race.room import COUNTDOWN, FINISHED, LOBBY, RoomError, RoomState
+from klondike_live.race.status import BoardStatus
 from klondike_live.service.daily import DailyService
 from klondike_live.service.errors import RequestError
-from klondike_live.store import Store, StoreError
+from klondike_live.service.hub import Hub
+from klondike_live.service.local import LocalRoom
+from klondike_live.store import BoardRecord, Store, StoreError, TimerKind
 
 log = logging.getLogger(__name__)
 
@@ -93,10 +96,10 @@ class Rooms:
     async def transition(self, room_id: str, change: Change) -> tuple[RoomState, RoomState]:
         """Apply a pure room transition atomically and publish the new room state."""
 
-        def extras(old: RoomState, new: RoomState) -> tuple[list[bytes], Hashes]:
+        def extras(old: RoomState, new: RoomState) -> tuple[list[RoomFrame], Hashes]:
             hashes = self._board_inits(new) if new.state == COUNTDOWN and old.state == LOBBY else []
             frame = outgoing.room_state(self.public(new))
-            return [b"L|" + frame], hashes
+            return [RoomFrame(frame, new.gen, new.state, new.start_at_ms)], hashes
 
         try:
             old, new = await self.store.update_room(room_id, change, extras)
@@ -160,7 +163,7 @@ class Rooms:
                         "spec_offset": 0,
                         "seen": str(board.seen),
                         "spec_mask": str(board.seen),
-                        "status": PLAYING,
+                        "status": str(BoardStatus.PLAYING),
                         "start_at": state.start_at_ms,
                         "deadline": deadline,
                         "found": 0,
@@ -174,9 +177,11 @@ class Rooms:
         return out
 
     async def _schedule_race_timers(self, state: RoomState) -> None:
-        await self.store.add_timer(state.id, "begin", str(state.gen), state.start_at_ms)
+        await self.store.add_timer(state.id, TimerKind.BEGIN, str(state.gen), state.start_at_ms)
         if state.time_limit:
-            await self.store.add_timer(state.id, "deadline", str(state.gen), state.deadline_ms())
+            await self.store.add_timer(
+                state.id, TimerKind.DEADLINE, str(state.gen), state.deadline_ms()
+            )
 
     # ------------------------------------------------------------ frames
 
@@ -187,12 +192,11 @@ class Rooms:
         )
 
     def shown(self, state: RoomState, results: dict[str, Any]) -> dict[str, Any]:
-        """Results as sent in the room: a daily game's redacted while its day is open."""
-        if state.kind != "daily":
-            return results
-        closed = self.daily.day_closed(state)
-        shown = results if closed else redact_results(results)
-        return shown | {"daily": {**results.get("daily", {}), "closed": closed}}
+        """Results as sent in the room, under the policy of `race.redaction` (a daily
+        game's as its player saw it while its day is open)."""
+        daily = state.kind == "daily"
+        day_open = daily and not self.daily.day_closed(state)
+        return results_for(results, disclosure(daily=daily, day_open=day_open))
 
     def _spectators(self, room_id: str) -> int:
         local = self.hub.rooms.get(room_id)
@@ -204,15 +208,16 @@ class Rooms:
         """Load every racer's knowledge, status and progress of the current race."""
         seats = [seat for seat, _ in state.seated()]
         records = await self.store.load_boards(state.id, state.gen, seats)
-        local.gen = state.gen
-        local.seats = set(seats)
-        for seat, record in records.items():
-            local.masks[seat] = int(record.fields["seen"])
-            local.statuses[seat] = record.fields["status"]
-            local.progress[seat] = [
-                seat,
-                record.int("found"),
-                record.int("down"),
-                record.int("moves"),
-                record.fields["status"],
-            ]
+        local.load_seats(state.gen, {seat: progress_of(seat, r) for seat, r in records.items()})
+
+
+def progress_of(seat: int, record: BoardRecord) -> Progress:
+    """A stored board's progress and its racer's knowledge."""
+    return Progress(
+        seat,
+        record.int("found"),
+        record.int("down"),
+        record.int("moves"),
+        BoardStatus(record.fields["status"]),
+        int(record.fields["seen"]),
+    )

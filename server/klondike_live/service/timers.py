@@ -1,6 +1,6 @@
 """Time on one node: the tick loop, due timers and coalesced progress.
 
-    timers = Timers(settings, rooms, boards)
+    timers = Timers(settings, rooms, boards, hub)
     await timers.run_ticks()        # until cancelled: ticks, clock syncs, timers
 
 Due work sits in the store's timer set (`kl:timers`), so that it survives the loss of
@@ -9,9 +9,8 @@ item. Kinds:
 
     begin <gen>       the countdown is over: the race is on
     deadline <gen>    the time limit: boards still playing time out, the race ends
-    grace <user>      a racer's connection closed `grace_seconds` ago and none came
-                      back: it leaves the lobby, or its board counts as resigned (a
-                      ranked daily attempt's clock just runs on)
+    grace <user>      a racer's connection closed `grace_seconds` ago: what follows is
+                      `race.rules.grace_expiry` (leave the lobby, resign, or nothing)
 
 Each tick also sends the coalesced `progress` of the local rooms that changed, and once
 a second reports and reads spectator counts.
@@ -24,15 +23,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import assert_never
 
 from klondike_live.config import Settings
-from klondike_live.race.live_board import RESIGNED, TIMEOUT
-from klondike_live.race.room import COUNTDOWN, LOBBY, RACING
+from klondike_live.race.room import COUNTDOWN, RACING
+from klondike_live.race.rules import GraceExpiry, grace_expiry
+from klondike_live.race.status import BoardOp
 from klondike_live.service.boards import Boards
 from klondike_live.service.catchup import progress_frame
 from klondike_live.service.ending import check_end
 from klondike_live.service.errors import RequestError
+from klondike_live.service.hub import Hub
 from klondike_live.service.rooms import Rooms
+from klondike_live.store import TimerKind
 from klondike_live.tasks import cancel_requested
 
 log = logging.getLogger(__name__)
@@ -41,45 +44,49 @@ log = logging.getLogger(__name__)
 class Timers:
     """The tick loop and due timers of one node (see the module docstring)."""
 
-    def __init__(self, settings: Settings, rooms: Rooms, boards: Boards) -> None:
+    def __init__(self, settings: Settings, rooms: Rooms, boards: Boards, hub: Hub) -> None:
         self.settings = settings
         self.rooms = rooms
         self.boards = boards
         self.store = rooms.store
-        self.hub = rooms.hub
+        self.hub = hub
 
-    async def run_timer(self, room_id: str, kind: str, arg: str) -> None:
-        """A due timer this node won: begin a race, end it at its limit, or count an
-        absent racer as resigned."""
+    async def run_timer(self, room_id: str, kind: TimerKind, arg: str) -> None:
+        """A due timer this node won: begin a race, end it at its limit, or apply the
+        end of an absent racer's grace period (`race.rules.grace_expiry`)."""
         try:
             state = await self.rooms.load(room_id)
         except RequestError:
             return
-        if kind == "begin" and state.state == COUNTDOWN and str(state.gen) == arg:
-            await self.rooms.transition(
-                room_id, lambda s, _now: s.begin() if s.gen == state.gen else s
-            )
-        elif kind == "deadline" and str(state.gen) == arg and state.state in (COUNTDOWN, RACING):
-            await self.boards.end_playing(state, TIMEOUT)
-            await check_end(self.rooms, room_id)
-        elif kind == "grace" and not (state.kind == "daily" and state.ranked):
-            # (a ranked daily attempt's clock runs on while its player is away: only its
-            # time limit ends it)
-            user = arg
-            current = await self.store.current_connection(room_id, user)
-            seat = state.seat_of(user)
-            if current is not None or seat is None:
-                return
-            occupant = state.seats[seat]
-            if occupant is None or occupant.online:
-                return
-            if state.state == LOBBY:
-                await self.rooms.transition(
-                    room_id, lambda s, _now: s.leave(user) if s.seat_of(user) is not None else s
-                )
-            elif state.state in (COUNTDOWN, RACING):
-                await self.boards.end_playing(state, RESIGNED, only_seat=seat)
-                await check_end(self.rooms, room_id)
+        match kind:
+            case TimerKind.BEGIN:
+                if state.state == COUNTDOWN and str(state.gen) == arg:
+                    await self.rooms.transition(
+                        room_id, lambda s, _now: s.begin() if s.gen == state.gen else s
+                    )
+            case TimerKind.DEADLINE:
+                if str(state.gen) == arg and state.state in (COUNTDOWN, RACING):
+                    await self.boards.end_playing(state, BoardOp.TIMEOUT)
+                    await check_end(self.rooms, room_id)
+            case TimerKind.GRACE:
+                user = arg
+                connected = await self.store.current_connection(room_id, user) is not None
+                match grace_expiry(state, user, connected=connected):
+                    case GraceExpiry.LEAVE:
+                        await self.rooms.transition(
+                            room_id,
+                            lambda s, _now: s.leave(user) if s.seat_of(user) is not None else s,
+                        )
+                    case GraceExpiry.RESIGN:
+                        seat = state.seat_of(user)
+                        await self.boards.end_playing(state, BoardOp.RESIGN, only_seat=seat)
+                        await check_end(self.rooms, room_id)
+                    case GraceExpiry.NOTHING:
+                        pass
+                    case unknown:
+                        assert_never(unknown)
+            case unknown_kind:
+                assert_never(unknown_kind)
 
     async def tick(self, *, count_watchers: bool = True) -> None:
         """Per tick: due timers and coalesced progress; spectator counts when asked."""
@@ -101,9 +108,9 @@ class Timers:
                         local.spectators_total = total
                         local.progress_dirty = True
         for local in rooms:
-            if local.progress_dirty and local.progress:
+            if local.progress_dirty and local.loaded:
                 local.progress_dirty = False
-                self.hub.send(list(local.viewers), progress_frame(local))
+                self.hub.deliver(list(local.viewers), progress_frame(local), None)
 
     async def run_ticks(self) -> None:
         """The node's tick loop (runs until cancelled)."""

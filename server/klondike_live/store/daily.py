@@ -6,7 +6,7 @@
     await daily.claim_attempt(day, DRAW1, user, room_id)      # HSETNX: one room per account
     count = await daily.add_entry(day, DRAW1, user, entry_json, member)   # 0: has one
     rows = await daily.rows(day, DRAW1, KEY_WIDTH, 0, 49)     # [(entries below, entry JSON)]
-    await daily.publish_update(note)                          # on keys.DAILY_UPDATES
+    await daily.publish_update(DailyUpdate(date, variant, count))   # keys.DAILY_UPDATES
 
 Keys come from `keys.py` (`daily_day`, `daily_attempts`, `daily_board`, `daily_entries`
 of the date and the variant's slug; `DAILY_INDEX`, `DAILY_UPDATES`). Each write that
@@ -32,6 +32,7 @@ from typing import Any, Final
 from redis.commands.core import AsyncScript
 
 from klondike_live import keys
+from klondike_live.bus.messages import DailyUpdate, encode_daily
 from klondike_live.daily.variants import variant_slug
 from klondike_live.engine import Variant
 from klondike_live.store.connect import RedisClient
@@ -196,7 +197,6 @@ class DailyStore:
 
     # ------------------------------------------------------------ updates
 
-    async def publish_update(self, note: bytes) -> None:
-        """Tell every node a leaderboard got an entry: `note` (msgpack `[date, variant
-        text, count]`, encoded by the caller) on `keys.DAILY_UPDATES`."""
-        await self.redis.publish(keys.DAILY_UPDATES, note)
+    async def publish_update(self, update: DailyUpdate) -> None:
+        """Tell every node a leaderboard got an entry (on `keys.DAILY_UPDATES`)."""
+        await self.redis.publish(keys.DAILY_UPDATES, encode_daily(update))

@@ -17,6 +17,7 @@ import functools
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, TypeVar
 
 import msgpack
@@ -25,8 +26,16 @@ from redis.commands.core import AsyncScript
 from redis.exceptions import NoScriptError
 
 from klondike_live import keys
+from klondike_live.bus.messages import (
+    ProgressNote,
+    RoomFrame,
+    Takeover,
+    board_header,
+    encode,
+)
 from klondike_live.race.live_board import BoardEvent
 from klondike_live.race.room import RoomState
+from klondike_live.race.visibility import Audience
 from klondike_live.store import scripts
 
 T = TypeVar("T")
@@ -125,11 +134,31 @@ class BoardRecord:
         return int(value) if value is not None else default
 
 
+class TimerKind(StrEnum):
+    """Due work in the timer set (any node may run it, exactly one does)."""
+
+    BEGIN = "begin"  # the countdown is over (arg: the race's gen)
+    DEADLINE = "deadline"  # the time limit ran out (arg: the race's gen)
+    GRACE = "grace"  # a racer's grace period after its connection closed (arg: user)
+
+
+class WriteStatus(StrEnum):
+    """The board script's answer to a board event."""
+
+    OK = "ok"  # stored and published
+    STALE = "stale"  # the board's sequence number moved on: another writer got there
+    REPLACED = "replaced"  # a newer connection speaks for the racer
+    DONE = "done"  # the board's game is over (`detail`: its status)
+    EARLY = "early"  # the race has not started (`detail`: ms to go)
+    LATE = "late"  # the time limit ran out
+    MISSING = "missing"  # no such board
+
+
 @dataclass(frozen=True, slots=True)
 class WriteResult:
     """The store's answer to a board event: `ok`, or why it was refused."""
 
-    status: str  # ok, stale, replaced, done, early, late, missing
+    status: WriteStatus
     now_ms: int = 0
     detail: str = ""
 
@@ -154,7 +183,7 @@ class Store:
     def __init__(self, redis: Redis, *, stream_maxlen: int = 1000, node_id: str = "") -> None:
         self.redis = redis
         self.stream_maxlen = stream_maxlen
-        self.progress_header = b"P" + node_id.encode() + b"|"
+        self.node_id = node_id
         self._room_cas: AsyncScript = redis.register_script(scripts.ROOM_CAS)
         self._board_event: AsyncScript = redis.register_script(scripts.BOARD_EVENT)
         self._board_events = ScriptBatcher(redis, self._board_event)
@@ -190,7 +219,7 @@ class Store:
         self,
         state: RoomState,
         expected_rev: int,
-        frames: Sequence[bytes] = (),
+        frames: Sequence[RoomFrame] = (),
         hashes: Sequence[tuple[str, dict[str, str | int] | None]] = (),
     ) -> int | None:
         """Write `state` if the room is still at `expected_rev`; publish `frames` and set
@@ -199,7 +228,7 @@ class Store:
         Returns the new revision, or None when another writer got there first.
         """
         extra_keys = [key for key, _ in hashes]
-        args: list[Any] = [expected_rev, state.to_blob(), len(frames), *frames]
+        args: list[Any] = [expected_rev, state.to_blob(), len(frames), *map(encode, frames)]
         for index, (_, fields) in enumerate(hashes):
             if fields is None:
                 args += [index + 3, 0]
@@ -220,7 +249,7 @@ class Store:
         change: Callable[[RoomState, int], RoomState],
         extras: Callable[
             [RoomState, RoomState],
-            tuple[list[bytes], list[tuple[str, dict[str, str | int] | None]]],
+            tuple[list[RoomFrame], list[tuple[str, dict[str, str | int] | None]]],
         ],
     ) -> tuple[RoomState, RoomState]:
         """Compare-and-set loop: `change(state, now_ms)` gives the next state (or raises
@@ -361,15 +390,15 @@ class Store:
         args: list[Any] = [
             expected_seq,
             conn_id,
-            event.op,
+            str(event.op),
             self.stream_maxlen,
             event.own_offset if event.own_frame is not None else "",
-            f"O{seat}|".encode() if publish_own else "",
+            board_header(Audience.OWN, seat, event.own_offset) if publish_own else "",
             event.own_frame or b"",
-            event.spec_offset if event.spec_frame is not None else "",
-            f"S{seat}|".encode(),
-            event.spec_frame or b"",
-            self.progress_header + event.progress,
+            event.spec_offset,
+            board_header(Audience.SPECTATOR, seat, event.spec_offset),
+            event.spec_frame,
+            encode(ProgressNote(self.node_id, event.progress)),
             len(event.tokens),
             *event.tokens,
             msgpack.packb([x for pair in event.fields.items() for x in pair]),
@@ -377,10 +406,10 @@ class Store:
         reply = await self._timed(
             self._board_events.call(_event_keys(room_id, gen, seat, user), args)
         )
-        status = _decode(reply[0])
+        status = WriteStatus(_decode(reply[0]))
         detail = _decode(reply[1]) if len(reply) > 1 else ""
-        if status == "ok":
-            return WriteResult("ok", now_ms=int(detail))
+        if status is WriteStatus.OK:
+            return WriteResult(status, now_ms=int(detail))
         return WriteResult(status, detail=detail)
 
     async def stream_after(
@@ -410,7 +439,7 @@ class Store:
     async def claim_connection(self, room_id: str, user: str, conn_id: str) -> None:
         """Make `conn_id` the one connection that speaks for `user` in the room; others
         are told (through the bus) to close."""
-        note = b"X|" + msgpack.packb([user, conn_id])
+        note = encode(Takeover(user, conn_id))
         await self._timed(
             self._claim(
                 keys=[keys.connection(room_id, user), keys.channel(room_id)], args=[conn_id, note]
@@ -430,10 +459,12 @@ class Store:
 
     # ------------------------------------------------------------ timers
 
-    async def add_timer(self, room_id: str, kind: str, arg: str, due_ms: int) -> None:
+    async def add_timer(self, room_id: str, kind: TimerKind, arg: str, due_ms: int) -> None:
         await self.redis.zadd(keys.TIMERS, {f"{room_id}|{kind}|{arg}": due_ms})
 
-    async def take_due_timers(self, now_ms: int, limit: int = 100) -> list[tuple[str, str, str]]:
+    async def take_due_timers(
+        self, now_ms: int, limit: int = 100
+    ) -> list[tuple[str, TimerKind, str]]:
         """Timers due by `now_ms` that this caller won (ZREM returned 1): run them once."""
         due: list[Any] = await self.redis.zrangebyscore(
             keys.TIMERS, "-inf", now_ms, start=0, num=limit
@@ -442,7 +473,7 @@ class Store:
         for member in due:
             if await self.redis.zrem(keys.TIMERS, member):
                 room_id, kind, arg = _decode(member).split("|", 2)
-                taken.append((room_id, kind, arg))
+                taken.append((room_id, TimerKind(kind), arg))
         return taken
 
     # ------------------------------------------------------------ spectators and results

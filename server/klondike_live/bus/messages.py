@@ -1,0 +1,193 @@
+"""Every message nodes exchange over pub/sub: one type each, encoded and decoded here.
+
+Channels (names from `keys`) and what travels on them:
+
+    room channel (`keys.channel`)                 RoomFrame, BoardFrame (own), Progress,
+                                                  Takeover
+    spectator channel (`keys.spectator_channel`)  BoardFrame (spectator)
+    daily channel (`keys.DAILY_UPDATES`)          DailyUpdate
+
+On the wire a room or spectator message is an ASCII header, `|`, then its body:
+
+    L<gen>:<phase>:<start>|<frame>  RoomFrame: a room-wide client frame (room, results),
+                                    with the race (gen, phase, start time) it follows
+    O<seat>:<offset>|<frame>        BoardFrame, the racer's own audience
+    S<seat>:<offset>|<frame>        BoardFrame, the spectator audience
+    P<node>|<msgpack note>          Progress: a board's progress, and its racer's
+                                    knowledge when it grew (never sent to clients)
+    X|<msgpack [user, connection]>  Takeover: a newer connection speaks for the racer
+
+A daily message is msgpack `[date, variant text, count]`.
+
+Client frames travel as the bytes they will be sent as; a board frame's header carries
+its (audience, seat, offset), so nobody decodes a frame to learn where it belongs. The
+Lua scripts concatenate a header and a frame that Python encoded separately (the frame
+is stored in a stream too): `board_header` gives that header.
+
+Decoding never trusts its input: anything malformed raises `BusError`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Final
+
+import msgpack
+
+from klondike_live.race.live_board import Progress
+from klondike_live.race.room import RoomPhase
+from klondike_live.race.status import BoardStatus
+from klondike_live.race.visibility import Audience
+
+_HEADER_MAX: Final = 48
+_AUDIENCE_TAG: Final = {Audience.OWN: b"O", Audience.SPECTATOR: b"S"}
+_TAG_AUDIENCE: Final = {tag: audience for audience, tag in _AUDIENCE_TAG.items()}
+
+
+class BusError(ValueError):
+    """A bus message that does not decode."""
+
+
+@dataclass(frozen=True, slots=True)
+class RoomFrame:
+    """A frame for every viewer of the room (room state, results), and where the room's
+    race stands after it: its number, phase and start time."""
+
+    frame: bytes
+    gen: int
+    phase: RoomPhase
+    start_at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class BoardFrame:
+    """A board frame for one audience of one board, at its stream offset."""
+
+    audience: Audience
+    seat: int
+    offset: int
+    frame: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class ProgressNote:
+    """A board's progress as published by the node `node` that wrote it."""
+
+    node: str
+    progress: Progress
+
+
+@dataclass(frozen=True, slots=True)
+class Takeover:
+    """Connection `conn_id` now speaks for `user` in the room: older ones close."""
+
+    user: str
+    conn_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class DailyUpdate:
+    """A daily leaderboard (`day` ISO date, `variant` text) now has `count` entries."""
+
+    day: str
+    variant: str
+    count: int
+
+
+RoomMessage = RoomFrame | BoardFrame | ProgressNote | Takeover
+"""What arrives on a room's channels."""
+
+
+# ------------------------------------------------------------ encoding
+
+
+def board_header(audience: Audience, seat: int, offset: int) -> bytes:
+    """The header a board frame is published with (the script appends the frame)."""
+    return _AUDIENCE_TAG[audience] + f"{seat}:{offset}|".encode()
+
+
+def encode(message: RoomMessage) -> bytes:
+    """One room or spectator channel message."""
+    match message:
+        case RoomFrame(frame, gen, phase, start_at_ms):
+            return f"L{gen}:{phase}:{start_at_ms}|".encode() + frame
+        case BoardFrame(audience, seat, offset, frame):
+            return board_header(audience, seat, offset) + frame
+        case ProgressNote(node, progress):
+            note = [
+                progress.seat,
+                progress.found,
+                progress.down,
+                progress.moves,
+                str(progress.status),
+                None if progress.seen is None else str(progress.seen),
+            ]
+            return b"P" + node.encode() + b"|" + _pack(note)
+        case Takeover(user, conn_id):
+            return b"X|" + _pack([user, conn_id])
+
+
+def encode_daily(update: DailyUpdate) -> bytes:
+    """One daily channel message."""
+    return _pack([update.day, update.variant, update.count])
+
+
+def _pack(value: object) -> bytes:
+    data: bytes = msgpack.packb(value, use_bin_type=True)
+    return data
+
+
+# ------------------------------------------------------------ decoding
+
+
+def decode(data: bytes) -> RoomMessage:
+    """A room or spectator channel message; `BusError` when it is malformed."""
+    split = data.find(b"|", 0, _HEADER_MAX)
+    if split < 1:
+        raise BusError("no message header")
+    head, body = data[:split], data[split + 1 :]
+    tag = head[:1]
+    try:
+        if tag == b"L":
+            gen, phase, start_at = head[1:].decode().split(":")
+            return RoomFrame(body, int(gen), RoomPhase(phase), int(start_at))
+        audience = _TAG_AUDIENCE.get(tag)
+        if audience is not None:
+            seat, _, offset = head[1:].partition(b":")
+            return BoardFrame(audience, int(seat), int(offset), body)
+        if tag == b"P":
+            seat_no, found, down, moves, status, seen = _unpack(body)
+            progress = Progress(
+                int(seat_no),
+                int(found),
+                int(down),
+                int(moves),
+                BoardStatus(status),
+                None if seen is None else int(seen),
+            )
+            return ProgressNote(head[1:].decode(), progress)
+        if tag == b"X":
+            user, conn_id = _unpack(body)
+            return Takeover(str(user), str(conn_id))
+    except (ValueError, TypeError) as exc:
+        raise BusError(f"malformed {tag!r} message: {exc}") from None
+    raise BusError(f"unknown message header {head[:8]!r}")
+
+
+def decode_daily(data: bytes) -> DailyUpdate:
+    """A daily channel message; `BusError` when it is malformed."""
+    try:
+        day, variant, count = _unpack(data)
+        return DailyUpdate(str(day), str(variant), int(count))
+    except (ValueError, TypeError) as exc:
+        raise BusError(f"malformed daily update: {exc}") from None
+
+
+def _unpack(body: bytes) -> list[Any]:
+    try:
+        value = msgpack.unpackb(body, raw=False)
+    except Exception as exc:  # msgpack raises several unrelated types
+        raise BusError(f"not msgpack: {exc}") from None
+    if not isinstance(value, list):
+        raise BusError("not a msgpack array")
+    return value

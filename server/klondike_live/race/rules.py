@@ -1,0 +1,112 @@
+"""The race rules the live service applies, as pure functions of plain values.
+
+Each rule has exactly this one home; the service calls it and acts on the answer:
+
+    race_over(statuses, deadline_ms, now_ms)     every board done, or time is up
+    grace_expiry(state, user, connected)         what a racer's absence leads to
+    check_practice(race_rules, "undo" | "hints") races and ranked attempts have neither
+    check_spectator(state, user)                 a racer may not watch its own race
+    attempt_outcome(state, ...)                  a ranked daily attempt's result
+
+What spectators may see is `race.visibility`; the ranking is `race.ranking`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Literal
+
+from klondike_live.protocol.codes import ErrorCode
+from klondike_live.protocol.kinds import RoomKind
+from klondike_live.race.room import RoomError, RoomPhase, RoomState
+from klondike_live.race.status import BoardStatus
+
+
+def race_over(statuses: Iterable[BoardStatus], deadline_ms: int, now_ms: int) -> bool:
+    """A race is over once every board is done, or its time limit (if any) ran out."""
+    if deadline_ms and now_ms >= deadline_ms:
+        return True
+    return all(status.done for status in statuses)
+
+
+class GraceExpiry(StrEnum):
+    """What happens when a racer's grace period after a lost connection runs out."""
+
+    NOTHING = "nothing"  # it came back, has no seat, or its absence costs nothing
+    LEAVE = "leave"  # it leaves the lobby
+    RESIGN = "resign"  # its board counts as resigned
+
+
+def grace_expiry(state: RoomState, user: str, *, connected: bool) -> GraceExpiry:
+    """The outcome of a racer's absence once its grace period ran out.
+
+    A ranked daily attempt's clock runs on while its player is away (only its time
+    limit ends it); any other game's board counts as resigned.
+    """
+    seat = state.seat_of(user)
+    if connected or seat is None:
+        return GraceExpiry.NOTHING
+    occupant = state.seats[seat]
+    if occupant is None or occupant.online:
+        return GraceExpiry.NOTHING
+    if state.state is RoomPhase.LOBBY:
+        return GraceExpiry.LEAVE
+    ranked_attempt = state.kind is RoomKind.DAILY and state.ranked
+    if state.state in (RoomPhase.COUNTDOWN, RoomPhase.RACING) and not ranked_attempt:
+        return GraceExpiry.RESIGN
+    return GraceExpiry.NOTHING
+
+
+def check_practice(race_rules: bool, what: Literal["undo", "hints"]) -> None:
+    """Undo and hints exist only under practice rules (solo, unranked daily): not in a
+    room whose `RoomState.race_rules` hold."""
+    if race_rules:
+        raise RoomError(ErrorCode.NOT_ALLOWED, f"races and ranked attempts have no {what}")
+
+
+def check_spectator(state: RoomState, user: str) -> None:
+    """A racer may not watch its own race while it can still be played."""
+    if state.seat_of(user) is not None and state.state is not RoomPhase.FINISHED:
+        raise RoomError(ErrorCode.OWN_RACE, "a racer cannot watch their own race")
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptOutcome:
+    """A ranked daily attempt's result: a winner's time, else when it reached `found`."""
+
+    won: bool
+    time_ms: int
+    moves: int
+    found: int
+    finished_at: int
+
+
+def attempt_outcome(
+    state: RoomState,
+    status: BoardStatus,
+    *,
+    finish_ms: int | None,
+    found_ms: int,
+    moves: int,
+    found: int,
+    now_ms: int,
+) -> AttemptOutcome:
+    """The result of a ranked daily attempt that ended with its board at `status`.
+
+    `finish_ms` is when the board's status changed (ms since the start), None when the
+    time limit ended it before its status was written (then the limit, or now, is the
+    end). A winner is timed by its finish, anyone else by when it reached its count.
+    """
+    won = status is BoardStatus.WON
+    if finish_ms is None:
+        end = state.deadline_ms() or now_ms
+        finish_ms = max(0, end - state.start_at_ms)
+    return AttemptOutcome(
+        won=won,
+        time_ms=finish_ms if won else found_ms,
+        moves=moves,
+        found=found,
+        finished_at=state.start_at_ms + finish_ms,
+    )

@@ -1,0 +1,80 @@
+"""Who may know which card: every audience's knowledge mask, in one place.
+
+A knowledge mask is a 52-bit set of cards (bit `c` for card `c`, as in `engine.view`).
+Every board frame the server sends, live or after a resume, and every finished board
+it shows over HTTP, is an engine view under a mask computed here:
+
+- **own**: a racer knows every card it has seen face up (`Board.seen`).
+- **spectator** of a race (and of a ranked daily attempt): a card only if every racer
+  still playing knows it. A racer whose game is over no longer limits spectators; a
+  racer whose knowledge is not known here yet limits them to nothing.
+- **spectator** of a practice game (solo, unranked daily): what its player has seen.
+- **final** boards of a finished game: everything, unless the deal is still secret (a
+  daily challenge whose day is open), then each board as its own player saw it.
+
+Pure functions over plain values; the property tests in `tests/race` check these very
+functions. Nothing here may widen a mask beyond what the rules above allow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Final
+
+from klondike_live.engine import ALL_CARDS
+from klondike_live.race.status import BoardStatus
+
+
+class Audience(StrEnum):
+    """Who a live board stream is for (each board has one stream per audience)."""
+
+    OWN = "own"  # the racer
+    SPECTATOR = "spectator"  # everyone watching live
+
+
+NOTHING: Final = 0
+"""The mask of a viewer that may know no card."""
+
+
+@dataclass(frozen=True, slots=True)
+class SeatKnowledge:
+    """What one racer knows (`seen`, None while this node has not loaded it) and whether
+    it is still playing."""
+
+    seen: int | None
+    status: BoardStatus
+
+
+def own_knowledge(seen: int) -> int:
+    """A racer's knowledge of its own board: the cards it has seen face up."""
+    return seen
+
+
+def spectator_knowledge(seats: Mapping[int, SeatKnowledge], seat: int, *, race_rules: bool) -> int:
+    """What live spectators may know of the board of `seat`.
+
+    Under race rules, the cards every racer still playing knows (the racer of `seat`
+    included while it plays); `NOTHING` while any of them is unknown here, or when no
+    seat is known at all. Under practice rules, what the board's own player has seen.
+    """
+    if not race_rules:
+        mine = seats.get(seat)
+        return NOTHING if mine is None or mine.seen is None else mine.seen
+    if not seats:
+        return NOTHING
+    known = ALL_CARDS
+    for knowledge in seats.values():
+        if knowledge.status is not BoardStatus.PLAYING:
+            continue
+        if knowledge.seen is None:
+            return NOTHING
+        known &= knowledge.seen
+    return known
+
+
+def final_knowledge(seen: int, *, deal_secret: bool) -> int:
+    """What anyone shown a finished game may know of one of its boards: everything, or
+    while the deal is still secret (an open daily day) what its player saw."""
+    return seen if deal_secret else ALL_CARDS

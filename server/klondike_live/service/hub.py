@@ -1,0 +1,214 @@
+"""This node's rooms: who watches what here, the bus subscriptions, and fan-out.
+
+    hub = Hub(subscriber_factory, broadcast, metrics, node_id)
+    local = await hub.enter(room_id, spectating=True)   # subscribed before it returns
+    hub.deliver(local.spectators(), frame, position)    # one frame, many viewers
+    await hub.leave(local, viewer)
+
+Channels per room (see `bus.messages`): the room channel while the node has any viewer
+or writer of the room, the spectator channel only while it has local spectators. Each
+bus message is decoded once into its type and routed:
+
+    RoomFrame      every local viewer; then `on_room_frame` (a new race, the start)
+    BoardFrame     the audience's viewers (own: the racer's connections)
+    ProgressNote   the room's cache (`LocalRoom.apply_progress`); from another node
+                   only (a writer here applied its own already); then `on_progress`
+    Takeover       `on_takeover` (older connections of that racer close)
+
+Delivery holds frames for viewers being caught up, holds board frames for viewers that
+have no snapshot of the current race yet, and skips a viewer whose connection lags
+(its buffer past the write limit), which gets fresh snapshots once it drained
+(`on_resync`). Frames are sent with the transport's `broadcast`, which never awaits a
+slow client.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol, assert_never
+
+from klondike_live import keys
+from klondike_live.bus.messages import (
+    BoardFrame,
+    BusError,
+    ProgressNote,
+    RoomFrame,
+    Takeover,
+    decode,
+)
+from klondike_live.bus.subscriber import OnMessage
+from klondike_live.metrics import Metrics
+from klondike_live.race.visibility import Audience
+from klondike_live.service.connection import Broadcast
+from klondike_live.service.local import Held, LocalRoom, Position, ProgressChange, Viewer
+
+log = logging.getLogger(__name__)
+
+
+class Subscriptions(Protocol):
+    """What the hub needs of the bus subscriber (`bus.subscriber.Subscriber`)."""
+
+    async def subscribe(self, channel: str) -> None: ...
+    async def unsubscribe(self, channel: str) -> None: ...
+
+
+class Hub:
+    """Local rooms, their bus subscriptions and fan-out for one node."""
+
+    def __init__(
+        self,
+        broadcast: Broadcast,
+        metrics: Metrics,
+        node_id: str,
+    ) -> None:
+        self.broadcast = broadcast
+        self.metrics = metrics
+        self.node_id = node_id
+        self.rooms: dict[str, LocalRoom] = {}
+        self.bus: Subscriptions | None = None
+        self._channels: dict[str, str] = {}  # channel -> room id
+        self._tasks: set[asyncio.Task[Any]] = set()
+        # Set by the service: what follows a message beyond its delivery.
+        self.on_room_frame: Callable[[LocalRoom, RoomFrame], Awaitable[None]] | None = None
+        self.on_progress: Callable[[LocalRoom, ProgressChange], None] | None = None
+        self.on_takeover: Callable[[LocalRoom, str, str], None] | None = None
+        self.on_resync: Callable[[Viewer], Awaitable[None]] | None = None
+
+    def attach(self, bus: Subscriptions) -> OnMessage:
+        """Use `bus` for subscriptions; returns the handler its reader must call."""
+        self.bus = bus
+        return self.on_message
+
+    async def stop(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    def spawn(self, coro: Awaitable[Any], name: str) -> None:
+        """Run a background task owned by the hub (cancelled at stop, errors logged)."""
+
+        async def guarded() -> None:
+            try:
+                await coro
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("background task %s failed", name)
+
+        task = asyncio.create_task(guarded(), name=name)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # ------------------------------------------------------------ rooms
+
+    async def enter(self, room_id: str, *, spectating: bool = False) -> LocalRoom:
+        """The local room, subscribed to its channel(s) before this returns."""
+        room = self.rooms.get(room_id)
+        if room is None:
+            room = LocalRoom(room_id)
+            self.rooms[room_id] = room
+            self.metrics.rooms.set(len(self.rooms))
+        await self._subscribe(room_id, keys.channel(room_id))
+        if spectating:
+            await self._subscribe(room_id, keys.spectator_channel(room_id))
+        return room
+
+    async def leave(self, room: LocalRoom, viewer: Viewer) -> None:
+        """Forget `viewer`; drop subscriptions nobody here needs any more."""
+        room.remove(viewer)
+        if not room.spectators():
+            await self._unsubscribe(keys.spectator_channel(room.room_id))
+        await self.release_if_idle(room)
+
+    async def release_if_idle(self, room: LocalRoom) -> None:
+        """Drop the room and its subscriptions when no local viewer or writer is left."""
+        if room.idle and self.rooms.get(room.room_id) is room:
+            self.rooms.pop(room.room_id, None)
+            self.metrics.rooms.set(len(self.rooms))
+            await self._unsubscribe(keys.channel(room.room_id))
+            await self._unsubscribe(keys.spectator_channel(room.room_id))
+
+    async def _subscribe(self, room_id: str, channel: str) -> None:
+        assert self.bus is not None, "attach a bus first"
+        self._channels[channel] = room_id
+        await self.bus.subscribe(channel)
+
+    async def _unsubscribe(self, channel: str) -> None:
+        if self._channels.pop(channel, None) is not None and self.bus is not None:
+            await self.bus.unsubscribe(channel)
+
+    # ------------------------------------------------------------ bus
+
+    async def on_message(self, channel: str, data: bytes) -> None:
+        """One message of a room's channel (the subscriber's reader calls this)."""
+        room_id = self._channels.get(channel)
+        room = self.rooms.get(room_id) if room_id is not None else None
+        if room is None:
+            return
+        try:
+            message = decode(data)
+        except BusError as exc:
+            log.warning("dropped a bus message of room %s: %s", room.room_id, exc)
+            return
+        match message:
+            case BoardFrame(Audience.SPECTATOR, _, _, frame):
+                self.deliver(room.spectators(), frame, _position(message))
+            case BoardFrame(Audience.OWN, seat, _, frame):
+                self.deliver(room.racers(seat), frame, _position(message))
+            case BoardFrame():
+                assert_never(message.audience)  # type: ignore[arg-type]
+            case RoomFrame(frame):
+                self.deliver(list(room.viewers), frame, None)
+                if self.on_room_frame is not None:
+                    await self.on_room_frame(room, message)
+            case ProgressNote(node, progress):
+                if node != self.node_id:
+                    change = room.apply_progress(progress)
+                    if self.on_progress is not None:
+                        self.on_progress(room, change)
+            case Takeover(user, conn_id):
+                if self.on_takeover is not None:
+                    self.on_takeover(room, user, conn_id)
+            case _:
+                assert_never(message)
+
+    # ------------------------------------------------------------ fan-out
+
+    def deliver(self, viewers: list[Viewer], frame: bytes, position: Position | None) -> None:
+        """Broadcast one encoded frame; hold it for viewers being caught up (and board
+        frames for viewers without their snapshots yet); skip laggards."""
+        ready = []
+        for viewer in viewers:
+            if viewer.catching_up is not None:
+                viewer.catching_up.append(Held(frame, position))
+            elif position is not None and not viewer.boards_ready:
+                viewer.held.append(Held(frame, position))
+            elif viewer.lagging:
+                continue
+            elif viewer.conn.lagging():
+                viewer.lagging = True
+                self._start_resync(viewer)
+            else:
+                ready.append(viewer.conn)
+        if ready:
+            self.broadcast(ready, frame)
+            self.metrics.frames_out.inc(len(ready))
+
+    def _start_resync(self, viewer: Viewer) -> None:
+        callback = self.on_resync
+        if callback is None:
+            return
+
+        async def resync() -> None:
+            if not await viewer.conn.drained():
+                return
+            self.metrics.resyncs.inc()
+            await callback(viewer)
+
+        self.spawn(resync(), f"resync-{viewer.conn.conn_id}")
+
+
+def _position(message: BoardFrame) -> Position:
+    return Position(message.audience, message.seat, message.offset)

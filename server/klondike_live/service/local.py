@@ -1,0 +1,179 @@
+"""What one node holds for one room: its viewers here, and its cache of the race.
+
+`LocalRoom` is the one owner of that cache. Its parts change only through its methods:
+
+- viewers and their audience lists (`add`, `remove`, `reseat`), kept indexed so that
+  fan-out never rebuilds them;
+- the current race's seats, their knowledge and progress (`reset` for a new race,
+  `load_seats`, `apply_progress`), from which `race.visibility` computes what
+  spectators may know;
+- the board writers this node holds (`writers`), created, replaced and dropped only by
+  the service's `Boards`, under `lock`.
+
+A `Viewer` is one connection's presence in one room; it knows its connection and its
+room's id, so no lookup scans other connections or rooms.
+
+This module must never decide what a viewer may see (that is `race.visibility`) and
+never send anything.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from klondike_live.protocol.kinds import Role
+from klondike_live.race.live_board import LiveBoard, Progress
+from klondike_live.race.status import BoardStatus
+from klondike_live.race.visibility import Audience, SeatKnowledge
+from klondike_live.service.connection import Connection
+
+
+class Position(NamedTuple):
+    """Where a board frame belongs: its audience, board and stream offset."""
+
+    audience: Audience
+    seat: int
+    offset: int
+
+
+class Held(NamedTuple):
+    """A frame kept back from a viewer, with its position when it is a board frame."""
+
+    frame: bytes
+    position: Position | None
+
+
+@dataclass(eq=False, slots=True)
+class Viewer:
+    """One connection's presence in one room."""
+
+    conn: Connection
+    room_id: str
+    role: Role
+    seat: int | None
+    # Frames arriving while the viewer is being caught up, released after it.
+    catching_up: list[Held] | None = None
+    lagging: bool = False
+    # Board frames wait until the viewer has its snapshots of the current race (a diff
+    # must never arrive before the board it applies to).
+    boards_ready: bool = False
+    held: list[Held] = field(default_factory=list)
+
+
+_UNKNOWN = SeatKnowledge(None, BoardStatus.PLAYING)
+
+
+class ProgressChange(NamedTuple):
+    """What a progress note changed: a board's status, a racer's knowledge."""
+
+    status_changed: bool
+    knowledge_grew: bool
+
+
+@dataclass(eq=False)
+class LocalRoom:
+    """What this node knows and holds for one room (see the module docstring)."""
+
+    room_id: str
+    gen: int = 0
+    revealed_gen: int = 0  # the race whose start this node has scheduled or sent
+    spectators_total: int = 0
+    progress_dirty: bool = False
+    viewers: set[Viewer] = field(default_factory=set)
+    writers: dict[int, LiveBoard] = field(default_factory=dict)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    _seated: tuple[int, ...] = ()
+    _seats: dict[int, SeatKnowledge] = field(default_factory=dict)
+    _progress: dict[int, Progress] = field(default_factory=dict)
+    _spectators: list[Viewer] = field(default_factory=list)
+    _racers: dict[int, list[Viewer]] = field(default_factory=dict)
+
+    # ------------------------------------------------------------ viewers
+
+    def add(self, viewer: Viewer) -> None:
+        self.viewers.add(viewer)
+        self._index()
+
+    def remove(self, viewer: Viewer) -> None:
+        self.viewers.discard(viewer)
+        self._index()
+
+    def reseat(self, viewer: Viewer, seat: int | None) -> None:
+        viewer.seat = seat
+        self._index()
+
+    def _index(self) -> None:
+        self._spectators = [v for v in self.viewers if v.role is Role.SPECTATOR]
+        racers: dict[int, list[Viewer]] = {}
+        for viewer in self.viewers:
+            if viewer.role is Role.RACER and viewer.seat is not None:
+                racers.setdefault(viewer.seat, []).append(viewer)
+        self._racers = racers
+
+    def racers(self, seat: int) -> list[Viewer]:
+        return self._racers.get(seat, [])
+
+    def spectators(self) -> list[Viewer]:
+        return self._spectators
+
+    @property
+    def idle(self) -> bool:
+        """No viewer and no writer here: the room can be forgotten."""
+        return not self.viewers and not self.writers
+
+    # ------------------------------------------------------------ the race
+
+    def reset(self, gen: int) -> None:
+        """A new race (`gen`) begins: forget everything cached of the previous one.
+        Its boards reach every viewer with its start. Call holding `lock`."""
+        self.gen = gen
+        self.writers.clear()
+        self._seated = ()
+        self._seats.clear()
+        self._progress.clear()
+        for viewer in self.viewers:
+            viewer.boards_ready = False
+            viewer.held = []
+
+    def load_seats(self, gen: int, seats: Mapping[int, Progress]) -> None:
+        """Every seated racer's progress and knowledge, as read from the store."""
+        if gen != self.gen:
+            self.reset(gen)
+        self._seated = tuple(sorted(seats))
+        for progress in seats.values():
+            self._store(progress)
+
+    @property
+    def loaded(self) -> bool:
+        """The seats of the current race are known here."""
+        return bool(self._seated)
+
+    def seats(self) -> dict[int, SeatKnowledge]:
+        """Each seated racer's knowledge and status, for `race.visibility`: a racer whose
+        knowledge is not known here counts as knowing nothing; before the seats are
+        loaded, there are none (so spectators may know nothing)."""
+        return {seat: self._seats.get(seat, _UNKNOWN) for seat in self._seated}
+
+    def progress_rows(self) -> list[list[int | str]]:
+        return [self._progress[seat].wire() for seat in sorted(self._progress)]
+
+    def apply_progress(self, progress: Progress) -> ProgressChange:
+        """A board's progress, from its writer here or from the bus."""
+        before = self._seats.get(progress.seat)
+        self._store(progress)
+        self.progress_dirty = True
+        after = self._seats[progress.seat]
+        return ProgressChange(
+            status_changed=before is None or before.status is not after.status,
+            knowledge_grew=progress.seen is not None
+            and (before is None or before.seen != progress.seen),
+        )
+
+    def _store(self, progress: Progress) -> None:
+        known = self._seats.get(progress.seat)
+        seen = progress.seen if progress.seen is not None else (known.seen if known else None)
+        self._seats[progress.seat] = SeatKnowledge(seen, BoardStatus(progress.status))
+        self._progress[progress.seat] = progress

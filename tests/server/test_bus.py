@@ -1,0 +1,147 @@
+"""The bus: typed messages round-trip, malformed ones are refused, and the subscriber's
+reader stops even when a hook swallows its cancellation (against a real Valkey)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from redis.asyncio import Redis
+
+from klondike_live.bus.messages import (
+    BoardFrame,
+    BusError,
+    DailyUpdate,
+    ProgressNote,
+    RoomFrame,
+    RoomMessage,
+    Takeover,
+    board_header,
+    decode,
+    decode_daily,
+    encode,
+    encode_daily,
+)
+from klondike_live.bus.subscriber import Subscriber
+from klondike_live.race.live_board import Progress
+from klondike_live.race.room import RoomPhase
+from klondike_live.race.status import BoardStatus
+from klondike_live.race.visibility import Audience
+
+frames = st.binary(max_size=64)
+ids = st.text("abcdefghijklmnopqrstuvwxyz0123456789_-", min_size=1, max_size=24)
+messages: st.SearchStrategy[RoomMessage] = st.one_of(
+    st.builds(
+        RoomFrame,
+        frames,
+        st.integers(0, 10**6),
+        st.sampled_from(RoomPhase),
+        st.integers(0, 2**53),
+    ),
+    st.builds(
+        BoardFrame, st.sampled_from(Audience), st.integers(0, 7), st.integers(0, 10**9), frames
+    ),
+    st.builds(
+        ProgressNote,
+        ids,
+        st.builds(
+            Progress,
+            st.integers(0, 7),
+            st.integers(0, 52),
+            st.integers(0, 21),
+            st.integers(0, 10**5),
+            st.sampled_from(BoardStatus),
+            st.none() | st.integers(0, 2**52 - 1),
+        ),
+    ),
+    st.builds(Takeover, ids, ids),
+)
+
+
+@given(messages)
+def test_every_room_message_round_trips(message: RoomMessage) -> None:
+    """decode(encode(m)) == m for every message type, whatever its frame bytes hold."""
+    assert decode(encode(message)) == message
+
+
+@given(st.builds(DailyUpdate, st.text(max_size=12), st.text(max_size=30), st.integers(0, 10**9)))
+def test_daily_updates_round_trip(update: DailyUpdate) -> None:
+    """A daily leaderboard update decodes to what was encoded."""
+    assert decode_daily(encode_daily(update)) == update
+
+
+def test_a_board_frame_is_its_header_then_the_frame_as_sent() -> None:
+    """The scripts append the client frame to `board_header`: no re-encoding."""
+    frame = b"\x81\xa1t\xa4diff"
+    data = board_header(Audience.SPECTATOR, 3, 41) + frame
+    assert data == encode(BoardFrame(Audience.SPECTATOR, 3, 41, frame))
+    assert decode(data) == BoardFrame(Audience.SPECTATOR, 3, 41, frame)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b"", b"no header", b"Q|x", b"S|frame", b"Sx:1|f", b"O1|f", b"P|\x00", b"X|\xc1", b"L1|f"],
+)
+def test_malformed_room_messages_raise_bus_error(data: bytes) -> None:
+    """Anything that is not a well-formed message is refused with `BusError`."""
+    with pytest.raises(BusError):
+        decode(data)
+
+
+@pytest.mark.parametrize("data", [b"", b"\x93\x01\x02", b"\xc1", b"\x92\xa1a\xa1b"])
+def test_malformed_daily_updates_raise_bus_error(data: bytes) -> None:
+    """A daily update that is not `[date, variant, count]` is refused with `BusError`."""
+    with pytest.raises(BusError):
+        decode_daily(data)
+
+
+async def test_stop_returns_when_a_hook_swallows_the_cancellation(redis: Redis) -> None:
+    """A hook whose library call swallows the cancellation (as redis-py may during
+    shutdown) must not keep the reader listening, and the subscriber's stop waiting."""
+    in_hook = asyncio.Event()
+
+    async def on_message(_channel: str, _data: bytes) -> None:
+        in_hook.set()
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.sleep(60)
+
+    subscriber = Subscriber(redis, on_message)
+    await subscriber.start("kl:test:bus")
+    await redis.publish("kl:test:bus", b"L1:lobby:0|frame")
+    await asyncio.wait_for(in_hook.wait(), timeout=5)
+    # Not `wait_for(subscriber.stop())`: its timeout would cancel the reader twice.
+    stopping = asyncio.create_task(subscriber.stop())
+    done, _ = await asyncio.wait({stopping}, timeout=2)
+    try:
+        assert stopping in done, "the subscriber's stop still waits for its reader"
+    finally:
+        stopping.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await stopping
+
+
+async def test_subscribe_returns_once_confirmed_and_messages_arrive_in_order(
+    redis: Redis,
+) -> None:
+    """A message published right after `subscribe` returns is delivered, in order."""
+    seen: list[tuple[str, bytes]] = []
+    done = asyncio.Event()
+
+    async def on_message(channel: str, data: bytes) -> None:
+        seen.append((channel, data))
+        if len(seen) == 3:
+            done.set()
+
+    subscriber = Subscriber(redis, on_message)
+    await subscriber.start("kl:test:always")
+    try:
+        await subscriber.subscribe("kl:test:room")
+        for n in range(3):
+            await redis.publish("kl:test:room", f"m{n}".encode())
+        await asyncio.wait_for(done.wait(), timeout=5)
+        assert seen == [("kl:test:room", b"m0"), ("kl:test:room", b"m1"), ("kl:test:room", b"m2")]
+    finally:
+        await subscriber.stop()
