@@ -296,10 +296,7 @@ export class BoardView {
       const { x, y } = placed.slots[name];
       slot.style.transform = `translate(${x}px, ${y}px)`;
       slot.setAttribute("aria-label", this.describe(view, name));
-      slot.classList.toggle(
-        "target",
-        this.hint?.target === name || canDropOn(this.selection, view, name),
-      );
+      slot.classList.toggle("target", this.hint?.target === name || canDropOn(this.selection, view, name));
     }
     const left = passesLeft(view, this.variant);
     const stockSlot = this.slots.get("stock");

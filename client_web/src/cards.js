@@ -1,8 +1,14 @@
+// @ts-check
 /**
  * Cards as the protocol sends them: integers 0..51 (suit × 13 + rank − 1, suits clubs,
  * diamonds, hearts, spades), and -1 for a card this viewer may not know.
  *
  * Pure helpers for names, colours and notation; nothing here touches the DOM.
+ */
+
+/**
+ * A card: 0..51, or UNKNOWN (-1).
+ * @typedef {number} Card
  */
 
 export const UNKNOWN = -1;
@@ -27,34 +33,54 @@ const RANK_NAMES = [
   "King",
 ];
 
-/** Suit index 0..3 of a known card. */
+/**
+ * Suit index 0..3 of a known card.
+ * @param {Card} card
+ */
 export function suitOf(card) {
   return Math.floor(card / 13);
 }
 
-/** Rank 1 (ace) .. 13 (king) of a known card. */
+/**
+ * Rank 1 (ace) .. 13 (king) of a known card.
+ * @param {Card} card
+ */
 export function rankOf(card) {
   return (card % 13) + 1;
 }
 
-/** The card of a suit and rank. */
+/**
+ * The card of a suit and rank.
+ * @param {number} suit 0..3
+ * @param {number} rank 1..13
+ * @returns {Card}
+ */
 export function cardOf(suit, rank) {
   return suit * 13 + rank - 1;
 }
 
-/** True for diamonds and hearts. */
+/**
+ * True for diamonds and hearts.
+ * @param {Card} card
+ */
 export function isRed(card) {
   const suit = suitOf(card);
   return suit === 1 || suit === 2;
 }
 
-/** Spoken name: "Queen of hearts", or "face-down card" for an unknown card. */
+/**
+ * Spoken name: "Queen of hearts", or "face-down card" for an unknown card.
+ * @param {Card} card
+ */
 export function cardName(card) {
   if (card === UNKNOWN) return "face-down card";
   return `${RANK_NAMES[rankOf(card)]} of ${SUIT_NAMES[suitOf(card)]}`;
 }
 
-/** Short label for the corner of a card: "10♥". */
+/**
+ * Short label for the corner of a card: "10♥".
+ * @param {Card} card
+ */
 export function cardLabel(card) {
   return `${RANK_TEXT[rankOf(card)]}${SUIT_SYMBOLS[suitOf(card)]}`;
 }

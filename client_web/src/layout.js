@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Where every card of a board goes, as a pure function of the view and the space.
  *
@@ -8,6 +9,43 @@
 
 import { UNKNOWN } from "./cards.js";
 
+/** @import { Card } from "./cards.js" */
+/** @import { View } from "./view.js" */
+
+/**
+ * A pile's name on screen: "stock", "waste", "f0".."f3" (by suit) or "t0".."t6".
+ * @typedef {"stock" | "waste" | `f${number}` | `t${number}`} PileName
+ */
+
+/**
+ * Card size, the gap between piles and the board's side margin, in pixels.
+ * @typedef {{gap: number, cardW: number, cardH: number, margin: number}} Metrics
+ */
+
+/** @typedef {{x: number, y: number}} Point */
+
+/**
+ * One card where it goes. `key` names its element: `c<card>` for a known card, else
+ * its place (`s<k>` in the stock, `w<k>` in the waste, `t<i>:<k>` in column i).
+ * @typedef {object} PlacedCard
+ * @property {string} key
+ * @property {Card} card
+ * @property {boolean} up drawn face up
+ * @property {boolean} [revealed] face down in the game, shown after it
+ * @property {number} x
+ * @property {number} y
+ * @property {number} z
+ * @property {PileName} place
+ * @property {number} index the card's position in its pile
+ */
+
+/** @typedef {Record<PileName, Point>} Slots */
+
+/**
+ * A laid-out board: every card, every pile's slot, the size it takes, and its metrics.
+ * @typedef {{cards: PlacedCard[], slots: Slots, width: number, height: number, metrics: Metrics}} Placed
+ */
+
 const MAX_CARD_WIDTH = 116;
 const ASPECT = 1.4;
 
@@ -15,7 +53,11 @@ const MIN_CARD_WIDTH = 28;
 const MIN_DOWN = 0.05;
 const MIN_UP = 0.15;
 
-/** Card size and gaps for a board `width` pixels wide (cards at most `maxCard` wide). */
+/**
+ * Card size and gaps for a board `width` pixels wide (cards at most `maxCard` wide).
+ * @param {number} width
+ * @returns {Metrics}
+ */
 export function metrics(width, maxCard = MAX_CARD_WIDTH) {
   const gap = Math.max(4, Math.min(14, width * 0.012));
   const cardW = Math.max(MIN_CARD_WIDTH, Math.min(maxCard, (width - gap * 8) / 7));
@@ -24,7 +66,11 @@ export function metrics(width, maxCard = MAX_CARD_WIDTH) {
   return { gap, cardW: Math.round(cardW), cardH, margin };
 }
 
-/** The x of column `i` (0..6). */
+/**
+ * The x of column `i` (0..6).
+ * @param {Metrics} m
+ * @param {number} i
+ */
 function columnX(m, i) {
   return Math.round(m.margin + i * (m.cardW + m.gap));
 }
@@ -32,6 +78,10 @@ function columnX(m, i) {
 /**
  * Vertical spacing of a column: face-down and face-up offsets, squeezed so that the
  * longest column fits in `avail` pixels when it is given.
+ * @param {Metrics} m
+ * @param {number} faceDown
+ * @param {number} faceUp
+ * @param {number} avail 0 for no limit
  */
 export function fanOffsets(m, faceDown, faceUp, avail) {
   let down = m.cardH * 0.13;
@@ -48,7 +98,11 @@ export function fanOffsets(m, faceDown, faceUp, avail) {
   return { down, up };
 }
 
-/** The height the tallest column needs with its fan squeezed as far as it goes. */
+/**
+ * The height the tallest column needs with its fan squeezed as far as it goes.
+ * @param {View} view
+ * @param {Metrics} m
+ */
 function squeezedHeight(view, m) {
   let tallest = 0;
   for (const [faceDown, pile] of view.tableau) {
@@ -58,7 +112,12 @@ function squeezedHeight(view, m) {
   return m.gap * 4 + m.cardH + tallest;
 }
 
-/** Metrics for the width, with smaller cards when the columns would not fit `height`. */
+/**
+ * Metrics for the width, with smaller cards when the columns would not fit `height`.
+ * @param {View} view
+ * @param {number} width
+ * @param {number} height 0 for no limit
+ */
 function fitMetrics(view, width, height) {
   let m = metrics(width);
   while (height && m.cardW > MIN_CARD_WIDTH && squeezedHeight(view, m) > height) {
@@ -68,19 +127,21 @@ function fitMetrics(view, width, height) {
 }
 
 /**
- * Placed cards and slots for a view: {cards, slots, width, height, metrics}.
- * `cards` items: {key, card, up, revealed?, x, y, z, place, index}; `place` is "stock", "waste",
- * "f0".."f3" or "t0".."t6", and `index` the card's position in that pile.
+ * Placed cards and slots for a view, `width` pixels wide and, when `height` is given,
+ * squeezed to fit it; `reveal` shows face-down cards (after a race).
+ * @param {View} view
+ * @param {{width: number, height?: number, draw?: number, reveal?: boolean}} space
+ * @returns {Placed}
  */
 export function layout(view, { width, height = 0, draw = 1, reveal = false }) {
   const m = fitMetrics(view, width, height);
   const { gap, cardW, cardH } = m;
+  /** @type {PlacedCard[]} */
   const cards = [];
-  const slots = {};
   const top = gap;
   const rowY = top + cardH + gap * 2;
-  slots.stock = { x: columnX(m, 0), y: top };
-  slots.waste = { x: columnX(m, 1), y: top };
+  /** @type {Slots} */
+  const slots = { stock: { x: columnX(m, 0), y: top }, waste: { x: columnX(m, 1), y: top } };
   for (let s = 0; s < 4; s += 1) slots[`f${s}`] = { x: columnX(m, 3 + s), y: top };
   for (let i = 0; i < 7; i += 1) slots[`t${i}`] = { x: columnX(m, i), y: rowY };
 

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The application shell: one connection for the page, a hash router over the pages,
  * the connection banner, settings, the help overlay and keyboard dispatch.
@@ -13,23 +14,53 @@ import { DailyPage } from "./pages/daily.js";
 import { HomePage } from "./pages/home.js";
 import { ReplayPage } from "./pages/replay.js";
 import { RoomPage } from "./pages/room.js";
-import { h } from "./ui.js";
+import { control, h } from "./ui.js";
+
+/**
+ * The player's settings, kept in localStorage.
+ * @typedef {{motion: boolean, scoring: string}} Settings
+ */
+
+/**
+ * What the router mounts: one page at a time.
+ * @typedef {object} Page
+ * @property {(root: HTMLElement) => unknown} mount
+ * @property {() => void} unmount
+ * @property {(event: KeyboardEvent) => void} [onKey]
+ */
 
 const storage = window.localStorage;
 
+/**
+ * An element of index.html, which has them all.
+ * @template {HTMLElement} T
+ * @param {string} id
+ * @param {{new (): T, prototype: T}} type
+ * @returns {T}
+ */
+function byId(id, type) {
+  const node = document.getElementById(id);
+  if (!(node instanceof type)) throw new Error(`index.html has no #${id}`);
+  return node;
+}
+
+/** @returns {Settings} */
 function loadSettings() {
   const reduce = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
   const saved = JSON.parse(storage.getItem("klondike.settings") ?? "{}");
   return { motion: saved.motion ?? !reduce, scoring: saved.scoring ?? "standard" };
 }
 
-class App {
+export class App {
   constructor() {
-    this.main = document.getElementById("app");
-    this.banner = document.getElementById("banner");
+    this.main = byId("app", HTMLElement);
+    this.banner = byId("banner", HTMLElement);
     this.settings = loadSettings();
+    /** @type {Connection | null} */
     this.conn = null;
+    /** @type {Page | null} */
     this.page = null;
+    /** @type {Set<(settings: Settings) => void>} */
     this.settingsListeners = new Set();
     this.applySettings();
     this.bindChrome();
@@ -55,7 +86,10 @@ class App {
     return this.conn;
   }
 
-  /** Wait until the connection has said hello. */
+  /**
+   * Wait until the connection has said hello.
+   * @returns {Promise<Connection>}
+   */
   ready() {
     const conn = this.connection();
     if (conn.online) return Promise.resolve(conn);
@@ -67,11 +101,16 @@ class App {
     });
   }
 
+  /** @param {string} name */
   setName(name) {
     storage.setItem("klondike.name", name);
     if (this.conn) this.conn.name = name;
   }
 
+  /**
+   * @param {string} text
+   * @param {boolean} retry offer to reconnect now
+   */
   showBanner(text, retry) {
     this.banner.replaceChildren(text, " ");
     if (retry) {
@@ -87,6 +126,7 @@ class App {
     this.banner.hidden = true;
   }
 
+  /** @param {string} hash */
   navigate(hash) {
     if (window.location.hash === hash) this.route();
     else window.location.hash = hash;
@@ -115,6 +155,7 @@ class App {
     this.page.mount(this.main);
   }
 
+  /** @param {KeyboardEvent} event */
   key(event) {
     const target = event.target;
     if (
@@ -126,7 +167,7 @@ class App {
     if (document.querySelector("dialog[open]")) return;
     if (event.key === "?") {
       event.preventDefault();
-      document.getElementById("help").showModal();
+      byId("help", HTMLDialogElement).showModal();
       return;
     }
     this.page?.onKey?.(event);
@@ -134,6 +175,10 @@ class App {
 
   // ------------------------------------------------------------ settings
 
+  /**
+   * Call `listener` with the settings whenever they change; returns its removal.
+   * @param {(settings: Settings) => void} listener
+   */
   onSettings(listener) {
     this.settingsListeners.add(listener);
     return () => this.settingsListeners.delete(listener);
@@ -146,21 +191,25 @@ class App {
   }
 
   bindChrome() {
-    document
-      .getElementById("help-button")
-      .addEventListener("click", () => document.getElementById("help").showModal());
-    const dialog = document.getElementById("settings");
+    byId("help-button", HTMLButtonElement).addEventListener("click", () =>
+      byId("help", HTMLDialogElement).showModal(),
+    );
+    const dialog = byId("settings", HTMLDialogElement);
     const form = dialog.querySelector("form");
-    document.getElementById("settings-button").addEventListener("click", () => {
-      form.elements.motion.checked = this.settings.motion;
-      form.elements.scoring.value = this.settings.scoring;
+    if (!form) return;
+    const motion = control(form, "motion", HTMLInputElement);
+    const scoring = control(form, "scoring", RadioNodeList);
+    byId("settings-button", HTMLButtonElement).addEventListener("click", () => {
+      motion.checked = this.settings.motion;
+      scoring.value = this.settings.scoring;
       dialog.showModal();
     });
     form.addEventListener("change", () => {
-      this.settings = { motion: form.elements.motion.checked, scoring: form.elements.scoring.value };
+      this.settings = { motion: motion.checked, scoring: scoring.value };
       this.applySettings();
     });
   }
 }
 
-window.klondike = new App();
+// The page's one App, also for a look from the browser's console.
+Object.assign(window, { klondike: new App() });

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The connection to a Klondike Live server: msgpack frames over one WebSocket, the
  * `hello` handshake, requests matched by `rid`, and reconnection with backoff.
@@ -7,6 +8,27 @@
  */
 
 import { decode, encode } from "@msgpack/msgpack";
+
+/** @import { ClientFrame, ErrorFrame, HelloFrame, PongFrame, Replies, ServerFrame, WelcomeFrame } from "./wire.js" */
+
+/**
+ * What each event of a connection hands its listeners.
+ * @typedef {object} ConnectionEvents
+ * @property {ServerFrame} frame every frame but `welcome`
+ * @property {WelcomeFrame} open the server said hello (again, after a reconnection)
+ * @property {{code: number, delay: number, wasOnline: boolean}} down the socket closed; a reconnection follows after `delay` ms
+ * @property {{code: number, message: string}} final the socket closed for good
+ */
+
+/**
+ * The handlers of each event.
+ * @typedef {{[K in keyof ConnectionEvents]: Set<(value: ConnectionEvents[K]) => void>}} Listeners
+ */
+
+/**
+ * A request waiting for its reply.
+ * @typedef {{resolve: (reply: ServerFrame) => void, reject: (error: Error) => void}} Waiting
+ */
 
 export const PROTOCOL_VERSION = 1;
 
@@ -18,19 +40,26 @@ const FINAL_CLOSES = new Map([
   [4003, "This page is out of date: reload it."],
 ]);
 
-/** Delay before reconnection attempt `attempt` (0, 1, ...): exponential, capped, jittered. */
+/**
+ * Delay before reconnection attempt `attempt` (0, 1, ...): exponential, capped, jittered.
+ * @param {number} attempt
+ */
 export function backoffDelay(attempt, random = Math.random) {
   const base = Math.min(10_000, 250 * 2 ** attempt);
   return Math.round(base / 2 + (random() * base) / 2);
 }
 
-/** The websocket URL of the server that served this page. */
+/**
+ * The websocket URL of the server that served this page.
+ * @param {{protocol: string, host: string}} location
+ */
 export function defaultUrl(location) {
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
   return `${scheme}//${location.host}/ws`;
 }
 
 export class ServerError extends Error {
+  /** @param {ErrorFrame} frame */
   constructor(frame) {
     super(frame.msg || frame.code);
     this.code = frame.code;
@@ -41,34 +70,49 @@ export class ServerError extends Error {
 export class Connection {
   /**
    * @param {string} url
-   * @param {{name?: string, storage?: Storage, WebSocketImpl?: typeof WebSocket}} options
+   * @param {{name?: string, storage?: Storage | null, WebSocketImpl?: typeof WebSocket}} options
    */
   constructor(url, { name = "", storage = null, WebSocketImpl = WebSocket } = {}) {
     this.url = url;
     this.name = name;
     this.storage = storage;
     this.WebSocketImpl = WebSocketImpl;
-    this.listeners = new Map();
+    /** @type {Listeners} */
+    this.listeners = { frame: new Set(), open: new Set(), down: new Set(), final: new Set() };
+    /** @type {Map<number, Waiting>} */
     this.requests = new Map();
     this.nextRid = 1;
+    /** @type {WebSocket | null} */
     this.socket = null;
     this.attempt = 0;
     this.closed = false;
     this.online = false;
+    /** @type {string | null} */
     this.user = null;
     this.clockOffset = 0;
-    this.timer = null;
+    this.sentAt = 0;
+    /** @type {number | undefined} */
+    this.timer = undefined;
   }
 
-  /** Register `handler` for `event` ("frame", "open", "down", "final"); returns its removal. */
+  /**
+   * Register `handler` for `event` ("frame", "open", "down", "final"); returns its removal.
+   * @template {keyof ConnectionEvents} K
+   * @param {K} event
+   * @param {(value: ConnectionEvents[K]) => void} handler
+   */
   on(event, handler) {
-    if (!this.listeners.has(event)) this.listeners.set(event, new Set());
-    this.listeners.get(event).add(handler);
-    return () => this.listeners.get(event).delete(handler);
+    this.listeners[event].add(handler);
+    return () => this.listeners[event].delete(handler);
   }
 
+  /**
+   * @template {keyof ConnectionEvents} K
+   * @param {K} event
+   * @param {ConnectionEvents[K]} value
+   */
   emit(event, value) {
-    for (const handler of [...(this.listeners.get(event) ?? [])]) handler(value);
+    for (const handler of [...this.listeners[event]]) handler(value);
   }
 
   /** Server time now, in ms, as estimated from `welcome` and `pong`. */
@@ -91,6 +135,7 @@ export class Connection {
     socket.binaryType = "arraybuffer";
     this.socket = socket;
     socket.onopen = () => {
+      /** @type {HelloFrame} */
       const hello = { t: "hello", v: PROTOCOL_VERSION };
       if (this.token) hello.token = this.token;
       if (this.name) hello.name = this.name;
@@ -101,15 +146,17 @@ export class Connection {
     socket.onclose = (event) => this.lost(socket, event.code);
   }
 
+  /** @param {ArrayBuffer | string} data a message's data (binary frames come as ArrayBuffer) */
   receive(data) {
     if (typeof data === "string") return;
-    let frame;
+    let decoded;
     try {
-      frame = decode(new Uint8Array(data));
+      decoded = decode(new Uint8Array(data));
     } catch {
       return;
     }
-    if (frame === null || typeof frame !== "object") return;
+    if (decoded === null || typeof decoded !== "object") return;
+    const frame = /** @type {ServerFrame} */ (decoded);
     if (frame.t === "welcome") {
       this.user = frame.user;
       this.name = frame.name;
@@ -125,11 +172,12 @@ export class Connection {
       );
       return;
     }
-    if (frame.rid !== undefined && this.requests.has(frame.rid)) {
-      const { resolve, reject } = this.requests.get(frame.rid);
-      this.requests.delete(frame.rid);
-      if (frame.t === "error") reject(new ServerError(frame));
-      else resolve(frame);
+    const rid = "rid" in frame ? frame.rid : undefined;
+    const waiting = rid === undefined ? undefined : this.requests.get(rid);
+    if (rid !== undefined && waiting) {
+      this.requests.delete(rid);
+      if (frame.t === "error") waiting.reject(new ServerError(frame));
+      else waiting.resolve(frame);
     }
     if (frame.t === "error" && (frame.code === "token_invalid" || frame.code === "token_expired")) {
       // The token is refused: forget it, and come back as a new guest.
@@ -138,12 +186,17 @@ export class Connection {
     this.emit("frame", frame);
   }
 
+  /** @param {PongFrame & {sentAt?: number}} pong */
   syncClock(pong) {
     const sent = pong.sentAt;
     if (sent === undefined) return;
     this.clockOffset = pong.now - Math.round((sent + Date.now()) / 2);
   }
 
+  /**
+   * @param {WebSocket} socket
+   * @param {number} code
+   */
   lost(socket, code) {
     if (socket !== this.socket) return;
     this.socket = null;
@@ -152,36 +205,46 @@ export class Connection {
     for (const { reject } of this.requests.values()) reject(new Error("disconnected"));
     this.requests.clear();
     if (this.closed) return;
-    if (FINAL_CLOSES.has(code)) {
+    const message = FINAL_CLOSES.get(code);
+    if (message !== undefined) {
       this.closed = true;
-      this.emit("final", { code, message: FINAL_CLOSES.get(code) });
+      this.emit("final", { code, message });
       return;
     }
     const delay = backoffDelay(this.attempt);
     this.attempt += 1;
     this.emit("down", { code, delay, wasOnline });
-    this.timer = setTimeout(() => this.open(), delay);
+    this.timer = window.setTimeout(() => this.open(), delay);
   }
 
   /** Reconnect now instead of waiting for the backoff timer. */
   retryNow() {
     if (this.socket || this.closed) return;
-    clearTimeout(this.timer);
+    window.clearTimeout(this.timer);
     this.open();
   }
 
+  /** @param {ClientFrame & {rid?: number}} frame */
   transmit(frame) {
     if (!this.socket || this.socket.readyState !== 1) return false;
     this.socket.send(encode(frame));
     return true;
   }
 
-  /** Send a frame once connected; returns false when offline (the caller resends on `open`). */
+  /**
+   * Send a frame once connected; returns false when offline (the caller resends on `open`).
+   * @param {ClientFrame} frame
+   */
   send(frame) {
     return this.online && this.transmit(frame);
   }
 
-  /** Send a frame with a fresh `rid`; resolves with the reply, rejects on `error`. */
+  /**
+   * Send a frame with a fresh `rid`; resolves with the reply, rejects on `error`.
+   * @template {keyof Replies} T
+   * @param {ClientFrame & {t: T}} frame
+   * @returns {Promise<Replies[T] & {sentAt: number}>}
+   */
   request(frame) {
     const rid = this.nextRid++;
     return new Promise((resolve, reject) => {
@@ -191,7 +254,8 @@ export class Connection {
       }
       const sentAt = Date.now();
       this.requests.set(rid, {
-        resolve: (reply) => resolve(Object.assign(reply, { sentAt })),
+        // The reply to a request of type T is a Replies[T] (protocol section 5).
+        resolve: (reply) => resolve(Object.assign(/** @type {Replies[T]} */ (reply), { sentAt })),
         reject,
       });
     });
@@ -199,7 +263,7 @@ export class Connection {
 
   close() {
     this.closed = true;
-    clearTimeout(this.timer);
+    window.clearTimeout(this.timer);
     this.socket?.close(1000);
   }
 }

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Replays as plain data: every board's views precomputed from its start view and
  * per-move diffs, and a shared clock that says which move each board is at, so a race
@@ -6,10 +7,25 @@
 
 import { applyDiff } from "./view.js";
 
-/** Precompute one board: {views, times, tokens}; views[k] is the view after k moves. */
+/** @import { View } from "./view.js" */
+/** @import { ReplayBoardData } from "./wire.js" */
+
+/**
+ * A board ready to replay: `views[k]` is the view after k moves, made at `times[k]` (ms
+ * from the start) with token `tokens[k]` (null before the first move).
+ * @typedef {ReplayBoardData & {views: View[], times: number[], tokens: (string | null)[]}} PreparedBoard
+ */
+
+/**
+ * Precompute one board: {views, times, tokens}; views[k] is the view after k moves.
+ * @template {{start: View, steps: ReplayBoardData["steps"]}} B
+ * @param {B} board
+ * @returns {B & {views: View[], times: number[], tokens: (string | null)[]}}
+ */
 export function prepareBoard(board) {
   const views = [board.start];
   const times = [0];
+  /** @type {(string | null)[]} */
   const tokens = [null];
   for (const step of board.steps) {
     views.push(applyDiff(views[views.length - 1], step.d));
@@ -19,7 +35,11 @@ export function prepareBoard(board) {
   return { ...board, views, times, tokens };
 }
 
-/** How many moves of a prepared board were made by time `t` (ms from the start). */
+/**
+ * How many moves of a prepared board were made by time `t` (ms from the start).
+ * @param {{times: number[]}} board
+ * @param {number} t
+ */
 export function movesAt(board, t) {
   let lo = 0;
   let hi = board.times.length - 1;
@@ -31,19 +51,30 @@ export function movesAt(board, t) {
   return lo;
 }
 
-/** Every distinct move time of all boards, sorted: the stops of step forward / back. */
+/**
+ * Every distinct move time of all boards, sorted: the stops of step forward / back.
+ * @param {{times: number[]}[]} boards
+ */
 export function eventTimes(boards) {
   const all = new Set([0]);
   for (const board of boards) for (const t of board.times) all.add(t);
   return [...all].sort((a, b) => a - b);
 }
 
-/** The next stop after `t` (or the last one). */
+/**
+ * The next stop after `t` (or the last one).
+ * @param {number[]} times
+ * @param {number} t
+ */
 export function nextTime(times, t) {
   return times.find((x) => x > t) ?? times[times.length - 1];
 }
 
-/** The previous stop before `t` (or 0). */
+/**
+ * The previous stop before `t` (or 0).
+ * @param {number[]} times
+ * @param {number} t
+ */
 export function previousTime(times, t) {
   let previous = 0;
   for (const x of times) {

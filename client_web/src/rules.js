@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Just enough of the rules for instant feedback: which drops to offer, and how a move
  * the player just made will probably look before the server confirms it.
@@ -10,7 +11,47 @@
 import { UNKNOWN, isRed, rankOf, suitOf, SUITS } from "./cards.js";
 import { topOf } from "./view.js";
 
-/** True when `card` may go on a tableau pile whose top is `top` (null when empty). */
+/** @import { Card } from "./cards.js" */
+/** @import { View } from "./view.js" */
+
+/**
+ * A variant's rules: cards turned per draw, passes through the stock (null: unlimited),
+ * and whether foundation cards may come back to the tableau.
+ * @typedef {object} Variant
+ * @property {number} draw 1 or 3
+ * @property {number | null} passes
+ * @property {boolean} f2t
+ */
+
+/**
+ * A place cards come from: a column (`size` cards from its top, one when absent), the
+ * waste's top card, a foundation's top card, or the stock.
+ * @typedef {{kind: "tableau", index: number, size?: number}
+ *   | {kind: "waste"}
+ *   | {kind: "foundation", suit: number}
+ *   | {kind: "stock"}} Source
+ */
+
+/**
+ * A place cards go to: a column, or a foundation (whichever fits when `suit` is absent).
+ * @typedef {{kind: "tableau", index: number} | {kind: "foundation", suit?: number}} Target
+ */
+
+/**
+ * Any place of a board: where cards come from or go to.
+ * @typedef {Source | Target} Place
+ */
+
+/**
+ * A move token's parts: a turn of the stock (`D`), a turn of the waste (`R`), or a move.
+ * @typedef {{kind: "D"} | {kind: "R"} | {kind: "move", from: Source, to: Target}} ParsedToken
+ */
+
+/**
+ * True when `card` may go on a tableau pile whose top is `top` (null when empty).
+ * @param {Card} card
+ * @param {Card | null} top
+ */
 export function fitsTableau(card, top) {
   if (card === UNKNOWN) return false;
   if (top === null) return rankOf(card) === 13;
@@ -18,18 +59,30 @@ export function fitsTableau(card, top) {
   return rankOf(card) === rankOf(top) - 1 && isRed(card) !== isRed(top);
 }
 
-/** True when `card` is the next card of its suit's foundation. */
+/**
+ * True when `card` is the next card of its suit's foundation.
+ * @param {Card} card
+ * @param {number[]} foundations
+ */
 export function fitsFoundation(card, foundations) {
   if (card === UNKNOWN) return false;
   return rankOf(card) === foundations[suitOf(card)] + 1;
 }
 
-/** How many passes remain after this one (Infinity when unlimited). */
+/**
+ * How many passes remain after this one (Infinity when unlimited).
+ * @param {View} view
+ * @param {Variant} variant
+ */
 export function passesLeft(view, variant) {
   return variant.passes === null ? Infinity : variant.passes - view.pass;
 }
 
-/** Parse variant text (`draw=3 passes=3 f2t=no`) into {draw, passes, f2t}. */
+/**
+ * Parse variant text (`draw=3 passes=3 f2t=no`) into {draw, passes, f2t}.
+ * @param {string} text
+ * @returns {Variant}
+ */
 export function parseVariant(text) {
   const fields = Object.fromEntries(
     String(text)
@@ -39,18 +92,25 @@ export function parseVariant(text) {
       .map((part) => part.split("=")),
   );
   const draw = fields.draw === "3" ? 3 : 1;
+  /** @type {number | null} */
   let passes = draw === 3 ? 3 : 1;
   if (fields.passes === "unlimited") passes = null;
   else if (fields.passes) passes = Number(fields.passes);
   return { draw, passes, f2t: fields.f2t === "yes" };
 }
 
-/** Variant text of the notation from its parts. */
+/**
+ * Variant text of the notation from its parts.
+ * @param {{draw: number, passes: number | null, f2t?: boolean}} variant
+ */
 export function variantText({ draw, passes, f2t = false }) {
   return `draw=${draw} passes=${passes === null ? "unlimited" : passes} f2t=${f2t ? "yes" : "no"}`;
 }
 
-/** Human words for a variant: "Draw 3 · 3 passes". */
+/**
+ * Human words for a variant: "Draw 3 · 3 passes".
+ * @param {Variant} variant
+ */
 export function describeVariant(variant) {
   const passes =
     variant.passes === null
@@ -60,11 +120,11 @@ export function describeVariant(variant) {
 }
 
 /**
- * A place cards come from or go to: {kind: "tableau", index, size?} with index 0..6,
- * {kind: "waste"}, {kind: "foundation", suit?}, {kind: "stock"}.
+ * The notation token moving cards from `from` to `to`, or null when none exists.
+ * @param {Source} from
+ * @param {Place} to
+ * @returns {string | null}
  */
-
-/** The notation token moving cards from `from` to `to`, or null when none exists. */
 export function moveToken(from, to) {
   if (from.kind === "stock") return "D";
   const dst = to.kind === "foundation" ? "F" : to.kind === "tableau" ? String(to.index + 1) : null;
@@ -73,13 +133,18 @@ export function moveToken(from, to) {
   if (from.kind === "foundation") return to.kind === "tableau" ? `F${SUITS[from.suit]}${dst}` : null;
   if (from.kind === "tableau") {
     if (to.kind === "tableau" && to.index === from.index) return null;
-    if (dst === "F") return (from.size ?? 1) === 1 ? `${from.index + 1}F` : null;
-    return from.size > 1 ? `${from.index + 1}${dst}:${from.size}` : `${from.index + 1}${dst}`;
+    const size = from.size ?? 1;
+    if (dst === "F") return size === 1 ? `${from.index + 1}F` : null;
+    return size > 1 ? `${from.index + 1}${dst}:${size}` : `${from.index + 1}${dst}`;
   }
   return null;
 }
 
-/** The parts of a move token: {from, to} places as above, or null when not a token. */
+/**
+ * The parts of a move token, or null when it is not a token.
+ * @param {string} token
+ * @returns {ParsedToken | null}
+ */
 export function parseToken(token) {
   if (token === "D" || token === "R") return { kind: token };
   let match = /^W([1-7F])$/.exec(token);
@@ -94,6 +159,7 @@ export function parseToken(token) {
   }
   match = /^([1-7])([1-7F])(?::(\d+))?$/.exec(token);
   if (match && match[1] !== match[2]) {
+    /** @type {Source} */
     const from = { kind: "tableau", index: Number(match[1]) - 1 };
     if (match[3] !== undefined) from.size = Number(match[3]);
     return { kind: "move", from, to: place(match[2]) };
@@ -101,11 +167,20 @@ export function parseToken(token) {
   return null;
 }
 
+/**
+ * @param {string} char a destination of a token: `F` or `1`..`7`
+ * @returns {Target}
+ */
 function place(char) {
   return char === "F" ? { kind: "foundation" } : { kind: "tableau", index: Number(char) - 1 };
 }
 
-/** The cards a place would give up (bottom first), or null when it has none to give. */
+/**
+ * The cards a place would give up (bottom first), or null when it has none to give.
+ * @param {View} view
+ * @param {Source} from
+ * @returns {Card[] | null}
+ */
 export function cardsAt(view, from) {
   if (from.kind === "waste") return view.waste.length ? [view.waste[view.waste.length - 1]] : null;
   if (from.kind === "foundation") {
@@ -121,7 +196,12 @@ export function cardsAt(view, from) {
   return null;
 }
 
-/** The run size of pile `index` whose first card fits on `to`, or 0 when none does. */
+/**
+ * The run size of pile `index` whose first card fits on `to`, or 0 when none does.
+ * @param {View} view
+ * @param {number} index
+ * @param {Target} to
+ */
 export function fittingRun(view, index, to) {
   const [faceDown, cards] = view.tableau[index];
   for (let size = cards.length - faceDown; size >= 1; size -= 1) {
@@ -137,7 +217,12 @@ export function fittingRun(view, index, to) {
   return 0;
 }
 
-/** True when moving the cards of `from` to `to` looks legal from what this view shows. */
+/**
+ * True when moving the cards of `from` to `to` looks legal from what this view shows.
+ * @param {View} view
+ * @param {Source} from
+ * @param {Place} to
+ */
 export function canMove(view, from, to) {
   const cards = cardsAt(view, from);
   if (!cards || cards.includes(UNKNOWN)) return false;
@@ -153,6 +238,10 @@ export function canMove(view, from, to) {
 /**
  * The view a move token will probably lead to, or null when this view cannot tell
  * (a turn of the stock shows cards only the server knows) or the move looks illegal.
+ * @param {View} view
+ * @param {string} token
+ * @param {Variant} variant
+ * @returns {View | null}
  */
 export function predict(view, token, variant) {
   const parsed = parseToken(token);
@@ -169,15 +258,15 @@ export function predict(view, token, variant) {
     if (!size) return null;
     from = { ...from, size };
   }
-  if (!canMove(view, from, to)) return null;
-  const cards = cardsAt(view, from);
+  const cards = canMove(view, from, to) ? cardsAt(view, from) : null;
+  if (!cards) return null;
   const tableau = view.tableau.slice();
   let { waste, foundations } = view;
   if (from.kind === "waste") waste = waste.slice(0, -1);
   else if (from.kind === "foundation") {
     foundations = foundations.slice();
     foundations[from.suit] -= 1;
-  } else {
+  } else if (from.kind === "tableau") {
     const [faceDown, pile] = tableau[from.index];
     const rest = pile.slice(0, pile.length - cards.length);
     // The card a move uncovers turns face up; only the server can name it.
@@ -194,25 +283,38 @@ export function predict(view, token, variant) {
   return { ...view, tableau, waste, foundations };
 }
 
-/** Where a card would go with a double click: its foundation, or null. */
+/**
+ * Where a card would go with a double click: its foundation's move token, or null.
+ * @param {View} view
+ * @param {Source} from
+ */
 export function foundationToken(view, from) {
-  const cards = cardsAt(view, { ...from, size: 1 });
+  const one = from.kind === "tableau" ? { ...from, size: 1 } : from;
+  const cards = cardsAt(view, one);
   if (!cards || !fitsFoundation(cards[0], view.foundations)) return null;
-  return moveToken({ ...from, size: 1 }, { kind: "foundation" });
+  return moveToken(one, { kind: "foundation" });
 }
 
-/** True when every card is face up and the stock and waste are empty: the game is won. */
+/**
+ * True when every card is face up and the stock and waste are empty: the game is won.
+ * @param {View} view
+ */
 export function isTriviallyWon(view) {
   return view.stock === 0 && view.waste.length === 0 && view.tableau.every(([faceDown]) => faceDown === 0);
 }
 
-/** The next foundation move of an auto-completion: the lowest top card that fits. */
+/**
+ * The next foundation move of an auto-completion: the lowest top card that fits.
+ * @param {View} view
+ * @returns {string | null}
+ */
 export function autoCompleteToken(view) {
+  /** @type {{card: Card, index: number} | null} */
   let best = null;
-  view.tableau.forEach(([, cards], index) => {
+  for (const [index, [, cards]] of view.tableau.entries()) {
     const card = cards[cards.length - 1];
-    if (card === undefined || !fitsFoundation(card, view.foundations)) return;
+    if (card === undefined || !fitsFoundation(card, view.foundations)) continue;
     if (best === null || card % 13 < best.card % 13) best = { card, index };
-  });
+  }
   return best === null ? null : `${best.index + 1}F`;
 }

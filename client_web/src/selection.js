@@ -244,7 +244,10 @@ export function isPicked(selection, view, item) {
   const picked = selection.picked;
   if (!picked) return false;
   if (picked.kind === "tableau") {
-    return item.place === `t${picked.index}` && item.index >= view.tableau[picked.index][1].length - (picked.size ?? 1);
+    return (
+      item.place === `t${picked.index}` &&
+      item.index >= view.tableau[picked.index][1].length - (picked.size ?? 1)
+    );
   }
   if (picked.kind === "waste") return item.place === "waste" && item.index === view.waste.length - 1;
   if (picked.kind === "foundation") {

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Board views and diffs of protocol section 3, as plain immutable values.
  *
@@ -7,9 +8,46 @@
  * renderer can compare old and new views by identity, pile by pile.
  */
 
+/** @import { Card } from "./cards.js" */
+
+/**
+ * A tableau pile: how many of its cards lie face down, and all its cards bottom to top.
+ * @typedef {[faceDown: number, cards: Card[]]} Pile
+ */
+
+/**
+ * One board as one audience may see it (protocol section 3).
+ * @typedef {object} View
+ * @property {Pile[]} tableau the seven piles
+ * @property {Card[]} waste bottom to top; the last is playable
+ * @property {number} stock how many cards the stock holds
+ * @property {number[]} foundations the highest rank on each suit's foundation (0 = empty)
+ * @property {number} [foundations_hidden] more foundation cards this audience may not know
+ * @property {number} pass the current pass through the stock, from 1
+ */
+
+/**
+ * A pile's change in a diff: keep its first `keep` cards, append `cards`, and (tableau
+ * piles) set its face-down count. Pile 0..6 is a column, 7 the waste.
+ * @typedef {[pile: number, keep: number, faceDown: number, cards: Card[]]} PileChange
+ */
+
+/**
+ * What turns a view into the next one of the same board; scalars only when changed.
+ * @typedef {object} Diff
+ * @property {PileChange[]} [piles]
+ * @property {number} [stock]
+ * @property {number[]} [foundations]
+ * @property {number} [foundations_hidden]
+ * @property {number} [pass]
+ */
+
 export const WASTE_PILE = 7;
 
-/** An empty-looking view, for a board whose snapshot has not arrived yet. */
+/**
+ * An empty-looking view, for a board whose snapshot has not arrived yet.
+ * @returns {View}
+ */
 export function emptyView() {
   return {
     tableau: Array.from({ length: 7 }, () => [0, []]),
@@ -21,7 +59,12 @@ export function emptyView() {
   };
 }
 
-/** The view after a diff: kept prefixes, appended cards, and changed scalars. */
+/**
+ * The view after a diff: kept prefixes, appended cards, and changed scalars.
+ * @param {View} view
+ * @param {Diff} diff
+ * @returns {View}
+ */
 export function applyDiff(view, diff) {
   const tableau = view.tableau.slice();
   let waste = view.waste;
@@ -43,29 +86,47 @@ export function applyDiff(view, diff) {
   };
 }
 
-/** Cards on the foundations, named or not. */
+/**
+ * Cards on the foundations, named or not.
+ * @param {View} view
+ */
 export function foundationCount(view) {
   return view.foundations.reduce((a, b) => a + b, 0) + (view.foundations_hidden ?? 0);
 }
 
-/** Face-down cards left in the tableau. */
+/**
+ * Face-down cards left in the tableau.
+ * @param {View} view
+ */
 export function faceDownCount(view) {
   return view.tableau.reduce((sum, [faceDown]) => sum + faceDown, 0);
 }
 
-/** The top card of a tableau pile, or null when it is empty. */
+/**
+ * The top card of a tableau pile, or null when it is empty.
+ * @param {View} view
+ * @param {number} pile
+ * @returns {Card | null}
+ */
 export function topOf(view, pile) {
   const [, cards] = view.tableau[pile];
   return cards.length ? cards[cards.length - 1] : null;
 }
 
-/** The face-up cards of a tableau pile, bottom to top. */
+/**
+ * The face-up cards of a tableau pile, bottom to top.
+ * @param {View} view
+ * @param {number} pile
+ */
 export function faceUp(view, pile) {
   const [faceDown, cards] = view.tableau[pile];
   return cards.slice(faceDown);
 }
 
-/** True when the view shows all 52 cards on the foundations. */
+/**
+ * True when the view shows all 52 cards on the foundations.
+ * @param {View} view
+ */
 export function isComplete(view) {
   return foundationCount(view) === 52;
 }

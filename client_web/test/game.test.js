@@ -1,3 +1,4 @@
+// @ts-check
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
@@ -15,13 +16,23 @@ import {
 } from "../src/game.js";
 import { parseVariant, predict } from "../src/rules.js";
 
-const games = JSON.parse(readFileSync(new URL("./fixtures/games.json", import.meta.url)));
+/** @import { Diff, View } from "../src/view.js" */
+/** @import { BoardFrame, DiffFrame } from "../src/wire.js" */
+
+/** @type {{seed: string, variant: string, start: View, steps: {m: string, d: Diff, view: View}[]}[]} */
+const games = JSON.parse(readFileSync(new URL("./fixtures/games.json", import.meta.url), "utf8"));
 const game = games[0];
 const variant = parseVariant(game.variant);
 
+/**
+ * The own board's snapshot at the start of the first golden game.
+ * @param {Partial<BoardFrame>} [extra]
+ * @returns {BoardFrame}
+ */
 function snapshot(extra = {}) {
   return {
     t: "board",
+    room: "R",
     seat: 0,
     audience: "own",
     epoch: 1,
@@ -35,10 +46,17 @@ function snapshot(extra = {}) {
   };
 }
 
+/**
+ * The own board's diff for move `k` of the first golden game.
+ * @param {number} k
+ * @param {Partial<DiffFrame>} [extra]
+ * @returns {DiffFrame}
+ */
 function diffFrame(k, extra = {}) {
   const step = game.steps[k];
   return {
     t: "diff",
+    room: "R",
     seat: 0,
     audience: "own",
     epoch: 1,

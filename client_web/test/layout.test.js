@@ -1,3 +1,4 @@
+// @ts-check
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
@@ -5,8 +6,15 @@ import { test } from "node:test";
 import { layout, metrics } from "../src/layout.js";
 import { applyDiff } from "../src/view.js";
 
-const games = JSON.parse(readFileSync(new URL("./fixtures/games.json", import.meta.url)));
+/** @import { Diff, View } from "../src/view.js" */
 
+/** @type {{seed: string, variant: string, start: View, steps: {m: string, d: Diff, view: View}[]}[]} */
+const games = JSON.parse(readFileSync(new URL("./fixtures/games.json", import.meta.url), "utf8"));
+
+/**
+ * Every view of every golden game, with its game.
+ * @returns {Generator<[View, (typeof games)[number]]>}
+ */
 function* allViews() {
   for (const game of games) {
     let view = game.start;

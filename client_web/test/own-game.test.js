@@ -1,9 +1,13 @@
+// @ts-check
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { cardOf } from "../src/cards.js";
 import { hintMarks } from "../src/pages/own-game.js";
 
+/** @import { View } from "../src/view.js" */
+
+/** @type {View} */
 const view = {
   tableau: [
     [0, [cardOf(2, 12)]],

@@ -1,11 +1,20 @@
+// @ts-check
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
 import { eventTimes, movesAt, nextTime, prepareBoard, previousTime } from "../src/replay.js";
 
-const games = JSON.parse(readFileSync(new URL("./fixtures/games.json", import.meta.url)));
+/** @import { Diff, View } from "../src/view.js" */
 
+/** @type {{seed: string, variant: string, start: View, steps: {m: string, d: Diff, view: View}[]}[]} */
+const games = JSON.parse(readFileSync(new URL("./fixtures/games.json", import.meta.url), "utf8"));
+
+/**
+ * A golden game as a replay's board, its moves `spacing` ms apart.
+ * @param {(typeof games)[number]} game
+ * @param {number} spacing
+ */
 function replayBoard(game, spacing) {
   return {
     seat: 0,
@@ -34,5 +43,6 @@ test("the shared clock puts each board at its last move made by then", () => {
   assert.equal(nextTime(stops, 200), 250);
   assert.equal(previousTime(stops, 250), 200);
   assert.equal(previousTime(stops, 0), 0);
-  assert.equal(nextTime(stops, stops.at(-1)), stops.at(-1));
+  const last = stops[stops.length - 1];
+  assert.equal(nextTime(stops, last), last);
 });

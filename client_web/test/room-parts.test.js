@@ -1,3 +1,4 @@
+// @ts-check
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
@@ -5,9 +6,13 @@ import { test } from "node:test";
 import { cardOf } from "../src/cards.js";
 import { describeMove, leaderSeat } from "../src/pages/room-parts.js";
 
-const games = JSON.parse(readFileSync(new URL("./fixtures/games.json", import.meta.url)));
+/** @import { Diff, View } from "../src/view.js" */
+
+/** @type {{seed: string, variant: string, start: View, steps: {m: string, d: Diff, view: View}[]}[]} */
+const games = JSON.parse(readFileSync(new URL("./fixtures/games.json", import.meta.url), "utf8"));
 
 test("moves are put into words with the cards they move", () => {
+  /** @type {View} */
   const view = {
     tableau: [
       [0, [cardOf(2, 12)]],

@@ -1,3 +1,4 @@
+// @ts-check
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
@@ -16,9 +17,13 @@ import {
   autoCompleteToken,
   isTriviallyWon,
 } from "../src/rules.js";
-import { applyDiff } from "../src/view.js";
+import { applyDiff, topOf } from "../src/view.js";
 
-const games = JSON.parse(readFileSync(new URL("./fixtures/games.json", import.meta.url)));
+/** @import { Source, Target } from "../src/rules.js" */
+/** @import { Diff, View } from "../src/view.js" */
+
+/** @type {{seed: string, variant: string, start: View, steps: {m: string, d: Diff, view: View}[]}[]} */
+const games = JSON.parse(readFileSync(new URL("./fixtures/games.json", import.meta.url), "utf8"));
 const [C, D, H, S] = [0, 1, 2, 3];
 
 test("tableau fit: one lower, other colour; only a king on an empty pile", () => {
@@ -39,6 +44,7 @@ test("foundation fit: the ace first, then the next card of the suit", () => {
 });
 
 test("move tokens round trip through parseToken", () => {
+  /** @type {[Source, Target, string][]} */
   const cases = [
     [{ kind: "waste" }, { kind: "tableau", index: 2 }, "W3"],
     [{ kind: "waste" }, { kind: "foundation" }, "WF"],
@@ -50,10 +56,11 @@ test("move tokens round trip through parseToken", () => {
   for (const [from, to, token] of cases) {
     assert.equal(moveToken(from, to), token);
     const parsed = parseToken(token);
-    assert.equal(parsed.kind, "move");
+    assert.ok(parsed?.kind === "move");
+    const size = from.kind === "tableau" ? (from.size ?? 1) : 1;
     assert.equal(
-      moveToken({ size: 1, ...parsed.from }, parsed.to),
-      token.replace(/:.*/, "") + (from.size > 1 ? `:${from.size}` : ""),
+      moveToken(parsed.from.kind === "tableau" ? { size: 1, ...parsed.from } : parsed.from, parsed.to),
+      token.replace(/:.*/, "") + (size > 1 ? `:${size}` : ""),
     );
   }
   assert.equal(moveToken({ kind: "tableau", index: 2, size: 1 }, { kind: "tableau", index: 2 }), null);
@@ -106,12 +113,14 @@ test("illegal moves are not predicted and cannot be dropped", () => {
   for (let from = 0; from < 7; from += 1) {
     for (let to = 0; to < 7; to += 1) {
       if (from === to) continue;
+      /** @type {Source} */
       const source = { kind: "tableau", index: from, size: 1 };
+      /** @type {Target} */
       const target = { kind: "tableau", index: to };
       const legal = canMove(view, source, target);
-      const top = view.tableau[from][1].at(-1);
-      const dest = view.tableau[to][1].at(-1);
-      assert.equal(legal, fitsTableau(top, dest));
+      const top = topOf(view, from);
+      assert.ok(top !== null, "every column of a deal has cards");
+      assert.equal(legal, fitsTableau(top, topOf(view, to)));
       assert.equal(predict(view, `${from + 1}${to + 1}`, variant) !== null, legal);
     }
   }
@@ -119,6 +128,7 @@ test("illegal moves are not predicted and cannot be dropped", () => {
 });
 
 test("a double click offers the foundation only when the card fits", () => {
+  /** @type {View} */
   const view = {
     tableau: [
       [0, [cardOf(S, 1)]],
@@ -141,6 +151,7 @@ test("a double click offers the foundation only when the card fits", () => {
 });
 
 test("auto-complete plays the lowest fitting top card until the game is won", () => {
+  /** @type {View} */
   let view = {
     tableau: [
       [0, [cardOf(D, 3), cardOf(S, 2)]],
@@ -159,10 +170,11 @@ test("auto-complete plays the lowest fitting top card until the game is won", ()
   };
   const variant = parseVariant("draw=1");
   const tokens = [];
-  while (isTriviallyWon(view) && autoCompleteToken(view)) {
-    const token = autoCompleteToken(view);
+  for (let token = autoCompleteToken(view); isTriviallyWon(view) && token; token = autoCompleteToken(view)) {
     tokens.push(token);
-    view = predict(view, token, variant);
+    const next = predict(view, token, variant);
+    assert.ok(next);
+    view = next;
   }
   assert.deepEqual(tokens, ["2F", "1F", "2F", "1F"]);
   assert.deepEqual(view.foundations, [13, 3, 13, 2]);

@@ -24,7 +24,8 @@ import {
 } from "../src/selection.js";
 
 /** @import { Source } from "../src/rules.js" */
-/** @import { Selection, Tap } from "../src/selection.js" */
+/** @import { PileName } from "../src/layout.js" */
+/** @import { Outcome, Selection, Tap } from "../src/selection.js" */
 /** @import { View } from "../src/view.js" */
 
 const [C, D, H, S] = [0, 1, 2, 3];
@@ -57,7 +58,7 @@ function holding(picked) {
 
 /**
  * A tap on the card at `index` of pile `name` (or on the pile's slot when `index` is null).
- * @param {import("../src/layout.js").PileName} name
+ * @param {PileName} name
  * @param {number | null} index
  * @param {number} now
  * @returns {Tap}
@@ -69,14 +70,13 @@ function tapOn(name, index, now = 0) {
 
 /**
  * Taps one after the other, each a second apart; the last outcome.
- * @param {...[import("../src/layout.js").PileName, number | null]} taps
+ * @param {...[PileName, number | null]} taps
  */
 function taps(...taps) {
-  let selection = emptySelection();
-  let outcome = { selection, move: /** @type {string | null} */ (null), stock: false };
+  /** @type {Outcome} */
+  let outcome = { selection: emptySelection(), move: null, stock: false };
   taps.forEach(([name, index], k) => {
-    outcome = tap(selection, view, tapOn(name, index, 1000 * (k + 1)));
-    selection = outcome.selection;
+    outcome = tap(outcome.selection, view, tapOn(name, index, 1000 * (k + 1)));
   });
   return outcome;
 }
@@ -234,7 +234,8 @@ test("a press becomes a drag after a few pixels, and drops on the nearest pile t
   const placed = layout(view, { width: 800 });
   const { slots, metrics: m } = placed;
   const overColumn = (/** @type {number} */ i) => slots[`t${i}`].x + m.cardW / 2;
-  const run = /** @type {Source} */ ({ kind: "tableau", index: 2, size: 2 });
+  /** @type {Source} */
+  const run = { kind: "tableau", index: 2, size: 2 };
   assert.deepEqual(dropTarget(view, placed, run, overColumn(1) + 10, slots.t1.y + 40), {
     kind: "tableau",
     index: 1,

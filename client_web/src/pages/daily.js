@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Daily challenges: today's deals with your attempt, your rank and the leaderboards
  * (updated live as players finish), your streaks, and the archive of past days with
@@ -7,15 +8,23 @@
  */
 
 import { describeVariant, parseVariant } from "../rules.js";
-import { formatTime, getJSON, h } from "../ui.js";
+import { errorText, formatTime, getJSON, h } from "../ui.js";
+
+/** @import { App } from "../main.js" */
+/** @import { DailyAttempt, DailyChallenge, DailyDay, DailyLeaderboard, DailyRow, DailyStats, DailyToday,
+ *   ServerFrame } from "../wire.js" */
 
 const PAGE_SIZE = 20;
 
-/** Words for a leaderboard row's result. */
+/**
+ * Words for a leaderboard row's result.
+ * @param {{won: boolean, time_ms: number | null, found: number}} row
+ */
 export function resultWords(row) {
   return row.won ? `won in ${formatTime(row.time_ms, { tenths: true })}` : `${row.found} cards home`;
 }
 
+/** @param {number} ms */
 function countdown(ms) {
   const seconds = Math.max(0, Math.floor(ms / 1000));
   const hh = Math.floor(seconds / 3600);
@@ -24,7 +33,11 @@ function countdown(ms) {
   return `${hh}:${mm}:${ss}`;
 }
 
-/** A leaderboard table; `me` marks your row, `replays` adds replay links. */
+/**
+ * A leaderboard table; `me` marks your row, `replays` adds replay links.
+ * @param {DailyRow[]} rows
+ * @param {{me?: string | null, replays?: boolean}} [options]
+ */
 function boardTable(rows, { me = null, replays = false } = {}) {
   if (!rows.length) return h("p.empty", {}, "No one has finished yet.");
   return h(
@@ -62,20 +75,35 @@ function boardTable(rows, { me = null, replays = false } = {}) {
 }
 
 export class DailyPage {
+  /**
+   * @param {App} app
+   * @param {string | null} date a past day's date, or null for today
+   * @param {string | null} slug that day's variant slug
+   */
   constructor(app, date = null, slug = null) {
     this.app = app;
     this.date = date;
     this.slug = slug;
+    this.conn = app.connection();
+    /** @type {HTMLElement | null} */
+    this.root = null;
+    /** @type {(() => void)[]} */
     this.unbinders = [];
+    /** @type {Map<string, number>} leaderboard page offsets by slug */
     this.offsets = new Map();
+    /** @type {{date: string, variant: string, count: number | undefined}[]} the leaderboards followed live */
     this.watching = [];
+    /** @type {number | undefined} */
+    this.clock = undefined;
+    /** @type {number | undefined} */
+    this.refreshTimer = undefined;
   }
 
+  /** @param {HTMLElement} root */
   async mount(root) {
     this.root = root;
     root.append(h("p.loading", {}, "Loading the daily challenges…"));
     const conn = await this.app.ready(); // a token first: answers depend on who asks
-    this.conn = conn;
     this.unbinders.push(conn.on("frame", (frame) => this.onFrame(frame)));
     this.unbinders.push(conn.on("open", () => this.watch()));
     if (this.date) await this.showDay();
@@ -84,8 +112,8 @@ export class DailyPage {
   }
 
   unmount() {
-    clearInterval(this.clock);
-    clearTimeout(this.refreshTimer);
+    window.clearInterval(this.clock);
+    window.clearTimeout(this.refreshTimer);
     this.unwatch();
     for (const unbind of this.unbinders.splice(0)) unbind();
   }
@@ -95,17 +123,18 @@ export class DailyPage {
   }
 
   unwatch() {
-    if (!this.conn?.online) return;
+    if (!this.conn.online) return;
     for (const { date, variant } of this.watching) this.conn.send({ t: "daily_unwatch", date, variant });
   }
 
+  /** @param {ServerFrame} frame */
   onFrame(frame) {
     if (frame.t !== "daily_update") return;
     const watched = this.watching.find((w) => w.date === frame.date && w.variant === frame.variant);
     // The answer to `daily_watch` repeats the count already shown: nothing new then.
     if (!watched || watched.count === frame.count) return;
-    clearTimeout(this.refreshTimer);
-    this.refreshTimer = setTimeout(() => this.refresh(), 250);
+    window.clearTimeout(this.refreshTimer);
+    this.refreshTimer = window.setTimeout(() => this.refresh(), 250);
   }
 
   async refresh() {
@@ -116,13 +145,17 @@ export class DailyPage {
   // ------------------------------------------------------------ today
 
   async showToday() {
-    const [today, archive, stats] = await Promise.all([
-      getJSON("/api/daily"),
-      getJSON("/api/daily/archive?limit=14").catch(() => []),
-      getJSON("/api/daily/stats").catch(() => null),
-    ]);
+    const root = this.root;
+    if (!root) return;
+    const [today, archive, stats] = /** @type {[DailyToday | null, DailyDay[] | null, DailyStats | null]} */ (
+      await Promise.all([
+        getJSON("/api/daily"),
+        getJSON("/api/daily/archive?limit=14").catch(() => []),
+        getJSON("/api/daily/stats").catch(() => null),
+      ])
+    );
     if (!today) {
-      this.root.replaceChildren(h("p", {}, "Daily challenges are not available on this server."));
+      root.replaceChildren(h("p", {}, "Daily challenges are not available on this server."));
       return;
     }
     const boards = await Promise.all(today.challenges.map((c) => this.leaderboard(c.date, c.slug)));
@@ -137,10 +170,10 @@ export class DailyPage {
       const next = today.challenges[0]?.closes_at;
       if (next) closes.textContent = `New deals in ${countdown(next - (Date.now() + skew))}`;
     };
-    clearInterval(this.clock);
-    this.clock = setInterval(tickClose, 1000);
+    window.clearInterval(this.clock);
+    this.clock = window.setInterval(tickClose, 1000);
     tickClose();
-    this.root.replaceChildren(
+    root.replaceChildren(
       h(
         "div.home",
         {},
@@ -166,6 +199,10 @@ export class DailyPage {
     );
   }
 
+  /**
+   * @param {DailyChallenge} c
+   * @param {DailyLeaderboard | null} board
+   */
   challengeCard(c, board) {
     const variant = parseVariant(c.variant);
     const attempt = c.attempt;
@@ -236,6 +273,10 @@ export class DailyPage {
     );
   }
 
+  /**
+   * @param {{slug: string, attempt?: DailyAttempt | null}} c
+   * @param {DailyLeaderboard | null} board
+   */
   leaderboardBlock(c, board) {
     if (!board) return h("p.empty", {}, "No leaderboard yet.");
     const offset = this.offsets.get(c.slug) ?? 0;
@@ -284,19 +325,35 @@ export class DailyPage {
     );
   }
 
+  /**
+   * @param {string} slug
+   * @param {number} offset
+   */
   async page(slug, offset) {
     this.offsets.set(slug, Math.max(0, offset));
     await this.refresh();
   }
 
-  leaderboard(date, slug) {
+  /**
+   * A page of a day's leaderboard, or null when it cannot be had.
+   * @param {string} date
+   * @param {string} slug
+   */
+  async leaderboard(date, slug) {
     const offset = this.offsets.get(slug) ?? 0;
-    return getJSON(`/api/daily/${date}/${slug}/leaderboard?offset=${offset}&limit=${PAGE_SIZE}`).catch(
-      () => null,
-    );
+    const board = await getJSON(
+      `/api/daily/${date}/${slug}/leaderboard?offset=${offset}&limit=${PAGE_SIZE}`,
+    ).catch(() => null);
+    return /** @type {DailyLeaderboard | null} */ (board);
   }
 
+  /** @param {DailyStats} stats */
   statsCard(stats) {
+    /**
+     * @param {string} label
+     * @param {string | number} value
+     * @param {string} [testid]
+     */
     const item = (label, value, testid) =>
       h("div.stat", {}, h("small", {}, label), h("strong", { "data-testid": testid }, String(value)));
     const best = Object.entries(stats.best_ms ?? {}).map(([variant, ms]) =>
@@ -319,6 +376,7 @@ export class DailyPage {
     );
   }
 
+  /** @param {DailyDay[]} archive */
   archiveCard(archive) {
     return h(
       "section.panel",
@@ -345,11 +403,20 @@ export class DailyPage {
     );
   }
 
+  /**
+   * Open a game of a challenge, against the ghost of a leaderboard row when one is given.
+   * @param {DailyChallenge} challenge
+   * @param {DailyRow | null} ghost
+   */
   async play(challenge, ghost = null) {
-    const buttons = this.root.querySelectorAll(`[data-testid=challenge-${challenge.slug}] button`);
+    const root = this.root;
+    if (!root) return;
+    const buttons = [...root.querySelectorAll(`[data-testid=challenge-${challenge.slug}] button`)].filter(
+      (button) => button instanceof HTMLButtonElement,
+    );
     for (const button of buttons) button.disabled = true;
     const note = h("p.muted", { role: "status" }, "Dealing…");
-    this.root.querySelector(`[data-testid=challenge-${challenge.slug}]`)?.append(note);
+    root.querySelector(`[data-testid=challenge-${challenge.slug}]`)?.append(note);
     try {
       const reply = await this.conn.request({ t: "create", kind: "daily", variant: challenge.variant });
       const suffix = ghost ? `/ghost/${ghost.room}/${ghost.gen}/${ghost.seat ?? 0}` : "";
@@ -357,25 +424,29 @@ export class DailyPage {
     } catch (error) {
       note.remove();
       for (const button of buttons) button.disabled = false;
-      this.root.prepend(h("p.error-text", { role: "alert" }, `Could not start: ${error.message}`));
+      root.prepend(h("p.error-text", { role: "alert" }, `Could not start: ${errorText(error)}`));
     }
   }
 
   // ------------------------------------------------------------ one day
 
   async showDay() {
-    const board = await this.leaderboard(this.date, this.slug);
-    if (!board) {
-      this.root.replaceChildren(
-        h("p", {}, "No such day. ", h("a", { href: "#/daily" }, "Today's challenges")),
-      );
+    const root = this.root;
+    const date = this.date;
+    const slug = this.slug;
+    if (!root) return;
+    const board = date !== null && slug !== null ? await this.leaderboard(date, slug) : null;
+    if (!board || date === null || slug === null) {
+      root.replaceChildren(h("p", {}, "No such day. ", h("a", { href: "#/daily" }, "Today's challenges")));
       return;
     }
     this.watching = board.closed ? [] : [{ date: board.date, variant: board.variant, count: board.count }];
-    const archive = board.closed ? await getJSON("/api/daily/archive?limit=100").catch(() => []) : [];
-    const day = (archive ?? []).find((d) => d.date === this.date && d.slug === this.slug);
-    const challenge = { slug: this.slug, date: this.date };
-    this.root.replaceChildren(
+    const archive = /** @type {DailyDay[] | null} */ (
+      board.closed ? await getJSON("/api/daily/archive?limit=100").catch(() => []) : []
+    );
+    const day = (archive ?? []).find((d) => d.date === date && d.slug === slug);
+    const challenge = { slug, date };
+    root.replaceChildren(
       h(
         "section.game",
         {},

@@ -1,20 +1,32 @@
+// @ts-check
 /**
  * The home page: your name, a solo game, a new race, joining by link, and the lists of
  * public races, live games and finished games (refreshed every few seconds).
  */
 
 import { describeVariant, parseVariant, variantText } from "../rules.js";
-import { formatTime, getJSON, h } from "../ui.js";
+import { control, errorText, formatTime, getJSON, h } from "../ui.js";
+
+/** @import { App } from "../main.js" */
+/** @import { CreateFrame, FinishedGame, LiveGame, OpenRoom } from "../wire.js" */
 
 const REFRESH_MS = 5000;
 
-/** The room id in a pasted invite link or a bare id, or null. */
+/**
+ * The room id in a pasted invite link or a bare id, or null.
+ * @param {string} text
+ */
 export function roomFromInvite(text) {
   const trimmed = String(text).trim();
   const match = /(?:#\/(?:room|watch)\/)?([A-Za-z0-9_-]{8,64})\/?$/.exec(trimmed);
   return match ? match[1] : null;
 }
 
+/**
+ * @param {string} name
+ * @param {[string, string][]} options value and label of each option
+ * @param {string} value the one selected
+ */
 function select(name, options, value) {
   return h(
     "select",
@@ -26,11 +38,18 @@ function select(name, options, value) {
 }
 
 export class HomePage {
+  /** @param {App} app */
   constructor(app) {
     this.app = app;
-    this.timer = null;
+    /** @type {number | undefined} */
+    this.timer = undefined;
+    this.error = h("p.error-text", { role: "alert" });
+    this.lobbies = h("ul.list", { "data-testid": "public-races" });
+    this.live = h("ul.list", { "data-testid": "live-games" });
+    this.finished = h("ul.list", { "data-testid": "finished-games" });
   }
 
+  /** @param {HTMLElement} root */
   mount(root) {
     const name = h("input", {
       name: "name",
@@ -38,12 +57,11 @@ export class HomePage {
       value: localStorage.getItem("klondike.name") ?? "",
       placeholder: "Your name",
       "aria-label": "Your name",
-      onchange: (event) => {
-        const value = event.target.value.trim();
+      onchange: () => {
+        const value = name.value.trim();
         if (value) this.app.setName(value);
       },
     });
-    this.error = h("p.error-text", { role: "alert" });
 
     const solo = h(
       "form.form-grid",
@@ -147,10 +165,6 @@ export class HomePage {
       }),
       h("button.ghost", { type: "submit" }, "Join"),
     );
-    this.lobbies = h("ul.list", { "data-testid": "public-races" });
-    this.live = h("ul.list", { "data-testid": "live-games" });
-    this.finished = h("ul.list", { "data-testid": "finished-games" });
-
     root.append(
       h(
         "div.home",
@@ -207,66 +221,80 @@ export class HomePage {
       ),
     );
     this.refresh();
-    this.timer = setInterval(() => this.refresh(), REFRESH_MS);
+    this.timer = window.setInterval(() => this.refresh(), REFRESH_MS);
   }
 
   unmount() {
-    clearInterval(this.timer);
+    window.clearInterval(this.timer);
   }
 
+  /** @param {HTMLFormElement} form */
   rememberName(form) {
     const input = document.querySelector('input[name="name"]');
-    const value = input?.value.trim();
+    const value = input instanceof HTMLInputElement ? input.value.trim() : "";
     if (value) this.app.setName(value);
     void form;
   }
 
+  /** @param {Event} event */
   async createSolo(event) {
     event.preventDefault();
     const form = event.target;
+    if (!(form instanceof HTMLFormElement)) return;
     this.rememberName(form);
-    const draw = Number(form.elements.draw.value);
-    const passes = form.elements.passes.value === "unlimited" ? null : draw === 3 ? 3 : 1;
+    const draw = Number(control(form, "draw", HTMLSelectElement).value);
+    const passes =
+      control(form, "passes", HTMLSelectElement).value === "unlimited" ? null : draw === 3 ? 3 : 1;
     await this.create(form, {
       kind: "solo",
       variant: variantText({ draw, passes }),
       time_limit: 0,
-      public: form.elements.public.checked,
-      deal: form.elements.any.checked ? "any" : "certified",
+      public: control(form, "public", HTMLInputElement).checked,
+      deal: control(form, "any", HTMLInputElement).checked ? "any" : "certified",
     });
   }
 
+  /** @param {Event} event */
   async createRace(event) {
     event.preventDefault();
     const form = event.target;
+    if (!(form instanceof HTMLFormElement)) return;
     this.rememberName(form);
     await this.create(form, {
       kind: "race",
-      variant: form.elements.variant.value,
-      seats: Number(form.elements.seats.value),
-      time_limit: Number(form.elements.time.value),
-      public: form.elements.public.checked,
-      deal: form.elements.any.checked ? "any" : "certified",
+      variant: control(form, "variant", HTMLSelectElement).value,
+      seats: Number(control(form, "seats", HTMLSelectElement).value),
+      time_limit: Number(control(form, "time", HTMLSelectElement).value),
+      public: control(form, "public", HTMLInputElement).checked,
+      deal: control(form, "any", HTMLInputElement).checked ? "any" : "certified",
     });
   }
 
+  /**
+   * @param {HTMLFormElement} form
+   * @param {Omit<CreateFrame, "t">} request
+   */
   async create(form, request) {
     const button = form.querySelector('button[type="submit"]');
-    button.disabled = true;
+    const submit = button instanceof HTMLButtonElement ? button : null;
+    if (submit) submit.disabled = true;
     this.error.textContent = "";
     try {
       const conn = await this.app.ready();
       const reply = await conn.request({ t: "create", ...request });
       this.app.navigate(`#/room/${reply.room}`);
     } catch (error) {
-      this.error.textContent = `Could not create the game: ${error.message}`;
-      button.disabled = false;
+      this.error.textContent = `Could not create the game: ${errorText(error)}`;
+      if (submit) submit.disabled = false;
     }
   }
 
+  /** @param {Event} event */
   join(event) {
     event.preventDefault();
-    const room = roomFromInvite(event.target.elements.invite.value);
+    const form = event.target;
+    if (!(form instanceof HTMLFormElement)) return;
+    const room = roomFromInvite(control(form, "invite", HTMLInputElement).value);
     if (room) this.app.navigate(`#/room/${room}`);
     else this.error.textContent = "That is not an invite link or a room id.";
   }
@@ -275,7 +303,7 @@ export class HomePage {
     const [rooms, live, finished] = await Promise.all(
       ["/api/rooms", "/api/live", "/api/results"].map((path) => getJSON(path).catch(() => null)),
     );
-    this.fill(this.lobbies, rooms, "No open races. Create one!", (r) =>
+    this.fill(this.lobbies, /** @type {OpenRoom[] | null} */ (rooms), "No open races. Create one!", (r) =>
       h(
         "li",
         {},
@@ -287,7 +315,7 @@ export class HomePage {
         h("a.button.ghost", { href: `#/room/${r.room}` }, "Join"),
       ),
     );
-    this.fill(this.live, live, "Nothing to watch right now.", (r) =>
+    this.fill(this.live, /** @type {LiveGame[] | null} */ (live), "Nothing to watch right now.", (r) =>
       h(
         "li",
         {},
@@ -299,20 +327,34 @@ export class HomePage {
         h("a.button.ghost", { href: `#/watch/${r.room}` }, "Watch"),
       ),
     );
-    this.fill(this.finished, finished, "No finished games yet.", (r) => {
-      const winner = r.ranking.find((row) => row.rank === 1);
-      const text = winner
-        ? `${winner.name} ${winner.status === "won" ? `won in ${formatTime(winner.time_ms)}` : `led with ${winner.found} cards`}`
-        : "";
-      return h(
-        "li",
-        {},
-        h("span", {}, `${describeVariant(parseVariant(r.variant))} · ${text}`),
-        h("a.button.ghost", { href: `#/replay/${r.room}/${r.gen}` }, "Replay"),
-      );
-    });
+    this.fill(
+      this.finished,
+      /** @type {FinishedGame[] | null} */ (finished),
+      "No finished games yet.",
+      (r) => {
+        const winner = r.ranking.find((row) => row.rank === 1);
+        const text = winner
+          ? `${winner.name} ${winner.status === "won" ? `won in ${formatTime(winner.time_ms)}` : `led with ${winner.found} cards`}`
+          : "";
+        return h(
+          "li",
+          {},
+          h("span", {}, `${describeVariant(parseVariant(r.variant))} · ${text}`),
+          h("a.button.ghost", { href: `#/replay/${r.room}/${r.gen}` }, "Replay"),
+        );
+      },
+    );
   }
 
+  /**
+   * Fill a list with a row per item (at most 12), or a line saying it is empty; a list
+   * that could not be fetched (null) keeps what it shows.
+   * @template T
+   * @param {HTMLElement} list
+   * @param {T[] | null} items
+   * @param {string} emptyText
+   * @param {(item: T) => HTMLElement} row
+   */
   fill(list, items, emptyText, row) {
     if (items === null) return;
     list.replaceChildren(...(items.length ? items.slice(0, 12).map(row) : [h("li.empty", {}, emptyText)]));

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The player's own game inside a room: the board they play, the moves in flight, what
  * the server answers about them, hints, keys and auto-completion.
@@ -14,11 +15,22 @@ import { announce, h, statusWord } from "../ui.js";
 import { foundationCount } from "../view.js";
 import { describeMove } from "./room-parts.js";
 
+/** @import { Hint } from "../board.js" */
+/** @import { PendingMove, Play } from "../game.js" */
+/** @import { View } from "../view.js" */
+/** @import { BoardFrame, DiffFrame, ErrorFrame, HintFrame } from "../wire.js" */
+/** @import { RoomPage } from "./room.js" */
+
 const RETRY_CODES = new Set(["rate_limited", "busy"]);
 const RETRY_MS = 400;
 const AUTO_COMPLETE_MS = 90;
 
-/** Where a hinted move shows on the board: {source, key, target} for BoardView.setHint. */
+/**
+ * Where a hinted move shows on the board: {source, key, target} for BoardView.setHint.
+ * @param {View} view
+ * @param {string} token
+ * @returns {Hint | null}
+ */
 export function hintMarks(view, token) {
   const parsed = parseToken(token);
   if (!parsed) return null;
@@ -26,24 +38,33 @@ export function hintMarks(view, token) {
     const top = Math.min(3, view.stock) - 1;
     return { source: "stock", key: `s${Math.max(0, top)}`, target: top < 0 ? "stock" : null };
   }
-  const from =
-    parsed.from.kind === "tableau" && parsed.from.size === undefined
-      ? { ...parsed.from, size: 1 }
-      : parsed.from;
-  const cards = cardsAt(view, from);
-  const source =
-    from.kind === "waste" ? "waste" : from.kind === "foundation" ? `f${from.suit}` : `t${from.index}`;
-  let target = `t${parsed.to.index}`;
-  if (parsed.to.kind === "foundation") target = cards ? `f${Math.floor(cards[0] / 13)}` : null;
+  const { from, to } = parsed;
+  const cards = cardsAt(view, from.kind === "tableau" ? { ...from, size: from.size ?? 1 } : from);
+  /** @type {Hint["source"]} */
+  let source = "stock";
+  if (from.kind === "waste") source = "waste";
+  else if (from.kind === "foundation") source = `f${from.suit}`;
+  else if (from.kind === "tableau") source = `t${from.index}`;
+  /** @type {Hint["target"]} */
+  let target = null;
+  if (to.kind === "tableau") target = `t${to.index}`;
+  else if (cards) target = `f${Math.floor(cards[0] / 13)}`;
   return { source, key: cards ? `c${cards[0]}` : null, target };
 }
 
 export class OwnGame {
+  /**
+   * @param {RoomPage} page
+   * @param {number} seat
+   */
   constructor(page, seat) {
     this.page = page;
+    /** @type {Play} */
     this.play = newPlay(seat);
+    /** @type {BoardView | null} */
     this.board = null;
-    this.autoTimer = null;
+    /** @type {number | undefined} */
+    this.autoTimer = undefined;
   }
 
   get view() {
@@ -57,13 +78,16 @@ export class OwnGame {
   }
 
   destroy() {
-    clearTimeout(this.autoTimer);
+    window.clearTimeout(this.autoTimer);
     this.board?.destroy();
   }
 
   // ------------------------------------------------------------ the server's answers
 
-  /** An own `board` or `diff` frame; returns false on a gap (the page rejoins). */
+  /**
+   * An own `board` or `diff` frame; returns false on a gap (the page rejoins).
+   * @param {BoardFrame | DiffFrame} frame
+   */
   receive(frame) {
     const before = this.play.board;
     const { play, gap } = receive(this.play, frame);
@@ -79,6 +103,7 @@ export class OwnGame {
     return true;
   }
 
+  /** @param {number} id */
   acknowledge(id) {
     this.play = acknowledge(this.play, id);
   }
@@ -86,12 +111,13 @@ export class OwnGame {
   /**
    * An `error` naming a move id: sent again later when the server was busy (returns
    * true: nothing to tell the player), else rolled back with the moves after it.
+   * @param {ErrorFrame & {id: number}} frame
    */
   refused(frame) {
     const move = this.play.pending.find((m) => m.id === frame.id);
     if (!move) return false;
     if (RETRY_CODES.has(frame.code)) {
-      setTimeout(() => this.transmit(move), RETRY_MS);
+      window.setTimeout(() => this.transmit(move), RETRY_MS);
       return true;
     }
     this.play = reject(this.play, frame.id).play;
@@ -100,12 +126,14 @@ export class OwnGame {
     return false;
   }
 
+  /** @param {HintFrame} frame */
   showHint(frame) {
     if (frame.m && this.board) this.board.setHint(hintMarks(this.view, frame.m));
   }
 
   // ------------------------------------------------------------ moves
 
+  /** @param {PendingMove} move */
   transmit(move) {
     const room = this.page.roomId;
     this.page.conn.send(
@@ -118,6 +146,7 @@ export class OwnGame {
     for (const move of this.play.pending) this.transmit(move);
   }
 
+  /** @param {string} token */
   sendMove(token) {
     if (!this.playing()) return;
     const before = this.view;
@@ -151,15 +180,19 @@ export class OwnGame {
     this.page.conn.request({ t: "hint", room: this.page.roomId }).catch(() => {});
   }
 
-  /** Keys of the help overlay; returns true when the key was used. */
+  /**
+   * Keys of the help overlay; returns true when the key was used.
+   * @param {KeyboardEvent} event
+   */
   key(event) {
     const board = this.board;
     if (!board || !this.playing()) return false;
     const key = event.key.toLowerCase();
+    const target = event.target instanceof Element ? event.target : null;
     if (/^[1-7]$/.test(key)) board.pressColumn(Number(key) - 1);
     else if (key === "w") board.pickUp({ kind: "waste" });
     else if (key === "f") board.drop({ kind: "foundation" });
-    else if (key === "d" || (key === " " && !event.target.closest?.(".slot, button, a"))) this.stock();
+    else if (key === "d" || (key === " " && !target?.closest(".slot, button, a"))) this.stock();
     else if (key === "escape") board.putDown();
     else if (key === "u" || (key === "z" && (event.ctrlKey || event.metaKey))) this.undo();
     else if (key === "h") this.askHint();
@@ -177,8 +210,8 @@ export class OwnGame {
     if (!isTriviallyWon(view) || this.play.pending.length > 3) return;
     const token = autoCompleteToken(view);
     if (!token) return;
-    this.autoTimer = setTimeout(() => {
-      this.autoTimer = null;
+    this.autoTimer = window.setTimeout(() => {
+      this.autoTimer = undefined;
       const now = this.view;
       if (this.playing() && isTriviallyWon(now) && autoCompleteToken(now) === token) this.sendMove(token);
     }, AUTO_COMPLETE_MS);

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * A finished game by link: every board stepping through its moves in sync, with play
  * and pause, speed, a time slider, single steps and a jump to any move.
@@ -6,30 +7,38 @@
 import { BoardView } from "../board.js";
 import { eventTimes, movesAt, nextTime, prepareBoard, previousTime } from "../replay.js";
 import { describeVariant, parseVariant } from "../rules.js";
-import { formatTime, getJSON, h, statusWord } from "../ui.js";
+import { control, errorText, formatTime, getJSON, h, statusWord } from "../ui.js";
+
+/** @import { App } from "../main.js" */
+/** @import { PreparedBoard } from "../replay.js" */
+/** @import { ReplayData } from "../wire.js" */
 
 const FRAME_MS = 50;
 
 export class ReplayPage {
+  /**
+   * @param {App} app
+   * @param {string} roomId
+   * @param {number} gen
+   */
   constructor(app, roomId, gen) {
     this.app = app;
     this.roomId = roomId;
     this.gen = gen;
-    this.t = 0;
-    this.playingSince = null;
-    this.speed = 4;
-    this.views = [];
+    /** @type {Replayer | null} */
+    this.replayer = null;
   }
 
+  /** @param {HTMLElement} root */
   async mount(root) {
-    this.root = root;
     root.append(h("p.loading", {}, "Loading the replay…"));
     let data;
     try {
-      data = await getJSON(`/api/replay/${encodeURIComponent(this.roomId)}/${this.gen}`);
+      data = /** @type {ReplayData | null} */ (
+        await getJSON(`/api/replay/${encodeURIComponent(this.roomId)}/${this.gen}`)
+      );
     } catch (error) {
-      data = undefined;
-      root.replaceChildren(h("p.error-text", {}, `Could not load the replay: ${error.message}`));
+      root.replaceChildren(h("p.error-text", {}, `Could not load the replay: ${errorText(error)}`));
       return;
     }
     if (!data) {
@@ -38,16 +47,37 @@ export class ReplayPage {
       );
       return;
     }
+    this.replayer = new Replayer(root, data);
+  }
+
+  unmount() {
+    this.replayer?.destroy();
+  }
+
+  /** @param {KeyboardEvent} event */
+  onKey(event) {
+    this.replayer?.onKey(event);
+  }
+}
+
+/** A loaded replay on screen: its boards, its controls and its clock. */
+class Replayer {
+  /**
+   * @param {HTMLElement} root
+   * @param {ReplayData} data
+   */
+  constructor(root, data) {
     this.data = data;
+    this.t = 0;
+    /** @type {{wall: number, t: number} | null} */
+    this.playingSince = null;
+    this.speed = 4;
+    /** @type {number | undefined} */
+    this.timer = undefined;
     this.variant = parseVariant(data.variant);
     this.boards = data.boards.map(prepareBoard).sort((a, b) => a.rank - b.rank || a.seat - b.seat);
     this.stops = eventTimes(this.boards);
     this.end = this.stops[this.stops.length - 1];
-    this.build(root);
-    this.show();
-  }
-
-  build(root) {
     this.slider = h("input", {
       type: "range",
       min: "0",
@@ -56,7 +86,9 @@ export class ReplayPage {
       step: "1",
       "aria-label": "Time",
       "data-testid": "replay-slider",
-      oninput: (e) => this.seek(Number(e.target.value)),
+      oninput: () => {
+        this.seek(Number(this.slider.value));
+      },
     });
     this.playButton = h(
       "button",
@@ -69,7 +101,12 @@ export class ReplayPage {
     });
     const speed = h(
       "select",
-      { "aria-label": "Speed", onchange: (e) => this.setSpeed(Number(e.target.value)) },
+      {
+        "aria-label": "Speed",
+        onchange: () => {
+          this.setSpeed(Number(speed.value));
+        },
+      },
       [1, 2, 4, 8, 16].map((s) => h("option", { value: String(s), selected: s === this.speed }, `${s}×`)),
     );
     this.boardSelect = h(
@@ -96,6 +133,7 @@ export class ReplayPage {
       h("button.ghost", { type: "submit" }, "Go"),
     );
     const grid = h("div.boards", { "data-testid": "boards" });
+    /** @type {{board: PreparedBoard, header: HTMLElement, view: BoardView}[]} */
     this.entries = this.boards.map((board) => {
       const holder = h("div");
       const header = h("header");
@@ -174,19 +212,22 @@ export class ReplayPage {
         grid,
       ),
     );
+    this.show();
   }
 
-  unmount() {
-    clearInterval(this.timer);
-    for (const entry of this.entries ?? []) entry.view.destroy();
+  destroy() {
+    window.clearInterval(this.timer);
+    for (const entry of this.entries) entry.view.destroy();
   }
 
+  /** @param {number} t */
   seek(t) {
     this.t = Math.max(0, Math.min(this.end, t));
     if (this.playingSince !== null) this.playingSince = { wall: performance.now(), t: this.t };
     this.show();
   }
 
+  /** @param {number} speed */
   setSpeed(speed) {
     this.speed = speed;
     if (this.playingSince !== null) this.playingSince = { wall: performance.now(), t: this.t };
@@ -200,24 +241,30 @@ export class ReplayPage {
     if (this.t >= this.end) this.t = 0;
     this.playingSince = { wall: performance.now(), t: this.t };
     this.playButton.textContent = "Pause";
-    this.timer = setInterval(() => {
-      const elapsed = (performance.now() - this.playingSince.wall) * this.speed;
-      this.t = Math.min(this.end, this.playingSince.t + elapsed);
+    this.timer = window.setInterval(() => {
+      const since = this.playingSince;
+      if (!since) return;
+      const elapsed = (performance.now() - since.wall) * this.speed;
+      this.t = Math.min(this.end, since.t + elapsed);
       this.show();
       if (this.t >= this.end) this.pause();
     }, FRAME_MS);
   }
 
   pause() {
-    clearInterval(this.timer);
+    window.clearInterval(this.timer);
     this.playingSince = null;
     this.playButton.textContent = "Play";
   }
 
+  /** @param {Event} event */
   jump(event) {
     event.preventDefault();
+    const form = event.target;
+    if (!(form instanceof HTMLFormElement)) return;
     const board = this.boards[Number(this.boardSelect.value) || 0];
-    const n = Math.max(0, Math.min(board.times.length - 1, Number(event.target.elements.move.value) || 0));
+    const move = control(form, "move", HTMLInputElement);
+    const n = Math.max(0, Math.min(board.times.length - 1, Number(move.value) || 0));
     this.seek(board.times[n]);
   }
 
@@ -244,7 +291,9 @@ export class ReplayPage {
     }
   }
 
+  /** @param {KeyboardEvent} event */
   onKey(event) {
+    /** @type {Record<string, () => void>} */
     const actions = {
       ArrowRight: () => this.seek(nextTime(this.stops, this.t)),
       ArrowLeft: () => this.seek(previousTime(this.stops, this.t)),
@@ -253,7 +302,8 @@ export class ReplayPage {
       End: () => this.seek(this.end),
     };
     const action = actions[event.key];
-    if (action && !event.target.closest?.("button, a, input, select")) {
+    const target = event.target instanceof Element ? event.target : null;
+    if (action && !target?.closest("button, a, input, select")) {
       event.preventDefault();
       action();
     }

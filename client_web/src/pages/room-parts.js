@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Pieces of the room page as plain functions from data to elements: the lobby panels,
  * an opponent's (or ghost's) progress, a watched board's header, the results table,
@@ -8,21 +9,40 @@ import { cardName } from "../cards.js";
 import { cardsAt, parseToken } from "../rules.js";
 import { formatTime, h, statusWord } from "../ui.js";
 
+/** @import { Target } from "../rules.js" */
+/** @import { View } from "../view.js" */
+/** @import { BoardStatus, ResultsFrame, RoomFrame, RoomKind } from "../wire.js" */
+
+/**
+ * A rival's progress: cards home, face-down cards left, moves, status.
+ * @typedef {{found: number, down: number, moves: number, status: BoardStatus}} Progress
+ */
+
+/** @param {Target} to */
 const placeWords = (to) => (to.kind === "foundation" ? "its foundation" : `column ${to.index + 1}`);
 
-/** Words for a move token, naming the cards the view before it shows. */
+/**
+ * Words for a move token, naming the cards the view before it shows.
+ * @param {View} view
+ * @param {string} token
+ */
 export function describeMove(view, token) {
   const parsed = parseToken(token);
   if (!parsed) return token;
   if (parsed.kind === "D") return "Turned the stock";
   if (parsed.kind === "R") return "Turned the waste over";
-  const cards = cardsAt(view, { ...parsed.from, size: parsed.from.size ?? 1 });
+  const { from } = parsed;
+  const cards = cardsAt(view, from.kind === "tableau" ? { ...from, size: from.size ?? 1 } : from);
   const name = cards ? cardName(cards[0]) : "Cards";
   return `${name} to ${placeWords(parsed.to)}`;
 }
 
-/** The seat to follow: a winner first, else the most cards home; null before anyone scores. */
+/**
+ * The seat to follow: a winner first, else the most cards home; null before anyone scores.
+ * @param {{seat: number, won: boolean, found: number}[]} boards
+ */
 export function leaderSeat(boards) {
+  /** @type {{seat: number, won: boolean, found: number} | null} */
   let best = null;
   for (const board of boards) {
     if (!board.won && !board.found) continue;
@@ -37,7 +57,13 @@ export function leaderSeat(boards) {
   return best === null ? null : best.seat;
 }
 
-/** The invite panel and the seats panel with ready and start buttons. */
+/**
+ * The invite panel and the seats panel with ready and start buttons.
+ * @param {RoomFrame} room
+ * @param {string | null} user
+ * @param {string} link the invite link
+ * @param {{onReady: (ready: boolean) => void, onStart: () => void}} actions
+ */
 export function lobbyPanels(room, user, link, { onReady, onStart }) {
   const input = h("input", {
     value: link,
@@ -61,7 +87,7 @@ export function lobbyPanels(room, user, link, { onReady, onStart }) {
     },
     "Copy",
   );
-  const seated = room.seats.filter(Boolean);
+  const seated = room.seats.filter((s) => s !== null);
   const me = seated.find((s) => s.user === user);
   const seats = h(
     "ul.list.seats",
@@ -116,6 +142,12 @@ export function lobbyPanels(room, user, link, { onReady, onStart }) {
   ];
 }
 
+/**
+ * @param {string} className
+ * @param {string} label
+ * @param {number} value
+ * @param {number} max
+ */
 function bar(className, label, value, max) {
   return h(
     className,
@@ -130,7 +162,10 @@ function bar(className, label, value, max) {
   );
 }
 
-/** An opponent's (or a ghost's) progress: cards home, face-down cards turned, moves. */
+/**
+ * An opponent's (or a ghost's) progress: cards home, face-down cards turned, moves.
+ * @param {{key: string, name: string, p: Progress}} rival
+ */
 export function rivalRow({ key, name, p }) {
   return h(
     "div.opponent",
@@ -147,7 +182,11 @@ export function rivalRow({ key, name, p }) {
   );
 }
 
-/** The header over a watched board. */
+/**
+ * The header over a watched board.
+ * @param {string} name
+ * @param {Progress & {leader: boolean}} state
+ */
 export function watchedHeader(name, { leader, status, found, down, moves }) {
   return [
     h("strong", {}, name),
@@ -161,7 +200,11 @@ export function watchedHeader(name, { leader, status, found, down, moves }) {
   ];
 }
 
-/** The results table, with the seed when it may be shown. */
+/**
+ * The results table, with the seed when it may be shown.
+ * @param {ResultsFrame} results
+ * @param {{kind: RoomKind | undefined, user: string | null}} viewer
+ */
 export function resultsPanel(results, { kind, user }) {
   const rows = results.ranking.map((row) =>
     h(

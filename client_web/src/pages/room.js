@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * A room: the race lobby, the countdown, your own board (solo or race), opponents as
  * progress, all boards for spectators, and the results with the reveal.
@@ -9,36 +10,74 @@
 
 import { BoardView } from "../board.js";
 import { applyFrame, newBoard, sinceOf } from "../game.js";
+import { ServerError } from "../net.js";
 import { movesAt, prepareBoard } from "../replay.js";
 import { describeVariant, parseVariant } from "../rules.js";
-import { announce, formatTime, getJSON, h, stat } from "../ui.js";
+import { announce, errorText, formatTime, getJSON, h, stat } from "../ui.js";
 import { faceDownCount, foundationCount } from "../view.js";
 import { OwnGame } from "./own-game.js";
 import { leaderSeat, lobbyPanels, resultsPanel, rivalRow, watchedHeader } from "./room-parts.js";
 
+/** @import { Board } from "../game.js" */
+/** @import { App } from "../main.js" */
+/** @import { PreparedBoard } from "../replay.js" */
+/** @import { BoardFrame, DiffFrame, ErrorFrame, HintFrame, JoinFrame, RankingRow, ReplayData, ResultsFrame,
+ *   RoomFrame, ServerFrame } from "../wire.js" */
+/** @import { Progress } from "./room-parts.js" */
+
+/**
+ * A finished game's board to race against: room, race number and seat.
+ * @typedef {{room: string, gen: number, seat: number}} GhostSource
+ */
+
+/**
+ * A board watched on this page, with its article and header.
+ * @typedef {{wrap: HTMLElement, header: HTMLElement, board: BoardView}} Watched
+ */
+
 export class RoomPage {
+  /**
+   * @param {App} app
+   * @param {string} roomId
+   * @param {{watchOnly: boolean, ghost?: GhostSource | null}} options
+   */
   constructor(app, roomId, { watchOnly, ghost = null }) {
     this.app = app;
     this.roomId = roomId;
     this.watchOnly = watchOnly;
     this.ghostSource = ghost;
+    /** @type {PreparedBoard | null} */
     this.ghost = null;
+    /** @type {"racer" | "spectator"} */
     this.role = watchOnly ? "spectator" : "racer";
+    /** @type {RoomFrame | null} */
     this.room = null;
+    /** @type {number | null} */
     this.gen = null;
+    /** @type {number | null} your seat, once a `room` frame has said */
+    this.seat = null;
+    /** The room's variant, from its `room` frame (until then, the default one). */
+    this.variant = parseVariant("");
+    this.spectators = 0;
+    /** @type {OwnGame | null} */
     this.own = null;
+    /** @type {Map<number, Board>} */
     this.boards = new Map();
+    /** @type {Map<number, Watched>} */
     this.views = new Map();
+    /** @type {Map<number, Progress>} */
     this.progress = new Map();
+    /** @type {ResultsFrame | null} */
     this.results = null;
+    /** @type {(() => void)[]} */
     this.unbinders = [];
+    /** @type {number | null} */
     this.finishedAt = null;
-  }
-
-  // ------------------------------------------------------------ lifecycle
-
-  mount(root) {
-    this.root = root;
+    this.pendingResend = false;
+    this.ticks = 0;
+    /** @type {number | undefined} */
+    this.clock = undefined;
+    this.conn = app.connection();
     const [timeNode, setTime] = stat("Time", "time");
     const [movesNode, setMoves] = stat("Moves", "moves");
     const [scoreNode, setScore] = stat("Score", "score");
@@ -57,6 +96,12 @@ export class RoomPage {
     this.watchGrid = h("div.boards", { hidden: true, "data-testid": "boards" });
     this.resultsBox = h("section.panel", { hidden: true, "data-testid": "results" });
     this.stats = h("div.stats", {}, timeNode, movesNode, scoreNode, foundNode, passNode);
+  }
+
+  // ------------------------------------------------------------ lifecycle
+
+  /** @param {HTMLElement} root */
+  mount(root) {
     root.append(
       h(
         "section.game",
@@ -70,8 +115,7 @@ export class RoomPage {
         this.countdown,
       ),
     );
-    const conn = this.app.connection();
-    this.conn = conn;
+    const conn = this.conn;
     this.unbinders.push(conn.on("frame", (frame) => this.onFrame(frame)));
     this.unbinders.push(
       conn.on("open", () => {
@@ -83,26 +127,29 @@ export class RoomPage {
     );
     this.unbinders.push(this.app.onSettings(() => this.own?.renderStats()));
     if (conn.online) this.join();
-    this.clock = setInterval(() => this.tick(), 100);
+    this.clock = window.setInterval(() => this.tick(), 100);
     if (this.ghostSource) this.loadGhost();
   }
 
   /** The finished game to race against, replayed on this game's clock. */
   async loadGhost() {
+    if (!this.ghostSource) return;
     const { room, gen, seat } = this.ghostSource;
     try {
-      const data = await getJSON(`/api/replay/${encodeURIComponent(room)}/${gen}`);
+      const data = /** @type {ReplayData | null} */ (
+        await getJSON(`/api/replay/${encodeURIComponent(room)}/${gen}`)
+      );
       const board = data?.boards.find((b) => b.seat === seat);
       if (!board) throw new Error("that game has no such board");
       this.ghost = prepareBoard(board);
       this.render();
     } catch (error) {
-      this.say(`No ghost to race: ${error.message}`);
+      this.say(`No ghost to race: ${errorText(error)}`);
     }
   }
 
   unmount() {
-    clearInterval(this.clock);
+    window.clearInterval(this.clock);
     for (const unbind of this.unbinders.splice(0)) unbind();
     this.own?.destroy();
     for (const { board } of this.views.values()) board.destroy();
@@ -113,17 +160,19 @@ export class RoomPage {
   async join() {
     const boards =
       this.role === "racer" ? (this.own ? [this.own.play.board] : []) : [...this.boards.values()];
+    /** @type {JoinFrame} */
     const request = { t: "join", room: this.roomId, as: this.role };
     const since = this.gen === null ? [] : sinceOf(boards);
     if (since.length) request.since = since;
     try {
       await this.conn.request(request);
     } catch (error) {
-      if (error.code === undefined) return; // disconnected: the next `open` rejoins
+      if (!(error instanceof ServerError)) return; // disconnected: the next `open` rejoins
       this.joinRefused(error);
     }
   }
 
+  /** @param {ServerError} error */
   joinRefused(error) {
     if (this.role === "racer" && (error.code === "room_full" || error.code === "wrong_state")) {
       this.role = "spectator";
@@ -142,6 +191,7 @@ export class RoomPage {
     }
   }
 
+  /** @param {string} text */
   say(text) {
     delete this.message.dataset.verdict;
     this.message.textContent = text;
@@ -149,8 +199,9 @@ export class RoomPage {
 
   // ------------------------------------------------------------ frames
 
+  /** @param {ServerFrame} frame */
   onFrame(frame) {
-    if (frame.room !== this.roomId) {
+    if (!("room" in frame) || frame.room !== this.roomId) {
       if (frame.t === "error" && frame.room === undefined && frame.rid === undefined) this.say(frame.msg);
       return;
     }
@@ -187,6 +238,7 @@ export class RoomPage {
     }
   }
 
+  /** @param {RoomFrame} frame */
   onRoom(frame) {
     const rejoined = this.room === null || this.pendingResend;
     if (this.gen !== null && frame.gen !== this.gen) this.resetRace();
@@ -217,11 +269,13 @@ export class RoomPage {
     this.finishedAt = null;
   }
 
+  /** @param {BoardFrame | DiffFrame} frame */
   onOwn(frame) {
     if (!this.own) this.own = new OwnGame(this, frame.seat);
     if (!this.own.receive(frame)) this.join();
   }
 
+  /** @param {BoardFrame | DiffFrame} frame */
   onWatched(frame) {
     const board = this.boards.get(frame.seat) ?? newBoard(frame.seat, frame.audience);
     const { board: next, gap } = applyFrame(board, frame);
@@ -233,11 +287,14 @@ export class RoomPage {
     this.renderWatched();
   }
 
+  /** @param {ErrorFrame} frame */
   onError(frame) {
-    if (frame.id !== undefined && this.own?.refused(frame)) return;
+    const id = frame.id;
+    if (id !== undefined && this.own?.refused({ ...frame, id })) return;
     this.say(frame.msg);
   }
 
+  /** @param {HintFrame} frame */
   onHint(frame) {
     this.say(frame.msg);
     this.message.dataset.verdict = frame.verdict;
@@ -251,10 +308,11 @@ export class RoomPage {
   practice() {
     const room = this.room;
     return (
-      Boolean(room) && (room.kind === "solo" || (room.kind === "daily" && room.daily && !room.daily.ranked))
+      room !== null && (room.kind === "solo" || (room.kind === "daily" && room.daily && !room.daily.ranked))
     );
   }
 
+  /** @param {KeyboardEvent} event */
   onKey(event) {
     if (this.role === "racer" && this.own?.key(event)) event.preventDefault();
   }
@@ -272,6 +330,7 @@ export class RoomPage {
     this.title.textContent = `${kind} · ${describeVariant(this.variant)}${this.ghost ? ` · vs ${this.ghost.name}'s ghost` : ""}`;
     const watchers = this.spectators ? ` · ${this.spectators} watching` : "";
     const certified = room.certified && room.state !== "lobby" ? " · certified winnable deal" : "";
+    /** @type {Record<string, string>} */
     const stateWords = {
       lobby: "In the lobby",
       countdown: "Starting…",
@@ -282,7 +341,7 @@ export class RoomPage {
     this.subtitle.dataset.testid = "subtitle";
     const racer = this.role === "racer" && this.seat !== null;
     this.lobby.hidden = room.state !== "lobby";
-    if (room.state === "lobby") this.renderLobby();
+    if (room.state === "lobby") this.renderLobby(room);
     const started = room.state === "racing" || room.state === "finished";
     this.raceLayout.hidden = !(racer && started);
     const rivals = room.kind === "race" || Boolean(this.ghost);
@@ -299,10 +358,11 @@ export class RoomPage {
     this.tick();
   }
 
-  renderLobby() {
+  /** @param {RoomFrame} room */
+  renderLobby(room) {
     const link = `${window.location.origin}${window.location.pathname}#/room/${this.roomId}`;
     this.lobby.replaceChildren(
-      ...lobbyPanels(this.room, this.conn.user, link, {
+      ...lobbyPanels(room, this.conn.user, link, {
         onReady: (ready) => this.conn.send({ t: "ready", room: this.roomId, ready }),
         onStart: () => this.conn.send({ t: "start", room: this.roomId }),
       }),
@@ -311,6 +371,7 @@ export class RoomPage {
 
   renderTools() {
     const room = this.room;
+    if (!room) return;
     const buttons = [];
     if (this.role === "racer" && this.practice() && room.state === "racing") {
       buttons.push(
@@ -373,26 +434,31 @@ export class RoomPage {
   }
 
   resign() {
-    if (window.confirm(this.room.kind === "race" ? "Resign from this race?" : "Give up this game?")) {
+    if (window.confirm(this.room?.kind === "race" ? "Resign from this race?" : "Give up this game?")) {
       this.conn.send({ t: "resign", room: this.roomId });
     }
   }
 
   async newSolo() {
+    const room = this.room;
+    if (!room) return;
     const conn = await this.app.ready();
     const reply = await conn.request({
       t: "create",
       kind: "solo",
-      variant: this.room.variant,
+      variant: room.variant,
       time_limit: 0,
-      public: this.room.public,
+      public: room.public,
     });
     this.app.navigate(`#/room/${reply.room}`);
   }
 
-  /** The ghost's progress at this game's elapsed time. */
-  ghostProgress() {
-    const ghost = this.ghost;
+  /**
+   * The ghost's progress at this game's elapsed time.
+   * @param {PreparedBoard} ghost
+   * @returns {Progress}
+   */
+  ghostProgress(ghost) {
     const start = this.room?.start_at;
     const elapsed = start ? this.elapsed() : 0;
     const n = movesAt(ghost, elapsed);
@@ -408,15 +474,15 @@ export class RoomPage {
 
   renderProgress() {
     if (!this.room || this.role !== "racer" || (this.room.kind !== "race" && !this.ghost)) return;
-    const rivals = this.room.seats
-      .filter((s) => s && s.seat !== this.seat)
-      .map((s) => ({
-        key: `opponent-${s.seat}`,
-        name: s.name,
-        p: this.progress.get(s.seat) ?? { found: 0, down: 21, moves: 0, status: "playing" },
-      }));
+    /** @type {Progress} */
+    const notYet = { found: 0, down: 21, moves: 0, status: "playing" };
+    const rivals = this.room.seats.flatMap((s) =>
+      s && s.seat !== this.seat
+        ? [{ key: `opponent-${s.seat}`, name: s.name, p: this.progress.get(s.seat) ?? notYet }]
+        : [],
+    );
     if (this.ghost)
-      rivals.push({ key: "ghost", name: `${this.ghost.name} (ghost)`, p: this.ghostProgress() });
+      rivals.push({ key: "ghost", name: `${this.ghost.name} (ghost)`, p: this.ghostProgress(this.ghost) });
     const rows = rivals.map(rivalRow);
     this.opponents.replaceChildren(
       h("h2", { style: "margin:0;font-size:1rem" }, this.room.kind === "race" ? "Opponents" : "Ghost"),
@@ -428,11 +494,12 @@ export class RoomPage {
   renderWatched() {
     if (this.watchGrid.hidden || !this.room) return;
     const final = this.results ? new Map(this.results.ranking.map((row) => [row.seat, row])) : null;
-    const seats = this.room.seats.filter(Boolean).map((s) => s.seat);
+    const seats = this.room.seats.flatMap((s) => (s ? [s.seat] : []));
     const leader = this.leader(seats, final);
     for (const seat of seats) {
       let entry = this.views.get(seat);
       const occupant = this.room.seats[seat];
+      if (!occupant) continue;
       if (!entry) {
         const holder = h("div");
         const header = h("header");
@@ -472,6 +539,10 @@ export class RoomPage {
     }
   }
 
+  /**
+   * @param {number[]} seats
+   * @param {Map<number, RankingRow> | null} final
+   */
   leader(seats, final) {
     if (final) return [...final.values()].find((row) => row.rank === 1)?.seat ?? null;
     return leaderSeat(
@@ -495,25 +566,27 @@ export class RoomPage {
   /** Time since the start on the server's clock, frozen once your game is over. */
   elapsed() {
     const room = this.room;
+    const start = room?.start_at;
+    if (!room || start === undefined) return 0;
     const now = this.conn.now();
     const row = this.results?.ranking.find((r) => r.seat === this.seat);
     let end = now;
-    if (row && row.time_ms !== null && row.time_ms !== undefined) end = room.start_at + row.time_ms;
+    if (row && row.time_ms !== null && row.time_ms !== undefined) end = start + row.time_ms;
     else if (room.ended_at) end = room.ended_at;
     else if (this.finishedAt) end = this.finishedAt;
-    return Math.max(0, end - room.start_at);
+    return Math.max(0, end - start);
   }
 
   tick() {
     const room = this.room;
     if (!room) return;
-    if (this.ghost && room.state === "racing" && (this.ticks = (this.ticks ?? 0) + 1) % 3 === 0)
-      this.renderProgress();
+    if (this.ghost && room.state === "racing" && (this.ticks += 1) % 3 === 0) this.renderProgress();
     const now = this.conn.now();
-    const counting = room.state === "countdown" && room.start_at > now;
+    const start = room.start_at ?? 0;
+    const counting = room.state === "countdown" && start > now;
     this.countdown.hidden = !counting;
-    if (counting) this.countdown.textContent = String(Math.ceil((room.start_at - now) / 1000));
-    if (!room.start_at || now < room.start_at) {
+    if (counting) this.countdown.textContent = String(Math.ceil((start - now) / 1000));
+    if (!start || now < start) {
       this.set.time(formatTime(0));
       return;
     }

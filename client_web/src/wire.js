@@ -1,0 +1,265 @@
+// @ts-check
+/**
+ * The protocol's messages (docs/protocol.md) and the HTTP answers the pages read, as
+ * types for the type checker. Nothing here runs: modules import these names in JSDoc
+ * only, and the page never loads this file.
+ *
+ * Frames are decoded once, in net.js, and trusted to have these shapes: the server
+ * validates what it sends, and the client never acts on more than it shows.
+ */
+
+/** @import { Diff, View } from "./view.js" */
+
+// ------------------------------------------------------------ client → server
+
+/**
+ * @typedef {{t: "hello", v: number, token?: string, name?: string}} HelloFrame
+ * @typedef {{t: "ping"}} PingFrame
+ * @typedef {{t: "create", kind: "race" | "solo" | "daily", variant: string, seats?: number,
+ *   time_limit?: number, public?: boolean, deal?: "certified" | "any"}} CreateFrame
+ * @typedef {{t: "join", room: string, as: "racer" | "spectator", since?: [number, number, number][]}} JoinFrame
+ * @typedef {{t: "leave", room: string}} LeaveFrame
+ * @typedef {{t: "ready", room: string, ready: boolean}} ReadyFrame
+ * @typedef {{t: "start", room: string}} StartFrame
+ * @typedef {{t: "move", room: string, id: number, m: string}} MoveFrame
+ * @typedef {{t: "undo", room: string, id: number}} UndoFrame
+ * @typedef {{t: "hint", room: string}} HintRequestFrame
+ * @typedef {{t: "resign", room: string}} ResignFrame
+ * @typedef {{t: "rematch", room: string}} RematchFrame
+ * @typedef {{t: "daily_watch" | "daily_unwatch", date: string, variant: string}} DailyWatchFrame
+ */
+
+/**
+ * Any message a client sends (requests get a `rid` added by the connection).
+ * @typedef {HelloFrame | PingFrame | CreateFrame | JoinFrame | LeaveFrame | ReadyFrame | StartFrame
+ *   | MoveFrame | UndoFrame | HintRequestFrame | ResignFrame | RematchFrame | DailyWatchFrame} ClientFrame
+ */
+
+// ------------------------------------------------------------ server → client
+
+/** @typedef {"playing" | "won" | "resigned" | "timeout"} BoardStatus */
+/** @typedef {"lobby" | "countdown" | "racing" | "finished"} RoomState */
+/** @typedef {"race" | "solo" | "daily"} RoomKind */
+/** @typedef {{date: string, variant: string, ranked: boolean, closed?: boolean}} DailyInfo */
+
+/**
+ * @typedef {{t: "welcome", v: number, user: string, name: string, token: string, now: number}} WelcomeFrame
+ * @typedef {{t: "error", code: string, msg: string, rid?: number, room?: string, id?: number}} ErrorFrame
+ * @typedef {{t: "pong", now: number, rid?: number}} PongFrame
+ * @typedef {{t: "created", rid: number, room: string, daily?: DailyInfo}} CreatedFrame
+ * @typedef {{t: "ack", room: string, id: number, off: number}} AckFrame
+ * @typedef {{t: "daily_update", date: string, variant: string, count: number, rid?: number}} DailyUpdateFrame
+ */
+
+/**
+ * A seat of a room: who sits there, ready or not, connected or not.
+ * @typedef {{seat: number, user: string, name: string, ready: boolean, online: boolean}} Seat
+ */
+
+/**
+ * @typedef {object} RoomFrame
+ * @property {"room"} t
+ * @property {string} room
+ * @property {RoomKind} kind
+ * @property {string} variant the variant text
+ * @property {RoomState} state
+ * @property {number} gen the race number in the room, from 1
+ * @property {string} host the host's user id
+ * @property {number} capacity
+ * @property {number} time_limit seconds, 0 for none
+ * @property {boolean} public
+ * @property {(Seat | null)[]} seats
+ * @property {number} spectators
+ * @property {boolean} certified
+ * @property {DailyInfo} [daily]
+ * @property {number} [start_at] ms, from the countdown on
+ * @property {string} [commitment]
+ * @property {number} [ended_at]
+ * @property {string} [seed]
+ */
+
+/**
+ * What `board` and `diff` frames share.
+ * @typedef {object} BoardFrameBase
+ * @property {string} room
+ * @property {number} seat
+ * @property {"own" | "spectator"} audience
+ * @property {number} epoch
+ * @property {number} off
+ * @property {number} moves
+ * @property {BoardStatus} status
+ * @property {number} [score] own board only
+ */
+
+/**
+ * A board snapshot.
+ * @typedef {BoardFrameBase & {t: "board", view: View, last_id?: number}} BoardFrame
+ */
+
+/**
+ * One event of a board: its diff and move token, and (own board) the move id it settles.
+ * @typedef {BoardFrameBase & {t: "diff", d: Diff, m?: string, id?: number}} DiffFrame
+ */
+
+/**
+ * Opponents' progress: [seat, foundation cards, face-down cards, moves, status] each.
+ * @typedef {{t: "progress", room: string, boards: [number, number, number, number, BoardStatus][],
+ *   spectators?: number}} ProgressFrame
+ */
+
+/**
+ * One board of the results, best first.
+ * @typedef {object} RankingRow
+ * @property {number} seat
+ * @property {string} user
+ * @property {string} name
+ * @property {number} rank
+ * @property {BoardStatus} status
+ * @property {number | null} [time_ms]
+ * @property {number} found
+ * @property {number} moves
+ * @property {View} view the final board, in full
+ */
+
+/**
+ * @typedef {object} ResultsFrame
+ * @property {"results"} t
+ * @property {string} room
+ * @property {number} gen
+ * @property {RoomKind} kind
+ * @property {string} [seed]
+ * @property {string} commitment
+ * @property {RankingRow[]} ranking
+ */
+
+/**
+ * @typedef {{t: "hint", room: string, rid: number, m: string | null,
+ *   verdict: "winning" | "lost" | "heuristic" | "won", msg: string}} HintFrame
+ */
+
+/**
+ * Any message the server sends.
+ * @typedef {WelcomeFrame | ErrorFrame | PongFrame | CreatedFrame | RoomFrame | BoardFrame | DiffFrame
+ *   | AckFrame | ProgressFrame | ResultsFrame | DailyUpdateFrame | HintFrame} ServerFrame
+ */
+
+/**
+ * The reply a request gets, by the request's type.
+ * @typedef {{ping: PongFrame, create: CreatedFrame, join: RoomFrame, hint: HintFrame}} Replies
+ */
+
+// ------------------------------------------------------------ HTTP answers
+
+/**
+ * `GET /api/replay/ROOM/GEN`: one board, from its dealt view through every move.
+ * @typedef {object} ReplayBoardData
+ * @property {number} seat
+ * @property {string} name
+ * @property {number} rank
+ * @property {BoardStatus} status
+ * @property {number | null} [time_ms]
+ * @property {number | null} [end_t] ms after the start when the board stopped playing
+ * @property {number} moves
+ * @property {View} start
+ * @property {{m: string, t?: number, d: Diff}[]} steps
+ */
+
+/**
+ * @typedef {object} ReplayData
+ * @property {string} room
+ * @property {number} gen
+ * @property {RoomKind} kind
+ * @property {string} variant
+ * @property {string} [seed]
+ * @property {number} [ended_at]
+ * @property {ReplayBoardData[]} boards
+ */
+
+/** @typedef {{room: string, variant: string, host: string, racers: number, capacity: number}} OpenRoom */
+/** @typedef {{room: string, kind: RoomKind, variant: string, racers?: string[]}} LiveGame */
+
+/**
+ * @typedef {{room: string, gen: number, variant: string,
+ *   ranking: {rank: number, name: string, status: BoardStatus, time_ms: number | null, found: number}[]}} FinishedGame
+ */
+
+/**
+ * A row of a daily leaderboard.
+ * @typedef {object} DailyRow
+ * @property {number} rank
+ * @property {string} user
+ * @property {string} name
+ * @property {boolean} won
+ * @property {number | null} time_ms
+ * @property {number} moves
+ * @property {number} found
+ * @property {string} [room]
+ * @property {number} [gen]
+ * @property {number} [seat]
+ */
+
+/**
+ * `GET /api/daily/DATE/SLUG/leaderboard`.
+ * @typedef {object} DailyLeaderboard
+ * @property {string} date
+ * @property {string} variant
+ * @property {string} slug
+ * @property {number} count
+ * @property {boolean} closed
+ * @property {DailyRow[]} rows
+ * @property {{rank: number, rows: DailyRow[]} | null} [me]
+ */
+
+/**
+ * Your attempt at a daily challenge.
+ * @typedef {object} DailyAttempt
+ * @property {string} room
+ * @property {boolean} ranked
+ * @property {"playing" | "finished"} state
+ * @property {{won: boolean, time_ms: number | null, moves: number, found: number} | null} result
+ * @property {number | null} rank
+ */
+
+/**
+ * One of today's challenges.
+ * @typedef {object} DailyChallenge
+ * @property {string} date
+ * @property {string} variant
+ * @property {string} slug
+ * @property {string | null} commitment
+ * @property {number | null} par
+ * @property {number} players
+ * @property {number} closes_at
+ * @property {DailyAttempt | null} [attempt]
+ */
+
+/**
+ * `GET /api/daily`.
+ * @typedef {{now: number, date: string, challenges: DailyChallenge[]}} DailyToday
+ */
+
+/**
+ * A closed day of `GET /api/daily/archive`.
+ * @typedef {object} DailyDay
+ * @property {string} date
+ * @property {string} variant
+ * @property {string} slug
+ * @property {string} commitment
+ * @property {number} par
+ * @property {string} seed
+ * @property {number} players
+ * @property {DailyRow | null} winner
+ */
+
+/**
+ * `GET /api/daily/stats`.
+ * @typedef {object} DailyStats
+ * @property {number} days_played
+ * @property {number} wins
+ * @property {number} streak
+ * @property {number} longest_streak
+ * @property {number} win_streak
+ * @property {Record<string, number>} [best_ms] by variant text
+ */
+
+export {};
