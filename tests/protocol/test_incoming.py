@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import msgpack
 import pytest
 
@@ -11,9 +9,10 @@ from klondike_live.engine import Variant
 from klondike_live.protocol import incoming as msg
 from klondike_live.protocol.codes import ErrorCode
 from klondike_live.protocol.incoming import ProtocolError, decode_client
+from klondike_live.protocol.kinds import Role, RoomKind
 
 
-def frame(data: Any) -> bytes:
+def frame(data: object) -> bytes:
     return bytes(msgpack.packb(data, use_bin_type=True))
 
 
@@ -24,15 +23,15 @@ def frame(data: Any) -> bytes:
         ({"t": "hello", "v": 1, "token": "abc", "name": "Ann"}, msg.Hello(1, "abc", "Ann")),
         (
             {"t": "create", "rid": 3, "kind": "race", "variant": "draw=3", "seats": 4},
-            msg.Create(3, "race", Variant(draw=3), 4, 0, False),
+            msg.Create(3, RoomKind.RACE, Variant(draw=3), 4, 0, False),
         ),
         (
             {"t": "create", "rid": 4, "kind": "solo", "variant": "passes=unlimited"},
-            msg.Create(4, "solo", Variant(passes=0), 1, 0, False),
+            msg.Create(4, RoomKind.SOLO, Variant(passes=0), 1, 0, False),
         ),
         (
             {"t": "join", "room": "abcdefgh", "as": "racer", "since": [[1, 2, 3]]},
-            msg.Join("abcdefgh", "racer", (msg.Since(1, 2, 3),)),
+            msg.Join("abcdefgh", Role.RACER, (msg.Since(1, 2, 3),)),
         ),
         (
             {"t": "move", "room": "abcdefgh", "id": 9, "m": "36:2"},
@@ -43,7 +42,7 @@ def frame(data: Any) -> bytes:
         ({"t": "hint", "room": "abcdefgh", "rid": 5}, msg.HintRequest("abcdefgh", 5)),
     ],
 )
-def test_good_frames_decode_to_values(data: dict[str, Any], expected: object) -> None:
+def test_good_frames_decode_to_values(data: dict[str, object], expected: object) -> None:
     """Every field lands typed in its message value."""
     assert decode_client(frame(data)) == expected
 
@@ -124,7 +123,7 @@ def test_error_messages_quote_little_of_the_input() -> None:
         {"t": "move", "room": "A" * 16, "id": 3, "m": "D"},
     ],
 )
-def test_every_message_may_carry_a_request_id(data: dict[str, Any]) -> None:
+def test_every_message_may_carry_a_request_id(data: dict[str, object]) -> None:
     """`rid` is accepted on any message, and checked like any other field."""
     assert decode_client(frame({**data, "rid": 7})) == decode_client(frame(data))
     with pytest.raises(ProtocolError) as caught:
