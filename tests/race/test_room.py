@@ -15,6 +15,7 @@ from klondike_live.race.room import (
     LOBBY,
     RACING,
     RoomError,
+    RoomEvent,
     RoomState,
     new_room,
 )
@@ -83,7 +84,9 @@ def test_start_needs_the_host_and_everyone_ready() -> None:
 
 def test_start_sets_the_countdown_and_commits_to_the_deal() -> None:
     """Start fixes start_at on the server clock and the SHA-256 commitment of the deal."""
-    room = lobby().set_ready("u1", True).set_ready("u2", True).start("u1", 5_000, 3_000, "s33d")
+    room = (
+        lobby().set_ready("u1", True).set_ready("u2", True).start("u1", 5_000, 3_000, "s33d").state
+    )
     assert room.state == COUNTDOWN and room.start_at_ms == 8_000
     expected = hashlib.sha256(str(Deal.from_seed("s33d")).encode()).hexdigest()
     assert room.commitment == expected
@@ -92,18 +95,18 @@ def test_start_sets_the_countdown_and_commits_to_the_deal() -> None:
 
 def test_seed_is_public_only_when_finished() -> None:
     """The public room names the commitment from the countdown, the seed only at the end."""
-    room = lobby().set_ready("u1", True).set_ready("u2", True).start("u1", 0, 3000, "s33d")
+    room = lobby().set_ready("u1", True).set_ready("u2", True).start("u1", 0, 3000, "s33d").state
     assert "seed" not in room.public() and room.public()["commitment"] == room.commitment
     racing = room.begin()
     assert racing.state == RACING and "seed" not in racing.public()
-    done = racing.finish(99_000)
+    done = racing.finish(99_000).state
     assert done.state == FINISHED and done.public()["seed"] == "s33d"
     assert "s33d" not in repr(racing.public())
 
 
 def test_lobby_only_transitions() -> None:
     """Ready and leave belong to the lobby; a started race cannot be joined as racer."""
-    room = lobby().set_ready("u1", True).set_ready("u2", True).start("u1", 0, 3000, "x")
+    room = lobby().set_ready("u1", True).set_ready("u2", True).start("u1", 0, 3000, "x").state
     with refused(ErrorCode.WRONG_STATE):
         room.set_ready("u1", False)
     with refused(ErrorCode.WRONG_STATE):
@@ -128,8 +131,8 @@ def test_spectators_cannot_act_as_racers() -> None:
 
 def test_rematch_returns_to_the_lobby_with_the_same_racers() -> None:
     """Rematch: a new race number, the same racers, nobody ready, no seed yet."""
-    room = lobby().set_ready("u1", True).set_ready("u2", True).start("u1", 0, 3000, "x")
-    again = room.begin().finish(10).rematch("u2")
+    room = lobby().set_ready("u1", True).set_ready("u2", True).start("u1", 0, 3000, "x").state
+    again = room.begin().finish(10).state.rematch("u2").state
     assert again.state == LOBBY and again.gen == 2
     assert [(s.user, s.ready) for _, s in again.seated()] == [("u1", False), ("u2", False)]
     assert again.seed == "" and again.commitment == ""
@@ -137,5 +140,17 @@ def test_rematch_returns_to_the_lobby_with_the_same_racers() -> None:
 
 def test_blob_round_trip() -> None:
     """The stored form reads back equal, secrets included (it never leaves the server)."""
-    room = lobby().set_ready("u1", True).set_ready("u2", True).start("u1", 7, 3000, "s")
+    room = lobby().set_ready("u1", True).set_ready("u2", True).start("u1", 7, 3000, "s").state
     assert RoomState.from_blob(room.to_blob()) == room
+
+
+def test_transitions_that_do_more_than_change_a_field_say_so() -> None:
+    """Dealing, finishing and reopening a race return their event with the new state;
+    the service acts on the events instead of comparing states."""
+    ready = lobby().set_ready("u1", True).set_ready("u2", True)
+    dealt = ready.start("u1", 0, 3000, "x")
+    assert dealt.events == (RoomEvent.DEALT,) and dealt.state.state == COUNTDOWN
+    finished = dealt.state.begin().finish(10)
+    assert finished.events == (RoomEvent.FINISHED,) and finished.state.state == FINISHED
+    reopened = finished.state.rematch("u1")
+    assert reopened.events == (RoomEvent.REOPENED,) and reopened.state.state == LOBBY

@@ -2,7 +2,9 @@
 
 `RoomState` is what Redis keeps for a room (one msgpack blob, changed only by a
 compare-and-set on its revision). Every transition is a pure method that returns the
-next state or raises `RoomError` with a protocol error code: the store reads the state,
+next state (a `Step` with its `RoomEvent`s when it did more than change a field: a race
+dealt, finished, or reopened for a rematch) or raises `RoomError` with a protocol error
+code: the store reads the state,
 calls a transition, and writes the result only if nobody changed the room meanwhile, so
 race-wide transitions are atomic without their rules living in Lua.
 
@@ -16,7 +18,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import msgpack
 
@@ -38,6 +40,14 @@ LOBBY: Final = RoomPhase.LOBBY
 COUNTDOWN: Final = RoomPhase.COUNTDOWN
 RACING: Final = RoomPhase.RACING
 FINISHED: Final = RoomPhase.FINISHED
+
+
+class RoomEvent(StrEnum):
+    """What a transition did beyond changing the state, for the service to act on."""
+
+    DEALT = "dealt"  # a race was dealt: boards to create, its start and limit to time
+    FINISHED = "finished"  # the race is over: results to store and publish
+    REOPENED = "reopened"  # back to the lobby for a rematch
 
 
 class RoomError(Exception):
@@ -159,7 +169,7 @@ class RoomState:
 
     def start(
         self, user: str, now_ms: int, countdown_ms: int, seed: str, certified: bool = False
-    ) -> RoomState:
+    ) -> Step:
         """The host starts the countdown: every seated racer ready, at least two of them."""
         if self.state != LOBBY:
             raise RoomError(ErrorCode.WRONG_STATE, f"the room is {self.state}, not in the lobby")
@@ -171,7 +181,7 @@ class RoomState:
         waiting = [s.name for _, s in seated if not s.ready]
         if waiting:
             raise RoomError(ErrorCode.NOT_READY, "not ready yet: " + ", ".join(waiting))
-        return replace(
+        dealt = replace(
             self,
             state=COUNTDOWN,
             start_at_ms=now_ms + countdown_ms,
@@ -179,6 +189,7 @@ class RoomState:
             commitment=commitment(Deal.from_seed(seed)),
             certified=certified,
         )
+        return Step(dealt, (RoomEvent.DEALT,))
 
     def begin(self) -> RoomState:
         """Countdown over: racing."""
@@ -186,13 +197,13 @@ class RoomState:
             raise RoomError(ErrorCode.WRONG_STATE, f"the room is {self.state}")
         return replace(self, state=RACING)
 
-    def finish(self, now_ms: int) -> RoomState:
+    def finish(self, now_ms: int) -> Step:
         """Every racer is done, or the time limit ran out."""
         if self.state not in (COUNTDOWN, RACING):
             raise RoomError(ErrorCode.WRONG_STATE, f"the room is {self.state}")
-        return replace(self, state=FINISHED, ended_ms=now_ms)
+        return Step(replace(self, state=FINISHED, ended_ms=now_ms), (RoomEvent.FINISHED,))
 
-    def rematch(self, user: str) -> RoomState:
+    def rematch(self, user: str) -> Step:
         """Back to the lobby for a fresh deal with the same racers (any racer may ask)."""
         if self.kind == "daily":
             raise RoomError(ErrorCode.WRONG_STATE, "a daily attempt has no rematch")
@@ -200,7 +211,7 @@ class RoomState:
             raise RoomError(ErrorCode.WRONG_STATE, "a rematch follows a finished race")
         self._require_seat(user)
         seats = tuple(None if s is None else replace(s, ready=False) for s in self.seats)
-        return replace(
+        reopened = replace(
             self,
             state=LOBBY,
             gen=self.gen + 1,
@@ -211,6 +222,7 @@ class RoomState:
             commitment="",
             certified=False,
         )
+        return Step(reopened, (RoomEvent.REOPENED,))
 
     def _require_seat(self, user: str) -> int:
         index = self.seat_of(user)
@@ -320,6 +332,13 @@ class RoomState:
             daily=d.get("daily", ""),
             ranked=d.get("ranked", False),
         )
+
+
+class Step(NamedTuple):
+    """A transition's result: the next state and what happened on the way."""
+
+    state: RoomState
+    events: tuple[RoomEvent, ...] = ()
 
 
 def new_room(

@@ -262,7 +262,7 @@ class DailyService:
             daily=record.day.isoformat(),
             ranked=ranked,
         )
-        return state.set_ready(user, True).start(user, now, 0, record.seed, certified=True)
+        return state.set_ready(user, True).start(user, now, 0, record.seed, certified=True).state
 
     async def attempt_room(self, user: str, day: date, variant: Variant) -> str | None:
         """The room of the account's ranked attempt of that day, if it started one."""

@@ -50,7 +50,7 @@ async def check_end(rooms: Rooms, room_id: str) -> None:
     def change(s: RoomState, now_ms: int) -> RoomState:
         if s.gen != state.gen:
             raise RoomError(ErrorCode.WRONG_STATE, "a newer race")
-        return s.finish(now_ms)
+        return s.finish(now_ms).state
 
     def extras(_old: RoomState, new: RoomState) -> tuple[list[RoomFrame], Hashes]:
         payload = build_results(new, {s: (r.fields, r.moves, r.times) for s, r in records.items()})

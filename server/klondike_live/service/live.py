@@ -221,7 +221,7 @@ class LiveService:
         )
         if request.kind is RoomKind.SOLO:
             seed, certified = await self.rooms.deal(request.variant, request.deal)
-            state = state.set_ready(conn.user, True).start(conn.user, now, 0, seed, certified)
+            state = state.set_ready(conn.user, True).start(conn.user, now, 0, seed, certified).state
             if not await self.open_room(state):
                 raise RequestError(ErrorCode.BUSY, "could not create the room; try again")
             if request.public:
@@ -273,9 +273,11 @@ class LiveService:
         mine[request.room] = viewer
         try:
             if request.role is Role.RACER:
-                _, state = await self.rooms.transition(
-                    request.room, lambda s, _now: s.join(conn.user, conn.name)
-                )
+                state = (
+                    await self.rooms.transition(
+                        request.room, lambda s, _now: s.join(conn.user, conn.name)
+                    )
+                ).state
                 local.reseat(viewer, state.seat_of(conn.user))
                 await self.store.claim_connection(request.room, conn.user, conn.conn_id)
             await self.catchup.catch_up(local, viewer, state, request.since)

@@ -2,7 +2,7 @@
 
     rooms = Rooms(store, hub, daily, pool=pool, new_seed=new_seed)
     state = await rooms.load(room_id)                                  # or NO_ROOM
-    old, new = await rooms.transition(room_id, lambda s, now: s.begin())
+    step = await rooms.transition(room_id, lambda s, now: s.begin())   # new state, events
     await rooms.open_room(state)           # a room that starts at once (solo, daily)
     seed, certified = await rooms.deal(variant, "certified")   # pooled if one waits
 
@@ -24,7 +24,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, assert_never
 
 from klondike_live import keys
 from klondike_live.bus.messages import RoomFrame
@@ -32,9 +32,10 @@ from klondike_live.daily.pool import DealPool
 from klondike_live.engine import Board, Deal, Variant
 from klondike_live.protocol import outgoing
 from klondike_live.protocol.codes import ErrorCode
+from klondike_live.protocol.kinds import RoomKind
 from klondike_live.race.live_board import Progress
 from klondike_live.race.redaction import disclosure, results_for
-from klondike_live.race.room import COUNTDOWN, FINISHED, LOBBY, RoomError, RoomState
+from klondike_live.race.room import RoomError, RoomEvent, RoomState, Step
 from klondike_live.race.status import BoardStatus
 from klondike_live.service.daily import DailyService
 from klondike_live.service.errors import RequestError
@@ -44,8 +45,9 @@ from klondike_live.store import BoardRecord, Store, StoreError, TimerKind
 
 log = logging.getLogger(__name__)
 
-Change = Callable[[RoomState, int], RoomState]
-"""A pure room transition: the next state from the current one and the shared time."""
+Change = Callable[[RoomState, int], RoomState | Step]
+"""A pure room transition: the next state (with its events) from the current one and
+the shared time."""
 
 Hashes = list[tuple[str, dict[str, str | int] | None]]
 """Hashes written with a room transition: (key, fields), or (key, None) to delete."""
@@ -93,35 +95,51 @@ class Rooms:
             raise RequestError(ErrorCode.NO_ROOM, "no such room")
         return loaded[0]
 
-    async def transition(self, room_id: str, change: Change) -> tuple[RoomState, RoomState]:
-        """Apply a pure room transition atomically and publish the new room state."""
+    async def transition(self, room_id: str, change: Change) -> Step:
+        """Apply a pure room transition atomically, publish the new room state, and do
+        what its events call for (a race dealt: its boards, timers and listing; a race
+        reopened: listed again)."""
+        events: list[RoomEvent] = []
 
-        def extras(old: RoomState, new: RoomState) -> tuple[list[RoomFrame], Hashes]:
-            hashes = self._board_inits(new) if new.state == COUNTDOWN and old.state == LOBBY else []
+        def stepped(state: RoomState, now_ms: int) -> RoomState:
+            result = change(state, now_ms)
+            step = result if isinstance(result, Step) else Step(result)
+            events[:] = step.events  # the last attempt is the one written
+            return step.state
+
+        def extras(_old: RoomState, new: RoomState) -> tuple[list[RoomFrame], Hashes]:
+            hashes = self._board_inits(new) if RoomEvent.DEALT in events else []
             frame = outgoing.room_state(self.public(new))
             return [RoomFrame(frame, new.gen, new.state, new.start_at_ms)], hashes
 
         try:
-            old, new = await self.store.update_room(room_id, change, extras)
+            _, new = await self.store.update_room(room_id, stepped, extras)
         except RoomError as exc:
             raise RequestError(exc.code, exc.message) from None
         except LookupError:
             raise RequestError(ErrorCode.NO_ROOM, "no such room") from None
-        if new.state == COUNTDOWN and old.state == LOBBY:
-            log.info(
-                "race %s gen %d starts at %d with %d racers",
-                room_id,
-                new.gen,
-                new.start_at_ms,
-                len(new.seated()),
-            )
-            await self._schedule_race_timers(new)
-            if new.public_room:
-                await self.store.set_public(room_id, False, 0)
-                await self.store.set_live(room_id, True, new.start_at_ms)
-        if new.state == LOBBY and old.state == FINISHED and new.public_room and new.kind == "race":
-            await self.store.set_public(room_id, True, new.created_ms)
-        return old, new
+        for event in events:
+            match event:
+                case RoomEvent.DEALT:
+                    log.info(
+                        "race %s gen %d starts at %d with %d racers",
+                        room_id,
+                        new.gen,
+                        new.start_at_ms,
+                        len(new.seated()),
+                    )
+                    await self._schedule_race_timers(new)
+                    if new.public_room:
+                        await self.store.set_public(room_id, False, 0)
+                        await self.store.set_live(room_id, True, new.start_at_ms)
+                case RoomEvent.REOPENED:
+                    if new.public_room and new.kind is RoomKind.RACE:
+                        await self.store.set_public(room_id, True, new.created_ms)
+                case RoomEvent.FINISHED:
+                    pass  # finished by `ending.check_end`, which stores the results
+                case unknown:
+                    assert_never(unknown)
+        return Step(new, tuple(events))
 
     async def open_room(self, state: RoomState) -> bool:
         """Write a room that starts at once (solo, daily) with its boards and timers;
