@@ -85,9 +85,7 @@ async def wait_for(what: Awaitable[T], timeout: float = 5.0) -> T: ...
 async def wait_for(what: Callable[[], Awaitable[T]], timeout: float = 5.0) -> T: ...
 @overload
 async def wait_for(what: Callable[[], T], timeout: float = 5.0) -> T: ...
-async def wait_for(
-    what: Awaitable[T] | Callable[[], Awaitable[T] | T], timeout: float = 5.0
-) -> T:
+async def wait_for(what: Awaitable[T] | Callable[[], Awaitable[T] | T], timeout: float = 5.0) -> T:
     """Await `what`, or poll the predicate `what` until truthy, within a scaled timeout."""
     limit = timeout * _timeout_scale()
     if inspect.isawaitable(what):
