@@ -109,6 +109,7 @@ _RANGES: dict[str, _Range] = {
     "daily_days_ahead": _Range(int, 0, 366),
     "daily_prepare_seconds": _Range(float, 0, 86_400),
     "daily_time_limit_seconds": _Range(int, 1, 86_400),
+    "results_days": _Range(int, 0, 36_500),
 }
 
 DEFAULT_POOL_VARIANTS: tuple[Variant, ...] = (
@@ -161,6 +162,7 @@ class Settings:
     daily_days_ahead: int = 7
     daily_prepare_seconds: float = 3600.0
     daily_time_limit_seconds: int = 1800
+    results_days: int = 90
 
     def __post_init__(self) -> None:
         for name, bounds in _RANGES.items():

@@ -106,6 +106,8 @@ def test_explicit_values_beat_environment(tmp_path: Path) -> None:
         ("KLONDIKE_POOL_VARIANTS", "draw=2", "KLONDIKE_POOL_VARIANTS: expected comma-separated"),
         ("KLONDIKE_DAILY_TIME_LIMIT_SECONDS", "0", "KLONDIKE_DAILY_TIME_LIMIT_SECONDS: expected"),
         ("KLONDIKE_DAILY_BUDGET_NODES", "0", "KLONDIKE_DAILY_BUDGET_NODES: expected an integer"),
+        ("KLONDIKE_RESULTS_DAYS", "-1", "KLONDIKE_RESULTS_DAYS: expected an integer 0..36500"),
+        ("KLONDIKE_RESULTS_DAYS", "1.5", "KLONDIKE_RESULTS_DAYS: expected an integer 0..36500"),
     ],
 )
 def test_bad_values_fail_naming_key_and_value(
@@ -145,6 +147,13 @@ def test_pool_and_daily_settings(tmp_path: Path) -> None:
     assert settings.pool_target == 0 and settings.daily_prepare_seconds == 0
     assert settings.daily_time_limit_seconds == 600
     assert load(tmp_path, KLONDIKE_POOL_VARIANTS="").pool_variants == ()
+
+
+def test_results_days_default_and_environment(tmp_path: Path) -> None:
+    """Results are kept 90 days by default; KLONDIKE_RESULTS_DAYS sets it, 0 for ever."""
+    assert load(tmp_path).results_days == 90
+    assert load(tmp_path, KLONDIKE_RESULTS_DAYS="7").results_days == 7
+    assert load(tmp_path, KLONDIKE_RESULTS_DAYS=" 0 ").results_days == 0
 
 
 def test_bad_explicit_port_fails(tmp_path: Path) -> None:
