@@ -24,7 +24,8 @@ LIVE: Final = f"{PREFIX}:live"
 """Sorted set of public games being played (countdown or racing), scored by start time (ms)."""
 
 FINISHED: Final = f"{PREFIX}:finished"
-"""Sorted set of `room:gen` for finished games (races and solo), scored by end time (ms)."""
+"""Sorted set of `room:gen` for finished games (races and solo), scored by end time (ms);
+capped to the newest entries (`store.Retention.finished_keep`)."""
 
 TIMERS: Final = f"{PREFIX}:timers"
 """Sorted set of due work `room|kind|arg`, scored by due time (ms); any node may run it."""
@@ -100,6 +101,18 @@ def board_keys(room_id: str, gen: int, seat: int) -> list[str]:
         channel(room_id),
         spectator_channel(room_id),
         times(room_id, gen, seat),
+    ]
+
+
+def race_keys(room_id: str, gen: int, seat: int) -> list[str]:
+    """The keys one board of a race writes (hash, moves, times, both streams): volatile,
+    they expire a while after the race finished (`store.Retention`)."""
+    return [
+        board(room_id, gen, seat),
+        moves(room_id, gen, seat),
+        times(room_id, gen, seat),
+        stream(room_id, gen, seat, "own"),
+        stream(room_id, gen, seat, "spectator"),
     ]
 
 

@@ -93,7 +93,7 @@ async def running(
         redis = await open_redis(url)
         stack.push_async_callback(redis.aclose)
         metrics = Metrics()
-        store = Store(redis, stream_maxlen=settings.stream_maxlen, node_id=settings.node_id)
+        store = Store.from_settings(redis, settings)
         store.latency_observer = metrics.redis_latency.observe
         # The bus subscriber waits for messages as long as it takes: no read timeout
         # (which would arm a timer per message); TCP keepalive and health checks

@@ -4,9 +4,11 @@
 
 Any node may call it, as often as it likes: it finishes the current race only if it is
 over, in one compare-and-set that also stores the results (ranking, seed, boards,
-records, move times; built once, here) and publishes the room and results frames. A
-ranked daily attempt's leaderboard entry is recorded first, so that by the time its
-player sees the end, the leaderboard and the spoiler gate know it.
+records, move times; built once, here), publishes the room and results frames and sets
+the expiry of the race's keys (`Store.finished_expiries`: its volatile keys soon, its
+results after `results_days`). A ranked daily attempt's leaderboard entry is recorded
+first, so that by the time its player sees the end, the leaderboard and the spoiler gate
+know it.
 
 This module must never finish a race that is still being played, and never sends the
 results of an open day's daily game unredacted (`Rooms.shown`).
@@ -67,7 +69,9 @@ async def check_end(rooms: Rooms, room_id: str) -> None:
         return frames, [(keys.results(room_id, new.gen), {"data": blob})]
 
     try:
-        _, new = await store.update_room(room_id, change, extras)
+        _, new = await store.update_room(
+            room_id, change, extras, lambda _old, new: store.finished_expiries(new)
+        )
     except RoomError:
         return
     if new.kind != "daily":  # daily games are listed by their leaderboards

@@ -10,10 +10,12 @@ from __future__ import annotations
 from typing import Final
 
 ROOM_CAS: Final = """
--- KEYS[1] room hash, KEYS[2] channel, KEYS[3..] hashes to initialise
+-- KEYS[1] room hash, KEYS[2] channel, KEYS[3..] hashes to initialise, then keys to expire
 -- ARGV[1] expected revision ('0' for a new room), ARGV[2] new state blob,
 -- ARGV[3] number of frames to publish, then the frames,
--- then groups: key index, field count, field, value, ...
+-- then the number of hash groups and the groups: key index, field count, field, value, ...
+-- then expiry groups to the end: milliseconds (0: PERSIST, the keys are kept), key
+-- count, key indexes. Expiries come last, so they also cover the keys written here.
 local rev = redis.call('HGET', KEYS[1], 'rev') or '0'
 if rev ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[1], 'state', ARGV[2], 'rev', tonumber(rev) + 1)
@@ -23,7 +25,9 @@ for _ = 1, nframes do
   redis.call('PUBLISH', KEYS[2], ARGV[i])
   i = i + 1
 end
-while i <= #ARGV do
+local nhashes = tonumber(ARGV[i])
+i = i + 1
+for _ = 1, nhashes do
   local key = KEYS[tonumber(ARGV[i])]
   local nfields = tonumber(ARGV[i + 1])
   i = i + 2
@@ -35,6 +39,15 @@ while i <= #ARGV do
     redis.call('HSET', key, unpack(args))
     i = i + 2 * nfields
   end
+end
+while i <= #ARGV do
+  local ms = tonumber(ARGV[i])
+  local nkeys = tonumber(ARGV[i + 1])
+  for j = i + 2, i + 1 + nkeys do
+    local key = KEYS[tonumber(ARGV[j])]
+    if ms > 0 then redis.call('PEXPIRE', key, ms) else redis.call('PERSIST', key) end
+  end
+  i = i + 2 + nkeys
 end
 return tonumber(rev) + 1
 """
@@ -97,6 +110,13 @@ if ARGV[8] ~= '' then
   redis.call('PUBLISH', KEYS[6], ARGV[9] .. ARGV[10])
 end
 redis.call('PUBLISH', KEYS[5], ARGV[11])
+-- A board that already expires (its race finished) takes the keys written here along.
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl > 0 then
+  for _, key in ipairs({KEYS[2], KEYS[3], KEYS[4], KEYS[7]}) do
+    redis.call('PEXPIRE', key, ttl)
+  end
+end
 return {'ok', tostring(now)}
 """
 
@@ -111,8 +131,12 @@ return 0
 """
 
 CLAIM: Final = """
--- KEYS[1] connection key, KEYS[2] channel; ARGV[1] connection id, ARGV[2] takeover note
+-- KEYS[1] connection key, KEYS[2] channel, KEYS[3] room hash;
+-- ARGV[1] connection id, ARGV[2] takeover note.
+-- A claim expires with its room (a finished room expires; one in play does not).
 redis.call('SET', KEYS[1], ARGV[1])
+local ttl = redis.call('PTTL', KEYS[3])
+if ttl > 0 then redis.call('PEXPIRE', KEYS[1], ttl) end
 redis.call('PUBLISH', KEYS[2], ARGV[2])
 return 1
 """

@@ -7,6 +7,13 @@ meanwhile, retry otherwise. Board events are checked against the board's sequenc
 number and the racer's current connection, so a stale copy or a replaced connection
 can never fork a board.
 
+Retention (`Retention`): a finished race's volatile keys (boards, moves, streams,
+connection claims) and its room expire a while after the finish, set in the script that
+finishes it; its results expire after the operator's `results_days`; a room that is not
+finished never expires (writing it removes any expiry, e.g. at a rematch); spectator
+counts expire unless refreshed; `kl:finished` is capped. Daily challenge keys are not
+touched here (they are kept forever).
+
 Key names come from `keys.py`; nothing here decides game rules.
 """
 
@@ -18,7 +25,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgpack
 from redis.asyncio import Redis
@@ -34,9 +41,12 @@ from klondike_live.bus.messages import (
     encode,
 )
 from klondike_live.race.live_board import BoardEvent
-from klondike_live.race.room import RoomState
+from klondike_live.race.room import FINISHED, RoomState
 from klondike_live.race.visibility import Audience
 from klondike_live.store import scripts
+
+if TYPE_CHECKING:
+    from klondike_live.config import Settings
 
 T = TypeVar("T")
 
@@ -44,6 +54,42 @@ CAS_ATTEMPTS = 20
 
 WATCHERS_FRESH_MS = 10_000
 """A node's spectator count of a room counts while it is younger than this."""
+
+WATCHERS_KEEP_MS = 60_000
+"""A room's spectator counts expire this long after the last report of any node."""
+
+DAY_MS = 86_400_000
+
+
+@dataclass(frozen=True, slots=True)
+class Retention:
+    """How long finished games stay in Redis (all durations in ms).
+
+    `race_ms`: a finished race's volatile keys (its boards' hashes, move and time lists,
+    own and spectator streams, its racers' connection claims) and its room hash, from
+    the finish: long enough for late reconnects to get their results. A rematch keeps
+    the room (and the claims). A ranked daily attempt's room is kept as long as its
+    results instead: the day's attempts record points at it.
+    `results_ms`: the stored results (ranking, records, move times; replays are built
+    from them), 0 for ever. `finished_keep`: the newest entries `kl:finished` keeps.
+    """
+
+    race_ms: int = 3_600_000
+    results_ms: int = 90 * DAY_MS
+    finished_keep: int = 1000
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Retention:
+        return cls(results_ms=settings.results_days * DAY_MS)
+
+
+@dataclass(frozen=True, slots=True)
+class Expiry:
+    """Keys that a room write gives a time to live: they expire `after_ms` after the
+    write, or, with `after_ms == 0`, lose any expiry (they are kept)."""
+
+    keys: tuple[str, ...]
+    after_ms: int
 
 
 @functools.lru_cache(maxsize=4096)
@@ -180,9 +226,17 @@ def _watchers_total(counts: Mapping[Any, Any], now_ms: int) -> int:
 class Store:
     """Async access to the shared state; one per process, sharing a connection pool."""
 
-    def __init__(self, redis: Redis, *, stream_maxlen: int = 1000, node_id: str = "") -> None:
+    def __init__(
+        self,
+        redis: Redis,
+        *,
+        stream_maxlen: int = 1000,
+        node_id: str = "",
+        retention: Retention | None = None,
+    ) -> None:
         self.redis = redis
         self.stream_maxlen = stream_maxlen
+        self.retention = retention if retention is not None else Retention()
         self.node_id = node_id
         self._room_cas: AsyncScript = redis.register_script(scripts.ROOM_CAS)
         self._board_event: AsyncScript = redis.register_script(scripts.BOARD_EVENT)
@@ -191,6 +245,16 @@ class Store:
         self._release: AsyncScript = redis.register_script(scripts.RELEASE)
         self._unlist_if: AsyncScript = redis.register_script(scripts.UNLIST_IF)
         self.latency_observer: Callable[[float], None] | None = None
+
+    @classmethod
+    def from_settings(cls, redis: Redis, settings: Settings) -> Store:
+        """The store of a node configured by `settings`."""
+        return cls(
+            redis,
+            stream_maxlen=settings.stream_maxlen,
+            node_id=settings.node_id,
+            retention=Retention.from_settings(settings),
+        )
 
     async def _timed(self, call: Awaitable[T]) -> T:
         start = time.perf_counter()
@@ -221,14 +285,23 @@ class Store:
         expected_rev: int,
         frames: Sequence[RoomFrame] = (),
         hashes: Sequence[tuple[str, dict[str, str | int] | None]] = (),
+        expiries: Sequence[Expiry] = (),
     ) -> int | None:
-        """Write `state` if the room is still at `expected_rev`; publish `frames` and set
-        `hashes` (key -> fields, or None to delete the key) in the same step.
+        """Write `state` if the room is still at `expected_rev`; publish `frames`, set
+        `hashes` (key -> fields, or None to delete the key) and apply `expiries` in the
+        same step.
+
+        A room that is not finished never expires: writing it removes any expiry from
+        the room hash and its racers' connection claims (a rematch keeps them).
 
         Returns the new revision, or None when another writer got there first.
         """
+        if state.state != FINISHED:
+            claims = [keys.connection(state.id, seat.user) for _, seat in state.seated()]
+            expiries = [*expiries, Expiry((keys.room(state.id), *claims), 0)]
         extra_keys = [key for key, _ in hashes]
         args: list[Any] = [expected_rev, state.to_blob(), len(frames), *map(encode, frames)]
+        args.append(len(hashes))
         for index, (_, fields) in enumerate(hashes):
             if fields is None:
                 args += [index + 3, 0]
@@ -236,6 +309,10 @@ class Store:
                 args += [index + 3, len(fields)]
                 for name, value in fields.items():
                     args += [name, value]
+        for expiry in expiries:
+            first = len(extra_keys) + 3
+            extra_keys += expiry.keys
+            args += [expiry.after_ms, len(expiry.keys), *range(first, first + len(expiry.keys))]
         result = await self._timed(
             self._room_cas(
                 keys=[keys.room(state.id), keys.channel(state.id), *extra_keys], args=args
@@ -251,9 +328,11 @@ class Store:
             [RoomState, RoomState],
             tuple[list[RoomFrame], list[tuple[str, dict[str, str | int] | None]]],
         ],
+        expiries: Callable[[RoomState, RoomState], Sequence[Expiry]] | None = None,
     ) -> tuple[RoomState, RoomState]:
         """Compare-and-set loop: `change(state, now_ms)` gives the next state (or raises
-        `RoomError`), `extras(old, new)` the frames and hashes written with it.
+        `RoomError`), `extras(old, new)` the frames and hashes written with it and
+        `expiries(old, new)` (if given) the keys that expire with it.
 
         Returns (old, new). Raises `LookupError` for a missing room and `Conflict` when
         concurrent writers keep winning.
@@ -267,9 +346,28 @@ class Store:
             if new == old:
                 return old, new
             frames, hashes = extras(old, new)
-            if await self.write_room(new, rev, frames, hashes) is not None:
+            timed = expiries(old, new) if expiries is not None else ()
+            if await self.write_room(new, rev, frames, hashes, timed) is not None:
                 return old, new
         raise Conflict(f"room {room_id} is too busy")
+
+    def finished_expiries(self, state: RoomState) -> list[Expiry]:
+        """The expiries a race is finished with (`state`: the finished room), see
+        `Retention`: its volatile keys after `race_ms`, its results after `results_ms`
+        (none when kept for ever)."""
+        retention = self.retention
+        kept_with_results = state.kind == "daily" and state.ranked
+        volatile = [] if kept_with_results else [keys.room(state.id)]
+        for seat, occupant in state.seated():
+            volatile += keys.race_keys(state.id, state.gen, seat)
+            volatile.append(keys.connection(state.id, occupant.user))
+        lasting = [keys.results(state.id, state.gen)]
+        if kept_with_results:
+            lasting.append(keys.room(state.id))
+        out = [Expiry(tuple(volatile), retention.race_ms)]
+        if retention.results_ms:
+            out.append(Expiry(tuple(lasting), retention.results_ms))
+        return out
 
     async def list_public(self, limit: int = 50) -> list[str]:
         """Ids of public rooms in the lobby, newest first."""
@@ -440,11 +538,8 @@ class Store:
         """Make `conn_id` the one connection that speaks for `user` in the room; others
         are told (through the bus) to close."""
         note = encode(Takeover(user, conn_id))
-        await self._timed(
-            self._claim(
-                keys=[keys.connection(room_id, user), keys.channel(room_id)], args=[conn_id, note]
-            )
-        )
+        names = [keys.connection(room_id, user), keys.channel(room_id), keys.room(room_id)]
+        await self._timed(self._claim(keys=names, args=[conn_id, note]))
 
     async def release_connection(self, room_id: str, user: str, conn_id: str) -> bool:
         """Forget `conn_id` if it still speaks for `user`; True when it did."""
@@ -482,15 +577,17 @@ class Store:
         self, node: str, counts: dict[str, int], now_ms: int
     ) -> dict[str, int]:
         """Record this node's spectator count per room (one round trip for all rooms);
-        return each room's total over the nodes that reported in the last 10 s."""
+        return each room's total over the nodes that reported in the last 10 s. A room's
+        counts expire `WATCHERS_KEEP_MS` after the last report."""
         rooms = list(counts)
         async with self.redis.pipeline(transaction=False) as pipe:
             for room_id in rooms:
                 pipe.hset(keys.watchers(room_id), node, f"{counts[room_id]}:{now_ms}")
+                pipe.pexpire(keys.watchers(room_id), WATCHERS_KEEP_MS)
                 pipe.hgetall(keys.watchers(room_id))
             replies: list[Any] = await self._timed(pipe.execute())
         return {
-            room_id: _watchers_total(replies[2 * index + 1], now_ms)
+            room_id: _watchers_total(replies[3 * index + 2], now_ms)
             for index, room_id in enumerate(rooms)
         }
 
@@ -499,6 +596,7 @@ class Store:
         return data if isinstance(data, bytes) else None
 
     async def list_finished(self, limit: int = 50) -> list[tuple[str, int]]:
+        """The newest finished games, newest first (their results may have expired)."""
         entries: list[Any] = await self.redis.zrevrange(keys.FINISHED, 0, limit - 1)
         out = []
         for entry in entries:
@@ -507,4 +605,12 @@ class Store:
         return out
 
     async def mark_finished(self, room_id: str, gen: int, ended_ms: int) -> None:
-        await self.redis.zadd(keys.FINISHED, {f"{room_id}:{gen}": ended_ms})
+        """List a finished game in `kl:finished`, which keeps only its newest
+        `finished_keep` entries, none older than the results' retention."""
+        retention = self.retention
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.zadd(keys.FINISHED, {f"{room_id}:{gen}": ended_ms})
+            pipe.zremrangebyrank(keys.FINISHED, 0, -retention.finished_keep - 1)
+            if retention.results_ms:
+                pipe.zremrangebyscore(keys.FINISHED, "-inf", ended_ms - retention.results_ms)
+            await self._timed(pipe.execute())

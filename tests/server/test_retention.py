@@ -1,0 +1,252 @@
+"""Retention: a finished race's volatile keys expire, results after `results_days`, a
+rematch keeps its room, `kl:finished` stays capped (real Valkey, real server)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import urllib.error
+import urllib.request
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import pytest
+from redis.asyncio import Redis
+
+from klondike_live import keys
+from klondike_live.client import Client
+from klondike_live.config import Settings
+from klondike_live.engine import Variant
+from klondike_live.gateway.server import Node, running
+from klondike_live.protocol.kinds import RoomKind
+from klondike_live.race.live_board import BoardEvent, Progress
+from klondike_live.race.room import new_room
+from klondike_live.race.status import BoardOp, BoardStatus
+from klondike_live.store.store import (
+    DAY_MS,
+    WATCHERS_KEEP_MS,
+    Expiry,
+    Retention,
+    Store,
+    WriteStatus,
+)
+
+from helpers import FAST, WON, close_all, started_race
+
+Wait = Callable[..., Awaitable[Any]]
+
+RACE_MS = Retention().race_ms
+SLACK_MS = 60_000
+"""How much a TTL may have run down between the finish and the test reading it."""
+
+
+@pytest.fixture
+async def node(make_settings: Callable[..., Settings], redis: Redis) -> AsyncIterator[Node]:
+    """A node racing on the stored won deal, keeping results for 3 days."""
+    settings = make_settings(**FAST, results_days=3)
+    async with running(settings, seed_source=lambda: str(WON.seed)) as started:
+        yield started
+
+
+async def room_keys(redis: Redis, room: str) -> dict[str, int]:
+    """Every key of a room with its PTTL (-1: no expiry)."""
+    found = await redis.keys(f"{keys.room(room)[: -len(':room')]}*")
+    names = [name.decode() if isinstance(name, bytes) else name for name in found]
+    return {name: await redis.pttl(name) for name in names}
+
+
+async def finish_by_resigning(
+    node: Node, wait_for: Wait, *, spectate: bool = True
+) -> tuple[str, list[Client], list[Client]]:
+    """A two-racer race with a spectator: a few moves each, then both resign."""
+    room, racers, watchers = await started_race(
+        node, "Alice", "Bob", spectators=("Carol",) if spectate else ()
+    )
+    for racer in racers:
+        await racer.expect(lambda m: m["t"] == "room" and m["state"] == "racing")
+    for token in WON.moves[:5]:
+        await racers[0].move(room, token)
+        await racers[1].move(room, token)
+    for racer in racers:
+        await racer.resign(room)
+    await racers[0].expect(lambda m: m["t"] == "results", timeout=30)
+    if spectate:
+        await wait_for(lambda: node.service.store.redis.exists(keys.watchers(room)))
+    return room, racers, watchers
+
+
+def in_range(ttl: int, keep_ms: int) -> bool:
+    return keep_ms - SLACK_MS < ttl <= keep_ms
+
+
+async def test_a_finished_race_expires_its_volatile_keys_and_keeps_its_results(
+    node: Node, redis: Redis, wait_for: Wait
+) -> None:
+    """After the finish, boards, moves, times, streams, claims and the room expire in about
+    an hour, spectator counts within a minute, the results after `results_days`."""
+    room, racers, watchers = await finish_by_resigning(node, wait_for)
+    try:
+        ttls = await room_keys(redis, room)
+        expected_volatile = {keys.room(room)} | {
+            keys.connection(room, racer.user) for racer in racers
+        }
+        for seat in (0, 1):
+            expected_volatile |= set(keys.race_keys(room, 1, seat))
+        assert expected_volatile <= set(ttls)
+        for name in expected_volatile:
+            assert in_range(ttls[name], RACE_MS), (name, ttls[name])
+        assert in_range(ttls[keys.results(room, 1)], 3 * DAY_MS)
+        assert 0 < ttls[keys.watchers(room)] <= WATCHERS_KEEP_MS
+        assert set(ttls) == expected_volatile | {keys.results(room, 1), keys.watchers(room)}
+    finally:
+        await close_all(racers, watchers)
+
+
+async def test_results_are_kept_for_ever_with_results_days_zero(
+    make_settings: Callable[..., Settings], redis: Redis, wait_for: Wait
+) -> None:
+    """`results_days=0`: the results have no expiry, the volatile keys still expire."""
+    settings = make_settings(**FAST, results_days=0)
+    async with running(settings, seed_source=lambda: str(WON.seed)) as node:
+        room, racers, watchers = await finish_by_resigning(node, wait_for, spectate=False)
+        try:
+            ttls = await room_keys(redis, room)
+            assert ttls.pop(keys.results(room, 1)) == -1
+            assert ttls and all(in_range(ttl, RACE_MS) for ttl in ttls.values()), ttls
+        finally:
+            await close_all(racers, watchers)
+
+
+async def test_a_rematch_keeps_the_room_and_the_claims(
+    node: Node, redis: Redis, wait_for: Wait
+) -> None:
+    """Back in the lobby the room hash and the racers' claims lose their expiry; the
+    finished race's keys keep theirs, and the next race's keys have none."""
+    room, racers, watchers = await finish_by_resigning(node, wait_for, spectate=False)
+    try:
+        await racers[0].rematch(room)
+        await racers[0].expect(lambda m: m["t"] == "room" and m["state"] == "lobby")
+        assert await redis.pttl(keys.room(room)) == -1
+        for racer in racers:
+            assert await redis.pttl(keys.connection(room, racer.user)) == -1
+        assert in_range(await redis.pttl(keys.board(room, 1, 0)), RACE_MS)
+        for racer in racers:
+            await racer.ready(room)
+        await racers[0].expect(lambda m: m["t"] == "room" and all(s["ready"] for s in m["seats"]))
+        await racers[0].start(room)
+        await racers[0].expect(lambda m: m["t"] == "room" and m["state"] == "racing")
+        await racers[0].move(room, WON.moves[0])
+        for name in (keys.room(room), *keys.race_keys(room, 2, 0)[:4]):
+            assert await redis.pttl(name) == -1, name
+    finally:
+        await close_all(racers, watchers)
+
+
+async def test_a_claim_after_the_finish_expires_with_the_room(
+    node: Node, redis: Redis, wait_for: Wait
+) -> None:
+    """A racer coming back to a finished room claims its seat for no longer than the room
+    lives; the claim it left was released."""
+    room, racers, watchers = await finish_by_resigning(node, wait_for, spectate=False)
+    bob = racers[1]
+    await bob.close()
+    claim = keys.connection(room, bob.user)
+    await wait_for(lambda: _missing(redis, claim))
+    back = await Client.connect(node.ws_url, token=bob.token)
+    try:
+        await back.join(room)
+        await back.expect(lambda m: m["t"] == "results")
+        ttl = await redis.pttl(claim)
+        assert 0 < ttl <= await redis.pttl(keys.room(room)) + 1000
+    finally:
+        await close_all([racers[0], back], watchers)
+
+
+async def _missing(redis: Redis, name: str) -> bool:
+    return not await redis.exists(name)
+
+
+async def test_finished_list_is_capped_and_drops_games_whose_results_expired(
+    redis: Redis,
+) -> None:
+    """`kl:finished` keeps the newest `finished_keep` entries, none older than the
+    results' retention, in the same call that lists a game."""
+    store = Store(redis, retention=Retention(results_ms=10_000, finished_keep=3))
+    for index in range(5):
+        await store.mark_finished(f"room-{index:04d}", 1, 100_000 + index)
+    assert await store.list_finished() == [(f"room-{i:04d}", 1) for i in (4, 3, 2)]
+    await store.mark_finished("room-late", 2, 110_003)  # 10 s after room-0003 ended
+    assert await store.list_finished() == [("room-late", 2), ("room-0004", 1)]
+    assert await redis.zcard(keys.FINISHED) == 2
+
+
+async def test_results_list_skips_games_whose_results_expired(
+    node: Node, redis: Redis, wait_for: Wait
+) -> None:
+    """A listed game whose results are gone is left out of /api/results (200), and its
+    own results and replay answer 404."""
+    room, racers, watchers = await finish_by_resigning(node, wait_for, spectate=False)
+    await close_all(racers, watchers)
+    await node.service.store.mark_finished("gone-room-0001", 1, 1)
+    assert [g["room"] for g in await _get_json(node, "api/results")] == [room]
+    await redis.delete(keys.results(room, 1))  # what its expiry does
+    assert await _get_json(node, "api/results") == []
+    for path in (f"api/results/{room}/1", f"api/replay/{room}/1"):
+        with pytest.raises(urllib.error.HTTPError) as caught:
+            await _get_json(node, path)
+        assert caught.value.code == 404
+        caught.value.close()
+
+
+async def _get_json(node: Node, path: str) -> Any:
+    def fetch() -> Any:
+        with urllib.request.urlopen(node.url + path, timeout=5) as response:
+            return json.loads(response.read())
+
+    return await asyncio.to_thread(fetch)
+
+
+async def test_a_ranked_daily_room_is_kept_as_long_as_its_results(redis: Redis) -> None:
+    """A ranked daily attempt's room (its day's attempts record points at it) expires
+    with its results, a practice room with the race's volatile keys."""
+    store = Store(redis, retention=Retention(race_ms=1000, results_ms=5000))
+    common: dict[str, Any] = {
+        "variant": Variant(draw=1, passes=1),
+        "capacity": 1,
+        "time_limit": 0,
+        "public": False,
+        "host": "amy",
+        "host_name": "Amy",
+        "now_ms": 0,
+        "daily": "2030-01-01",
+    }
+    for ranked, room_keep in ((True, 5000), (False, 1000)):
+        state = new_room("daily-room-0001", kind=RoomKind.DAILY, ranked=ranked, **common)
+        by_keep = {e.after_ms: set(e.keys) for e in store.finished_expiries(state)}
+        assert keys.room(state.id) in by_keep[room_keep]
+        assert keys.results(state.id, 1) in by_keep[5000]
+        assert set(keys.race_keys(state.id, 1, 0)) <= by_keep[1000]
+    forever = Store(redis, retention=Retention(results_ms=0))
+    attempt = new_room("daily-room-0002", kind=RoomKind.DAILY, ranked=True, **common)
+    assert forever.finished_expiries(attempt) == [
+        Expiry((*keys.race_keys(attempt.id, 1, 0), keys.connection(attempt.id, "amy")), 3_600_000)
+    ]
+
+
+async def test_a_late_board_event_expires_with_its_finished_board(redis: Redis) -> None:
+    """An event stored on a board that already expires (a refresh after the finish)
+    gives the streams it creates the board's expiry; on a board in play, none."""
+    store = Store(redis)
+    progress = Progress(0, 0, 21, 3, BoardStatus.WON, None)
+    refresh = BoardEvent(BoardOp.REFRESH, (), None, 0, b"frame", 1, {}, progress)
+    for room, ttl in (("late-room-0001", 50_000), ("live-room-0001", 0)):
+        await redis.hset(
+            keys.board(room, 1, 0),
+            mapping={"seq": 0, "status": "won", "start_at": 0, "deadline": 0, "found": 0},
+        )
+        if ttl:
+            await redis.pexpire(keys.board(room, 1, 0), ttl)
+        result = await store.write_board_event(room, 1, 0, "amy", "", refresh, 0)
+        assert result.status is WriteStatus.OK
+        stream_ttl = await redis.pttl(keys.stream(room, 1, 0, "spectator"))
+        assert (0 < stream_ttl <= ttl) if ttl else stream_ttl == -1
