@@ -1,4 +1,5 @@
-"""The leak auditor: every frame a client received, checked against what it may know.
+"""The leak auditor: every frame a client received, and every HTTP answer a test fetched,
+checked against what its receiver may know.
 
 Ground truth is the finished race's game records (seed and every racer's moves). Board
 frames say how many moves their board had (`moves`) and its status, and a room's frames
@@ -27,19 +28,38 @@ when the day closed (the test clocks' history, `CLOCKS`). Until the day closed:
   only what that player has seen while it plays;
 - a daily `results` frame shows each final board only as far as its player saw it.
 
-Any violation fails the test with the frame and the card.
+HTTP answers (`audit_http`, `audit_answer`): the tests' fetch helpers record every answer
+with who asked and when (`record_http`); the `http_audit` fixture, imported by every test
+module that fetches, checks them after the test against the games as stored, under the
+policy of `race.redaction` (docs/rules.md, "What each viewer may see"):
+
+- no answer carries the seed of a daily challenge whose day was open (`/api/daily...`
+  included);
+- `/api/results/ROOM/GEN` and `/api/replay/ROOM/GEN` answer only for a finished game; a
+  race's or solo game's show everything; a daily game's, while its day is open, only to
+  an account whose own ranked attempt of that day had ended, with no seed, deal text or
+  game record, and every card (`view`, replay `start`, each step's `d`) one its board's
+  player had seen at that point (`Asker.as_played`); after the close, everything.
+
+Any violation fails the test with the frame or answer and the card.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import time
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from functools import cache
 from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
 
 from klondike_live.engine import CARDS, Board, Card, Deal, GameRecord, Move, Variant
+from klondike_live.engine.deal import DEAL_HEADER
+from klondike_live.engine.record import RECORD_HEADER
 
 ALL = (1 << 52) - 1
 CARD_TOKEN = re.compile(r"\b(?:10|[A2-9TJQK])[CDHS]\b")
@@ -383,3 +403,218 @@ async def _audit_client_daily(redis: Any, client: Any) -> int:
         truth = DailyTruth(day, seeds.pop(), rooms, finished)
         checked += audit_daily(client.received, times, client.user, truth, day_closed_at(day))
     return checked
+
+
+# ------------------------------------------------------------ HTTP answers
+
+
+@dataclass(frozen=True)
+class HttpAnswer:
+    """One HTTP answer a test fetched: its path (no leading slash, no query), who asked
+    (the account of a valid token, else None), when it arrived (wall clock), its status
+    and its decoded JSON body."""
+
+    path: str
+    user: str | None
+    at: float
+    status: int
+    body: Any
+
+
+HTTP_ANSWERS: list[HttpAnswer] = []
+"""Answers the test helpers fetched (`record_http`) and `audit_http` has not read yet."""
+
+GAME_PATH = re.compile(r"^api/(results|replay)/([^/]+)/(\d+)$")
+
+
+def record_http(url: str, user: str | None, status: int, body: Any) -> None:
+    """Remember an HTTP answer for `audit_http` (called by the tests' fetch helpers)."""
+    path = urlsplit(url).path.lstrip("/")
+    HTTP_ANSWERS.append(HttpAnswer(path, user, time.time(), status, body))
+
+
+@dataclass(frozen=True)
+class Asker:
+    """What the account that fetched an answer may know of one finished game:
+    `knows(seat, moves)`, the mask of board `seat` after its first `moves` moves, and
+    whether the deal is still secret (no seed, deal text or game record may appear)."""
+
+    knows: Callable[[int, int], int]
+    deal_secret: bool
+
+    @classmethod
+    def everything(cls) -> Asker:
+        """A finished race or solo game, or a daily game whose day has closed."""
+        return cls(lambda _seat, _moves: ALL, deal_secret=False)
+
+    @classmethod
+    def as_played(cls, truth: Truth) -> Asker:
+        """A daily game of an open day, for an account the spoiler gate lets in: each
+        board as far as its own player had seen it after that many moves."""
+        return cls(truth.seen, deal_secret=True)
+
+    @classmethod
+    def nothing(cls) -> Asker:
+        """An account that may not see the game at all."""
+        return cls(lambda _seat, _moves: 0, deal_secret=True)
+
+
+def _strings(data: Any) -> Iterable[str]:
+    """Every string in decoded JSON, keys included."""
+    if isinstance(data, str):
+        yield data
+    elif isinstance(data, Mapping):
+        for key, value in data.items():
+            yield str(key)
+            yield from _strings(value)
+    elif isinstance(data, list | tuple):
+        for item in data:
+            yield from _strings(item)
+
+
+def audit_answer(body: Mapping[str, Any], truth: Truth, asker: Asker, where: str = "answer") -> int:
+    """Check one `/api/results/ROOM/GEN` or `/api/replay/ROOM/GEN` answer (or a daily
+    results frame) against what `asker` may know of the game `truth`; return how many
+    views and diffs were checked. Cards are the ints 0..51 of `view`, `start` and the
+    step diffs `d`."""
+    if asker.deal_secret:
+        assert "seed" not in body and "deal" not in body, f"{where}: seed or deal of a secret deal"
+        for text in _strings(body):
+            assert truth.seed not in text, f"{where}: the seed of a secret deal"
+            assert DEAL_HEADER not in text, f"{where}: the deal text of a secret deal"
+            assert RECORD_HEADER not in text, f"{where}: a game record of a secret deal"
+        daily = body.get("daily")
+        if isinstance(daily, Mapping):
+            assert daily.get("closed") is not True, f"{where}: claims its day closed; it had not"
+    checked = 0
+    for row in body.get("ranking", []):
+        seat = row["seat"]
+        if asker.deal_secret:
+            assert "record" not in row, f"{where}: the game record of board {seat}"
+        allowed = asker.knows(seat, len(truth.moves[seat]))
+        shown = view_cards(row["view"])
+        assert shown <= _mask_set(allowed), (
+            f"{where}: the final board {seat} shows {_names(allowed, shown)}, which the "
+            "asker may not know"
+        )
+        checked += 1
+    for board in body.get("boards", []):
+        seat = board["seat"]
+        moves = list(truth.moves[seat])
+        assert [step["m"] for step in board["steps"]] == moves, f"{where}: board {seat} moves"
+        allowed = asker.knows(seat, 0)
+        shown = view_cards(board["start"])
+        assert shown <= _mask_set(allowed), (
+            f"{where}: board {seat} starts showing {_names(allowed, shown)}, which the asker "
+            "may not know"
+        )
+        for index, step in enumerate(board["steps"]):
+            allowed = asker.knows(seat, index + 1)
+            shown = diff_cards(step["d"])
+            assert shown <= _mask_set(allowed), (
+                f"{where}: step {index + 1} of board {seat} shows {_names(allowed, shown)}, "
+                "which the asker may not know"
+            )
+        checked += 1 + len(board["steps"])
+    return checked
+
+
+async def _daily_seeds(redis: Any) -> list[tuple[date, str]]:
+    """Every prepared daily challenge's date and seed."""
+    from klondike_live import keys
+
+    out = []
+    for member in await redis.zrange(keys.DAILY_INDEX, 0, -1):
+        text = member.decode() if isinstance(member, bytes) else str(member)
+        day_text, _, slug = text.partition("|")
+        seed = await redis.hget(keys.daily_day(day_text, slug), "seed")
+        if seed is not None:
+            out.append((date.fromisoformat(day_text), seed.decode()))
+    return out
+
+
+async def _finished_at(redis: Any, daily: Mapping[str, Any], user: str) -> int | None:
+    """When `user`'s ranked attempt of a daily game's day and variant ended (its
+    leaderboard entry's `finished_at`, ms), or None if it has no entry."""
+    from klondike_live import keys
+    from klondike_live.daily.leaderboard import DailyResult
+    from klondike_live.daily.variants import variant_slug
+
+    slug = variant_slug(Variant.parse(daily["variant"]))
+    raw = await redis.hget(keys.daily_entries(daily["date"], slug), user)
+    return None if raw is None else DailyResult.from_json(raw).finished_at
+
+
+async def audit_http(redis: Any) -> int:
+    """Check every HTTP answer recorded since the last call against the games as
+    stored; return how many views and diffs were checked (and forget the answers).
+
+    - No answer carries the seed of a daily challenge whose day was open when it came.
+    - A results or replay answer (200) exists only for a finished game (stored
+      results), and shows a race's or solo game's everything; a daily game of a day
+      still open is answered only to an account whose own ranked attempt of that day
+      and variant had ended (its leaderboard entry), and then shows no seed, deal or
+      game record, and each board (final view, replay start and every step) only as
+      far as its own player had seen it at that point; after the close, everything.
+    - Any other status carries nothing but `{"error": code}`.
+    """
+    import msgpack
+
+    from klondike_live import keys
+
+    answers = list(HTTP_ANSWERS)
+    HTTP_ANSWERS.clear()
+    seeds = await _daily_seeds(redis)
+    checked = 0
+    for index, answer in enumerate(answers):
+        where = f"HTTP answer {index} (/{answer.path}, for {answer.user or 'anonymous'})"
+        for day, seed in seeds:
+            if not day_closed_at(day)(answer.at):
+                for text in _strings(answer.body):
+                    assert seed not in text, f"{where}: the seed of the open day {day}"
+        game = GAME_PATH.match(answer.path)
+        if game is None:
+            continue
+        if answer.status != 200:
+            assert set(answer.body) == {"error"}, f"{where}: an error answer with more"
+            continue
+        room_id, gen = game.group(2), int(game.group(3))
+        data = await redis.hget(keys.results(room_id, gen), "data")
+        assert data is not None, f"{where}: answered for a game that has no results"
+        results = msgpack.unpackb(data, raw=False)
+        truth = Truth.from_results(results)
+        daily = results.get("daily")
+        asker = Asker.everything()
+        if isinstance(daily, Mapping):
+            day = date.fromisoformat(daily["date"])
+            if not day_closed_at(day)(answer.at):
+                finished = None
+                if answer.user is not None:
+                    finished = await _finished_at(redis, daily, answer.user)
+                assert finished is not None and finished <= answer.at * 1000, (
+                    f"{where}: a daily game of the open day {day} shown to an account "
+                    "whose own ranked attempt had not ended"
+                )
+                asker = Asker.as_played(truth)
+            else:
+                assert answer.body.get("daily", {}).get("closed") is True, (
+                    f"{where}: a closed day's game not marked closed"
+                )
+        checked += audit_answer(answer.body, truth, asker, where)
+    return checked
+
+
+@pytest.fixture(autouse=True)
+async def http_audit(valkey_url: str) -> AsyncIterator[None]:
+    """Audit, after the test, every HTTP answer the test fetched (`audit_http`) against
+    the shared test Valkey. Import it into a test module to use it there."""
+    HTTP_ANSWERS.clear()
+    yield
+    if HTTP_ANSWERS:
+        from klondike_live.embedded import open_redis
+
+        client = await open_redis(valkey_url)
+        try:
+            await audit_http(client)
+        finally:
+            await client.aclose()

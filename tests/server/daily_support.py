@@ -11,7 +11,9 @@ prepare(redis, day, variant) -> DayRecord
     this process once per session, so tests do not wait for solver processes.
 
 get(node, path, token=None) -> (status, body)
-    An HTTP GET with `Authorization: Bearer <token>` when a token is given.
+    An HTTP GET with `Authorization: Bearer <token>` when a token is given; every answer
+    is remembered for the leak auditor's HTTP audit (`auditor.audit_http`, run after
+    each test of a module that imports the `http_audit` fixture).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from klondike_live import keys
+from klondike_live.auth import AuthError, verify_token
 from klondike_live.client import Client, Message
 from klondike_live.daily.certify import CertifiedDeal
 from klondike_live.daily.days import DayRecord, daily_seed
@@ -88,16 +91,30 @@ async def prepare(redis: Any, day: date, variant: Variant) -> DayRecord:
     return record
 
 
+def token_user(token: str | None) -> str | None:
+    """The account of a token the test nodes accept, else None (anonymous)."""
+    if token is None:
+        return None
+    try:
+        return verify_token(TEST_SECRET, token).user_id
+    except AuthError:
+        return None
+
+
 def _fetch(url: str, token: str | None) -> tuple[int, Any]:
+    """GET `url`: status and decoded JSON, remembered for the leak auditor's HTTP audit
+    (`auditor.audit_http`) with the account that asked."""
     request = urllib.request.Request(url)
     if token is not None:
         request.add_header("Authorization", f"Bearer {token}")
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
-            return response.status, json.loads(response.read())
+            status, body = response.status, json.loads(response.read())
     except urllib.error.HTTPError as error:
         with error:
-            return error.code, json.loads(error.read())
+            status, body = error.code, json.loads(error.read())
+    auditor.record_http(url, token_user(token), status, body)
+    return status, body
 
 
 async def get(node: Node, path: str, token: str | None = None) -> tuple[int, Any]:

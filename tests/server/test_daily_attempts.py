@@ -15,6 +15,7 @@ from klondike_live.config import Settings
 from klondike_live.daily.variants import DRAW1, DRAW3
 from klondike_live.gateway.server import Node, running
 
+from auditor import http_audit
 from daily_support import (
     D1,
     D3,
@@ -29,6 +30,8 @@ from daily_support import (
     start_attempt,
 )
 from helpers import FAST, close_all
+
+__all__ = ["http_audit"]  # the fixture, imported for pytest: audits every HTTP answer
 
 Wait = Callable[..., Awaitable[Any]]
 

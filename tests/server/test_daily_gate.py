@@ -11,7 +11,7 @@ from klondike_live.client import Client, ServerError
 from klondike_live.daily.variants import DRAW1
 from klondike_live.gateway.server import Node
 
-from auditor import audit_clients
+from auditor import audit_clients, http_audit
 from daily_support import (
     DAY,
     DayClock,
@@ -22,6 +22,8 @@ from daily_support import (
     start_attempt,
 )
 from helpers import close_all
+
+__all__ = ["http_audit"]  # the fixture, imported for pytest: audits every HTTP answer
 
 
 async def refused(client: Client, room: str, role: str) -> str:

@@ -17,7 +17,7 @@ from klondike_live.daily.days import load_day
 from klondike_live.daily.variants import DRAW1
 from klondike_live.embedded import open_redis
 
-from auditor import audit_clients
+from auditor import HTTP_ANSWERS, audit_clients, audit_http
 from daily_support import D1, TEST_SECRET, _fetch, create_daily, play
 from helpers import Served, serve_process
 
@@ -57,6 +57,7 @@ async def test_results_and_leaderboards_survive_restarts_of_server_and_valkey(
     """Play today's draw-1 challenge to a win; stop the server and Valkey (AOF), start
     both again: the leaderboard, the attempt, the results and the statistics are there,
     and a new `create` gives a practice room, not a second ranked attempt."""
+    HTTP_ANSWERS.clear()  # audited below against this test's own Valkey
     valkey_dir = tmp_path / "valkey"
     valkey = start_valkey(valkey_dir)
     today = datetime.now(UTC).date()
@@ -104,6 +105,7 @@ async def test_results_and_leaderboards_survive_restarts_of_server_and_valkey(
             await back.close()
             redis = await open_redis(valkey.connection_url)
             assert await audit_clients(redis, [back]) >= 0
+            assert await audit_http(redis) >= 1, "the results fetched over HTTP were audited"
     finally:
         if redis is not None:
             await redis.aclose()

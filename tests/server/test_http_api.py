@@ -15,20 +15,28 @@ from klondike_live.engine import ALL_CARDS, Board, Deal, GameRecord, view_of
 from klondike_live.gateway.server import Node
 from klondike_live.protocol.outgoing import view_wire
 
+from auditor import http_audit, record_http
 from helpers import WON, close_all, node, started_race
 
-__all__ = ["node"]  # the fixture, imported for pytest
+__all__ = ["http_audit", "node"]  # the fixtures, imported for pytest
 
 Wait = Callable[..., Awaitable[Any]]
 
 
 def _fetch(url: str) -> tuple[int, dict[str, str], Any]:
+    """GET `url` anonymously, the answer remembered for the HTTP audit (`http_audit`)."""
     try:
         with urllib.request.urlopen(url, timeout=5) as response:
-            return response.status, dict(response.headers), json.loads(response.read())
+            status, headers, body = (
+                response.status,
+                dict(response.headers),
+                json.loads(response.read()),
+            )
     except urllib.error.HTTPError as error:
         with error:
-            return error.code, dict(error.headers), json.loads(error.read())
+            status, headers, body = error.code, dict(error.headers), json.loads(error.read())
+    record_http(url, None, status, body)
+    return status, headers, body
 
 
 async def get(node: Node, path: str) -> tuple[int, dict[str, str], Any]:
