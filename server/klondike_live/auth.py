@@ -2,9 +2,10 @@
 
 The server mints guest tokens itself; an operator's own site may mint tokens with the
 same secret (`KLONDIKE_SECRET`), and those are accepted too: only `sub` is required,
-`exp` is checked when present, `name` is optional and any `iss` is fine. Everything a
-client sends here is untrusted; failures raise `AuthError` with a stable code
-(`token_invalid`, `token_expired`) and a short message.
+`exp` is checked when present (allowing `LEEWAY_SECONDS` of clock skew), `name` is
+optional and any `iss` is fine. Everything a client sends here is untrusted; failures
+raise `AuthError` with a stable code (`token_invalid`, `token_expired`) and a short
+message.
 
 This module must never accept an algorithm other than HS256 (`alg: none` included),
 never put the secret, the token or a traceback into an error message, and never do I/O.
@@ -41,7 +42,10 @@ ISSUER: Final = "klondike-live"
 GUEST_LIFETIME_SECONDS: Final = 30 * 24 * 3600
 MAX_NAME_LENGTH: Final = 24
 MAX_TOKEN_LENGTH: Final = 4096
-LEEWAY_SECONDS: Final = 30  # clock skew tolerated between an operator's site and us
+LEEWAY_SECONDS: Final = 5
+"""Clock skew tolerated between the site that minted a token and this server: a token is
+accepted until `exp + LEEWAY_SECONDS`, and `nbf`/`iat` may lie that far in the future
+(docs/protocol.md, section 2)."""
 
 TOKEN_INVALID: Final = "token_invalid"
 TOKEN_EXPIRED: Final = "token_expired"
@@ -69,22 +73,59 @@ class Identity:
     guest: bool
 
 
+_REFUSED_CATEGORIES: Final = frozenset({"Cc", "Cs", "Co", "Cn", "Zl", "Zp"})
+"""Controls (tab and line breaks included), surrogates, private-use and unassigned code
+points, line and paragraph separators."""
+
+_JOINERS: Final = frozenset({"\u200c", "\u200d"})
+"""Zero-width non-joiner and joiner: the only format characters a name may hold, and only
+between two visible characters (emoji sequences, Persian and Indic words)."""
+
+_BLANK_LETTERS: Final = frozenset({"\u115f", "\u1160", "\u3164", "\uffa0"})
+"""Hangul fillers: letters by category, invisible when drawn."""
+
+
+def _visible(char: str) -> bool:
+    return unicodedata.category(char)[0] not in "CZ" and char not in _BLANK_LETTERS
+
+
+def _refused_at(name: str, index: int) -> bool:
+    """Whether the character at `index` may not appear in a display name."""
+    char = name[index]
+    category = unicodedata.category(char)
+    if category in _REFUSED_CATEGORIES or char in _BLANK_LETTERS:
+        return True
+    if category != "Cf":
+        return False
+    return not (
+        char in _JOINERS
+        and 0 < index < len(name) - 1
+        and _visible(name[index - 1])
+        and _visible(name[index + 1])
+    )
+
+
 def validate_display_name(text: str) -> str:
     """The display name in canonical form, or `ValueError` saying what is wrong.
 
-    NFC-normalized, internal whitespace runs collapsed to one space, trimmed;
-    1..24 characters; no control, format, private-use or unassigned characters.
+    NFC-normalized; no control characters (tab, line feed, U+0085 included), line or
+    paragraph separators, format characters (but a zero-width joiner or non-joiner
+    between two visible characters), private-use, unassigned or blank (Hangul filler)
+    characters; runs of spaces (category Zs) collapsed to one space, trimmed; then
+    1..24 characters.
     """
     if not isinstance(text, str):
         raise ValueError("display name must be text")
-    name = " ".join(unicodedata.normalize("NFC", text).split())
+    normal = unicodedata.normalize("NFC", text)
+    for index, char in enumerate(normal):
+        if _refused_at(normal, index):
+            raise ValueError(
+                "display name must not contain control, separator or invisible characters"
+                f" (U+{ord(char):04X})"
+            )
+    name = " ".join(normal.split())  # only Zs spaces are left to split on
     if not name:
         raise ValueError("display name must not be empty")
-    for char in name:
-        if unicodedata.category(char).startswith("C"):
-            raise ValueError(
-                f"display name must not contain control or invisible characters (U+{ord(char):04X})"
-            )
     if len(name) > MAX_NAME_LENGTH:
         raise ValueError(
             f"display name must be at most {MAX_NAME_LENGTH} characters, got {len(name)}"
@@ -135,6 +176,8 @@ def verify_token(secret: bytes, token: str) -> Identity:
         )
     except jwt.ExpiredSignatureError:
         raise AuthError(TOKEN_EXPIRED, "token has expired, sign in again") from None
+    except jwt.ImmatureSignatureError:
+        raise AuthError(TOKEN_INVALID, "token is not valid yet (nbf or iat ahead)") from None
     except jwt.InvalidSignatureError:
         raise AuthError(TOKEN_INVALID, "token signature does not verify") from None
     except jwt.InvalidAlgorithmError:

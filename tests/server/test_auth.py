@@ -12,6 +12,7 @@ import pytest
 from klondike_live.auth import (
     GUEST_LIFETIME_SECONDS,
     ISSUER,
+    LEEWAY_SECONDS,
     TOKEN_EXPIRED,
     TOKEN_INVALID,
     AuthError,
@@ -93,6 +94,12 @@ def test_operator_token_bad_name_gets_stand_in() -> None:
     assert verify_token(SECRET, token).name.startswith("Player ")
 
 
+def test_operator_token_name_with_a_line_break_gets_stand_in() -> None:
+    """A token name with a control character is replaced, not turned into spaces."""
+    token = jwt.encode({"sub": "u-1", "name": "Ann\nLee"}, SECRET, "HS256")
+    assert verify_token(SECRET, token).name.startswith("Player ")
+
+
 def test_forged_token_refused() -> None:
     """A token signed with another secret is token_invalid."""
     token, _ = mint_guest_token(OTHER, "Mallory")
@@ -111,6 +118,36 @@ def test_expired_token_refused() -> None:
     """A token past its exp is token_expired."""
     token, _ = mint_guest_token(SECRET, "Old", now=time.time() - GUEST_LIFETIME_SECONDS - 3600)
     refused(token, TOKEN_EXPIRED)
+
+
+def test_leeway_is_five_seconds() -> None:
+    """The documented clock-skew margin for `exp`, `nbf` and `iat` is 5 s."""
+    assert LEEWAY_SECONDS == 5
+
+
+def test_token_expired_within_the_leeway_accepted() -> None:
+    """A token whose exp passed 3 s ago is still accepted (within the 5 s leeway)."""
+    token = jwt.encode({"sub": "u-1", "exp": int(time.time()) - 3}, SECRET, "HS256")
+    assert verify_token(SECRET, token).user_id == "u-1"
+
+
+def test_token_expired_beyond_the_leeway_refused() -> None:
+    """A token whose exp passed 7 s ago is token_expired (beyond the 5 s leeway)."""
+    refused(jwt.encode({"sub": "u-1", "exp": int(time.time()) - 7}, SECRET, "HS256"), TOKEN_EXPIRED)
+
+
+@pytest.mark.parametrize("claim", ["nbf", "iat"])
+def test_token_from_the_near_future_accepted(claim: str) -> None:
+    """nbf or iat 3 s ahead (a clock a little fast) is within the leeway."""
+    token = jwt.encode({"sub": "u-1", claim: int(time.time()) + 3}, SECRET, "HS256")
+    assert verify_token(SECRET, token).user_id == "u-1"
+
+
+@pytest.mark.parametrize("claim", ["nbf", "iat"])
+def test_token_from_the_future_refused(claim: str) -> None:
+    """nbf or iat a minute ahead is token_invalid: the token is not valid yet."""
+    token = jwt.encode({"sub": "u-1", claim: int(time.time()) + 60}, SECRET, "HS256")
+    assert "not valid yet" in refused(token, TOKEN_INVALID).message
 
 
 def test_alg_none_refused() -> None:
@@ -155,7 +192,16 @@ def _signed_with_raw_sub(sub: object) -> str:
     [
         ("Ann", "Ann"),
         ("  Ann  ", "Ann"),
-        ("Ann \t\n  Lee", "Ann Lee"),
+        ("Ann \u00a0\u3000  Lee", "Ann Lee"),  # space separators (Zs) collapse
+        (
+            "\U0001f468\u200d\U0001f469\u200d\U0001f467",
+            "\U0001f468\u200d\U0001f469\u200d\U0001f467",
+        ),
+        ("\u2764\ufe0f\u200d\U0001f525 Fire", "\u2764\ufe0f\u200d\U0001f525 Fire"),
+        (
+            "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645",
+            "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645",
+        ),
         ("Zoe\u0308", "Zoë"),  # NFC joins the combining diaeresis
         ("x" * 24, "x" * 24),
         ("名人", "名人"),
@@ -170,7 +216,27 @@ def test_display_name_canonical_form(raw: str, canonical: str) -> None:
     ("raw", "reason"),
     [
         ("", "empty"),
-        (" \t ", "empty"),
+        (" \u3000 ", "empty"),
+        ("Ann\tLee", "U\\+0009"),  # controls are refused, not turned into spaces
+        ("Ann\nLee", "U\\+000A"),
+        ("Ann\r\nLee", "U\\+000D"),
+        ("Ann\x85Lee", "U\\+0085"),  # next line (C1 control)
+        ("Ann\u2028Lee", "U\\+2028"),  # line separator (Zl)
+        ("Ann\u2029Lee", "U\\+2029"),  # paragraph separator (Zp)
+        ("Ann\x1fLee", "U\\+001F"),
+        ("Ann\x0bLee", "U\\+000B"),
+        (" \t ", "U\\+0009"),
+        ("a\u00adb", "U\\+00AD"),  # soft hyphen (format)
+        ("a\u200eb", "U\\+200E"),  # left-to-right mark (format)
+        ("a\ufeffb", "U\\+FEFF"),  # byte order mark (format)
+        ("\u200dAnn", "U\\+200D"),  # a joiner with nothing to join
+        ("Ann\u200d", "U\\+200D"),
+        ("Ann \u200d Lee", "U\\+200D"),
+        ("Ann\u200c\u200cLee", "U\\+200C"),
+        ("\u3164", "U\\+3164"),  # Hangul filler: a blank letter
+        ("\U000e0041", "U\\+E0041"),  # tag character (format)
+        ("\ud800", "U\\+D800"),  # lone surrogate
+        ("\u0378", "U\\+0378"),  # unassigned
         ("x" * 25, "at most 24 characters, got 25"),
         ("a\u200bb", "U\\+200B"),  # zero-width space (format)
         ("a\u202eb", "U\\+202E"),  # right-to-left override
@@ -180,6 +246,6 @@ def test_display_name_canonical_form(raw: str, canonical: str) -> None:
     ],
 )
 def test_display_name_refused(raw: str, reason: str) -> None:
-    """Empty, too long, control and invisible characters are refused with a reason."""
+    """Empty, too long, control, separator and invisible characters are refused with a reason."""
     with pytest.raises(ValueError, match=reason):
         validate_display_name(raw)
