@@ -9,7 +9,7 @@ from klondike_live.engine import Variant
 from klondike_live.protocol import incoming as msg
 from klondike_live.protocol.codes import ErrorCode
 from klondike_live.protocol.incoming import ProtocolError, decode_client
-from klondike_live.protocol.kinds import Role, RoomKind
+from klondike_live.protocol.kinds import DealMode, Role, RoomKind
 
 
 def frame(data: object) -> bytes:
@@ -130,3 +130,98 @@ def test_every_message_may_carry_a_request_id(data: dict[str, object]) -> None:
         decode_client(frame({**data, "rid": "seven"}))
     assert caught.value.code == ErrorCode.BAD_FIELD
     assert "rid" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        ({"t": "hello", "v": 1, "token": ""}, msg.Hello(1, "", None)),
+        ({"t": "hello", "v": 1, "name": ""}, msg.Hello(1, None, "")),
+        ({"t": "hello", "v": 1, "name": "Ann\nLee"}, msg.Hello(1, None, "Ann\nLee")),
+        ({"t": "hello", "v": 1, "token": "x" * 5000}, msg.Hello(1, "x" * 5000, None)),
+    ],
+)
+def test_hello_leaves_token_and_name_content_to_auth(
+    data: dict[str, object], expected: msg.Hello
+) -> None:
+    """Any string decodes as a token or name: their rules give token_invalid/bad_name."""
+    assert decode_client(frame(data)) == expected
+
+
+@pytest.mark.parametrize("field", ["token", "name"])
+@pytest.mark.parametrize("value", [5, b"abc", ["a"], True])
+def test_hello_token_and_name_must_be_strings(field: str, value: object) -> None:
+    """A token or name that is not a string is bad_field."""
+    with pytest.raises(ProtocolError) as info:
+        decode_client(frame({"t": "hello", "v": 1, field: value}))
+    assert info.value.code == ErrorCode.BAD_FIELD
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (
+            {"t": "create", "rid": 1, "kind": "solo", "variant": "draw=1"},
+            msg.Create(1, RoomKind.SOLO, Variant(draw=1), 1, 0, False, DealMode.CERTIFIED),
+        ),
+        (
+            {"t": "create", "rid": 2, "kind": "race", "variant": "draw=3", "seats": 2},
+            msg.Create(2, RoomKind.RACE, Variant(draw=3), 2, 0, False, DealMode.CERTIFIED),
+        ),
+        (
+            {"t": "create", "rid": 3, "kind": "daily", "variant": "draw=1"},
+            msg.Create(3, RoomKind.DAILY, Variant(draw=1), 1, 0, False, DealMode.CERTIFIED),
+        ),
+        (
+            {"t": "create", "rid": 4, "kind": "solo", "variant": "f2t=no", "time_limit": None},
+            msg.Create(4, RoomKind.SOLO, Variant(), 1, 0, False, DealMode.CERTIFIED),
+        ),
+    ],
+)
+def test_create_defaults(data: dict[str, object], expected: msg.Create) -> None:
+    """Optional create fields default: seats 1 (solo, daily), time_limit 0, public false,
+    deal certified; variant keys default to draw=1, the draw's passes, f2t=no."""
+    assert decode_client(frame(data)) == expected
+
+
+@pytest.mark.parametrize("missing", ["rid", "kind", "variant"])
+def test_create_requires_rid_kind_and_variant(missing: str) -> None:
+    """`rid`, `kind` and `variant` are required on every create."""
+    data = {"t": "create", "rid": 1, "kind": "solo", "variant": "draw=1"}
+    del data[missing]
+    with pytest.raises(ProtocolError) as info:
+        decode_client(frame(data))
+    assert info.value.code == ErrorCode.BAD_FIELD and missing in info.value.message
+
+
+def test_nil_optional_field_counts_as_absent() -> None:
+    """An optional field sent as nil is the same as leaving it out."""
+    bare = {"t": "join", "room": "abcdefgh", "as": "racer"}
+    nils = {**bare, "since": None, "rid": None}
+    assert decode_client(frame(nils)) == decode_client(frame(bare))
+
+
+@pytest.mark.parametrize(
+    ("data", "ok"),
+    [
+        ({"t": "move", "room": "abcdefgh", "id": 1, "m": "D"}, True),
+        ({"t": "move", "room": "abcdefgh", "id": 2**53 - 1, "m": "D"}, True),
+        ({"t": "move", "room": "abcdefgh", "id": 2**53, "m": "D"}, False),
+        ({"t": "move", "room": "abcdefgh", "id": 0, "m": "D"}, False),
+        ({"t": "move", "room": "abcdefgh", "id": -1, "m": "D"}, False),
+        ({"t": "undo", "room": "abcdefgh", "id": 2**53 - 1}, True),
+        ({"t": "undo", "room": "abcdefgh", "id": 2**53}, False),
+        ({"t": "ping", "rid": 0}, True),
+        ({"t": "ping", "rid": 2**53 - 1}, True),
+        ({"t": "ping", "rid": 2**53}, False),
+        ({"t": "ping", "rid": -1}, False),
+    ],
+)
+def test_ids_are_bounded_by_the_largest_safe_integer(data: dict[str, object], ok: bool) -> None:
+    """Move ids are 1..2^53-1 and rids 0..2^53-1 (exact in every JSON/JS number)."""
+    if ok:
+        decode_client(frame(data))
+    else:
+        with pytest.raises(ProtocolError) as info:
+            decode_client(frame(data))
+        assert info.value.code == ErrorCode.BAD_FIELD

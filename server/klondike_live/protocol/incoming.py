@@ -24,8 +24,6 @@ from klondike_live.protocol.kinds import DealMode, Role, RoomKind
 PROTOCOL_VERSION: Final = 1
 MAX_SAFE_INT: Final = 2**53 - 1
 ROOM_ID_MAX: Final = 64
-TOKEN_MAX: Final = 4096
-NAME_MAX_BYTES: Final = 128
 DEAL_MODES: Final = tuple(DealMode)
 _ISO_DATE: Final = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
@@ -205,6 +203,14 @@ class _Fields:
             raise self.fail(key, f"a string of 1..{max_len} characters")
         return value
 
+    def string(self, key: str) -> str | None:
+        """An optional field that must be a string of any length (possibly empty): its
+        content is judged later, with its own error code."""
+        value = self.get(key, False)
+        if value is not None and not isinstance(value, str):
+            raise self.fail(key, "a string")
+        return value
+
     def req_str(self, key: str, max_len: int) -> str:
         value = self.text(key, max_len)
         assert value is not None
@@ -244,10 +250,12 @@ def _room(f: _Fields) -> str:
 
 
 def _hello(f: _Fields) -> Hello:
+    # Any string is a token or a name here: one the server refuses (empty, too long,
+    # malformed) is `token_invalid` or `bad_name` like any other, not `bad_field`.
     return Hello(
         version=f.req_int("v", 0, 1_000_000),
-        token=f.text("token", TOKEN_MAX, required=False),
-        name=f.text("name", NAME_MAX_BYTES, required=False),
+        token=f.string("token"),
+        name=f.string("name"),
     )
 
 
