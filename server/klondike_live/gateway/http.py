@@ -9,6 +9,10 @@ request for `/ws` goes on to become a websocket, anything else gets a response h
                                    replays; `/api/daily...` (`daily_api.py`)
     GET /<path>                    the browser client's files from client_web/
 
+Every route answers GET and HEAD (the same headers, no body); any other method gets 405
+`{"error": "method_not_allowed"}` with `Allow` (only GET for `/ws`). A request with a
+body never gets here: websockets closes the connection without an answer.
+
 Nothing here reveals a card of a game that is still playable: results and replays exist
 only for finished games. A daily game's results and replay are shown, while its day is
 open, only to an account that finished its own ranked attempt (`Authorization: Bearer
@@ -19,6 +23,7 @@ see").
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import mimetypes
@@ -65,6 +70,12 @@ def not_found() -> Response:
     return json_response({"error": "not_found"}, HTTPStatus.NOT_FOUND)
 
 
+def method_not_allowed(allow: tuple[str, ...]) -> Response:
+    response = json_response({"error": "method_not_allowed"}, HTTPStatus.METHOD_NOT_ALLOWED)
+    response.headers["Allow"] = ", ".join(allow)
+    return response
+
+
 class HttpRoutes:
     """The `process_request` hook of the server."""
 
@@ -87,13 +98,19 @@ class HttpRoutes:
 
     async def __call__(self, connection: ServerConnection, request: Request) -> Response | None:
         path, _, query = request.path.partition("?")
+        allow = ("GET",) if path == WEBSOCKET_PATH else ("GET", "HEAD")
+        if request.method not in allow:
+            return method_not_allowed(allow)
         if path == WEBSOCKET_PATH:
             return None
         try:
-            return await self._route(path, query, request.headers)
+            response = await self._route(path, query, request.headers)
         except Exception:
             log.exception("HTTP request for %s failed", path)
-            return json_response({"error": "internal"}, HTTPStatus.INTERNAL_SERVER_ERROR)
+            response = json_response({"error": "internal"}, HTTPStatus.INTERNAL_SERVER_ERROR)
+        if request.method == "HEAD":  # the GET answer's headers, Content-Length included
+            return dataclasses.replace(response, body=b"")
+        return response
 
     async def _route(self, path: str, query: str, headers: Headers) -> Response:
         if path == "/healthz":
