@@ -73,8 +73,11 @@ class BoardMirror:
     status: str = ""
     score: int | None = None
 
-    def apply(self, message: Message) -> None:
-        """Apply a `board` (replace) or `diff` (must be the next offset) frame."""
+    def apply(self, message: Message) -> bool:
+        """Apply a `board` (replace) or `diff` (must be the next offset) frame; False
+        when it is at or below the last one applied (a robust client ignores it)."""
+        if self.view and (message["epoch"], message["off"]) <= (self.epoch, self.offset):
+            return False
         if message["t"] == "board":
             self.view = message["view"]
         else:
@@ -89,6 +92,7 @@ class BoardMirror:
         self.moves = message.get("moves", self.moves)
         self.status = message.get("status", self.status)
         self.score = message.get("score", self.score)
+        return True
 
 
 class Client:
