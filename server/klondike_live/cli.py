@@ -135,10 +135,10 @@ def cmd_show(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     """Run a server node until SIGTERM or SIGINT."""
     import asyncio
-    import logging
 
     from klondike_live.config import ConfigError, Settings
     from klondike_live.gateway.server import serve_forever
+    from klondike_live.logs import configure as configure_logging
 
     try:
         settings = Settings.load(
@@ -146,12 +146,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         )
     except ConfigError as exc:
         raise InputError(str(exc)) from None
-    logging.basicConfig(
-        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
-    # The sessions log one line per websocket connection opened and closed; the library's
-    # own lines would add two for every HTTP request (each file of the browser client).
-    logging.getLogger("websockets.server").setLevel(logging.WARNING)
+    configure_logging()
     try:
         asyncio.run(serve_forever(settings))
     except OSError as exc:

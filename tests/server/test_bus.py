@@ -42,7 +42,12 @@ messages: st.SearchStrategy[RoomMessage] = st.one_of(
         st.integers(0, 2**53),
     ),
     st.builds(
-        BoardFrame, st.sampled_from(Audience), st.integers(0, 7), st.integers(0, 10**9), frames
+        BoardFrame,
+        st.sampled_from(Audience),
+        st.integers(0, 7),
+        st.integers(0, 10**6),
+        st.integers(0, 10**9),
+        frames,
     ),
     st.builds(
         ProgressNote,
@@ -76,14 +81,14 @@ def test_daily_updates_round_trip(update: DailyUpdate) -> None:
 def test_a_board_frame_is_its_header_then_the_frame_as_sent() -> None:
     """The scripts append the client frame to `board_header`: no re-encoding."""
     frame = b"\x81\xa1t\xa4diff"
-    data = board_header(Audience.SPECTATOR, 3, 41) + frame
-    assert data == encode(BoardFrame(Audience.SPECTATOR, 3, 41, frame))
-    assert decode(data) == BoardFrame(Audience.SPECTATOR, 3, 41, frame)
+    data = board_header(Audience.SPECTATOR, 3, 2, 41) + frame
+    assert data == encode(BoardFrame(Audience.SPECTATOR, 3, 2, 41, frame))
+    assert decode(data) == BoardFrame(Audience.SPECTATOR, 3, 2, 41, frame)
 
 
 @pytest.mark.parametrize(
     "data",
-    [b"", b"no header", b"Q|x", b"S|frame", b"Sx:1|f", b"O1|f", b"P|\x00", b"X|\xc1", b"L1|f"],
+    [b"", b"no header", b"Q|x", b"S|frame", b"Sx:1:1|f", b"O1:1|f", b"P|\x00", b"X|\xc1", b"L1|f"],
 )
 def test_malformed_room_messages_raise_bus_error(data: bytes) -> None:
     """Anything that is not a well-formed message is refused with `BusError`."""
@@ -98,7 +103,9 @@ def test_malformed_daily_updates_raise_bus_error(data: bytes) -> None:
         decode_daily(data)
 
 
-async def test_stop_returns_when_a_hook_swallows_the_cancellation(redis: Redis) -> None:
+async def test_stop_returns_when_a_hook_swallows_the_cancellation(
+    redis: Redis, valkey_url: str
+) -> None:
     """A hook whose library call swallows the cancellation (as redis-py may during
     shutdown) must not keep the reader listening, and the subscriber's stop waiting."""
     in_hook = asyncio.Event()
@@ -108,7 +115,7 @@ async def test_stop_returns_when_a_hook_swallows_the_cancellation(redis: Redis) 
         with contextlib.suppress(asyncio.CancelledError):
             await asyncio.sleep(60)
 
-    subscriber = Subscriber(redis, on_message)
+    subscriber = Subscriber(redis, valkey_url, on_message)
     await subscriber.start("kl:test:bus")
     await redis.publish("kl:test:bus", b"L1:lobby:0|frame")
     await asyncio.wait_for(in_hook.wait(), timeout=5)
@@ -124,7 +131,7 @@ async def test_stop_returns_when_a_hook_swallows_the_cancellation(redis: Redis) 
 
 
 async def test_subscribe_returns_once_confirmed_and_messages_arrive_in_order(
-    redis: Redis,
+    redis: Redis, valkey_url: str
 ) -> None:
     """A message published right after `subscribe` returns is delivered, in order."""
     seen: list[tuple[str, bytes]] = []
@@ -135,12 +142,12 @@ async def test_subscribe_returns_once_confirmed_and_messages_arrive_in_order(
         if len(seen) == 3:
             done.set()
 
-    subscriber = Subscriber(redis, on_message)
+    subscriber = Subscriber(redis, valkey_url, on_message)
     await subscriber.start("kl:test:always")
     try:
         await subscriber.subscribe("kl:test:room")
         for n in range(3):
-            await redis.publish("kl:test:room", f"m{n}".encode())
+            await redis.spublish("kl:test:room", f"m{n}".encode())
         await asyncio.wait_for(done.wait(), timeout=5)
         assert seen == [("kl:test:room", b"m0"), ("kl:test:room", b"m1"), ("kl:test:room", b"m2")]
     finally:

@@ -11,8 +11,8 @@ On the wire a room or spectator message is an ASCII header, `|`, then its body:
 
     L<gen>:<phase>:<start>|<frame>  RoomFrame: a room-wide client frame (room, results),
                                     with the race (gen, phase, start time) it follows
-    O<seat>:<offset>|<frame>        BoardFrame, the racer's own audience
-    S<seat>:<offset>|<frame>        BoardFrame, the spectator audience
+    O<seat>:<epoch>:<offset>|<frame>  BoardFrame, the racer's own audience
+    S<seat>:<epoch>:<offset>|<frame>  BoardFrame, the spectator audience
     P<node>|<msgpack note>          Progress: a board's progress, and its racer's
                                     knowledge when it grew (never sent to clients)
     X|<msgpack [user, connection]>  Takeover: a newer connection speaks for the racer
@@ -20,7 +20,7 @@ On the wire a room or spectator message is an ASCII header, `|`, then its body:
 A daily message is msgpack `[date, variant text, count]`.
 
 Client frames travel as the bytes they will be sent as; a board frame's header carries
-its (audience, seat, offset), so nobody decodes a frame to learn where it belongs. The
+its (audience, seat, epoch, offset), so nobody decodes a frame to learn where it belongs. The
 Lua scripts concatenate a header and a frame that Python encoded separately (the frame
 is stored in a stream too): `board_header` gives that header.
 
@@ -61,10 +61,12 @@ class RoomFrame:
 
 @dataclass(frozen=True, slots=True)
 class BoardFrame:
-    """A board frame for one audience of one board, at its stream offset."""
+    """A board frame for one audience of one board of race `epoch`, at its stream
+    offset."""
 
     audience: Audience
     seat: int
+    epoch: int
     offset: int
     frame: bytes
 
@@ -101,9 +103,9 @@ RoomMessage = RoomFrame | BoardFrame | ProgressNote | Takeover
 # ------------------------------------------------------------ encoding
 
 
-def board_header(audience: Audience, seat: int, offset: int) -> bytes:
+def board_header(audience: Audience, seat: int, epoch: int, offset: int) -> bytes:
     """The header a board frame is published with (the script appends the frame)."""
-    return _AUDIENCE_TAG[audience] + f"{seat}:{offset}|".encode()
+    return _AUDIENCE_TAG[audience] + f"{seat}:{epoch}:{offset}|".encode()
 
 
 def encode(message: RoomMessage) -> bytes:
@@ -111,8 +113,8 @@ def encode(message: RoomMessage) -> bytes:
     match message:
         case RoomFrame(frame, gen, phase, start_at_ms):
             return f"L{gen}:{phase}:{start_at_ms}|".encode() + frame
-        case BoardFrame(audience, seat, offset, frame):
-            return board_header(audience, seat, offset) + frame
+        case BoardFrame(audience, seat, epoch, offset, frame):
+            return board_header(audience, seat, epoch, offset) + frame
         case ProgressNote(node, progress):
             note = [
                 progress.seat,
@@ -153,8 +155,8 @@ def decode(data: bytes) -> RoomMessage:
             return RoomFrame(body, int(gen), RoomPhase(phase), int(start_at))
         audience = _TAG_AUDIENCE.get(tag)
         if audience is not None:
-            seat, _, offset = head[1:].partition(b":")
-            return BoardFrame(audience, int(seat), int(offset), body)
+            seat, epoch, offset = head[1:].split(b":")
+            return BoardFrame(audience, int(seat), int(epoch), int(offset), body)
         if tag == b"P":
             seat_no, found, down, moves, status, seen = _unpack(body)
             progress = Progress(

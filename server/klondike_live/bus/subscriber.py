@@ -1,14 +1,27 @@
-"""The node's one pub/sub connection: subscriptions and the task that reads them.
+"""The node's pub/sub connections: sharded subscriptions, their readers, and recovery.
 
-    subscriber = Subscriber(redis, on_message)
-    await subscriber.start(keys.DAILY_UPDATES)   # channels every node always listens to
-    await subscriber.subscribe(channel)          # returns once Redis confirmed it
+    subscriber = Subscriber(client, url, on_message, on_resubscribed=...)
+    await subscriber.start(keys.DAILY_UPDATES)   # classic channels, always listened to
+    await subscriber.subscribe(channel)          # sharded; returns once Redis confirmed it
     await subscriber.unsubscribe(channel)
     await subscriber.stop()
 
-Every message is handed to `on_message(channel, data)` in the order it arrived; a hook
-that fails is logged and the reader goes on. This module knows nothing of rooms or
-frames: `bus.messages` decodes what it reads, the live service routes it.
+Room channels are **sharded** channels (SSUBSCRIBE; the scripts SPUBLISH them): on a
+Cluster a message travels only to the shard that owns the channel's slot, which is the
+room's slot. The subscriber keeps one connection per shard that owns a channel it
+listens to (a standalone server is one shard), each with its own reader task; the
+classic channels (daily updates, rare) are listened to on one of them.
+
+Every reconnection is noticed: a shard's connection is never retried behind the
+subscriber's back. After a connection loss, a failover, or a slot moving to another
+node (the server then unsubscribes the channel itself), the subscriber finds each
+channel's owner again, subscribes there, and once Redis confirmed it calls
+`on_resubscribed(channels)`: whatever was published meanwhile was missed, and the live
+service catches its viewers up from the streams.
+
+Messages are handed to `on_message(channel, data)` in the order each shard delivers
+them; a hook that fails is logged and the reader goes on. This module knows nothing of
+rooms or frames: `bus.messages` decodes what it reads, the live service routes it.
 """
 
 from __future__ import annotations
@@ -17,11 +30,14 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Final
 
 from redis.asyncio import Redis
 from redis.asyncio.client import PubSub
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisError
 
+from klondike_live.store.connect import RedisClient, is_cluster, node_client
 from klondike_live.tasks import cancel_requested
 
 log = logging.getLogger(__name__)
@@ -29,57 +45,184 @@ log = logging.getLogger(__name__)
 OnMessage = Callable[[str, bytes], Awaitable[None]]
 """Called with each message's channel and data."""
 
-SUBSCRIBE_TIMEOUT = 10.0
+OnResubscribed = Callable[[set[str]], Awaitable[None]]
+"""Called with the channels subscribed again after a gap (messages may be missing)."""
+
+SUBSCRIBE_TIMEOUT: Final = 10.0
 """Seconds a subscription may take to be confirmed before the caller gives up."""
+
+BACKOFF: Final = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0)
+"""Pauses between reconnection attempts of one shard (the last one repeats)."""
+
+STANDALONE: Final = "standalone"
+
+
+class _Shard:
+    """One connection to one server and the channels it carries."""
+
+    def __init__(self, name: str, client: Redis) -> None:
+        self.name = name
+        self.client = client
+        self.channels: set[str] = set()
+        self.classic: tuple[str, ...] = ()
+        self.pubsub: PubSub | None = None
+        self.confirmations: dict[str, asyncio.Future[None]] = {}
+        self.task: asyncio.Task[None] | None = None
+        self.connected = False
+        # Channels subscribed by the current connection whose confirmation is awaited
+        # before `on_resubscribed` (a reconnection) may run.
+        self.recovering: set[str] | None = None
 
 
 class Subscriber:
-    """One pub/sub connection and its reader task (see the module docstring)."""
+    """The node's sharded subscriptions (see the module docstring)."""
 
-    def __init__(self, redis: Redis, on_message: OnMessage) -> None:
-        self._pubsub: PubSub = redis.pubsub(ignore_subscribe_messages=False)
+    def __init__(
+        self,
+        client: RedisClient,
+        url: str,
+        on_message: OnMessage,
+        *,
+        on_resubscribed: OnResubscribed | None = None,
+        on_reconnect: Callable[[], None] | None = None,
+    ) -> None:
+        self._client = client
+        self._url = url
         self._on_message = on_message
-        self._channels: set[str] = set()
-        self._confirmations: dict[str, asyncio.Future[None]] = {}
-        self._reader: asyncio.Task[None] | None = None
+        self._on_resubscribed = on_resubscribed
+        self._on_reconnect = on_reconnect
+        self._shards: dict[str, _Shard] = {}
+        self._owner: dict[str, str] = {}  # channel -> shard name
+        self._classic: tuple[str, ...] = ()
+        self._stopping = False
+        self._tasks: set[asyncio.Task[None]] = set()
 
-    async def start(self, *channels: str) -> None:
-        """Subscribe to `channels` and start reading (a subscription must exist before
-        the reader listens)."""
-        self._channels.update(channels)
-        await self._pubsub.subscribe(*channels)
-        self._reader = asyncio.create_task(self._read(), name="bus-reader")
+    @property
+    def connected(self) -> bool:
+        """Every shard the subscriber listens to is connected."""
+        return bool(self._shards) and all(s.connected for s in self._shards.values())
+
+    async def start(self, *classic: str) -> None:
+        """Listen to the classic `channels` (on one shard) and start reading."""
+        self._classic = classic
+        shard = self._shard_for(None)
+        shard.classic = classic
+        for channel in classic:
+            shard.confirmations[f"classic:{channel}"] = asyncio.get_running_loop().create_future()
+        self._run(shard)
+        await self._wait_confirmed(shard, [f"classic:{c}" for c in classic])
 
     async def stop(self) -> None:
-        if self._reader is not None:
-            self._reader.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._reader
-        await self._pubsub.aclose()  # type: ignore[no-untyped-call]
+        self._stopping = True
+        tasks = [s.task for s in self._shards.values() if s.task is not None]
+        tasks += list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        for shard in self._shards.values():
+            with contextlib.suppress(Exception):
+                await shard.client.aclose()
 
     async def subscribe(self, channel: str) -> None:
-        """Listen to `channel`; returns once Redis confirmed the subscription."""
-        waiting = self._confirmations.get(channel)
-        if channel not in self._channels:
-            self._channels.add(channel)
-            waiting = asyncio.get_running_loop().create_future()
-            self._confirmations[channel] = waiting
-            await self._pubsub.subscribe(channel)
-        if waiting is not None:
-            await asyncio.wait_for(asyncio.shield(waiting), timeout=SUBSCRIBE_TIMEOUT)
+        """Listen to the sharded `channel`; returns once Redis confirmed it (or raises
+        a redis `ConnectionError` after `SUBSCRIBE_TIMEOUT` seconds)."""
+        name = self._owner.get(channel)
+        shard = self._shards.get(name) if name is not None else None
+        if shard is None:
+            shard = self._shard_for(channel)
+            self._owner[channel] = shard.name
+        if channel not in shard.channels:
+            shard.channels.add(channel)
+            shard.confirmations[channel] = asyncio.get_running_loop().create_future()
+            if shard.task is None:
+                self._run(shard)
+            elif shard.pubsub is not None and shard.connected:
+                with contextlib.suppress(RedisError, OSError):
+                    await shard.pubsub.ssubscribe(channel)
+        await self._wait_confirmed(shard, [channel])
 
     async def unsubscribe(self, channel: str) -> None:
-        if channel in self._channels:
-            self._channels.discard(channel)
-            self._confirmations.pop(channel, None)
-            with contextlib.suppress(Exception):
-                await self._pubsub.unsubscribe(channel)
+        name = self._owner.pop(channel, None)
+        shard = self._shards.get(name) if name is not None else None
+        if shard is None or channel not in shard.channels:
+            return
+        shard.channels.discard(channel)
+        shard.confirmations.pop(channel, None)
+        if shard.pubsub is not None and shard.connected:
+            with contextlib.suppress(RedisError, OSError):
+                await shard.pubsub.sunsubscribe(channel)
 
-    async def _read(self) -> None:
-        while not cancel_requested():
+    # ------------------------------------------------------------ shards
+
+    def _shard_for(self, channel: str | None) -> _Shard:
+        """The shard that owns `channel` (None: the one for classic channels)."""
+        if not is_cluster(self._client):
+            host, port = self._standalone_address()
+            name = STANDALONE
+        else:
+            cluster: Any = self._client
+            node = (
+                cluster.get_node_from_key(channel)
+                if channel is not None
+                else cluster.get_random_primary_node()
+                if not self._shards
+                else None
+            )
+            if node is None:  # classic channels stay on the shard they started on
+                return next(iter(self._shards.values()))
+            return self._new_shard(node)
+        shard = self._shards.get(name)
+        if shard is None:
+            shard = self._shards[name] = _Shard(name, node_client(self._url, host, port))
+        return shard
+
+    def _new_shard(self, node: Any) -> _Shard:
+        """The shard of a cluster node (made on first use)."""
+        shard = self._shards.get(node.name)
+        if shard is None:
+            client = node_client(self._url, node.host, node.port)
+            shard = self._shards[node.name] = _Shard(node.name, client)
+        return shard
+
+    def _standalone_address(self) -> tuple[str, int]:
+        kwargs = self._client.connection_pool.connection_kwargs  # type: ignore[union-attr]
+        return str(kwargs.get("host", "127.0.0.1")), int(kwargs.get("port", 6379))
+
+    def _run(self, shard: _Shard) -> None:
+        shard.task = asyncio.create_task(self._read(shard), name=f"bus-{shard.name}")
+
+    async def _wait_confirmed(self, shard: _Shard, channels: list[str]) -> None:
+        waiting = [shard.confirmations[c] for c in channels if c in shard.confirmations]
+        if not waiting:
+            return
+        try:
+            await asyncio.wait_for(
+                asyncio.shield(asyncio.gather(*waiting)), timeout=SUBSCRIBE_TIMEOUT
+            )
+        except TimeoutError:
+            raise RedisConnectionError(
+                f"the bus could not subscribe within {SUBSCRIBE_TIMEOUT:g} s"
+            ) from None
+
+    # ------------------------------------------------------------ readers
+
+    async def _read(self, shard: _Shard) -> None:
+        attempt = 0
+        first = True
+        while not self._stopping and not cancel_requested():
+            pubsub = shard.client.pubsub(ignore_subscribe_messages=False)
+            shard.pubsub = pubsub
             try:
-                async for message in self._pubsub.listen():
-                    await self._dispatch(message)
+                shard.recovering = None if first else set(shard.channels)
+                if shard.classic:
+                    await pubsub.subscribe(*shard.classic)
+                # One SSUBSCRIBE per channel: a cluster refuses channels of several slots.
+                for channel in sorted(shard.channels):
+                    await pubsub.ssubscribe(channel)
+                shard.connected = True
+                attempt = 0
+                async for message in pubsub.listen():
+                    await self._dispatch(shard, message)
                     if cancel_requested():
                         # Swallowed by a library call of a hook (redis-py does, during
                         # shutdown): listening on would wait for a message that never
@@ -87,21 +230,88 @@ class Subscriber:
                         raise asyncio.CancelledError
             except asyncio.CancelledError:
                 raise
-            except Exception:
-                log.exception("bus read failed; retrying")
-                await asyncio.sleep(0.5)
+            except (RedisError, OSError) as exc:
+                if self._stopping:
+                    return
+                log.warning("bus connection to %s lost: %s", shard.name, exc)
+            finally:
+                shard.connected = False
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+            first = False
+            if self._on_reconnect is not None:
+                self._on_reconnect()
+            await asyncio.sleep(BACKOFF[min(attempt, len(BACKOFF) - 1)])
+            attempt += 1
+            await self._rehome(shard)
+            if not shard.channels and not shard.classic:
+                # Every channel moved to other nodes: this connection is no longer needed.
+                self._shards.pop(shard.name, None)
+                shard.task = None
+                with contextlib.suppress(Exception):
+                    await shard.client.aclose()
+                return
         raise asyncio.CancelledError
 
-    async def _dispatch(self, message: dict[str, Any]) -> None:
+    async def _rehome(self, shard: _Shard) -> None:
+        """On a cluster, move each channel of `shard` to the node that owns it now."""
+        if not is_cluster(self._client):
+            return
+        cluster: Any = self._client
+        with contextlib.suppress(RedisError, OSError):
+            await cluster.nodes_manager.initialize()
+        primaries = {node.name for node in cluster.get_primaries()}
+        if shard.classic and shard.name not in primaries and primaries:
+            # Its node failed over or left: the classic channels go to a current master.
+            target = (
+                next(s for name, s in self._shards.items() if name in primaries)
+                if any(name in primaries for name in self._shards)
+                else self._new_shard(cluster.get_random_primary_node())
+            )
+            target.classic, shard.classic = shard.classic, ()
+            if target.task is None:
+                self._run(target)
+            elif target.pubsub is not None and target.connected:
+                with contextlib.suppress(RedisError, OSError):
+                    await target.pubsub.subscribe(*target.classic)
+        for channel in sorted(shard.channels):
+            owner = self._shard_for(channel)
+            if owner is shard:
+                continue
+            shard.channels.discard(channel)
+            future = shard.confirmations.pop(channel, None)
+            self._owner[channel] = owner.name
+            owner.channels.add(channel)
+            if future is not None and not future.done():
+                owner.confirmations[channel] = future
+            if owner.task is None:
+                self._run(owner)
+            elif owner.pubsub is not None and owner.connected:
+                with contextlib.suppress(RedisError, OSError):
+                    await owner.pubsub.ssubscribe(channel)
+                    # Confirmed on the new owner's reader, which then catches up.
+                    owner.recovering = (owner.recovering or set()) | {channel}
+
+    async def _dispatch(self, shard: _Shard, message: dict[str, Any]) -> None:
         channel = message["channel"]
         channel = channel.decode() if isinstance(channel, bytes) else channel
         kind = message["type"]
-        if kind == "subscribe":
-            waiting = self._confirmations.pop(channel, None)
+        kind = kind.decode() if isinstance(kind, bytes) else kind
+        if kind in ("ssubscribe", "subscribe"):
+            key = channel if kind == "ssubscribe" else f"classic:{channel}"
+            waiting = shard.confirmations.get(key)
             if waiting is not None and not waiting.done():
                 waiting.set_result(None)
+            if shard.recovering is not None and kind == "ssubscribe":
+                shard.recovering.discard(channel)
+                if not shard.recovering:
+                    self._resubscribed(shard, set(shard.channels))
             return
-        if kind != "message":
+        if kind == "sunsubscribe" and channel in shard.channels:
+            # The server dropped it: its slot moved to another node.
+            self._spawn(self._moved(shard, channel))
+            return
+        if kind not in ("smessage", "message"):
             return
         try:
             await self._on_message(channel, message["data"])
@@ -109,3 +319,27 @@ class Subscriber:
             raise
         except Exception:
             log.exception("handling a bus message on %s failed", channel)
+
+    async def _moved(self, shard: _Shard, channel: str) -> None:
+        await self._rehome(shard)
+        if channel in shard.channels and shard.pubsub is not None:
+            with contextlib.suppress(RedisError, OSError):
+                await shard.pubsub.ssubscribe(channel)
+
+    def _resubscribed(self, shard: _Shard, channels: set[str]) -> None:
+        shard.recovering = None
+        if self._on_resubscribed is not None and channels:
+            self._spawn(self._on_resubscribed(channels))
+
+    def _spawn(self, coro: Awaitable[None]) -> None:
+        async def guarded() -> None:
+            try:
+                await coro
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("bus recovery failed")
+
+        task = asyncio.create_task(guarded())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)

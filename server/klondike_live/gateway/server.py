@@ -38,7 +38,7 @@ from klondike_live.service.hub import Hub
 from klondike_live.service.live import LiveService
 from klondike_live.solver import Budget
 from klondike_live.store import Store
-from klondike_live.store.connect import open_redis, probe_redis_forever
+from klondike_live.store.connect import open_redis, probe_redis_forever, replicas_of
 from klondike_live.store.pool import PoolStore
 
 log = logging.getLogger(__name__)
@@ -93,13 +93,11 @@ async def running(
         redis = await open_redis(url)
         stack.push_async_callback(redis.aclose)
         metrics = Metrics()
-        store = Store.from_settings(redis, settings)
+        # A move is acknowledged once a replica has it, when the masters have replicas.
+        replicas = min(1, await replicas_of(redis))
+        store = Store.from_settings(redis, settings, url=url, replicas=replicas)
+        stack.push_async_callback(store.close)
         store.latency_observer = metrics.redis_latency.observe
-        # The bus subscriber waits for messages as long as it takes: no read timeout
-        # (which would arm a timer per message); TCP keepalive and health checks
-        # still notice a dead connection.
-        bus = await open_redis(url, socket_timeout=None)
-        stack.push_async_callback(bus.aclose)
         hub = Hub(broadcast, metrics, settings.node_id)
         stack.push_async_callback(hub.stop)
         pool = DealPool(
@@ -112,7 +110,11 @@ async def running(
         service = LiveService(
             settings, store, hub, metrics, seed_source=seed_source, pool=pool, clock=clock
         )
-        subscriber = Subscriber(bus, service.on_bus_message)
+        # The subscriber opens its own connections (one per shard), which wait for
+        # messages as long as it takes: no read timeout, TCP keepalive.
+        subscriber = Subscriber(
+            redis, url, service.on_bus_message, on_resubscribed=service.on_resubscribed
+        )
         hub.attach(subscriber)
         await subscriber.start(keys.DAILY_UPDATES)
         stack.push_async_callback(subscriber.stop)

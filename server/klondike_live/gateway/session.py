@@ -40,6 +40,7 @@ from klondike_live.protocol.incoming import PROTOCOL_VERSION, ProtocolError, dec
 from klondike_live.service.connection import Connection
 from klondike_live.service.errors import RequestError
 from klondike_live.service.live import LiveService
+from klondike_live.store import StoreError
 
 log = logging.getLogger(__name__)
 
@@ -285,6 +286,20 @@ class Session:
             )
         except (ConnectionClosed, asyncio.CancelledError):
             raise
+        except StoreError as exc:
+            # Redis is unreachable or failed mid-request: nothing the client did wrong,
+            # and a retry with the same ids is safe (moves are idempotent).
+            log.warning("the store failed handling %s: %s", type(message).__name__, exc)
+            service.metrics.error(str(ErrorCode.UNAVAILABLE))
+            await self.send(
+                outgoing.error(
+                    ErrorCode.UNAVAILABLE,
+                    "the server's store is unreachable; try again shortly",
+                    rid=rid,
+                    room=getattr(message, "room", None),
+                    move_id=getattr(message, "id", None),
+                )
+            )
         except Exception:
             log.exception("handling %s from %s failed", type(message).__name__, self.conn_id)
             service.metrics.error(str(ErrorCode.INTERNAL))

@@ -36,7 +36,8 @@ class ErrorCode(enum.StrEnum):
     RATE_LIMITED = "rate_limited"  # too many messages; slow down
     BUSY = "busy"  # a concurrent change won; retry
     SPOILER = "spoiler"  # today's daily games are shown only to those who finished theirs
-    UNAVAILABLE = "unavailable"  # the daily challenge could not be prepared; try later
+    UNAVAILABLE = "unavailable"  # the store is unreachable, or the daily challenge is not
+    # ready yet: retry later with the same ids (a move that did get applied is acked)
     INTERNAL = "internal"  # the server failed; the message was not applied
 
 

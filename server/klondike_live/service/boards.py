@@ -192,8 +192,8 @@ class Boards:
                     if event.own_frame is not None:
                         # This node holds the racer's connection: deliver directly. The
                         # frame carries the move id, acknowledging the move.
-                        position = Position(Audience.OWN, seat, event.own_offset)
-                        self.hub.deliver(local.racers(seat), event.own_frame, position)
+                        position = Position(Audience.OWN, seat, writer.epoch, event.own_offset)
+                        self.hub.deliver_board(local, local.racers(seat), event.own_frame, position)
                     if op is BoardOp.MOVE:
                         self.metrics.moves.inc()
                     if event.won and not writer.race:
@@ -216,8 +216,8 @@ class Boards:
             local, writer, event, seq, user=viewer.conn.user, conn_id=viewer.conn.conn_id
         )
         if result.status is WriteStatus.OK and event.own_frame is not None:
-            position = Position(Audience.OWN, writer.seat, event.own_offset)
-            self.hub.deliver(local.racers(writer.seat), event.own_frame, position)
+            position = Position(Audience.OWN, writer.seat, writer.epoch, event.own_offset)
+            self.hub.deliver_board(local, local.racers(writer.seat), event.own_frame, position)
 
     async def hint(self, viewer: Viewer, request: msg.HintRequest) -> None:
         """The solver's advice on a practice board (refused in races and ranked attempts)."""

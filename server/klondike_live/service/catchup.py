@@ -101,16 +101,21 @@ class CatchUp:
     async def _release(self, viewer: Viewer, sent: Sent) -> None:
         """Send the frames held for `viewer`, minus those its snapshots or backlog already
         covered; board frames stay held while it has no snapshots yet."""
-        held = viewer.held + (viewer.catching_up or [])
+        pending = viewer.held + (viewer.catching_up or [])
         viewer.held = []
+        # Frames arriving while these are sent keep queueing behind them: the viewer
+        # goes live only once nothing is left, so no frame overtakes an older one.
+        viewer.catching_up = []
+        while pending:
+            for frame, position in pending:
+                if position is not None and not viewer.boards_ready:
+                    viewer.held.append(Held(frame, position))
+                elif position is None or position.offset > sent.get(
+                    (position.audience, position.seat), -1
+                ):
+                    await viewer.conn.send(frame)
+            pending, viewer.catching_up = viewer.catching_up, []
         viewer.catching_up = None
-        for frame, position in held:
-            if position is not None and not viewer.boards_ready:
-                viewer.held.append(Held(frame, position))
-            elif position is None or position.offset > sent.get(
-                (position.audience, position.seat), -1
-            ):
-                await viewer.conn.send(frame)
 
     async def _send_boards(
         self, viewer: Viewer, state: RoomState, since: tuple[msg.Since, ...]

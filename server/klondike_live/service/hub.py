@@ -10,7 +10,8 @@ or writer of the room, the spectator channel only while it has local spectators.
 bus message is decoded once into its type and routed:
 
     RoomFrame      every local viewer; then `on_room_frame` (a new race, the start)
-    BoardFrame     the audience's viewers (own: the racer's connections)
+    BoardFrame     the audience's viewers (own: the racer's connections), once: a frame
+                   this node already delivered (after a catch-up) is dropped
     ProgressNote   the room's cache (`LocalRoom.apply_progress`); from another node
                    only (a writer here applied its own already); then `on_progress`
     Takeover       `on_takeover` (older connections of that racer close)
@@ -75,6 +76,11 @@ class Hub:
         self.on_progress: Callable[[LocalRoom, ProgressChange], None] | None = None
         self.on_takeover: Callable[[LocalRoom, str, str], None] | None = None
         self.on_resync: Callable[[Viewer], Awaitable[None]] | None = None
+
+    def room_of_channel(self, channel: str) -> LocalRoom | None:
+        """The local room a subscribed channel belongs to."""
+        room_id = self._channels.get(channel)
+        return self.rooms.get(room_id) if room_id is not None else None
 
     def attach(self, bus: Subscriptions) -> OnMessage:
         """Use `bus` for subscriptions; returns the handler its reader must call."""
@@ -153,10 +159,10 @@ class Hub:
             log.warning("dropped a bus message of room %s: %s", room.room_id, exc)
             return
         match message:
-            case BoardFrame(Audience.SPECTATOR, _, _, frame):
-                self.deliver(room.spectators(), frame, _position(message))
-            case BoardFrame(Audience.OWN, seat, _, frame):
-                self.deliver(room.racers(seat), frame, _position(message))
+            case BoardFrame(Audience.SPECTATOR, _, _, _, frame):
+                self.deliver_board(room, room.spectators(), frame, _position(message))
+            case BoardFrame(Audience.OWN, seat, _, _, frame):
+                self.deliver_board(room, room.racers(seat), frame, _position(message))
             case BoardFrame():
                 assert_never(message.audience)  # type: ignore[arg-type]
             case RoomFrame(frame):
@@ -175,6 +181,14 @@ class Hub:
                 assert_never(message)
 
     # ------------------------------------------------------------ fan-out
+
+    def deliver_board(
+        self, room: LocalRoom, viewers: list[Viewer], frame: bytes, position: Position
+    ) -> None:
+        """Deliver a board frame unless this node already delivered it (the same event
+        can come from the bus and from a catch-up read of its stream)."""
+        if room.fresh(position):
+            self.deliver(viewers, frame, position)
 
     def deliver(self, viewers: list[Viewer], frame: bytes, position: Position | None) -> None:
         """Broadcast one encoded frame; hold it for viewers being caught up (and board
@@ -211,4 +225,4 @@ class Hub:
 
 
 def _position(message: BoardFrame) -> Position:
-    return Position(message.audience, message.seat, message.offset)
+    return Position(message.audience, message.seat, message.epoch, message.offset)

@@ -6,7 +6,8 @@
     service.connected(conn)                          # a client said hello
     await service.handle(conn, message)              # each decoded request after that
     await service.disconnected(conn)                 # its connection closed
-    await service.on_bus_message(channel, data)      # the bus subscriber's hook
+    await service.on_bus_message(channel, data)      # the bus subscriber's hooks
+    await service.on_resubscribed(channels)          # after a gap in the bus
 
 A client is a `Connection` (see `connection.py`): the service never sees a socket.
 `LiveService` checks who may ask (membership, racer or spectator), turns room requests
@@ -147,6 +148,19 @@ class LiveService:
             log.warning("dropped a daily update: %s", exc)
             return
         self.daily.on_update(update, self.hub.broadcast)
+
+    async def on_resubscribed(self, channels: set[str]) -> None:
+        """The bus lost these channels for a while (Redis restarted, failed over, or a
+        connection broke): whatever was published meanwhile was missed. Every local
+        viewer of their rooms gets the room as it is now (results included) and fresh
+        boards; frames arriving meanwhile are held and released in order."""
+        rooms = {room for c in channels if (room := self.hub.room_of_channel(c)) is not None}
+        for local in rooms:
+            log.info(
+                "room %s: catching up %d viewers after a bus gap", local.room_id, len(local.viewers)
+            )
+            for viewer in list(local.viewers):
+                self.hub.spawn(self.catchup.resync(viewer), f"recover-{viewer.conn.conn_id}")
 
     # ------------------------------------------------------------ connections
 

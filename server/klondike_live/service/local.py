@@ -32,10 +32,11 @@ from klondike_live.service.connection import Connection
 
 
 class Position(NamedTuple):
-    """Where a board frame belongs: its audience, board and stream offset."""
+    """Where a board frame belongs: its audience, board, race and stream offset."""
 
     audience: Audience
     seat: int
+    epoch: int
     offset: int
 
 
@@ -85,6 +86,10 @@ class LocalRoom:
     viewers: set[Viewer] = field(default_factory=set)
     writers: dict[int, LiveBoard] = field(default_factory=dict)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    # The last offset of each board stream (audience, seat) delivered to this node's
+    # viewers in race `gen`: a frame at or below it is a repeat (a bus message after a
+    # catch-up from the stream) and is dropped.
+    delivered: dict[tuple[Audience, int], int] = field(default_factory=dict)
     _seated: tuple[int, ...] = ()
     _seats: dict[int, SeatKnowledge] = field(default_factory=dict)
     _progress: dict[int, Progress] = field(default_factory=dict)
@@ -131,6 +136,7 @@ class LocalRoom:
         Its boards reach every viewer with its start. Call holding `lock`."""
         self.gen = gen
         self.writers.clear()
+        self.delivered.clear()
         self._seated = ()
         self._seats.clear()
         self._progress.clear()
@@ -171,6 +177,17 @@ class LocalRoom:
             knowledge_grew=progress.seen is not None
             and (before is None or before.seen != progress.seen),
         )
+
+    def fresh(self, position: Position) -> bool:
+        """Whether a board frame at `position` is news to this node (and note it):
+        False for a repeat of the current race, or a frame of an older race."""
+        if position.epoch != self.gen:
+            return position.epoch > self.gen  # a newer race: its room frame is on its way
+        key = (position.audience, position.seat)
+        if position.offset <= self.delivered.get(key, 0):
+            return False
+        self.delivered[key] = position.offset
+        return True
 
     def _store(self, progress: Progress) -> None:
         known = self._seats.get(progress.seat)

