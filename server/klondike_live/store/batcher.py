@@ -15,21 +15,28 @@ moved) did not run: the slot map is refreshed and the call sent again.
 
 With `replicas` > 0 each pipeline ends with `WAIT replicas timeout`, so a call is
 answered only once its write reached that many replicas; when fewer acknowledge in
-time, every call of that pipeline fails with `NotReplicated` (the write is on the
-master, its durability unknown: callers treat it like a lost connection).
+time while the master does have that many in sync, every call of that pipeline fails
+with `NotReplicated` (the write is on the master, its durability unknown: callers treat
+it like a lost connection). A master with fewer replicas in sync (a failover took its
+replica away) acknowledges with what it has, and `degraded` counts those writes.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 from collections.abc import Sequence
 from typing import Any, Final
 
 from redis.asyncio import Redis
 from redis.commands.core import AsyncScript
 from redis.exceptions import AskError, MovedError, NoScriptError, RedisError, ResponseError
+from redis.exceptions import ConnectionError as RedisConnectionError
 
-from klondike_live.store.connect import RedisClient, is_cluster, node_client
+from klondike_live.store.connect import RedisClient, is_cluster, node_client, replicas_of
+
+log = logging.getLogger(__name__)
 
 Call = tuple[Sequence[str | bytes], list[Any], "asyncio.Future[Any]"]
 
@@ -82,6 +89,7 @@ class ScriptBatcher:
         self.max_batch = max_batch
         self._queue: list[Call] = []
         self._runner: asyncio.Task[None] | None = None
+        self.degraded = 0  # writes acknowledged while a master had too few replicas
 
     async def call(self, keys: Sequence[str | bytes], args: list[Any]) -> Any:
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
@@ -117,6 +125,10 @@ class ScriptBatcher:
             results = await self._send(client, calls)
         except Exception as exc:  # the whole pipeline failed: every caller hears why
             results = [exc] * len(calls)
+            if is_cluster(self.client) and isinstance(exc, RedisConnectionError | OSError):
+                # The node may have failed over: learn the slot map again, so that the
+                # callers' retries go to the new master.
+                await self._refresh_slots()
         redirected = []
         for call, result in zip(calls, results, strict=True):
             if isinstance(result, MovedError | AskError):
@@ -128,6 +140,34 @@ class ScriptBatcher:
                     call[2].set_result(result)
         if redirected:
             await self._redirect(redirected)
+
+    async def _replicated(self, client: Redis, acknowledged: int) -> bool:
+        """Whether `acknowledged` replicas are enough: the configured number, or as many
+        as the master has in sync now (after a failover the new master may have none
+        until the old one comes back: writes go on, counted in `degraded`)."""
+        if acknowledged >= self.replicas:
+            return True
+        try:
+            online = await replicas_of(client)
+        except (RedisError, OSError):
+            return False
+        if acknowledged >= online:
+            self.degraded += 1
+            if self.degraded == 1 or self.degraded % 1000 == 0:
+                log.warning(
+                    "a master has %d of %d replicas in sync: moves are acknowledged with"
+                    " fewer copies (%d writes so far)",
+                    online,
+                    self.replicas,
+                    self.degraded,
+                )
+            return True
+        return False
+
+    async def _refresh_slots(self) -> None:
+        cluster: Any = self.client
+        with contextlib.suppress(RedisError, OSError):
+            await cluster.nodes_manager.initialize()
 
     async def _redirect(self, calls: list[Call]) -> None:
         """Calls whose slot moved did not run: send them to the slot's new owner."""
@@ -179,7 +219,9 @@ class ScriptBatcher:
                 replies: list[Any] = await pipe.execute(raise_on_error=False)
             if self.replicas:
                 acknowledged = replies.pop()
-                if isinstance(acknowledged, int) and acknowledged < self.replicas:
+                if isinstance(acknowledged, int) and not await self._replicated(
+                    client, acknowledged
+                ):
                     failure = NotReplicated(
                         f"{acknowledged} of {self.replicas} replicas acknowledged the write"
                         f" within {self.wait_timeout_ms} ms"

@@ -57,7 +57,7 @@ refused command); `except StoreError` catches them all."""
 
 MAX_CONNECTIONS: Final = 48
 SOCKET_TIMEOUT_SECONDS: Final = 10.0  # blocking reads (XREAD BLOCK) must block for less
-CONNECT_TIMEOUT_SECONDS: Final = 5.0
+CONNECT_TIMEOUT_SECONDS: Final = 2.0
 HEALTH_CHECK_INTERVAL_SECONDS: Final = 15
 
 
@@ -132,6 +132,9 @@ def node_client(url: str, host: str, port: int, *, pooled: bool = False) -> redi
             socket_timeout=SOCKET_TIMEOUT_SECONDS,
             socket_connect_timeout=CONNECT_TIMEOUT_SECONDS,
             socket_keepalive=True,
+            # A failed write is answered at once (the client retries it with its id):
+            # a retry here could only wait for a node that failed over.
+            retry=Retry(NoBackoff(), retries=0),
         )
     return redis.asyncio.Redis.from_url(
         urlunsplit(parts._replace(netloc=netloc)),
@@ -144,13 +147,20 @@ def node_client(url: str, host: str, port: int, *, pooled: bool = False) -> redi
 
 
 async def replicas_of(client: RedisClient) -> int:
-    """The fewest replicas connected to any master (0 for a server without any)."""
+    """The fewest replicas in sync with any master (0 for a server without any)."""
     if isinstance(client, RedisCluster):
         infos = await client.info("replication", target_nodes=RedisCluster.PRIMARIES)
-        counts = [int(info.get("connected_slaves", 0)) for info in infos.values()]
-        return min(counts, default=0)
-    info = await client.info("replication")
-    return int(info.get("connected_slaves", 0))
+        return min((_online(info) for info in infos.values()), default=0)
+    return _online(await client.info("replication"))
+
+
+def _online(info: dict[str, object]) -> int:
+    """Replicas of one master's `INFO replication` whose link is up."""
+    return sum(
+        1
+        for key, value in info.items()
+        if key.startswith("slave") and isinstance(value, dict) and value.get("state") == "online"
+    )
 
 
 async def _open_standalone(url: str, socket_timeout: float | None) -> redis.asyncio.Redis:

