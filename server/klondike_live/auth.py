@@ -7,6 +7,11 @@ optional and any `iss` is fine. Everything a client sends here is untrusted; fai
 raise `AuthError` with a stable code (`token_invalid`, `token_expired`) and a short
 message.
 
+Keys come as a `KeyRing`: the current key signs (its `key_id` goes into the token's
+`kid` header), and every key of the ring verifies, so older keys keep their tokens
+valid during a rotation. A token whose `kid` names no key of the ring is refused; one
+without a `kid` (an operator's site may leave it out) is tried with every key.
+
 This module must never accept an algorithm other than HS256 (`alg: none` included),
 never put the secret, the token or a traceback into an error message, and never do I/O.
 """
@@ -18,7 +23,7 @@ import re
 import secrets
 import time
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 import jwt
@@ -32,6 +37,8 @@ __all__ = [
     "TOKEN_INVALID",
     "AuthError",
     "Identity",
+    "KeyRing",
+    "key_id",
     "mint_guest_token",
     "validate_display_name",
     "verify_token",
@@ -62,6 +69,44 @@ class AuthError(Exception):
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
+
+
+def key_id(key: bytes) -> str:
+    """The public name of a key, sent as a token's `kid`: 16 hex digits of
+    SHA-256("klondike-live kid:" + key), which say nothing usable about the key."""
+    return hashlib.sha256(b"klondike-live kid:" + key).hexdigest()[:16]
+
+
+@dataclass(frozen=True, slots=True)
+class KeyRing:
+    """The keys of a node: `current` signs and verifies, `older` only verify."""
+
+    current: bytes = field(repr=False)
+    older: tuple[bytes, ...] = field(default=(), repr=False)
+
+    def __post_init__(self) -> None:
+        if not all(isinstance(k, bytes) and k for k in (self.current, *self.older)):
+            raise ValueError("every key must be non-empty bytes")
+
+    @property
+    def current_id(self) -> str:
+        return key_id(self.current)
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        """The ids of every key, the current one first."""
+        return tuple(key_id(k) for k in (self.current, *self.older))
+
+    def verifying(self, kid: object) -> tuple[bytes, ...]:
+        """The keys a token with header `kid` may be signed with (None: no kid)."""
+        everyone = (self.current, *self.older)
+        if kid is None:
+            return everyone
+        return tuple(k for k in everyone if key_id(k) == kid)
+
+
+def _ring(keys: bytes | KeyRing) -> KeyRing:
+    return keys if isinstance(keys, KeyRing) else KeyRing(keys)
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,13 +179,14 @@ def validate_display_name(text: str) -> str:
 
 
 def mint_guest_token(
-    secret: bytes,
+    keys: bytes | KeyRing,
     name: str,
     *,
     now: float | None = None,
     lifetime: int = GUEST_LIFETIME_SECONDS,
 ) -> tuple[str, Identity]:
-    """A new guest account: a fresh user id and a signed token valid for `lifetime` s.
+    """A new guest account: a fresh user id and a token valid for `lifetime` s, signed
+    with the current key (a bare secret is a ring of one key).
 
     Raises `ValueError` if `name` is not a valid display name.
     """
@@ -155,21 +201,53 @@ def mint_guest_token(
         "iss": ISSUER,
         "guest": True,
     }
-    return jwt.encode(claims, secret, algorithm=ALGORITHM), identity
+    ring = _ring(keys)
+    token = jwt.encode(claims, ring.current, algorithm=ALGORITHM, headers={"kid": ring.current_id})
+    return token, identity
 
 
-def verify_token(secret: bytes, token: str) -> Identity:
-    """The identity in a token signed with `secret`, or `AuthError`.
+def verify_token(keys: bytes | KeyRing, token: str) -> Identity:
+    """The identity in a token signed with a key of `keys`, or `AuthError`.
 
     Codes: `token_expired` for a valid token past its `exp`; `token_invalid` for
-    anything else (bad signature, wrong algorithm, malformed, missing or bad `sub`).
+    anything else (bad signature, unknown `kid`, wrong algorithm, malformed, missing
+    or bad `sub`).
     """
     if not isinstance(token, str) or not token or len(token) > MAX_TOKEN_LENGTH:
         raise AuthError(TOKEN_INVALID, "token is missing or too long")
     try:
+        kid = jwt.get_unverified_header(token).get("kid")
+    except jwt.InvalidTokenError:
+        raise AuthError(TOKEN_INVALID, "token is malformed") from None
+    candidates = _ring(keys).verifying(kid)
+    if not candidates:
+        raise AuthError(TOKEN_INVALID, "token key id (kid) names no key of this server")
+    claims: dict[str, Any] | None = None
+    for key in candidates:
+        try:
+            claims = _decode(key, token)
+        except jwt.InvalidSignatureError:
+            continue  # signed with another key of the ring, maybe
+        break
+    if claims is None:
+        raise AuthError(TOKEN_INVALID, "token signature does not verify")
+    user_id = claims["sub"]
+    if not isinstance(user_id, str) or not _USER_ID.fullmatch(user_id):
+        raise AuthError(TOKEN_INVALID, "token subject (sub) is not a valid user id")
+    return Identity(
+        user_id=user_id,
+        name=_name_from_claim(claims.get("name"), user_id),
+        guest=claims.get("guest") is True,
+    )
+
+
+def _decode(key: bytes, token: str) -> dict[str, Any]:
+    """The claims of a token signed with `key`; `AuthError` for any refusal but a
+    signature made with another key (`jwt.InvalidSignatureError`, for the caller)."""
+    try:
         claims: dict[str, Any] = jwt.decode(
             token,
-            secret,
+            key,
             algorithms=[ALGORITHM],
             leeway=LEEWAY_SECONDS,
             options={"require": ["sub"], "verify_aud": False, "verify_iss": False},
@@ -179,21 +257,14 @@ def verify_token(secret: bytes, token: str) -> Identity:
     except jwt.ImmatureSignatureError:
         raise AuthError(TOKEN_INVALID, "token is not valid yet (nbf or iat ahead)") from None
     except jwt.InvalidSignatureError:
-        raise AuthError(TOKEN_INVALID, "token signature does not verify") from None
+        raise
     except jwt.InvalidAlgorithmError:
         raise AuthError(TOKEN_INVALID, f"token algorithm must be {ALGORITHM}") from None
     except jwt.MissingRequiredClaimError:
         raise AuthError(TOKEN_INVALID, "token has no subject (sub)") from None
     except jwt.InvalidTokenError:
         raise AuthError(TOKEN_INVALID, "token is malformed") from None
-    user_id = claims["sub"]
-    if not isinstance(user_id, str) or not _USER_ID.fullmatch(user_id):
-        raise AuthError(TOKEN_INVALID, "token subject (sub) is not a valid user id")
-    return Identity(
-        user_id=user_id,
-        name=_name_from_claim(claims.get("name"), user_id),
-        guest=claims.get("guest") is True,
-    )
+    return claims
 
 
 def _name_from_claim(value: object, user_id: str) -> str:

@@ -17,6 +17,8 @@ from klondike_live.auth import (
     TOKEN_INVALID,
     AuthError,
     Identity,
+    KeyRing,
+    key_id,
     mint_guest_token,
     validate_display_name,
     verify_token,
@@ -249,3 +251,57 @@ def test_display_name_refused(raw: str, reason: str) -> None:
     """Empty, too long, control, separator and invisible characters are refused with a reason."""
     with pytest.raises(ValueError, match=reason):
         validate_display_name(raw)
+
+
+# ---------------------------------------------------------------- key ids and rotation
+
+
+def test_minted_token_names_its_key() -> None:
+    """A guest token carries the current key's id in its `kid` header, never the key."""
+    token, _ = mint_guest_token(KeyRing(SECRET, (OTHER,)), "Ann")
+    header = jwt.get_unverified_header(token)
+    assert header["kid"] == key_id(SECRET) and len(header["kid"]) == 16
+    assert SECRET.decode() not in token and key_id(SECRET) != key_id(OTHER)
+
+
+def test_token_signed_with_an_old_key_accepted() -> None:
+    """After a rotation a token signed with an older key of the ring still verifies."""
+    token, identity = mint_guest_token(OTHER, "Ann")  # minted before the rotation
+    assert verify_token(KeyRing(SECRET, (OTHER,)), token) == identity
+
+
+def test_token_with_an_unknown_kid_refused() -> None:
+    """A token whose kid names no key of the ring is token_invalid, even if the signature
+    would verify with one of them."""
+    token = jwt.encode({"sub": "u-1"}, SECRET, "HS256", headers={"kid": "0123456789abcdef"})
+    with pytest.raises(AuthError) as caught:
+        verify_token(KeyRing(SECRET, (OTHER,)), token)
+    assert caught.value.code == TOKEN_INVALID and "kid" in caught.value.message
+
+
+def test_token_of_a_removed_key_refused() -> None:
+    """Once its key left the ring, a token signed with it is token_invalid."""
+    token, _ = mint_guest_token(OTHER, "Ann")
+    with pytest.raises(AuthError) as caught:
+        verify_token(KeyRing(SECRET), token)
+    assert caught.value.code == TOKEN_INVALID
+
+
+def test_token_without_kid_tried_with_every_key() -> None:
+    """An operator's token without a kid verifies with whichever key of the ring signed it;
+    its expiry is still checked."""
+    ring = KeyRing(SECRET, (OTHER,))
+    assert verify_token(ring, jwt.encode({"sub": "u-7"}, OTHER, "HS256")).user_id == "u-7"
+    expired = jwt.encode({"sub": "u-7", "exp": int(time.time()) - 60}, OTHER, "HS256")
+    with pytest.raises(AuthError) as caught:
+        verify_token(ring, expired)
+    assert caught.value.code == TOKEN_EXPIRED
+    with pytest.raises(AuthError) as caught:
+        verify_token(ring, jwt.encode({"sub": "u-7"}, b"z" * 40, "HS256"))
+    assert caught.value.code == TOKEN_INVALID
+
+
+def test_key_ring_repr_hides_the_keys() -> None:
+    """repr(KeyRing) shows no key."""
+    assert SECRET.decode() not in repr(KeyRing(SECRET, (OTHER,)))
+    assert OTHER.decode() not in repr(KeyRing(SECRET, (OTHER,)))
