@@ -3,42 +3,53 @@
 `Settings.load()` is the only place that reads configuration. Explicit values (the
 `serve` command's flags) beat `KLONDIKE_<NAME>` environment variables, which beat the
 defaults; the defaults run the whole product on one machine. Every value is cast and
-checked here, and a bad one raises `ConfigError` naming the key and the value, so the
-rest of the server handles only typed, valid settings.
+checked here, and a bad one raises `ConfigError` naming the flag or the variable that
+gave it, and the value, so the rest of the server handles only typed, valid settings.
 
-The secret that signs tokens and derives daily seeds comes from `KLONDIKE_SECRET`, or is
-generated once and kept in `<data_dir>/secret` (mode 0600) so tokens survive restarts.
-Copying that file's text into `KLONDIKE_SECRET` on other nodes gives them the same secret.
+The secret that signs tokens and derives daily seeds comes from, in this order:
+`KLONDIKE_SECRET`; `KLONDIKE_SECRET_FILE` (its first line; the next lines are older
+secrets still accepted); with a shared Redis, when the caller asks for it (`serve`
+does), the secret every such node shares, kept in Redis and filled in at start
+(`secret_from_redis`, see `gateway.startup`); else `<data_dir>/secret`,
+generated once (mode 0600). `KLONDIKE_OLD_SECRETS` adds older secrets that verify
+tokens but never sign (key rotation, docs/operations.md).
 
-This module must never touch the network, start anything, or put the secret into a
+This module must never touch the network, start anything, or put a secret into a
 message, a repr or a log line. Apart from the secret file it has no side effects.
 """
 
 from __future__ import annotations
 
 import contextlib
+import difflib
+import ipaddress
 import logging
 import math
 import os
 import re
 import secrets
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, Final, Self, TypeAlias
 
 import platformdirs
 
+from klondike_live.auth import KeyRing
 from klondike_live.engine import NotationError, Variant
 
 __all__ = [
     "DEFAULT_POOL_VARIANTS",
+    "DEFAULT_TRUSTED_PROXIES",
     "ENV_PREFIX",
+    "FLAGS",
     "MIN_SECRET_BYTES",
     "ConfigError",
     "Settings",
     "env_name",
+    "log_options",
     "redact_url",
+    "unknown_variables",
 ]
 
 log = logging.getLogger(__name__)
@@ -46,6 +57,30 @@ log = logging.getLogger(__name__)
 ENV_PREFIX = "KLONDIKE_"
 MIN_SECRET_BYTES = 32
 SECRET_FILE = "secret"
+SECRET_FILE_ENV: Final = "KLONDIKE_SECRET_FILE"
+OLD_SECRETS_ENV: Final = "KLONDIKE_OLD_SECRETS"
+LOG_LEVEL_ENV: Final = "KLONDIKE_LOG_LEVEL"
+LOG_FORMAT_ENV: Final = "KLONDIKE_LOG_FORMAT"
+LOG_LEVELS: Final = ("debug", "info", "warning", "error", "critical")
+LOG_FORMATS: Final = ("text", "json")
+
+FLAGS: Final[Mapping[str, str]] = {
+    "host": "--host",
+    "port": "--port",
+    "redis_url": "--redis",
+    "data_dir": "--data-dir",
+}
+"""The `serve` flag of each setting that has one; a bad flag value is reported under it."""
+
+_NOT_SETTINGS: Final = ("KLONDIKE_TEST_", "KLONDIKE_CHROMIUM", "KLONDIKE_SCREENSHOTS")
+"""Variables (or prefixes) of the test suite and the tools, which the server ignores."""
+
+IPNetwork: TypeAlias = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+DEFAULT_TRUSTED_PROXIES: Final = (
+    "127.0.0.0/8,::1/128,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7"
+)
+"""Loopback and private networks: where a load balancer in front of the nodes lives."""
 _REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
 _NODE_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
 
@@ -56,6 +91,7 @@ class ConfigError(ValueError):
     def __init__(self, key: str, message: str) -> None:
         super().__init__(f"{key}: {message}")
         self.key = key
+        self.message = message
 
 
 def env_name(name: str) -> str:
@@ -110,6 +146,8 @@ _RANGES: dict[str, _Range] = {
     "daily_prepare_seconds": _Range(float, 0, 86_400),
     "daily_time_limit_seconds": _Range(int, 1, 86_400),
     "results_days": _Range(int, 0, 36_500),
+    "max_connections_per_user": _Range(int, 0, 100_000),
+    "max_connections_per_address": _Range(int, 0, 1_000_000),
 }
 
 DEFAULT_POOL_VARIANTS: tuple[Variant, ...] = (
@@ -129,16 +167,34 @@ def _new_node_id() -> str:
     return secrets.token_hex(4)
 
 
+def parse_networks(key: str, raw: str) -> tuple[IPNetwork, ...]:
+    """Comma-separated addresses or CIDR networks (`10.0.0.0/8, ::1`); empty: none."""
+    out: list[IPNetwork] = []
+    for item in raw.split(","):
+        if not item.strip():
+            continue
+        try:
+            out.append(ipaddress.ip_network(item.strip(), strict=False))
+        except ValueError:
+            raise ConfigError(
+                key, f"expected comma-separated addresses or networks (CIDR), got {raw!r}"
+            ) from None
+    return tuple(out)
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
     """Everything the server is configured with; build it with `Settings.load()`.
 
     Construction checks every value (also through `dataclasses.replace`), so an
-    instance is always valid. `secret` and `redis_url` (which may hold a password)
-    are left out of the repr.
+    instance is always valid. The secrets and `redis_url` (which may hold a password)
+    are left out of the repr. With `secret_from_redis`, `secret` is empty until the
+    node fills in the shared one at start; `keys` refuses to hand out an empty key.
     """
 
     secret: bytes = field(repr=False)
+    old_secrets: tuple[bytes, ...] = field(default=(), repr=False)
+    secret_from_redis: bool = False
     data_dir: Path = field(default_factory=_default_data_dir)
     host: str = "127.0.0.1"
     port: int = 8765
@@ -163,6 +219,13 @@ class Settings:
     daily_prepare_seconds: float = 3600.0
     daily_time_limit_seconds: int = 1800
     results_days: int = 90
+    max_connections_per_user: int = 20
+    max_connections_per_address: int = 200
+    trusted_proxies: tuple[IPNetwork, ...] = parse_networks(
+        "KLONDIKE_TRUSTED_PROXIES", DEFAULT_TRUSTED_PROXIES
+    )
+    flags: frozenset[str] = frozenset()
+    """The settings given as command-line flags (errors name the flag, see `source`)."""
 
     def __post_init__(self) -> None:
         for name, bounds in _RANGES.items():
@@ -184,12 +247,7 @@ class Settings:
             )
         if not isinstance(self.data_dir, Path):
             raise ConfigError(env_name("data_dir"), f"expected a path, got {self.data_dir!r}")
-        if not isinstance(self.secret, bytes) or len(self.secret) < MIN_SECRET_BYTES:
-            size = len(self.secret) if isinstance(self.secret, bytes | str) else 0
-            # Never echo the secret itself, only its length.
-            raise ConfigError(
-                env_name("secret"), f"expected at least {MIN_SECRET_BYTES} bytes, got {size}"
-            )
+        self._check_secrets()
         if not isinstance(self.node_id, str) or not _NODE_ID.fullmatch(self.node_id):
             raise ConfigError(
                 env_name("node_id"),
@@ -201,64 +259,237 @@ class Settings:
             raise ConfigError(
                 env_name("pool_variants"), f"expected variants, got {self.pool_variants!r}"
             )
+        if not isinstance(self.trusted_proxies, tuple) or not all(
+            isinstance(n, ipaddress.IPv4Network | ipaddress.IPv6Network)
+            for n in self.trusted_proxies
+        ):
+            raise ConfigError(
+                env_name("trusted_proxies"), f"expected networks, got {self.trusted_proxies!r}"
+            )
+
+    def _check_secrets(self) -> None:
+        # Never echo a secret itself, only its length.
+        pending = self.secret_from_redis and self.secret == b""
+        if not pending and (
+            not isinstance(self.secret, bytes) or len(self.secret) < MIN_SECRET_BYTES
+        ):
+            size = len(self.secret) if isinstance(self.secret, bytes | str) else 0
+            raise ConfigError(
+                env_name("secret"), f"expected at least {MIN_SECRET_BYTES} bytes, got {size}"
+            )
+        if self.secret_from_redis and self.redis_url is None:
+            raise ConfigError(
+                env_name("secret"), "only a node on a shared Redis takes its secret from Redis"
+            )
+        if not isinstance(self.old_secrets, tuple):
+            raise ConfigError(OLD_SECRETS_ENV, "expected a tuple of secrets")
+        for number, old in enumerate(self.old_secrets, 1):
+            if not isinstance(old, bytes) or len(old) < MIN_SECRET_BYTES:
+                size = len(old) if isinstance(old, bytes | str) else 0
+                raise ConfigError(
+                    OLD_SECRETS_ENV,
+                    f"secret {number}: expected at least {MIN_SECRET_BYTES} bytes, got {size}",
+                )
 
     @property
     def embedded(self) -> bool:
         """True when no Redis URL is configured and the server runs its own Valkey."""
         return self.redis_url is None
 
+    @property
+    def keys(self) -> KeyRing:
+        """The token keys: `secret` signs, it and `old_secrets` verify."""
+        if not self.secret:
+            raise RuntimeError("the shared secret is read from Redis when the node starts")
+        return KeyRing(self.secret, self.old_secrets)
+
+    def source(self, name: str) -> str:
+        """Where the setting `name` is configured: its flag if one was given, else its
+        environment variable (what an error about its value should name)."""
+        return FLAGS[name] if name in self.flags and name in FLAGS else env_name(name)
+
     @classmethod
     def load(
         cls,
         *,
         host: str | None = None,
-        port: int | None = None,
+        port: int | str | None = None,
         redis_url: str | None = None,
         data_dir: str | Path | None = None,
         environ: Mapping[str, str] = os.environ,
+        secret_from_redis: bool = False,
+        from_flags: bool = False,
     ) -> Self:
         """Read the settings once: explicit arguments, then `KLONDIKE_*`, then defaults.
 
-        Reads or creates `<data_dir>/secret` unless `KLONDIKE_SECRET` is set.
+        With `from_flags` the explicit arguments are command-line flags (`FLAGS`): a bad
+        one is reported under the flag's name, and `source` names it; otherwise every
+        error names the setting's variable. The secret comes
+        from `KLONDIKE_SECRET` or `KLONDIKE_SECRET_FILE`; without either, a node on a
+        shared Redis called with `secret_from_redis` leaves it to be filled in from
+        Redis at start, and any other reads or creates `<data_dir>/secret`.
         Raises `ConfigError` naming the first bad key.
         """
-        values: dict[str, Any] = {}
-        for name in _RANGES:
-            raw = environ.get(env_name(name))
-            if raw is not None:
-                values[name] = _parse_number(name, raw)
-        if port is not None:
-            values["port"] = port
-        chosen_host = host if host is not None else environ.get(env_name("host"))
-        if chosen_host is not None:
-            values["host"] = chosen_host.strip()
-        url = redis_url if redis_url is not None else environ.get(env_name("redis_url"))
-        if url is not None and url.strip():
-            values["redis_url"] = url.strip()
-        node_id = environ.get(env_name("node_id"))
-        if node_id is not None:
-            values["node_id"] = node_id.strip()
-        pooled = environ.get(env_name("pool_variants"))
-        if pooled is not None:
-            values["pool_variants"] = parse_variants(env_name("pool_variants"), pooled)
-
-        raw_dir = data_dir if data_dir is not None else environ.get(env_name("data_dir"))
-        if raw_dir is not None and not str(raw_dir).strip():
-            raise ConfigError(env_name("data_dir"), "expected a directory path, got ''")
-        directory = Path(raw_dir).expanduser() if raw_dir is not None else _default_data_dir()
-        values["data_dir"] = directory
-
-        env_secret = environ.get(env_name("secret"))
-        if env_secret is not None:
-            values["secret"] = env_secret.strip().encode("utf-8")
-        else:
-            values["secret"] = load_or_create_secret(directory)
-        return cls(**values)
+        explicit = (
+            ("host", host),
+            ("port", port),
+            ("redis_url", redis_url),
+            ("data_dir", data_dir),
+        )
+        given = {name for name, value in explicit if value is not None} if from_flags else set()
+        try:
+            values = _read(host, port, redis_url, data_dir, environ, secret_from_redis)
+            return cls(**values, flags=frozenset(given))
+        except ConfigError as exc:
+            name = exc.key.removeprefix(ENV_PREFIX).lower()
+            if name in given and exc.key == env_name(name):
+                raise ConfigError(FLAGS[name], exc.message) from None
+            raise
 
     @classmethod
     def field_names(cls) -> tuple[str, ...]:
         """Every settings key, in declaration order (for docs and error messages)."""
         return tuple(f.name for f in fields(cls))
+
+
+def _read(
+    host: str | None,
+    port: int | str | None,
+    redis_url: str | None,
+    data_dir: str | Path | None,
+    environ: Mapping[str, str],
+    secret_from_redis: bool,
+) -> dict[str, Any]:
+    """The values `Settings.load` builds its settings from (see there)."""
+    values: dict[str, Any] = {}
+    for name in _RANGES:
+        raw = environ.get(env_name(name))
+        if raw is not None:
+            values[name] = _parse_number(name, raw)
+    if isinstance(port, str):
+        values["port"] = _parse_number("port", port)
+    elif port is not None:
+        values["port"] = port
+    chosen_host = host if host is not None else environ.get(env_name("host"))
+    if chosen_host is not None:
+        values["host"] = chosen_host.strip()
+    url = redis_url if redis_url is not None else environ.get(env_name("redis_url"))
+    if url is not None and url.strip():
+        values["redis_url"] = url.strip()
+    node_id = environ.get(env_name("node_id"))
+    if node_id is not None:
+        values["node_id"] = node_id.strip()
+    pooled = environ.get(env_name("pool_variants"))
+    if pooled is not None:
+        values["pool_variants"] = parse_variants(env_name("pool_variants"), pooled)
+    proxies = environ.get(env_name("trusted_proxies"))
+    if proxies is not None:
+        values["trusted_proxies"] = parse_networks(env_name("trusted_proxies"), proxies)
+
+    raw_dir = data_dir if data_dir is not None else environ.get(env_name("data_dir"))
+    if raw_dir is not None and not str(raw_dir).strip():
+        raise ConfigError(env_name("data_dir"), "expected a directory path, got ''")
+    directory = Path(raw_dir).expanduser() if raw_dir is not None else _default_data_dir()
+    values["data_dir"] = directory
+
+    secret, older = _read_secrets(environ)
+    if secret is not None:
+        values["secret"] = secret
+    elif "redis_url" in values and secret_from_redis:
+        values["secret"] = b""
+        values["secret_from_redis"] = True
+    else:
+        values["secret"] = load_or_create_secret(directory)
+    values["old_secrets"] = tuple(dict.fromkeys(s for s in older if s != values["secret"]))
+    return values
+
+
+def _read_secrets(environ: Mapping[str, str]) -> tuple[bytes | None, list[bytes]]:
+    """The configured secret (None: not configured) and the older ones to accept."""
+    env_secret = environ.get(env_name("secret"))
+    secret_file = environ.get(SECRET_FILE_ENV)
+    if env_secret is not None and secret_file is not None:
+        raise ConfigError(
+            SECRET_FILE_ENV, f"set either {env_name('secret')} or {SECRET_FILE_ENV}, not both"
+        )
+    secret: bytes | None = None
+    older: list[bytes] = []
+    if env_secret is not None:
+        secret = env_secret.strip().encode("utf-8")
+    elif secret_file is not None:
+        secret, older = read_secret_file(secret_file)
+    old_text = environ.get(OLD_SECRETS_ENV, "")
+    older += [item.strip().encode("utf-8") for item in old_text.split(",") if item.strip()]
+    return secret, older
+
+
+def read_secret_file(name: str) -> tuple[bytes, list[bytes]]:
+    """`KLONDIKE_SECRET_FILE`: the secret on its first line, older ones accepted for
+    verifying on the next lines (blank lines and `#` comments are skipped)."""
+    if not name.strip():
+        raise ConfigError(SECRET_FILE_ENV, "expected a file path, got ''")
+    path = Path(name.strip()).expanduser()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
+        raise ConfigError(SECRET_FILE_ENV, f"cannot read {path}: {reason}") from None
+    lines = [
+        (number, line.strip())
+        for number, line in enumerate(text.splitlines(), 1)
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
+    if not lines:
+        raise ConfigError(SECRET_FILE_ENV, f"{path} holds no secret")
+    for number, line in lines:
+        size = len(line.encode("utf-8"))
+        if size < MIN_SECRET_BYTES:
+            raise ConfigError(
+                SECRET_FILE_ENV,
+                f"{path} line {number} holds {size} bytes, expected at least {MIN_SECRET_BYTES}",
+            )
+    secrets_in_file = [line.encode("utf-8") for _, line in lines]
+    return secrets_in_file[0], secrets_in_file[1:]
+
+
+def env_variables() -> frozenset[str]:
+    """Every `KLONDIKE_*` variable the server reads."""
+    internal = {"secret_from_redis", "flags"}
+    names = {env_name(f) for f in Settings.field_names() if f not in internal}
+    return frozenset(names | {SECRET_FILE_ENV, LOG_LEVEL_ENV, LOG_FORMAT_ENV})
+
+
+def unknown_variables(environ: Mapping[str, str] = os.environ) -> Iterator[str]:
+    """One warning line per `KLONDIKE_*` variable that is no setting (a misspelling),
+    suggesting the closest known name."""
+    known = env_variables()
+    for name in sorted(environ):
+        if not name.startswith(ENV_PREFIX) or name in known or name.startswith(_NOT_SETTINGS):
+            continue
+        # Compared without the prefix, which every name shares.
+        suffixes = {k.removeprefix(ENV_PREFIX): k for k in known}
+        close = difflib.get_close_matches(name.removeprefix(ENV_PREFIX), suffixes, n=1)
+        hint = f"; did you mean {suffixes[close[0]]}?" if close else ""
+        yield f"{name} is not a setting and is ignored{hint}"
+
+
+def log_options(
+    *, level: str | None = None, fmt: str | None = None, environ: Mapping[str, str] = os.environ
+) -> tuple[str, str]:
+    """The log level (`INFO`...) and format (`text` or `json`): `--log-level` and
+    `--log-format`, else `KLONDIKE_LOG_LEVEL` and `KLONDIKE_LOG_FORMAT`, else info and
+    text. Raises `ConfigError` naming the flag or the variable."""
+    chosen: list[str] = []
+    for value, flag, variable, allowed, default in (
+        (level, "--log-level", LOG_LEVEL_ENV, LOG_LEVELS, "info"),
+        (fmt, "--log-format", LOG_FORMAT_ENV, LOG_FORMATS, "text"),
+    ):
+        key, raw = (flag, value) if value is not None else (variable, environ.get(variable))
+        text = default if raw is None else raw.strip().lower()
+        if text not in allowed:
+            raise ConfigError(key, f"expected one of {', '.join(allowed)}, got {raw!r}")
+        chosen.append(text)
+    return chosen[0].upper(), chosen[1]
 
 
 def _parse_number(name: str, raw: str) -> int | float:
@@ -327,6 +558,20 @@ def load_or_create_secret(data_dir: Path) -> bytes:
     return text.encode("ascii")
 
 
+def new_secret() -> bytes:
+    """A fresh secret: 64 hex characters (32 random bytes), as the text's bytes."""
+    return secrets.token_bytes(32).hex().encode("ascii")
+
+
+def offered_shared_secret(data_dir: Path) -> bytes:
+    """The secret a node offers when Redis holds no shared secret yet: its data
+    directory's secret file if it has one (so a single node that moves to a shared
+    Redis keeps its players signed in), else a fresh one. Creates no file."""
+    if (data_dir / SECRET_FILE).exists():
+        return load_or_create_secret(data_dir)
+    return new_secret()
+
+
 def _create_secret_file(path: Path) -> None:
     """Write a fresh secret to a private temp file, then link it into place.
 
@@ -336,7 +581,7 @@ def _create_secret_file(path: Path) -> None:
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         with os.fdopen(fd, "w", encoding="ascii") as handle:
-            handle.write(secrets.token_bytes(32).hex() + "\n")
+            handle.write(new_secret().decode("ascii") + "\n")
             handle.flush()
             os.fsync(handle.fileno())
         # A concurrent start linked its secret first: keep that one.

@@ -9,7 +9,14 @@ from pathlib import Path
 import platformdirs
 import pytest
 
-from klondike_live.config import ConfigError, Settings, env_name, redact_url
+from klondike_live.config import (
+    ConfigError,
+    Settings,
+    env_name,
+    log_options,
+    redact_url,
+    unknown_variables,
+)
 
 SECRET = "s" * 40
 
@@ -156,10 +163,45 @@ def test_results_days_default_and_environment(tmp_path: Path) -> None:
     assert load(tmp_path, KLONDIKE_RESULTS_DAYS=" 0 ").results_days == 0
 
 
-def test_bad_explicit_port_fails(tmp_path: Path) -> None:
-    """An out-of-range --port is refused like an environment value."""
-    with pytest.raises(ConfigError, match="KLONDIKE_PORT"):
-        Settings.load(port=-1, data_dir=tmp_path, environ={"KLONDIKE_SECRET": SECRET})
+def test_bad_explicit_port_fails_naming_the_flag(tmp_path: Path) -> None:
+    """An out-of-range --port is refused like an environment value, under the flag's name."""
+    env = {"KLONDIKE_SECRET": SECRET}
+    with pytest.raises(ConfigError, match=r"^--port: expected an integer 0\.\.65535, got -1"):
+        Settings.load(port=-1, data_dir=tmp_path, environ=env, from_flags=True)
+    with pytest.raises(ConfigError, match=r"^KLONDIKE_PORT: "):  # not from a flag (a tool)
+        Settings.load(port=-1, data_dir=tmp_path, environ=env)
+
+
+@pytest.mark.parametrize(
+    ("flags", "expected"),
+    [
+        ({"port": "99999"}, "--port: expected an integer 0..65535, got '99999'"),
+        ({"port": "abc"}, "--port: expected an integer 0..65535, got 'abc'"),
+        ({"host": " "}, "--host: expected a host name or address, got ''"),
+        ({"redis_url": "http://x"}, "--redis: expected a URL starting with"),
+        ({"data_dir": " "}, "--data-dir: expected a directory path"),
+    ],
+)
+def test_flag_errors_name_the_flag(tmp_path: Path, flags: dict[str, str], expected: str) -> None:
+    """A bad flag value is reported under the flag, even when the variable is set too."""
+    env = {"KLONDIKE_SECRET": SECRET, "KLONDIKE_PORT": "9000", "KLONDIKE_HOST": "h"}
+    with pytest.raises(ConfigError) as caught:
+        Settings.load(environ=env, from_flags=True, **{"data_dir": tmp_path, **flags})  # type: ignore[arg-type]
+    assert str(caught.value).startswith(expected)
+
+
+def test_source_names_the_flag_only_when_given(tmp_path: Path) -> None:
+    """Settings.source says where a setting came from: the flag if given, else the variable."""
+    settings = Settings.load(
+        port="9100",
+        redis_url="redis://r:6379",
+        environ={"KLONDIKE_SECRET": SECRET},
+        from_flags=True,
+    )
+    assert settings.port == 9100
+    assert (settings.source("port"), settings.source("redis_url")) == ("--port", "--redis")
+    assert settings.source("host") == "KLONDIKE_HOST"
+    assert load(tmp_path).source("port") == "KLONDIKE_PORT"
 
 
 def test_replace_is_checked_too(tmp_path: Path) -> None:
@@ -243,3 +285,136 @@ def test_env_names_follow_field_names() -> None:
 def test_redact_url_hides_passwords(url: str, shown: str) -> None:
     """redact_url replaces passwords in the authority and in the query string."""
     assert redact_url(url) == shown
+
+
+def test_caps_defaults_and_environment(tmp_path: Path) -> None:
+    """20 connections per account and 200 per address by default; 0 turns a cap off."""
+    defaults = load(tmp_path)
+    assert (defaults.max_connections_per_user, defaults.max_connections_per_address) == (20, 200)
+    settings = load(
+        tmp_path, KLONDIKE_MAX_CONNECTIONS_PER_USER="0", KLONDIKE_MAX_CONNECTIONS_PER_ADDRESS="5"
+    )
+    assert (settings.max_connections_per_user, settings.max_connections_per_address) == (0, 5)
+    with pytest.raises(ConfigError, match="KLONDIKE_MAX_CONNECTIONS_PER_USER: expected an int"):
+        load(tmp_path, KLONDIKE_MAX_CONNECTIONS_PER_USER="-1")
+
+
+def test_trusted_proxies_default_to_private_networks(tmp_path: Path) -> None:
+    """Loopback and private networks are trusted proxies by default; the list is settable."""
+    defaults = {str(n) for n in load(tmp_path).trusted_proxies}
+    assert {"127.0.0.0/8", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "::1/128"} <= defaults
+    assert load(tmp_path, KLONDIKE_TRUSTED_PROXIES="").trusted_proxies == ()
+    chosen = load(tmp_path, KLONDIKE_TRUSTED_PROXIES="10.1.2.3, 2001:db8::/32").trusted_proxies
+    assert [str(n) for n in chosen] == ["10.1.2.3/32", "2001:db8::/32"]
+    with pytest.raises(ConfigError, match="KLONDIKE_TRUSTED_PROXIES: expected comma-separated"):
+        load(tmp_path, KLONDIKE_TRUSTED_PROXIES="10.0.0.0/8, proxy.internal")
+
+
+# ---------------------------------------------------------------- secrets and rotation
+
+OLD = "o" * 40
+
+
+def test_secret_file_gives_the_secret_and_older_ones(tmp_path: Path) -> None:
+    """KLONDIKE_SECRET_FILE: the first line signs, later lines are accepted older keys."""
+    path = tmp_path / "keys"
+    path.write_text(f"# rotated 2030-01-01\n{SECRET}\n\n{OLD}\n")
+    settings = Settings.load(data_dir=tmp_path / "d", environ={"KLONDIKE_SECRET_FILE": str(path)})
+    assert settings.secret == SECRET.encode() and settings.old_secrets == (OLD.encode(),)
+    assert not (tmp_path / "d").exists()  # no generated secret file
+
+
+def test_secret_and_secret_file_are_exclusive(tmp_path: Path) -> None:
+    """Setting both KLONDIKE_SECRET and KLONDIKE_SECRET_FILE is refused, naming both."""
+    (tmp_path / "keys").write_text(SECRET)
+    env = {"KLONDIKE_SECRET": SECRET, "KLONDIKE_SECRET_FILE": str(tmp_path / "keys")}
+    with pytest.raises(ConfigError) as caught:
+        Settings.load(data_dir=tmp_path, environ=env)
+    assert str(caught.value) == (
+        "KLONDIKE_SECRET_FILE: set either KLONDIKE_SECRET or KLONDIKE_SECRET_FILE, not both"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (None, "cannot read"),
+        ("", "holds no secret"),
+        ("# nothing\n", "holds no secret"),
+        (f"{SECRET}\nshort\n", "line 2 holds 5 bytes, expected at least 32"),
+    ],
+)
+def test_bad_secret_file_is_refused(tmp_path: Path, text: str | None, expected: str) -> None:
+    """A missing, empty or short secret file fails naming KLONDIKE_SECRET_FILE, not the key."""
+    path = tmp_path / "keys"
+    if text is not None:
+        path.write_text(text)
+    with pytest.raises(ConfigError) as caught:
+        Settings.load(data_dir=tmp_path, environ={"KLONDIKE_SECRET_FILE": str(path)})
+    assert caught.value.key == "KLONDIKE_SECRET_FILE" and expected in str(caught.value)
+    assert SECRET not in str(caught.value)
+
+
+def test_old_secrets_from_the_environment(tmp_path: Path) -> None:
+    """KLONDIKE_OLD_SECRETS: comma-separated older keys; the current one and repeats dropped."""
+    settings = load(tmp_path, KLONDIKE_OLD_SECRETS=f"{OLD}, {SECRET},{OLD}")
+    assert settings.old_secrets == (OLD.encode(),)
+    assert settings.keys.current == SECRET.encode() and settings.keys.older == (OLD.encode(),)
+    with pytest.raises(ConfigError, match="KLONDIKE_OLD_SECRETS: secret 1: expected at least 32"):
+        load(tmp_path, KLONDIKE_OLD_SECRETS="short")
+
+
+def test_old_secrets_are_not_in_repr(tmp_path: Path) -> None:
+    """repr(Settings) shows no older secret either."""
+    assert OLD not in repr(load(tmp_path, KLONDIKE_OLD_SECRETS=OLD))
+
+
+def test_shared_redis_without_secret_takes_it_from_redis(tmp_path: Path) -> None:
+    """With a shared Redis, no secret configured and secret_from_redis (as serve asks), the
+    secret is left to be read from Redis: no file is made and the keys are not yet usable."""
+    settings = Settings.load(
+        redis_url="redis://r:6379", data_dir=tmp_path / "d", environ={}, secret_from_redis=True
+    )
+    assert settings.secret_from_redis and settings.secret == b""
+    assert not (tmp_path / "d").exists()
+    with pytest.raises(RuntimeError, match="read from Redis"):
+        _ = settings.keys
+    embedded = Settings.load(data_dir=tmp_path / "e", environ={}, secret_from_redis=True)
+    assert not embedded.secret_from_redis and len(embedded.secret) == 64
+    configured = Settings.load(
+        redis_url="redis://r:6379", environ={"KLONDIKE_SECRET": SECRET}, secret_from_redis=True
+    )
+    assert not configured.secret_from_redis and configured.secret == SECRET.encode()
+
+
+def test_unknown_variables_are_named_with_the_closest_setting() -> None:
+    """A misspelt KLONDIKE_* variable gets one warning suggesting the known name; known
+    settings and the test suite's own variables get none."""
+    environ = {
+        "KLONDIKE_PROT": "1",
+        "KLONDIKE_SECRETS": "x",
+        "KLONDIKE_PORT": "1",
+        "KLONDIKE_SECRET_FILE": "f",
+        "KLONDIKE_LOG_FORMAT": "json",
+        "KLONDIKE_TEST_TIMEOUT_SCALE": "2",
+        "KLONDIKE_WHATEVER_ELSE_ENTIRELY": "1",
+        "PATH": "/bin",
+    }
+    assert list(unknown_variables(environ)) == [
+        "KLONDIKE_PROT is not a setting and is ignored; did you mean KLONDIKE_PORT?",
+        "KLONDIKE_SECRETS is not a setting and is ignored; did you mean KLONDIKE_SECRET?",
+        "KLONDIKE_WHATEVER_ELSE_ENTIRELY is not a setting and is ignored",
+    ]
+
+
+def test_log_options_from_flags_then_environment() -> None:
+    """--log-level/--log-format beat KLONDIKE_LOG_LEVEL/_FORMAT; defaults info and text;
+    a bad value names the flag or the variable that gave it."""
+    assert log_options(environ={}) == ("INFO", "text")
+    env = {"KLONDIKE_LOG_LEVEL": "warning", "KLONDIKE_LOG_FORMAT": "JSON"}
+    assert log_options(environ=env) == ("WARNING", "json")
+    assert log_options(level="debug", fmt="text", environ=env) == ("DEBUG", "text")
+    with pytest.raises(ConfigError, match=r"^--log-format: expected one of text, json, got 'xml'"):
+        log_options(fmt="xml", environ=env)
+    with pytest.raises(ConfigError, match=r"^KLONDIKE_LOG_LEVEL: expected one of debug, info"):
+        log_options(environ={"KLONDIKE_LOG_LEVEL": "loud"})
