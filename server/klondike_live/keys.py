@@ -30,6 +30,12 @@ capped to the newest entries (`store.Retention.finished_keep`)."""
 TIMERS: Final = f"{PREFIX}:timers"
 """Sorted set of due work `room|kind|arg`, scored by due time (ms); any node may run it."""
 
+SHARED_SECRET: Final = f"{PREFIX}:secret"
+"""String: the token and daily-seed secret shared by the nodes of a shared Redis that
+have none configured (64 hex characters), created once with SET NX by the first node to
+start and read once by each node at its start. A single key, never touched by a script
+with another key, so it needs no hash tag (on a Cluster it lives in its own slot)."""
+
 
 def is_room_id(text: str) -> bool:
     """True when `text` has the shape of a room id (so it is safe in a key name)."""

@@ -2,26 +2,37 @@
 
 `Metrics()` owns a private `CollectorRegistry`, so tests and several servers in one
 process never share counters; `render()` gives the body and content type for the
-`/metrics` endpoint. Every name starts with `klondike_`.
+`/metrics` endpoint. Every name of ours starts with `klondike_`; the registry also
+holds prometheus-client's standard process, platform and garbage-collector metrics
+(`process_*`, `python_*`).
 
 This module must never label a metric with anything unbounded (user ids, room ids,
-names): only the small fixed set of error codes.
+names, addresses): only small fixed sets (error codes, refusal reasons, pool states).
 """
 
 from __future__ import annotations
 
+import platform
+from collections.abc import Callable
 from typing import Final
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
+    GC_COLLECTOR,
     CollectorRegistry,
     Counter,
     Gauge,
+    GCCollector,
     Histogram,
+    Info,
+    PlatformCollector,
+    ProcessCollector,
     generate_latest,
 )
 
-__all__ = ["REDIS_LATENCY_BUCKETS", "Metrics"]
+from klondike_live import __version__
+
+__all__ = ["MOVE_LATENCY_BUCKETS", "REDIS_LATENCY_BUCKETS", "Metrics"]
 
 # Loopback Redis answers in tens of microseconds; a loaded or remote one in
 # milliseconds; anything near 100 ms is already a problem worth seeing.
@@ -36,6 +47,23 @@ REDIS_LATENCY_BUCKETS: Final = (
     0.025,
     0.05,
     0.1,
+)
+
+# A move is acknowledged after one Redis round trip (two on a replicated Cluster):
+# about a millisecond on loopback, tens on a busy or remote Redis.
+MOVE_LATENCY_BUCKETS: Final = (
+    0.0005,
+    0.001,
+    0.0025,
+    0.005,
+    0.01,
+    0.025,
+    0.05,
+    0.1,
+    0.25,
+    0.5,
+    1.0,
+    2.5,
 )
 
 
@@ -75,6 +103,51 @@ class Metrics:
             buckets=REDIS_LATENCY_BUCKETS,
             registry=registry,
         )
+        self.move_latency = Histogram(
+            "klondike_move_latency_seconds",
+            "Time from a move's frame received to its answer sent (ack or error), in seconds.",
+            buckets=MOVE_LATENCY_BUCKETS,
+            registry=registry,
+        )
+        self.redis_errors = Counter(
+            "klondike_redis_errors",
+            "Failed Redis operations: refused or lost connections, timeouts, error replies.",
+            registry=registry,
+        )
+        self.redis_reconnects = Counter(
+            "klondike_redis_reconnects",
+            "Connections to Redis opened again after they had been lost.",
+            registry=registry,
+        )
+        self.bus_resubscribes = Counter(
+            "klondike_bus_resubscribes",
+            "Pub/sub subscriptions made again after a connection loss or a slot move.",
+            registry=registry,
+        )
+        self.connections_refused = Counter(
+            "klondike_connections_refused",
+            "Websocket connections closed at once for a connection cap, by reason.",
+            ["reason"],
+            registry=registry,
+        )
+        self.redis_pool = Gauge(
+            "klondike_redis_pool_connections",
+            "Connections of the node's Redis command pool, by state (in_use, idle).",
+            ["state"],
+            registry=registry,
+        )
+        Info("klondike_build", "Version of the server and of Python.", registry=registry).info(
+            {"version": __version__, "python": platform.python_version()}
+        )
+        ProcessCollector(registry=registry)
+        PlatformCollector(registry=registry)
+        if GC_COLLECTOR is not None:  # absent where the interpreter has no gc stats
+            GCCollector(registry=registry)
+
+    def watch_redis_pool(self, usage: Callable[[], tuple[int, int]]) -> None:
+        """Report `usage()` (in use, idle) at every scrape as the pool gauge."""
+        self.redis_pool.labels(state="in_use").set_function(lambda: usage()[0])
+        self.redis_pool.labels(state="idle").set_function(lambda: usage()[1])
 
     def error(self, code: str) -> None:
         """Count one error reply with the stable error `code`."""

@@ -2,7 +2,9 @@
 
     redis = await open_redis(url)                        # checked with a PING
     task = asyncio.create_task(probe_redis_forever(redis, histogram.observe))
-    await ping(redis)                                    # health checks
+    await ping(redis)                                    # health checks: 0.5 s at most
+    count_events(redis, RedisEvents(errors.inc, reconnects.inc))   # metrics
+    in_use, idle = pool_usage(redis) or (0, 0)
     try: ... except StoreError: ...                      # any failure of a store call
 
 Code outside `klondike_live.store` holds a client only to hand it to the store's classes
@@ -19,15 +21,17 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+import weakref
 from collections.abc import Callable
-from typing import Final, TypeAlias
+from dataclasses import dataclass
+from typing import Any, Final, TypeAlias
 from urllib.parse import urlsplit, urlunsplit
 
 import redis.asyncio
 from redis.asyncio.cluster import RedisCluster
 from redis.backoff import ExponentialBackoff, NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import RedisError
+from redis.exceptions import NoScriptError, RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.retry import Retry
 
@@ -35,11 +39,15 @@ from klondike_live.config import redact_url
 from klondike_live.tasks import cancel_requested
 
 __all__ = [
+    "HEALTH_TIMEOUT_SECONDS",
     "SOCKET_TIMEOUT_SECONDS",
     "RedisClient",
+    "RedisEvents",
     "StoreError",
+    "count_events",
     "open_redis",
     "ping",
+    "pool_usage",
     "probe_redis_forever",
     "redis_latency_probe",
 ]
@@ -59,6 +67,8 @@ MAX_CONNECTIONS: Final = 48
 SOCKET_TIMEOUT_SECONDS: Final = 10.0  # blocking reads (XREAD BLOCK) must block for less
 CONNECT_TIMEOUT_SECONDS: Final = 2.0
 HEALTH_CHECK_INTERVAL_SECONDS: Final = 15
+HEALTH_TIMEOUT_SECONDS: Final = 0.5
+"""How long a health check waits for PING: a stalled Redis makes the node unready."""
 
 
 async def open_redis(
@@ -190,9 +200,11 @@ async def _open_standalone(url: str, socket_timeout: float | None) -> redis.asyn
     return client
 
 
-async def ping(client: RedisClient) -> None:
-    """One PING; raises (a `StoreError` or `OSError`) when the server does not answer."""
-    await client.ping()
+async def ping(client: RedisClient, timeout: float = HEALTH_TIMEOUT_SECONDS) -> None:
+    """One PING answered within `timeout` seconds; raises (a `StoreError`, `OSError`
+    or `TimeoutError`) when the server does not answer in time, a stalled one too."""
+    async with asyncio.timeout(timeout):
+        await client.ping()
 
 
 async def redis_latency_probe(client: RedisClient) -> float:
@@ -226,3 +238,88 @@ async def probe_redis_forever(
             failing = False
         await asyncio.sleep(interval)
     raise asyncio.CancelledError
+
+
+@dataclass(frozen=True, slots=True)
+class RedisEvents:
+    """What `count_events` reports: a failed operation, a connection opened again."""
+
+    error: Callable[[], None]
+    reconnect: Callable[[], None]
+
+
+def count_events(client: RedisClient, events: RedisEvents) -> None:
+    """Report the failures and reconnections of `client`'s command connections.
+
+    A failure is a refused or lost connection, a timeout or an error reply (but the
+    NOSCRIPT reply, which only makes redis-py load a script); a reconnection is a
+    connection of the pool connecting again after it was lost. The pool's connections
+    already open are counted from now on too. Standalone clients only (a cluster
+    client's node connections are not counted).
+    """
+    if isinstance(client, RedisCluster):
+        return
+    pool = client.connection_pool
+    base = pool.connection_class
+    counting = _counting(base, events)
+    pool.connection_class = counting
+    # redis-py has no public list of a pool's connections.
+    for connection in [*pool._available_connections, *pool._in_use_connections]:
+        if type(connection) is base:
+            connection.__class__ = counting
+            if connection.is_connected:
+                counting.seen.add(connection)
+
+
+def _counting(base: type[Any], events: RedisEvents) -> type[Any]:
+    """A subclass of the connection class `base` that reports to `events`; its `seen`
+    holds the connections that connected once (a further connect is a reconnection)."""
+    seen: weakref.WeakSet[Any] = weakref.WeakSet()
+
+    async def connect_check_health(self: Any, *args: Any, **kwargs: Any) -> None:
+        fresh = not self.is_connected
+        try:
+            await base.connect_check_health(self, *args, **kwargs)
+        except RedisError:
+            events.error()
+            raise
+        if fresh and self.is_connected:
+            if self in seen:
+                events.reconnect()
+            seen.add(self)
+
+    async def send_packed_command(self: Any, *args: Any, **kwargs: Any) -> None:
+        try:
+            await base.send_packed_command(self, *args, **kwargs)
+        except RedisError:
+            events.error()
+            raise
+
+    async def read_response(self: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return await base.read_response(self, *args, **kwargs)
+        except NoScriptError:
+            raise
+        except RedisError:
+            events.error()
+            raise
+
+    return type(
+        f"Counting{base.__name__}",
+        (base,),
+        {
+            "__slots__": (),  # the same layout: an open connection can change class
+            "seen": seen,
+            "connect_check_health": connect_check_health,
+            "send_packed_command": send_packed_command,
+            "read_response": read_response,
+        },
+    )
+
+
+def pool_usage(client: RedisClient) -> tuple[int, int] | None:
+    """Connections of a standalone client's pool (in use, idle); None for a cluster."""
+    if isinstance(client, RedisCluster):
+        return None
+    pool = client.connection_pool  # redis-py counts them only in private attributes
+    return len(pool._in_use_connections), len(pool._available_connections)
