@@ -6,11 +6,13 @@
     klondike-live solve ...                   the solver (see `klondike-live solve --help`)
     klondike-live daily prepare [--days N]    certify the coming days' daily deals
     klondike-live serve [--host H] [--port P] [--redis URL] [--data-dir DIR]
+                        [--log-level LEVEL] [--log-format text|json]
                                               run a server node (embedded Valkey without --redis)
 
 Exit status: 0 success; 1 a record whose moves do not replay or whose result is false;
-2 unreadable or malformed input (the message names the line and the problem). Errors
-never print a traceback.
+2 unreadable or malformed input (the message names the line and the problem), and for
+`serve` any failed start: a bad setting, an unreachable Redis, a port in use (one line
+naming the flag or the variable at fault). Errors never print a traceback.
 """
 
 from __future__ import annotations
@@ -133,24 +135,37 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    """Run a server node until SIGTERM or SIGINT."""
+    """Run a server node until SIGTERM or SIGINT; a failed start is one line, status 2."""
     import asyncio
+    import logging
+    import os
+    from typing import cast
 
-    from klondike_live.config import ConfigError, Settings
+    from klondike_live.config import ConfigError, Settings, log_options, unknown_variables
     from klondike_live.gateway.server import serve_forever
+    from klondike_live.gateway.startup import StartupError
+    from klondike_live.logs import LogFormat
     from klondike_live.logs import configure as configure_logging
 
     try:
-        settings = Settings.load(
-            host=args.host, port=args.port, redis_url=args.redis, data_dir=args.data_dir
-        )
+        level, fmt = log_options(level=args.log_level, fmt=args.log_format)
     except ConfigError as exc:
         raise InputError(str(exc)) from None
-    configure_logging()
+    configure_logging(level, cast(LogFormat, fmt))
+    for warning in unknown_variables(os.environ):
+        logging.getLogger("klondike_live.config").warning(warning)
     try:
+        settings = Settings.load(
+            host=args.host,
+            port=args.port,
+            redis_url=args.redis,
+            data_dir=args.data_dir,
+            secret_from_redis=True,
+            from_flags=True,
+        )
         asyncio.run(serve_forever(settings))
-    except OSError as exc:
-        raise InputError(f"cannot serve on {settings.host}:{settings.port}: {exc}") from None
+    except (ConfigError, StartupError) as exc:
+        raise InputError(str(exc)) from None
     return EXIT_OK
 
 
@@ -185,11 +200,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     serve = commands.add_parser("serve", help="run a server node")
     serve.add_argument("--host", help="address to listen on (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, help="port to listen on (default 8765; 0 picks one)")
+    # Checked by the settings, so that a bad value reads like a bad KLONDIKE_PORT.
+    serve.add_argument("--port", help="port to listen on (default 8765; 0 picks one)")
     serve.add_argument(
         "--redis", help="shared Redis/Valkey URL (default: a private embedded Valkey)"
     )
     serve.add_argument("--data-dir", help="where the secret and the embedded Valkey's files live")
+    serve.add_argument("--log-level", help="debug, info (default), warning, error or critical")
+    serve.add_argument("--log-format", help="text (default) or json: one JSON object per line")
     serve.set_defaults(func=cmd_serve)
 
     for register in _plugins():

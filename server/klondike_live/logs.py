@@ -1,6 +1,6 @@
 """The server's logging: text or JSON lines, and a flood guard for outages.
 
-    configure(level="INFO", fmt="text")    # once, at start (the command line does it)
+    configure(level="INFO", fmt="text")    # once, at start (`serve --log-level --log-format`)
 
 `FloodGuard` is a filter on the handler: while Redis is down, every request, tick and
 bus read fails the same way, and each would log its traceback. The guard lets the first
@@ -86,11 +86,14 @@ class JsonFormatter(logging.Formatter):
 JsonFormatter.converter = time.gmtime
 
 
-def configure(level: str = "INFO", fmt: LogFormat = "text") -> None:
-    """Log to stderr at `level` in `fmt`, with the flood guard (replaces any handlers)."""
+def configure(
+    level: str = "INFO", fmt: LogFormat = "text", *, flood_interval: float = 10.0
+) -> None:
+    """Log to stderr at `level` in `fmt`, with the flood guard letting one warning or
+    error of a kind through per `flood_interval` seconds (replaces any handlers)."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonFormatter() if fmt == "json" else TextFormatter())
-    handler.addFilter(FloodGuard())
+    handler.addFilter(FloodGuard(flood_interval))
     root = logging.getLogger()
     for old in list(root.handlers):
         root.removeHandler(old)

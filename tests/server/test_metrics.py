@@ -2,9 +2,22 @@
 
 from __future__ import annotations
 
+import asyncio
+import platform
+import urllib.request
+from collections.abc import Callable
+from typing import Any
+
+import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from klondike_live import __version__
+from klondike_live.config import Settings
+from klondike_live.gateway.server import running
 from klondike_live.metrics import Metrics
+from klondike_live.store.connect import RedisEvents, StoreError, count_events, open_redis
+
+from helpers import FAST, WON, close_all, started_race
 
 
 def samples(metrics: Metrics) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
@@ -17,14 +30,16 @@ def samples(metrics: Metrics) -> dict[tuple[str, tuple[tuple[str, str], ...]], f
 
 
 def test_render_exposes_every_metric_with_prefix() -> None:
-    """render() lists all metrics, each named klondike_*, with the Prometheus content type."""
+    """render() lists all our metrics, each named klondike_*, beside prometheus-client's
+    process and Python metrics, with the Prometheus content type."""
     body, content_type = Metrics().render()
     assert content_type.startswith("text/plain; version=")
     assert content_type.endswith("charset=utf-8")
     families = text_string_to_metric_families(body.decode())
     # prometheus_client also exposes a `<counter>_created` timestamp per counter.
     names = {family.name for family in families if not family.name.endswith("_created")}
-    assert names == {
+    ours = {name for name in names if name.startswith("klondike_")}
+    assert ours == {
         "klondike_connections",
         "klondike_rooms",
         "klondike_moves",
@@ -33,7 +48,23 @@ def test_render_exposes_every_metric_with_prefix() -> None:
         "klondike_rate_limit_closes",
         "klondike_errors",
         "klondike_redis_latency_seconds",
+        "klondike_move_latency_seconds",
+        "klondike_redis_errors",
+        "klondike_redis_reconnects",
+        "klondike_bus_resubscribes",
+        "klondike_connections_refused",
+        "klondike_redis_pool_connections",
+        "klondike_build_info",
     }
+    assert {"process_resident_memory_bytes", "process_cpu_seconds", "python_info"} <= names
+    assert all(n.startswith(("klondike_", "process_", "python_")) for n in names), names
+
+
+def test_build_info_names_version_and_python() -> None:
+    """klondike_build_info carries the server's version and the Python version."""
+    values = samples(Metrics())
+    (labels,) = [dict(k[1]) for k in values if k[0] == "klondike_build_info"]
+    assert labels == {"version": __version__, "python": platform.python_version()}
 
 
 def test_counts_and_gauges_show_in_output() -> None:
@@ -80,3 +111,62 @@ def test_instances_do_not_share_values() -> None:
     first.moves.inc(4)
     assert samples(second)[("klondike_moves_total", ())] == 0
     assert samples(first)[("klondike_moves_total", ())] == 4
+
+
+async def test_redis_errors_and_reconnects_are_counted(valkey_url: str, redis: Any) -> None:
+    """An error reply counts as a Redis error; a connection the server killed counts an
+    error, and as a reconnection once it is opened again."""
+    metrics = Metrics()
+    client = await open_redis(valkey_url)
+    try:
+        count_events(client, RedisEvents(metrics.redis_errors.inc, metrics.redis_reconnects.inc))
+        await client.set(b"k", b"v")
+        with pytest.raises(StoreError):
+            await client.execute_command("NO-SUCH-COMMAND")
+        assert samples(metrics)[("klondike_redis_errors_total", ())] == 1
+        await redis.execute_command("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes")
+        with pytest.raises(StoreError):
+            await client.get(b"k")  # the killed connection
+        assert await client.get(b"k") == b"v"  # connected again
+        values = samples(metrics)
+        assert values[("klondike_redis_errors_total", ())] >= 2
+        assert values[("klondike_redis_reconnects_total", ())] == 1
+    finally:
+        await client.aclose()
+
+
+async def test_node_metrics_endpoint_exposes_operator_metrics(
+    make_settings: Callable[..., Settings], redis: Any
+) -> None:
+    """A node's /metrics has the move latency of a move played, the Redis pool, error and
+    reconnect counters, pub/sub resubscribes, refusals, build info and process metrics."""
+    async with running(make_settings(**FAST), seed_source=lambda: str(WON.seed)) as node:
+        room, (alice, bob), _ = await started_race(node, "Alice", "Bob")
+        await alice.move(room, WON.moves[0])
+        await close_all([alice, bob])
+        body = await asyncio.to_thread(_get, node.url + "metrics")
+    values = {
+        (sample.name, tuple(sorted(sample.labels.items()))): sample.value
+        for family in text_string_to_metric_families(body)
+        for sample in family.samples
+    }
+    assert values[("klondike_move_latency_seconds_count", ())] >= 1
+    assert values[("klondike_move_latency_seconds_bucket", (("le", "+Inf"),))] >= 1
+    in_use = values[("klondike_redis_pool_connections", (("state", "in_use"),))]
+    idle = values[("klondike_redis_pool_connections", (("state", "idle"),))]
+    assert in_use + idle >= 1  # at least the connection that served the move
+    for name in (
+        "klondike_redis_errors_total",
+        "klondike_redis_reconnects_total",
+        "klondike_bus_resubscribes_total",
+        "process_resident_memory_bytes",
+    ):
+        assert (name, ()) in values, name
+    assert any(name == "klondike_build_info" for name, _ in values)
+    assert any(name == "python_info" for name, _ in values)
+
+
+def _get(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=10) as response:
+        text: str = response.read().decode()
+        return text

@@ -3,7 +3,11 @@
 websockets calls `HttpRoutes.__call__` for every request before the handshake; a
 request for `/ws` goes on to become a websocket, anything else gets a response here.
 
-    GET /healthz                   200 {"status": "ok", ...} when Redis answers, else 503
+    GET /healthz/live              200 while the process serves HTTP at all (liveness)
+    GET /healthz/ready             200 {"status": "ok", ...} when Redis answers PING within
+                                   0.5 s and the bus subscriber is connected, else 503
+                                   {"status": "unavailable", "failing": [...]} (readiness)
+    GET /healthz                   the same as /healthz/ready
     GET /metrics                   Prometheus text
     GET /api/...                   the JSON API (`api.py`): lobbies, live games, results,
                                    replays; `/api/daily...` (`daily_api.py`)
@@ -27,6 +31,7 @@ import dataclasses
 import json
 import logging
 import mimetypes
+from collections.abc import Callable
 from http import HTTPStatus
 from pathlib import Path
 from typing import Any
@@ -37,7 +42,7 @@ from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
 from klondike_live import __version__
-from klondike_live.auth import AuthError, verify_token
+from klondike_live.auth import AuthError, KeyRing, verify_token
 from klondike_live.gateway.api import Api, game_key
 from klondike_live.gateway.daily_api import DailyApi
 from klondike_live.metrics import Metrics
@@ -85,16 +90,19 @@ class HttpRoutes:
         metrics: Metrics,
         node_id: str,
         daily: DailyService,
-        secret: bytes,
+        keys: bytes | KeyRing,
         client_dir: Path = CLIENT_DIR,
+        *,
+        bus_connected: Callable[[], bool] | None = None,
     ) -> None:
         self.store = store
         self.api = Api(store, hidden=daily.hidden)
         self.daily = DailyApi(daily)
         self.metrics = metrics
         self.node_id = node_id
-        self.secret = secret
+        self.keys = keys
         self.client_dir = client_dir.resolve()
+        self.bus_connected = bus_connected
 
     async def __call__(self, connection: ServerConnection, request: Request) -> Response | None:
         path, _, query = request.path.partition("?")
@@ -113,8 +121,10 @@ class HttpRoutes:
         return response
 
     async def _route(self, path: str, query: str, headers: Headers) -> Response:
-        if path == "/healthz":
-            return await self._health()
+        if path in ("/healthz", "/healthz/ready"):
+            return await self._ready()
+        if path == "/healthz/live":
+            return json_response({"status": "ok", "node": self.node_id, "version": __version__})
         if path == "/metrics":
             body, content_type = self.metrics.render()
             return _response(HTTPStatus.OK, body, content_type)
@@ -128,16 +138,24 @@ class HttpRoutes:
         if scheme.lower() != "bearer" or not token.strip():
             return None
         try:
-            return verify_token(self.secret, token.strip()).user_id
+            return verify_token(self.keys, token.strip()).user_id
         except AuthError:
             return None
 
-    async def _health(self) -> Response:
+    async def _ready(self) -> Response:
+        """Ready for traffic: Redis answers within `ping`'s bound (a stalled Redis
+        included) and the bus subscriber is connected."""
+        failing = []
         try:
             await ping(self.store.redis)
-        except Exception:
+        except Exception:  # a StoreError, OSError, or TimeoutError from the bound
+            failing.append("redis")
+        if self.bus_connected is not None and not self.bus_connected():
+            failing.append("bus")
+        if failing:
             return json_response(
-                {"status": "unavailable", "node": self.node_id}, HTTPStatus.SERVICE_UNAVAILABLE
+                {"status": "unavailable", "node": self.node_id, "failing": failing},
+                HTTPStatus.SERVICE_UNAVAILABLE,
             )
         return json_response({"status": "ok", "node": self.node_id, "version": __version__})
 

@@ -10,7 +10,12 @@ Background tasks of a node: the tick loop, the Redis latency probe, the certifie
 pool's refill (`pool_target` > 0) and the daily preparation (today and the next
 `daily_days_ahead` days, every `daily_prepare_seconds` > 0).
 
-`serve_forever(settings)` adds SIGTERM/SIGINT handling for the command line.
+A node on a shared Redis whose secret is to come from there (`secret_from_redis`)
+fills it in right after connecting (`startup.with_shared_secret`); `Node.settings` holds
+it. Connections are capped per address and per account (`caps`).
+
+`serve_forever(settings)` adds SIGTERM/SIGINT handling for the command line, and turns a
+failed start into a one-line `startup.StartupError` naming the setting at fault.
 """
 
 from __future__ import annotations
@@ -29,8 +34,10 @@ from klondike_live.bus.subscriber import Subscriber
 from klondike_live.config import Settings
 from klondike_live.daily.pool import DealPool, PoolMetrics
 from klondike_live.embedded import EmbeddedValkey
+from klondike_live.gateway.caps import ConnectionCaps
 from klondike_live.gateway.http import WEBSOCKET_PATH, HttpRoutes
 from klondike_live.gateway.session import LAG_BYTES, Session, broadcast
+from klondike_live.gateway.startup import describe_keys, startup_error, with_shared_secret
 from klondike_live.metrics import Metrics
 from klondike_live.protocol.codes import CloseCode
 from klondike_live.service.daily import Clock, system_clock
@@ -38,7 +45,14 @@ from klondike_live.service.hub import Hub
 from klondike_live.service.live import LiveService
 from klondike_live.solver import Budget
 from klondike_live.store import Store
-from klondike_live.store.connect import open_redis, probe_redis_forever, replicas_of
+from klondike_live.store.connect import (
+    RedisEvents,
+    count_events,
+    open_redis,
+    pool_usage,
+    probe_redis_forever,
+    replicas_of,
+)
 from klondike_live.store.pool import PoolStore
 
 log = logging.getLogger(__name__)
@@ -93,6 +107,11 @@ async def running(
         redis = await open_redis(url)
         stack.push_async_callback(redis.aclose)
         metrics = Metrics()
+        count_events(redis, RedisEvents(metrics.redis_errors.inc, metrics.redis_reconnects.inc))
+        if pool_usage(redis) is not None:
+            metrics.watch_redis_pool(lambda: pool_usage(redis) or (0, 0))
+        settings = await with_shared_secret(settings, redis)
+        log.info(describe_keys(settings))
         # A move is acknowledged once a replica has it, when the masters have replicas.
         replicas = min(1, await replicas_of(redis))
         store = Store.from_settings(redis, settings, url=url, replicas=replicas)
@@ -135,16 +154,25 @@ async def running(
         stack.push_async_callback(_cancel, background)
 
         sessions: set[Session] = set()
+        caps = ConnectionCaps(
+            per_user=settings.max_connections_per_user,
+            per_address=settings.max_connections_per_address,
+        )
 
         async def handler(connection: ServerConnection) -> None:
-            await Session(connection, service, sessions).run()
+            await Session(connection, service, sessions, caps).run()
 
         server = await serve(
             handler,
             settings.host,
             settings.port,
             process_request=HttpRoutes(
-                store, metrics, settings.node_id, service.daily, settings.secret
+                store,
+                metrics,
+                settings.node_id,
+                service.daily,
+                settings.keys,
+                bus_connected=lambda: subscriber.connected,
             ),
             max_size=settings.max_frame_bytes,
             write_limit=LAG_BYTES,
@@ -185,8 +213,19 @@ async def serve_forever(settings: Settings) -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    async with running(settings) as node:
-        store_line = "embedded Valkey" if settings.redis_url is None else "shared Redis"
-        print(f"Klondike Live on {node.url}  (websocket {node.ws_url}; {store_line})", flush=True)
-        await stop.wait()
-        print("shutting down", flush=True)
+    started = False
+    try:
+        async with running(settings) as node:
+            started = True
+            store_line = "embedded Valkey" if settings.redis_url is None else "shared Redis"
+            print(
+                f"Klondike Live on {node.url}  (websocket {node.ws_url}; {store_line})",
+                flush=True,
+            )
+            await stop.wait()
+            print("shutting down", flush=True)
+    except Exception as exc:
+        failure = None if started else startup_error(settings, exc)
+        if failure is None:
+            raise
+        raise failure from None

@@ -16,6 +16,11 @@ backs off is fine); `abuse_limit` such refusals in a row, or that many malformed
 messages within `abuse_window_seconds`, close the connection with 1008. Oversized
 frames are closed with 1009 by websockets itself (`max_size`). No handler failure ever
 reaches the client as a traceback: it is logged, and the client gets `internal`.
+
+Caps (`gateway.caps`): a connection from an address that already holds
+`max_connections_per_address` connections to this node is closed with 4005 before its
+`hello`; a `hello` for an account that already holds `max_connections_per_user` is
+closed with 4005 too.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
 from klondike_live.auth import AuthError, mint_guest_token, validate_display_name, verify_token
+from klondike_live.gateway.caps import ConnectionCaps, client_address
 from klondike_live.protocol import incoming as msg
 from klondike_live.protocol import outgoing
 from klondike_live.protocol.codes import CloseCode, ErrorCode
@@ -82,11 +88,18 @@ class Session:
     """A connected client and the rooms it is in."""
 
     def __init__(
-        self, websocket: ServerConnection, service: LiveService, sessions: set[Session]
+        self,
+        websocket: ServerConnection,
+        service: LiveService,
+        sessions: set[Session],
+        caps: ConnectionCaps | None = None,
     ) -> None:
         self.websocket = websocket
         self.service = service
         self.sessions = sessions
+        self.caps = caps
+        self.address: str | None = None  # counted against its cap, when there is one
+        self._counted_user: str | None = None
         settings = service.settings
         self.conn_id = secrets.token_urlsafe(12)
         self.user = ""
@@ -155,7 +168,7 @@ class Session:
         metrics.connections.inc()
         self.sessions.add(self)
         try:
-            if await self._handshake():
+            if await self._admit_address() and await self._handshake():
                 log.info("connection %s open: user %s", self.conn_id, self.user)
                 self.service.connected(self)
                 await self._serve()
@@ -164,9 +177,29 @@ class Session:
         finally:
             metrics.connections.dec()
             self.sessions.discard(self)
+            if self.caps is not None:
+                self.caps.release(self.address, self._counted_user)
             await self.service.disconnected(self)
             if self.user:
                 log.info("connection %s closed: user %s", self.conn_id, self.user)
+
+    async def _admit_address(self) -> bool:
+        """Count the connection against its address's cap; close it with 4005 if full."""
+        if self.caps is None:
+            return True
+        remote = self.websocket.remote_address
+        peer = str(remote[0]) if isinstance(remote, tuple) and remote else "local"
+        request = self.websocket.request
+        forwarded = request.headers.get("X-Forwarded-For") if request is not None else None
+        address = client_address(peer, forwarded, self.service.settings.trusted_proxies)
+        if not self.caps.admit_address(address):
+            self.service.metrics.connections_refused.labels(reason="address").inc()
+            await self.websocket.close(
+                CloseCode.TOO_MANY_CONNECTIONS, "too many connections from your address"
+            )
+            return False
+        self.address = address
+        return True
 
     async def _handshake(self) -> bool:
         try:
@@ -202,17 +235,25 @@ class Session:
                 await self._refuse(ErrorCode.BAD_NAME, str(exc), strike=False)
                 await self.websocket.close(CloseCode.POLICY, "bad display name")
                 return False
-        secret = self.service.settings.secret
+        keys = self.service.settings.keys
         if hello.token is not None:
             try:
-                identity = verify_token(secret, hello.token)
+                identity = verify_token(keys, hello.token)
             except AuthError as exc:
                 await self._refuse(ErrorCode(exc.code), exc.message, strike=False)
                 await self.websocket.close(CloseCode.AUTH_FAILED, exc.code)
                 return False
             token = hello.token
         else:
-            token, identity = mint_guest_token(secret, name or f"Guest {secrets.token_hex(2)}")
+            token, identity = mint_guest_token(keys, name or f"Guest {secrets.token_hex(2)}")
+        if self.caps is not None:
+            if not self.caps.admit_user(identity.user_id):
+                self.service.metrics.connections_refused.labels(reason="user").inc()
+                await self.websocket.close(
+                    CloseCode.TOO_MANY_CONNECTIONS, "too many connections for this account"
+                )
+                return False
+            self._counted_user = identity.user_id
         self.user = identity.user_id
         self.name = name or identity.name
         await self.send(outgoing.welcome(self.user, self.name, token, self.service.now_ms()))
@@ -220,6 +261,7 @@ class Session:
 
     async def _serve(self) -> None:
         async for frame in self.websocket:
+            received = time.perf_counter()
             if isinstance(frame, str):
                 if not await self._refuse(
                     ErrorCode.TEXT_FRAME, "frames are binary msgpack", strike=True
@@ -250,6 +292,8 @@ class Session:
                 continue
             self.limited_in_a_row = 0
             await self._dispatch(message)
+            if isinstance(message, msg.MoveRequest):  # answered: ack or error sent
+                self.service.metrics.move_latency.observe(time.perf_counter() - received)
 
     async def _dispatch(self, message: msg.ClientMessage) -> None:
         service = self.service

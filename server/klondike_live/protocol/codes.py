@@ -54,3 +54,4 @@ class CloseCode(enum.IntEnum):
     AUTH_FAILED = 4002  # hello with a token that is forged, expired or malformed
     VERSION = 4003  # hello with an unsupported protocol version
     HELLO_TIMEOUT = 4004  # no hello in time
+    TOO_MANY_CONNECTIONS = 4005  # this address or account already holds the node's cap

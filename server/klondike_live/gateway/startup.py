@@ -1,0 +1,111 @@
+"""What a node settles as it starts: the shared secret, and what a failed start says.
+
+    settings = await with_shared_secret(settings, redis)   # in `running`, once Redis is open
+    except StartupError as exc: print(exc)                 # `serve_forever` raises it
+
+A node on a shared Redis with no secret configured (`Settings.secret_from_redis`)
+signs with the secret every such node shares, kept in Redis (`store.shared_secret`):
+tokens minted by any node are valid on all of them, with nothing to configure but the
+Redis URL. The first node offers its data directory's secret file if it has one, so a
+single node that moves to a shared Redis keeps its players signed in.
+
+A start that fails (Redis unreachable, a wrong password or database, a data directory
+in use, a port taken) becomes a `StartupError` of one line naming the flag or the
+variable at fault, which the command line prints without a traceback.
+
+This module must never log or echo a secret or a password.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import errno
+import logging
+import os
+import socket
+
+from klondike_live import keys
+from klondike_live.config import (
+    MIN_SECRET_BYTES,
+    SECRET_FILE,
+    ConfigError,
+    Settings,
+    env_name,
+    offered_shared_secret,
+    redact_url,
+)
+from klondike_live.embedded import EmbeddedValkeyError
+from klondike_live.store.connect import RedisClient, StoreError
+from klondike_live.store.shared_secret import shared_secret
+
+__all__ = ["StartupError", "describe_keys", "startup_error", "with_shared_secret"]
+
+log = logging.getLogger(__name__)
+
+
+class StartupError(Exception):
+    """A node could not start; the message is one line naming the setting at fault."""
+
+
+async def with_shared_secret(settings: Settings, redis: RedisClient) -> Settings:
+    """`settings` with the shared secret filled in, when it is to come from Redis."""
+    if not settings.secret_from_redis or settings.secret:
+        return settings
+    offered = offered_shared_secret(settings.data_dir)
+    secret = await shared_secret(redis, offered)
+    if len(secret) < MIN_SECRET_BYTES:
+        raise ConfigError(
+            env_name("secret"),
+            f"the shared secret in Redis ({keys.SHARED_SECRET}) holds {len(secret)} bytes, "
+            f"expected at least {MIN_SECRET_BYTES}: set {env_name('secret')}, or delete "
+            "the key to have a new one made",
+        )
+    own = settings.data_dir / SECRET_FILE
+    if secret != offered and own.exists():
+        log.warning(
+            "%s differs from the shared secret in Redis (%s), which this node signs with; "
+            "to keep accepting tokens signed with the file's secret, add it to %s",
+            own,
+            keys.SHARED_SECRET,
+            "KLONDIKE_OLD_SECRETS",
+        )
+    return dataclasses.replace(settings, secret=secret)
+
+
+def describe_keys(settings: Settings) -> str:
+    """One log line on the token keys (their ids, never the keys)."""
+    ring = settings.keys
+    if settings.secret_from_redis:
+        source = f"the shared secret in Redis ({keys.SHARED_SECRET})"
+    else:
+        source = "the configured secret"
+    older = ", ".join(ring.ids[1:]) or "none"
+    return f"tokens signed with key {ring.current_id} ({source}); older keys accepted: {older}"
+
+
+def startup_error(settings: Settings, exc: BaseException) -> StartupError | None:
+    """The one-line `StartupError` of a failed start, or None for a failure that is not
+    the configuration's or the environment's (a bug: let its traceback show)."""
+    if isinstance(exc, ConfigError):
+        return _one_line(str(exc))
+    if isinstance(exc, EmbeddedValkeyError):
+        return _one_line(f"{settings.source('data_dir')}: {exc}")
+    if isinstance(exc, StoreError):
+        if settings.redis_url is None:
+            return _one_line(f"the embedded Valkey failed: {exc}")
+        text = str(exc)
+        if "cannot reach" not in text:  # `open_redis` names the URL itself
+            text = f"Redis at {redact_url(settings.redis_url)} refused: {text}"
+        return _one_line(f"{settings.source('redis_url')}: {text}")
+    if isinstance(exc, OSError) and exc.filename is not None:
+        return _one_line(f"cannot start: {exc.filename}: {exc.strerror or exc}")
+    if isinstance(exc, OSError):  # from binding the listening socket
+        bad_host = isinstance(exc, socket.gaierror) or exc.errno == errno.EADDRNOTAVAIL
+        key = settings.source("host" if bad_host else "port")
+        reason = os.strerror(exc.errno) if exc.errno else str(exc)
+        return _one_line(f"{key}: cannot listen on {settings.host}:{settings.port}: {reason}")
+    return None
+
+
+def _one_line(text: str) -> StartupError:
+    return StartupError(" ".join(text.split()))
