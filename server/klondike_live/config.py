@@ -10,7 +10,7 @@ The secret that signs tokens and derives daily seeds comes from, in this order:
 `KLONDIKE_SECRET`; `KLONDIKE_SECRET_FILE` (its first line; the next lines are older
 secrets still accepted); with a shared Redis, when the caller asks for it (`serve`
 does), the secret every such node shares, kept in Redis and filled in at start
-(`secret_from_redis`, see `gateway.startup`); else `<data_dir>/secret`,
+(`secret_from_redis`, see `store.shared_secret`); else `<data_dir>/secret`,
 generated once (mode 0600). `KLONDIKE_OLD_SECRETS` adds older secrets that verify
 tokens but never sign (key rotation, docs/operations.md).
 

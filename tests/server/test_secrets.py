@@ -71,7 +71,7 @@ async def test_first_node_offers_its_secret_file(
     (single.data_dir / "secret").write_text("a" * 64 + "\n")
     (other.data_dir / "secret").write_text("b" * 64 + "\n")
     old_token, _ = mint_guest_token(b"a" * 64, "Ann")
-    with caplog.at_level(logging.WARNING, logger="klondike_live.gateway.startup"):
+    with caplog.at_level(logging.WARNING, logger="klondike_live.store.shared_secret"):
         async with running(single), running(other) as second:
             assert await redis.get(keys.SHARED_SECRET) == b"a" * 64
             assert second.settings.secret == b"a" * 64

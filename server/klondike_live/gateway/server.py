@@ -11,7 +11,7 @@ pool's refill (`pool_target` > 0) and the daily preparation (today and the next
 `daily_days_ahead` days, every `daily_prepare_seconds` > 0).
 
 A node on a shared Redis whose secret is to come from there (`secret_from_redis`)
-fills it in right after connecting (`startup.with_shared_secret`); `Node.settings` holds
+fills it in right after connecting (`store.shared_secret`); `Node.settings` holds
 it. Connections are capped per address and per account (`caps`).
 
 `serve_forever(settings)` adds SIGTERM/SIGINT handling for the command line, and turns a
@@ -37,7 +37,7 @@ from klondike_live.embedded import EmbeddedValkey
 from klondike_live.gateway.caps import ConnectionCaps
 from klondike_live.gateway.http import WEBSOCKET_PATH, HttpRoutes
 from klondike_live.gateway.session import LAG_BYTES, Session, broadcast
-from klondike_live.gateway.startup import describe_keys, startup_error, with_shared_secret
+from klondike_live.gateway.startup import describe_keys, startup_error
 from klondike_live.metrics import Metrics
 from klondike_live.protocol.codes import CloseCode
 from klondike_live.service.daily import Clock, system_clock
@@ -54,6 +54,7 @@ from klondike_live.store.connect import (
     replicas_of,
 )
 from klondike_live.store.pool import PoolStore
+from klondike_live.store.shared_secret import with_shared_secret
 
 log = logging.getLogger(__name__)
 

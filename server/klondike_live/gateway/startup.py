@@ -1,13 +1,7 @@
-"""What a node settles as it starts: the shared secret, and what a failed start says.
+"""What a node says as it starts: its token keys, and what a failed start was.
 
-    settings = await with_shared_secret(settings, redis)   # in `running`, once Redis is open
-    except StartupError as exc: print(exc)                 # `serve_forever` raises it
-
-A node on a shared Redis with no secret configured (`Settings.secret_from_redis`)
-signs with the secret every such node shares, kept in Redis (`store.shared_secret`):
-tokens minted by any node are valid on all of them, with nothing to configure but the
-Redis URL. The first node offers its data directory's secret file if it has one, so a
-single node that moves to a shared Redis keeps its players signed in.
+    log.info(describe_keys(settings))          # which key signs, which verify (ids only)
+    except StartupError as exc: print(exc)     # `serve_forever` raises it
 
 A start that fails (Redis unreachable, a wrong password or database, a data directory
 in use, a port taken) becomes a `StartupError` of one line naming the flag or the
@@ -18,58 +12,20 @@ This module must never log or echo a secret or a password.
 
 from __future__ import annotations
 
-import dataclasses
 import errno
-import logging
 import os
 import socket
 
 from klondike_live import keys
-from klondike_live.config import (
-    MIN_SECRET_BYTES,
-    SECRET_FILE,
-    ConfigError,
-    Settings,
-    env_name,
-    offered_shared_secret,
-    redact_url,
-)
+from klondike_live.config import ConfigError, Settings, redact_url
 from klondike_live.embedded import EmbeddedValkeyError
-from klondike_live.store.connect import RedisClient, StoreError
-from klondike_live.store.shared_secret import shared_secret
+from klondike_live.store.connect import StoreError
 
-__all__ = ["StartupError", "describe_keys", "startup_error", "with_shared_secret"]
-
-log = logging.getLogger(__name__)
+__all__ = ["StartupError", "describe_keys", "startup_error"]
 
 
 class StartupError(Exception):
     """A node could not start; the message is one line naming the setting at fault."""
-
-
-async def with_shared_secret(settings: Settings, redis: RedisClient) -> Settings:
-    """`settings` with the shared secret filled in, when it is to come from Redis."""
-    if not settings.secret_from_redis or settings.secret:
-        return settings
-    offered = offered_shared_secret(settings.data_dir)
-    secret = await shared_secret(redis, offered)
-    if len(secret) < MIN_SECRET_BYTES:
-        raise ConfigError(
-            env_name("secret"),
-            f"the shared secret in Redis ({keys.SHARED_SECRET}) holds {len(secret)} bytes, "
-            f"expected at least {MIN_SECRET_BYTES}: set {env_name('secret')}, or delete "
-            "the key to have a new one made",
-        )
-    own = settings.data_dir / SECRET_FILE
-    if secret != offered and own.exists():
-        log.warning(
-            "%s differs from the shared secret in Redis (%s), which this node signs with; "
-            "to keep accepting tokens signed with the file's secret, add it to %s",
-            own,
-            keys.SHARED_SECRET,
-            "KLONDIKE_OLD_SECRETS",
-        )
-    return dataclasses.replace(settings, secret=secret)
 
 
 def describe_keys(settings: Settings) -> str:
