@@ -74,12 +74,13 @@ class BoardMirror:
     score: int | None = None
 
     def apply(self, message: Message) -> bool:
-        """Apply a `board` (replace) or `diff` (must be the next offset) frame; False
-        when it is at or below the last one applied (a robust client ignores it)."""
-        if self.view and (message["epoch"], message["off"]) <= (self.epoch, self.offset):
-            return False
+        """Apply a `board` (it replaces the copy, whatever its offset) or a `diff` (it
+        must be the next offset); False for a diff at or below the last one applied (a
+        robust client ignores it)."""
         if message["t"] == "board":
             self.view = message["view"]
+        elif self.view and (message["epoch"], message["off"]) <= (self.epoch, self.offset):
+            return False
         else:
             if message["epoch"] != self.epoch or message["off"] != self.offset + 1:
                 raise ValueError(
@@ -108,6 +109,7 @@ class Client:
         self._inbox: asyncio.Queue[Message] = asyncio.Queue()
         self._last_id = 0
         self._reader: asyncio.Task[None] | None = None
+        self.failure: Exception | None = None  # what stopped the reader, if not a close
 
     @classmethod
     async def connect(
@@ -163,6 +165,9 @@ class Client:
             await self._receive()
         except ConnectionClosed:
             pass
+        except Exception as exc:  # a frame this client cannot apply: stop, and say why
+            self.failure = exc
+            await self.connection.close()
         finally:
             await self._inbox.put({"t": "closed"})
 
@@ -199,7 +204,8 @@ class Client:
                 message = await self._inbox.get()
                 if message["t"] == "closed":
                     await self._inbox.put(message)
-                    raise ConnectionError(f"connection closed ({self.connection.close_code})")
+                    why = f": {self.failure}" if self.failure else ""
+                    raise ConnectionError(f"connection closed ({self.connection.close_code}){why}")
                 if match(message):
                     return message
 
@@ -272,8 +278,8 @@ class Client:
         message: Message = {"t": "join", "room": room, "as": role}
         if since:
             message["since"] = since
-        message["rid"] = self._new_id()
-        return await self.call(message, lambda m: m["t"] == "room" and m.get("room") == room)
+        rid = message["rid"] = self._new_id()
+        return await self.call(message, lambda m: m["t"] == "room" and m.get("rid") == rid)
 
     def since(self, room: str) -> list[list[int]]:
         """`[seat, epoch, offset]` of every board of `room` this client has seen."""

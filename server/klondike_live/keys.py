@@ -2,16 +2,20 @@
 
 Everything about a room shares the hash tag `{r:<room id>}`, so a room's keys live in
 one Redis Cluster slot and its Lua scripts touch a single slot. Room ids are checked
-against `ROOM_ID` before they reach a key name. A few global indexes (public lobbies,
-live games, finished games, timers) are deliberately untagged; no script touches them
-together with a room's keys. Daily challenges, the certified deal pool and players'
-daily statistics have hash tags of their own (`{d:<date>:<variant slug>}`,
-`{pool:<slug>}`, `{u:<user>}`), see the end of this module.
+against `ROOM_ID` before they reach a key name. Due work is spread over 16 timer
+buckets, each with a tag of its own (`{tm:<n>}`). A few global indexes (public lobbies,
+live games, finished games) and the shared secret are untagged single keys, each in its
+own slot: they are written once per game event and read per page, never polled, and no
+script touches them together with a room's keys. Daily challenges, the certified deal
+pool and players' daily statistics have hash tags of their own
+(`{d:<date>:<variant slug>}`, `{pool:<slug>}`, `{u:<user>}`), see the end of this
+module.
 """
 
 from __future__ import annotations
 
 import re
+import zlib
 from typing import Final
 
 PREFIX: Final = "kl"
@@ -27,8 +31,22 @@ FINISHED: Final = f"{PREFIX}:finished"
 """Sorted set of `room:gen` for finished games (races and solo), scored by end time (ms);
 capped to the newest entries (`store.Retention.finished_keep`)."""
 
-TIMERS: Final = f"{PREFIX}:timers"
-"""Sorted set of due work `room|kind|arg`, scored by due time (ms); any node may run it."""
+TIMER_BUCKETS: Final = 16
+"""Due work is spread over this many sorted sets, each with a hash tag of its own, so
+that on a Cluster no shard carries all of it and no key is polled by every node at
+every tick (each node polls a few buckets per tick, in turn)."""
+
+
+def timers(bucket: int) -> str:
+    """Sorted set of due work `room|kind|arg` of one bucket, scored by due time (ms);
+    any node may run it."""
+    return f"{PREFIX}:{{tm:{bucket}}}:timers"
+
+
+def timer_bucket(room: str) -> int:
+    """The timer bucket of a room (stable across nodes and restarts)."""
+    return zlib.crc32(room.encode()) % TIMER_BUCKETS
+
 
 SHARED_SECRET: Final = f"{PREFIX}:secret"
 """String: the token and daily-seed secret shared by the nodes of a shared Redis that

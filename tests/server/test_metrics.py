@@ -115,7 +115,7 @@ def test_instances_do_not_share_values() -> None:
 
 async def test_redis_errors_and_reconnects_are_counted(valkey_url: str, redis: Any) -> None:
     """An error reply counts as a Redis error; a connection the server killed counts an
-    error, and as a reconnection once it is opened again."""
+    error, and as a reconnection once the client opened it again (retrying the command)."""
     metrics = Metrics()
     client = await open_redis(valkey_url)
     try:
@@ -125,9 +125,8 @@ async def test_redis_errors_and_reconnects_are_counted(valkey_url: str, redis: A
             await client.execute_command("NO-SUCH-COMMAND")
         assert samples(metrics)[("klondike_redis_errors_total", ())] == 1
         await redis.execute_command("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes")
-        with pytest.raises(StoreError):
-            await client.get(b"k")  # the killed connection
-        assert await client.get(b"k") == b"v"  # connected again
+        # The killed connection fails the read; the client connects again and retries.
+        assert await client.get(b"k") == b"v"
         values = samples(metrics)
         assert values[("klondike_redis_errors_total", ())] >= 2
         assert values[("klondike_redis_reconnects_total", ())] == 1

@@ -201,7 +201,7 @@ async def test_rate_limit_refusals_close_only_in_a_row(
 
 async def test_the_join_reply_is_the_first_frame_of_the_room(node: Node) -> None:
     """No frame of a room reaches a connection before its join's `room` reply, even while
-    the room changes; the reply carries no rid, an error about a join does."""
+    the room changes; the reply carries the join's rid, as an error about a join does."""
     host = await Client.connect(node.ws_url, name="Host")
     guest = await Client.connect(node.ws_url, name="Guest")
     try:
@@ -216,7 +216,7 @@ async def test_the_join_reply_is_the_first_frame_of_the_room(node: Node) -> None
         await guest.send({"t": "join", "room": room, "as": "racer", "rid": 41})
         await toggling
         reply = await guest.expect(lambda m: m.get("room") == room)
-        assert reply["t"] == "room" and "rid" not in reply
+        assert reply["t"] == "room" and reply["rid"] == 41
         assert [s["name"] for s in reply["seats"] if s] == ["Host", "Guest"]
         await guest.send({"t": "join", "room": "nosuchroom", "as": "racer", "rid": 42})
         refusal = await guest.expect(lambda m: m["t"] == "error")

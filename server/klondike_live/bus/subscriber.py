@@ -69,9 +69,11 @@ class _Shard:
         self.confirmations: dict[str, asyncio.Future[None]] = {}
         self.task: asyncio.Task[None] | None = None
         self.connected = False
-        # Channels subscribed by the current connection whose confirmation is awaited
-        # before `on_resubscribed` (a reconnection) may run.
-        self.recovering: set[str] | None = None
+        # Channels subscribed again after a gap (a reconnection, or moved here from
+        # another node) whose confirmation is awaited; once none is left, the confirmed
+        # ones are handed to `on_resubscribed` together.
+        self.catch_up: set[str] = set()
+        self.confirmed: set[str] = set()
 
 
 class Subscriber:
@@ -213,7 +215,8 @@ class Subscriber:
             pubsub = shard.client.pubsub(ignore_subscribe_messages=False)
             shard.pubsub = pubsub
             try:
-                shard.recovering = None if first else set(shard.channels)
+                if not first:
+                    shard.catch_up |= shard.channels
                 if shard.classic:
                     await pubsub.subscribe(*shard.classic)
                 # One SSUBSCRIBE per channel: a cluster refuses channels of several slots.
@@ -284,13 +287,14 @@ class Subscriber:
             owner.channels.add(channel)
             if future is not None and not future.done():
                 owner.confirmations[channel] = future
+            # Whatever was published on its new node before it listens there is missed:
+            # once confirmed there, its rooms catch up.
+            owner.catch_up.add(channel)
             if owner.task is None:
                 self._run(owner)
             elif owner.pubsub is not None and owner.connected:
                 with contextlib.suppress(RedisError, OSError):
                     await owner.pubsub.ssubscribe(channel)
-                    # Confirmed on the new owner's reader, which then catches up.
-                    owner.recovering = (owner.recovering or set()) | {channel}
 
     async def _dispatch(self, shard: _Shard, message: dict[str, Any]) -> None:
         channel = message["channel"]
@@ -302,10 +306,12 @@ class Subscriber:
             waiting = shard.confirmations.get(key)
             if waiting is not None and not waiting.done():
                 waiting.set_result(None)
-            if shard.recovering is not None and kind == "ssubscribe":
-                shard.recovering.discard(channel)
-                if not shard.recovering:
-                    self._resubscribed(shard, set(shard.channels))
+            if kind == "ssubscribe" and channel in shard.catch_up:
+                shard.catch_up.discard(channel)
+                shard.confirmed.add(channel)
+                if not shard.catch_up:
+                    confirmed, shard.confirmed = shard.confirmed, set()
+                    self._resubscribed(confirmed)
             return
         if kind == "sunsubscribe" and channel in shard.channels:
             # The server dropped it: its slot moved to another node.
@@ -326,8 +332,7 @@ class Subscriber:
             with contextlib.suppress(RedisError, OSError):
                 await shard.pubsub.ssubscribe(channel)
 
-    def _resubscribed(self, shard: _Shard, channels: set[str]) -> None:
-        shard.recovering = None
+    def _resubscribed(self, channels: set[str]) -> None:
         if self._on_resubscribed is not None and channels:
             self._spawn(self._on_resubscribed(channels))
 

@@ -133,7 +133,11 @@ async def running(
         # The subscriber opens its own connections (one per shard), which wait for
         # messages as long as it takes: no read timeout, TCP keepalive.
         subscriber = Subscriber(
-            redis, url, service.on_bus_message, on_resubscribed=service.on_resubscribed
+            redis,
+            url,
+            service.on_bus_message,
+            on_resubscribed=service.on_resubscribed,
+            on_reconnect=metrics.bus_resubscribes.inc,
         )
         hub.attach(subscriber)
         await subscriber.start(keys.DAILY_UPDATES)

@@ -52,6 +52,10 @@ log = logging.getLogger(__name__)
 
 HELLO_TIMEOUT = 10.0
 
+REQUEST_TIMEOUT = 5.0
+"""Seconds a request may take before the client is told `unavailable` (a hint's search
+has a budget of its own, well under this)."""
+
 LAG_BYTES: Final = 256 * 1024
 """A connection with more than this waiting in its send buffer is lagging (the server
 passes it to websockets as the write limit, so asyncio pauses writing at that point)."""
@@ -318,7 +322,11 @@ class Session:
                     | msg.DailyWatch()
                     | msg.DailyUnwatch()
                 ):
-                    await service.handle(self, message)
+                    # A store that does not answer (a failover in progress, a stalled
+                    # server) must not leave the client waiting: it hears `unavailable`
+                    # and sends the request again (moves are idempotent).
+                    async with asyncio.timeout(REQUEST_TIMEOUT):
+                        await service.handle(self, message)
                 case _:
                     assert_never(message)
         except RequestError as exc:
@@ -330,7 +338,7 @@ class Session:
             )
         except (ConnectionClosed, asyncio.CancelledError):
             raise
-        except StoreError as exc:
+        except (StoreError, TimeoutError) as exc:
             # Redis is unreachable or failed mid-request: nothing the client did wrong,
             # and a retry with the same ids is safe (moves are idempotent).
             log.warning("the store failed handling %s: %s", type(message).__name__, exc)

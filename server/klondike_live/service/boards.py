@@ -35,12 +35,13 @@ from klondike_live.metrics import Metrics
 from klondike_live.protocol import incoming as msg
 from klondike_live.protocol import outgoing
 from klondike_live.protocol.codes import ErrorCode
-from klondike_live.race.live_board import BoardEvent, LiveBoard
+from klondike_live.protocol.outgoing import BoardHeader
+from klondike_live.race.live_board import BoardEvent, LiveBoard, snapshot
 from klondike_live.race.results import replay
 from klondike_live.race.room import COUNTDOWN, FINISHED, RACING, RoomError, RoomState
 from klondike_live.race.rules import check_practice
 from klondike_live.race.status import BoardOp, BoardStatus
-from klondike_live.race.visibility import Audience
+from klondike_live.race.visibility import Audience, own_knowledge
 from klondike_live.service.ending import check_end
 from klondike_live.service.errors import RequestError
 from klondike_live.service.hub import Hub
@@ -155,6 +156,20 @@ class Boards:
             async with local.lock:
                 writer = await self._writer(local, None, seat)
                 if op in (BoardOp.MOVE, BoardOp.UNDO) and move_id <= writer.last_move_id:
+                    # Applied already: its diff may never have reached the racer (the
+                    # answer to the first try was lost), so the board comes with the ack.
+                    header = BoardHeader(
+                        local.room_id, seat, Audience.OWN, writer.epoch, writer.own_offset
+                    )
+                    own = snapshot(
+                        header,
+                        writer.board,
+                        own_knowledge(writer.board.seen),
+                        writer.status,
+                        last_move_id=writer.last_move_id,
+                    )
+                    await conn.send(own)
+                    viewer.covered[(Audience.OWN, seat)] = (writer.epoch, writer.own_offset)
                     await conn.send(outgoing.ack(local.room_id, move_id, writer.own_offset))
                     return
                 if writer.status.done:

@@ -46,8 +46,9 @@ log = logging.getLogger(__name__)
 MAX_BACKLOG = 200
 """A resuming viewer missing more events than this gets a snapshot instead."""
 
-Sent = dict[tuple[Audience, int], int]
-"""The offset each (audience, seat) board was sent up to, by a snapshot or a backlog."""
+Sent = dict[tuple[Audience, int], tuple[int, int]]
+"""The (epoch, offset) each (audience, seat) board was sent up to, by a snapshot or a
+backlog."""
 
 
 def progress_frame(local: LocalRoom) -> bytes:
@@ -71,16 +72,16 @@ class CatchUp:
         viewer: Viewer,
         state: RoomState,
         since: tuple[msg.Since, ...],
+        *,
+        rid: int | None = None,
     ) -> None:
-        """Send the room and the boards (missing events or snapshots), then release the
-        frames that arrived meanwhile, minus those already covered."""
+        """Send the room (carrying `rid`, the join's, when it answers one) and the boards
+        (missing events or snapshots), then release the frames that arrived meanwhile,
+        minus those already covered."""
         conn = viewer.conn
         day_closed = self.rooms.daily.day_closed(state)
-        await conn.send(
-            outgoing.room_state(
-                state.public(spectators=local.spectators_total, day_closed=day_closed)
-            )
-        )
+        room = state.public(spectators=local.spectators_total, day_closed=day_closed)
+        await conn.send(outgoing.room_state(room if rid is None else room | {"rid": rid}))
         sent: Sent = {}
         if state.state == FINISHED:
             data = await self.store.load_results(state.id, state.gen)
@@ -110,11 +111,14 @@ class CatchUp:
             for frame, position in pending:
                 if position is not None and not viewer.boards_ready:
                     viewer.held.append(Held(frame, position))
-                elif position is None or position.offset > sent.get(
-                    (position.audience, position.seat), -1
+                elif position is None or (position.epoch, position.offset) > sent.get(
+                    (position.audience, position.seat), (-1, -1)
                 ):
                     await viewer.conn.send(frame)
             pending, viewer.catching_up = viewer.catching_up, []
+        # Frames published before the snapshots were read may still be on their way
+        # (the bus, or this node's own writes): they must not reach the viewer twice.
+        viewer.covered = dict(sent)
         viewer.catching_up = None
 
     async def _send_boards(
@@ -146,7 +150,7 @@ class CatchUp:
             else:
                 for _, frame in frames:
                     await viewer.conn.send(frame)
-            sent[(audience, seat)] = offset
+            sent[(audience, seat)] = (state.gen, offset)
         return sent
 
     # ------------------------------------------------------------ the start instant

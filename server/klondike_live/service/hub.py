@@ -199,7 +199,9 @@ class Hub:
                 viewer.catching_up.append(Held(frame, position))
             elif position is not None and not viewer.boards_ready:
                 viewer.held.append(Held(frame, position))
-            elif viewer.lagging:
+            elif viewer.lagging or (
+                viewer.covered and position is not None and viewer.already_has(position)
+            ):
                 continue
             elif viewer.conn.lagging():
                 viewer.lagging = True

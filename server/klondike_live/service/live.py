@@ -156,9 +156,10 @@ class LiveService:
         boards; frames arriving meanwhile are held and released in order."""
         rooms = {room for c in channels if (room := self.hub.room_of_channel(c)) is not None}
         for local in rooms:
-            log.info(
-                "room %s: catching up %d viewers after a bus gap", local.room_id, len(local.viewers)
-            )
+            log.info("room %s: catching up its viewers after a bus gap", local.room_id)
+            # A failover may have lost published events that never reached a replica:
+            # the streams as stored now are the truth, whatever was delivered before.
+            local.delivered.clear()
             for viewer in list(local.viewers):
                 self.hub.spawn(self.catchup.resync(viewer), f"recover-{viewer.conn.conn_id}")
 
@@ -294,7 +295,7 @@ class LiveService:
                 ).state
                 local.reseat(viewer, state.seat_of(conn.user))
                 await self.store.claim_connection(request.room, conn.user, conn.conn_id)
-            await self.catchup.catch_up(local, viewer, state, request.since)
+            await self.catchup.catch_up(local, viewer, state, request.since, rid=request.rid)
         except BaseException:
             mine.pop(request.room, None)
             await self.hub.leave(local, viewer)

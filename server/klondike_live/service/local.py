@@ -62,6 +62,21 @@ class Viewer:
     # must never arrive before the board it applies to).
     boards_ready: bool = False
     held: list[Held] = field(default_factory=list)
+    # After a catch-up: per (audience, seat), the (epoch, offset) its snapshot or backlog
+    # reached. A frame at or below it that arrives later (it was on its way meanwhile)
+    # is not sent again; the first newer one ends the entry.
+    covered: dict[tuple[Audience, int], tuple[int, int]] = field(default_factory=dict)
+
+    def already_has(self, position: Position) -> bool:
+        """Whether the viewer's catch-up already covered the frame at `position`."""
+        key = (position.audience, position.seat)
+        upto = self.covered.get(key)
+        if upto is None:
+            return False
+        if (position.epoch, position.offset) < upto:
+            return True
+        del self.covered[key]  # this one is the last covered, or newer: live from now
+        return (position.epoch, position.offset) == upto
 
 
 _UNKNOWN = SeatKnowledge(None, BoardStatus.PLAYING)

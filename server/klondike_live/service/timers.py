@@ -3,9 +3,9 @@
     timers = Timers(settings, rooms, boards, hub)
     await timers.run_ticks()        # until cancelled: ticks, clock syncs, timers
 
-Due work sits in the store's timer set (`kl:timers`), so that it survives the loss of
-any node: every node polls it each tick, and the node whose removal succeeds runs the
-item. Kinds:
+Due work sits in the store's timer sets (`keys.timers`, 16 buckets by room), so that it
+survives the loss of any node: each tick a node polls a few buckets in turn, and the
+node whose removal succeeds runs the item (late by at most one round of buckets). Kinds:
 
     begin <gen>       the countdown is over: the race is on
     deadline <gen>    the time limit: boards still playing time out, the race ends
@@ -23,8 +23,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import random
 from typing import assert_never
 
+from klondike_live import keys
 from klondike_live.config import Settings
 from klondike_live.race.room import COUNTDOWN, RACING
 from klondike_live.race.rules import GraceExpiry, grace_expiry
@@ -40,11 +42,18 @@ from klondike_live.tasks import cancel_requested
 
 log = logging.getLogger(__name__)
 
+BUCKETS_PER_TICK = 4
+"""Timer buckets (of `keys.TIMER_BUCKETS`) each tick polls: at the default tick of 0.2 s
+every bucket is looked at every 0.8 s by each node."""
+
 
 class Timers:
     """The tick loop and due timers of one node (see the module docstring)."""
 
     def __init__(self, settings: Settings, rooms: Rooms, boards: Boards, hub: Hub) -> None:
+        # Each tick polls a few timer buckets in turn, from a place of its own: every
+        # bucket is polled once every `1 / BUCKETS_PER_TICK` ticks by each node.
+        self._bucket = random.randrange(keys.TIMER_BUCKETS)
         self.settings = settings
         self.rooms = rooms
         self.boards = boards
@@ -91,7 +100,7 @@ class Timers:
     async def tick(self, *, count_watchers: bool = True) -> None:
         """Per tick: due timers and coalesced progress; spectator counts when asked."""
         now = self.rooms.now_ms()
-        for room_id, kind, arg in await self.store.take_due_timers(now):
+        for room_id, kind, arg in await self.store.take_due_timers(self._next_buckets(), now):
             self.hub.spawn(self.run_timer(room_id, kind, arg), f"timer-{kind}-{room_id}")
         rooms = list(self.hub.rooms.values())
         if count_watchers:
@@ -111,6 +120,11 @@ class Timers:
             if local.progress_dirty and local.loaded:
                 local.progress_dirty = False
                 self.hub.deliver(list(local.viewers), progress_frame(local), None)
+
+    def _next_buckets(self) -> list[int]:
+        first = self._bucket
+        self._bucket = (first + BUCKETS_PER_TICK) % keys.TIMER_BUCKETS
+        return [(first + i) % keys.TIMER_BUCKETS for i in range(BUCKETS_PER_TICK)]
 
     async def run_ticks(self) -> None:
         """The node's tick loop (runs until cancelled)."""

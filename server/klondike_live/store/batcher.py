@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Sequence
 from typing import Any, Final
 
@@ -41,6 +42,9 @@ log = logging.getLogger(__name__)
 Call = tuple[Sequence[str | bytes], list[Any], "asyncio.Future[Any]"]
 
 MAX_REDIRECTS: Final = 3
+
+RECHECK_SECONDS: Final = 5.0
+"""How often a node with too few replicas in sync is looked at again."""
 
 
 class NotReplicated(RedisError):
@@ -90,6 +94,8 @@ class ScriptBatcher:
         self._queue: list[Call] = []
         self._runner: asyncio.Task[None] | None = None
         self.degraded = 0  # writes acknowledged while a master had too few replicas
+        # Nodes known to have fewer replicas in sync than wanted: (count, when seen).
+        self._in_sync: dict[Redis, tuple[int, float]] = {}
 
     async def call(self, keys: Sequence[str | bytes], args: list[Any]) -> Any:
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
@@ -141,6 +147,24 @@ class ScriptBatcher:
         if redirected:
             await self._redirect(redirected)
 
+    async def _wanted(self, client: Redis) -> int:
+        """Replicas a write to this node waits for: the configured number, or fewer
+        while the node has fewer in sync (looked at again every `RECHECK_SECONDS`)."""
+        if not self.replicas:
+            return 0
+        known = self._in_sync.get(client)
+        if known is None:
+            return self.replicas
+        count, checked = known
+        if time.monotonic() - checked > RECHECK_SECONDS:
+            with contextlib.suppress(RedisError, OSError):
+                count = await replicas_of(client)
+            if count >= self.replicas:
+                self._in_sync.pop(client, None)
+                return self.replicas
+            self._in_sync[client] = (count, time.monotonic())
+        return min(count, self.replicas)
+
     async def _replicated(self, client: Redis, acknowledged: int) -> bool:
         """Whether `acknowledged` replicas are enough: the configured number, or as many
         as the master has in sync now (after a failover the new master may have none
@@ -152,6 +176,7 @@ class ScriptBatcher:
         except (RedisError, OSError):
             return False
         if acknowledged >= online:
+            self._in_sync[client] = (online, time.monotonic())
             self.degraded += 1
             if self.degraded == 1 or self.degraded % 1000 == 0:
                 log.warning(
@@ -214,10 +239,11 @@ class ScriptBatcher:
                 for index in pending:
                     keys, args, _ = calls[index]
                     pipe.evalsha(self.script.sha, len(keys), *keys, *args)
-                if self.replicas:
-                    pipe.execute_command("WAIT", self.replicas, self.wait_timeout_ms)
+                wanted = await self._wanted(client)
+                if wanted:
+                    pipe.execute_command("WAIT", wanted, self.wait_timeout_ms)
                 replies: list[Any] = await pipe.execute(raise_on_error=False)
-            if self.replicas:
+            if wanted:
                 acknowledged = replies.pop()
                 if isinstance(acknowledged, int) and not await self._replicated(
                     client, acknowledged

@@ -29,11 +29,11 @@ from urllib.parse import urlsplit, urlunsplit
 
 import redis.asyncio
 from redis.asyncio.cluster import RedisCluster
+from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff, NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
-from redis.retry import Retry
 
 from klondike_live.config import redact_url
 from klondike_live.tasks import cancel_requested

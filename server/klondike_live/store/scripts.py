@@ -151,3 +151,11 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
 end
 return 0
 """
+
+TAKE_DUE: Final = """
+-- KEYS[1] a timer bucket; ARGV[1] now (ms), ARGV[2] at most this many: remove and return
+-- the due members, so that exactly one caller runs each
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[2])
+if #due > 0 then redis.call('ZREM', KEYS[1], unpack(due)) end
+return due
+"""

@@ -191,6 +191,7 @@ class Store:
         self._claim: AsyncScript = redis.register_script(scripts.CLAIM)
         self._release: AsyncScript = redis.register_script(scripts.RELEASE)
         self._unlist_if: AsyncScript = redis.register_script(scripts.UNLIST_IF)
+        self._take_due: AsyncScript = redis.register_script(scripts.TAKE_DUE)
         self.latency_observer: Callable[[float], None] | None = None
 
     @classmethod
@@ -221,9 +222,16 @@ class Store:
             if self.latency_observer is not None:
                 self.latency_observer(time.perf_counter() - start)
 
-    async def now_ms(self) -> int:
-        """The shared clock: Redis server time in milliseconds."""
-        seconds, micros = await self._timed(self.redis.time())
+    async def now_ms(self, room_id: str | None = None) -> int:
+        """The shared clock: Redis server time in milliseconds. On a Cluster, a room's
+        time is its shard's (the clock its scripts read), other times any node's."""
+        if room_id is not None and is_cluster(self.redis):
+            cluster: Any = self.redis
+            node = cluster.get_node_from_key(keys.room(room_id))
+            reply = await self._timed(cluster.time(target_nodes=node))
+        else:
+            reply = await self._timed(self.redis.time())
+        seconds, micros = reply
         return int(seconds) * 1000 + int(micros) // 1000
 
     # ------------------------------------------------------------ rooms
@@ -299,7 +307,7 @@ class Store:
             if loaded is None:
                 raise LookupError(room_id)
             old, rev = loaded
-            new = change(old, await self.now_ms())
+            new = change(old, await self.now_ms(room_id))
             if new == old:
                 return old, new
             frames, hashes = extras(old, new)
@@ -359,18 +367,17 @@ class Store:
         starts = [int(score) for _, score in listed]
         if not ids:
             return []
+        now_ms = await self.now_ms()
+        # Keyed commands only: on a Cluster the pipeline splits by node.
         async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.time()
             for room_id in ids:
                 pipe.hget(keys.room(room_id), "state")
                 pipe.hgetall(keys.watchers(room_id))
             replies: list[Any] = await self._timed(pipe.execute())
-        seconds, micros = replies[0]
-        now_ms = int(seconds) * 1000 + int(micros) // 1000
         out = []
         gone = []
         for index, room_id in enumerate(ids):
-            blob, watchers = replies[1 + 2 * index], replies[2 + 2 * index]
+            blob, watchers = replies[2 * index], replies[2 * index + 1]
             if blob is None:
                 gone.append(room_id)
             else:
@@ -512,18 +519,20 @@ class Store:
     # ------------------------------------------------------------ timers
 
     async def add_timer(self, room_id: str, kind: TimerKind, arg: str, due_ms: int) -> None:
-        await self.redis.zadd(keys.TIMERS, {f"{room_id}|{kind}|{arg}": due_ms})
+        bucket = keys.timers(keys.timer_bucket(room_id))
+        await self._timed(self.redis.zadd(bucket, {f"{room_id}|{kind}|{arg}": due_ms}))
 
     async def take_due_timers(
-        self, now_ms: int, limit: int = 100
+        self, buckets: Sequence[int], now_ms: int, limit: int = 100
     ) -> list[tuple[str, TimerKind, str]]:
-        """Timers due by `now_ms` that this caller won (ZREM returned 1): run them once."""
-        due: list[Any] = await self.redis.zrangebyscore(
-            keys.TIMERS, "-inf", now_ms, start=0, num=limit
-        )
+        """Timers of `buckets` due by `now_ms`, removed in the same step: this caller
+        runs each one it gets, and no other caller gets it."""
         taken = []
-        for member in due:
-            if await self.redis.zrem(keys.TIMERS, member):
+        for bucket in buckets:
+            due: list[Any] = await self._timed(
+                self._take_due(keys=[keys.timers(bucket)], args=[now_ms, limit])
+            )
+            for member in due:
                 room_id, kind, arg = _decode(member).split("|", 2)
                 taken.append((room_id, TimerKind(kind), arg))
         return taken
