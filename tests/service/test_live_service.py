@@ -1,0 +1,343 @@
+"""The live service driven through its API: rooms, races, timers and catch-up, no sockets.
+
+Every frame each client gets is checked as it arrives (service_checks.py): no card its
+viewer may not know, no gap or repeat in any board stream.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from race_support import board_of, pick_move, play, start_race
+from service_checks import Streams
+from service_fixtures import GRACE_SECONDS, SEED, Cluster, MemoryConnection
+
+from klondike_live.protocol import incoming as msg
+from klondike_live.protocol import outgoing
+from klondike_live.protocol.codes import CloseCode, ErrorCode
+from klondike_live.protocol.kinds import Role
+from klondike_live.race.room import FINISHED, RACING
+from klondike_live.race.status import BoardStatus
+from klondike_live.store import TimerKind
+
+GRACE_MS = int(GRACE_SECONDS * 1000)
+
+
+def board_frames(conn: MemoryConnection, seat: int | None = None) -> list[dict[str, Any]]:
+    """The `board` and `diff` frames a connection got (of one seat)."""
+    return [
+        m
+        for m in conn.received
+        if m.get("t") in ("board", "diff") and (seat is None or m["seat"] == seat)
+    ]
+
+
+def since_of(streams: Streams, audience: str) -> tuple[msg.Since, ...]:
+    """What a client resuming would send: its last offset of each board stream."""
+    return tuple(
+        msg.Since(seat, epoch, offset)
+        for (seat, aud, epoch), offset in sorted(streams.at.items())
+        if aud == audience
+    )
+
+
+async def test_a_race_starts_with_each_viewer_s_snapshots(cluster: Cluster) -> None:
+    """At the start each racer gets its own board, the spectator each racer's, at offset 0."""
+    race = await start_race(cluster)
+    for seat, racer in enumerate(race.racers):
+        frames = board_frames(racer)
+        assert [(m["t"], m["seat"], m["audience"], m["off"]) for m in frames] == [
+            ("board", seat, "own", 0)
+        ]
+        assert frames[0]["last_id"] == 0
+    (sue,) = race.spectators
+    assert [(m["t"], m["seat"], m["audience"], m["off"]) for m in board_frames(sue)] == [
+        ("board", 0, "spectator", 0),
+        ("board", 1, "spectator", 0),
+    ]
+    assert race.racers[0].of_kind("room")[-1]["state"] == RACING
+    assert "seed" not in race.racers[0].of_kind("room")[-1]
+
+
+async def test_a_move_gives_its_racer_a_diff_with_the_move_id_and_spectators_a_diff(
+    cluster: Cluster,
+) -> None:
+    """A move comes back to its racer as a diff with the move id, to spectators as a diff."""
+    race = await start_race(cluster)
+    ann, bob = race.racers
+    (sue,) = race.spectators
+    token = await play(cluster, ann, race.room)
+    own = board_frames(ann)[-1]
+    assert (own["t"], own["audience"], own["seat"], own["off"], own["id"], own["m"]) == (
+        "diff",
+        "own",
+        0,
+        1,
+        1,
+        token,
+    )
+    watched = board_frames(sue, seat=0)[-1]
+    assert (watched["t"], watched["audience"], watched["off"], watched["m"]) == (
+        "diff",
+        "spectator",
+        1,
+        token,
+    )
+    assert "id" not in watched
+    assert [m["seat"] for m in board_frames(bob)] == [1]
+    await cluster.tick()
+    now = await cluster.race(race.room)
+    assert now.moves[0] == [token]
+    fields = now.fields[0]
+    row = [0, int(fields["found"]), int(fields["down"]), 1, "playing"]
+    assert bob.of_kind("progress")[-1]["boards"][0] == row
+
+
+async def test_a_repeated_move_id_is_acknowledged_and_not_applied_again(cluster: Cluster) -> None:
+    """A move resent with an applied id gets an `ack` at the board's offset, and no replay."""
+    race = await start_race(cluster)
+    ann = race.racers[0]
+    token = await play(cluster, ann, race.room)
+    assert await cluster.request(ann, msg.MoveRequest(race.room, 1, token)) is None
+    ack = ann.received[-1]
+    assert (ack["t"], ack["id"], ack["off"]) == ("ack", 1, 1)
+    assert (await cluster.race(race.room)).moves[0] == [token]
+
+
+async def test_a_resuming_spectator_gets_exactly_the_events_it_missed(cluster: Cluster) -> None:
+    """A spectator resuming with its offsets gets each missed event once, in order."""
+    race = await start_race(cluster)
+    ann, bob = race.racers
+    (sue,) = race.spectators
+    await play(cluster, ann, race.room)
+    await play(cluster, bob, race.room)
+    await cluster.disconnect(sue)
+    since = since_of(cluster.streams[sue.conn_id], "spectator")
+    assert [s.seat for s in since] == [0, 1]
+    for _ in range(3):
+        await play(cluster, ann, race.room)
+    await play(cluster, bob, race.room)
+    now = await cluster.race(race.room)
+    back = cluster.connect("sue")
+    assert await cluster.request(back, msg.Join(race.room, Role.SPECTATOR, since)) is None
+    for mark in since:
+        got = [(m["t"], m["off"]) for m in board_frames(back, mark.seat)]
+        stored = now.offset(mark.seat, "spectator")
+        assert got == [("diff", off) for off in range(mark.offset + 1, stored + 1)]
+
+
+async def test_a_racer_resuming_after_a_lost_ack_gets_the_missing_own_events(
+    cluster: Cluster,
+) -> None:
+    """A racer resuming after its acks were lost in a lagging socket gets exactly those."""
+    race = await start_race(cluster)
+    ann = race.racers[0]
+    await play(cluster, ann, race.room)
+    ann.lag()  # the socket's buffer is full: the hub skips it
+    for move_id in (2, 3):
+        now = await cluster.race(race.room)
+        token = str(pick_move(board_of(now, 0)))
+        assert await cluster.request(ann, msg.MoveRequest(race.room, move_id, token)) is None
+    assert [m["off"] for m in board_frames(ann)] == [0, 1]
+    await cluster.disconnect(ann)
+    again = cluster.connect("ann")
+    since = since_of(cluster.streams[ann.conn_id], "own")
+    assert await cluster.request(again, msg.Join(race.room, Role.RACER, since)) is None
+    assert [(m["t"], m["off"], m.get("id")) for m in board_frames(again)] == [
+        ("diff", 2, 2),
+        ("diff", 3, 3),
+    ]
+
+
+async def test_a_lagging_spectator_gets_fresh_snapshots_once_drained(cluster: Cluster) -> None:
+    """A lagging spectator is skipped, then gets fresh snapshots once drained, then diffs."""
+    race = await start_race(cluster)
+    ann = race.racers[0]
+    (sue,) = race.spectators
+    sue.lag()
+    await play(cluster, ann, race.room)
+    await play(cluster, ann, race.room)
+    skipped = len(board_frames(sue))
+    sue.drain()
+    await cluster.settle()
+    now = await cluster.race(race.room)
+    fresh = board_frames(sue)[skipped:]
+    assert {(m["t"], m["seat"], m["off"]) for m in fresh} >= {
+        ("board", 0, now.offset(0, "spectator")),
+        ("board", 1, now.offset(1, "spectator")),
+    }
+    await play(cluster, ann, race.room)
+    assert board_frames(sue, seat=0)[-1]["off"] == now.offset(0, "spectator") + 1
+
+
+async def test_a_spectator_on_another_node_sees_a_racer_s_move(cluster: Cluster) -> None:
+    """A racer's move on node 0 reaches a spectator on node 1 through the bus."""
+    await cluster.add_node()
+    race = await start_race(cluster, spectator_node=1)
+    (sue,) = race.spectators
+    token = await play(cluster, race.racers[0], race.room)
+    watched = board_frames(sue, seat=0)
+    assert [(m["t"], m["off"]) for m in watched] == [("board", 0), ("diff", 1)]
+    assert watched[-1]["m"] == token
+
+
+async def test_a_racer_s_move_on_another_node_after_a_reconnect(cluster: Cluster) -> None:
+    """A racer back on another node goes on with its board; spectators see its moves."""
+    await cluster.add_node()
+    race = await start_race(cluster)
+    ann = race.racers[0]
+    (sue,) = race.spectators
+    await play(cluster, ann, race.room)
+    await cluster.disconnect(ann)
+    again = cluster.connect("ann", node=1)
+    since = since_of(cluster.streams[ann.conn_id], "own")
+    assert await cluster.request(again, msg.Join(race.room, Role.RACER, since)) is None
+    token = await play(cluster, again, race.room)
+    assert board_frames(sue, seat=0)[-1]["m"] == token
+    assert (await cluster.race(race.room)).moves[0][-1] == token
+
+
+async def test_a_second_connection_of_a_racer_replaces_the_first(cluster: Cluster) -> None:
+    """A racer's second connection takes over: the first is closed with `replaced`."""
+    await cluster.add_node()
+    race = await start_race(cluster)
+    ann = race.racers[0]
+    newer = cluster.connect("ann", node=1)
+    assert await cluster.request(newer, msg.Join(race.room, Role.RACER)) is None
+    assert ann.closed is not None and ann.closed[0] == CloseCode.REPLACED
+    assert cluster.gone(ann)
+    await play(cluster, newer, race.room)
+
+
+async def test_every_racer_resigning_finishes_the_race_with_results(cluster: Cluster) -> None:
+    """When every racer resigned the race is finished: results for all, seed revealed."""
+    race = await start_race(cluster)
+    ann, bob = race.racers
+    await play(cluster, ann, race.room)
+    assert await cluster.request(ann, msg.Resign(race.room)) is None
+    assert (await cluster.race(race.room)).state.state == RACING
+    assert await cluster.request(bob, msg.Resign(race.room)) is None
+    now = await cluster.race(race.room)
+    assert now.state.state == FINISHED
+    assert [now.status(seat) for seat in (0, 1)] == [BoardStatus.RESIGNED] * 2
+    for conn in [*race.racers, *race.spectators]:
+        (results,) = conn.of_kind("results")
+        assert results["seed"] == SEED
+        assert sorted(row["seat"] for row in results["ranking"]) == [0, 1]
+        assert conn.of_kind("room")[-1]["seed"] == SEED
+    assert await cluster.request(ann, msg.Resign(race.room)) is ErrorCode.WRONG_STATE
+
+
+async def test_grace_expiry_resigns_an_absent_racer(cluster: Cluster) -> None:
+    """A racer still away when its grace runs out is resigned; the others race on."""
+    race = await start_race(cluster)
+    ann, bob = race.racers
+    (sue,) = race.spectators
+    await cluster.disconnect(bob)
+    assert (await cluster.race(race.room)).state.seats[1].online is False  # type: ignore[union-attr]
+    await cluster.fire_timers(GRACE_MS - 1000)
+    assert (await cluster.race(race.room)).status(1) is BoardStatus.PLAYING
+    await cluster.fire_timers(GRACE_MS + 1000)
+    now = await cluster.race(race.room)
+    assert now.status(1) is BoardStatus.RESIGNED
+    assert now.status(0) is BoardStatus.PLAYING
+    assert now.state.state == RACING
+    assert board_frames(sue, seat=1)[-1]["status"] == "resigned"
+    await play(cluster, ann, race.room)
+
+
+async def test_a_racer_back_within_grace_keeps_playing(cluster: Cluster) -> None:
+    """A racer back before its grace ran out is not resigned when the grace timer runs."""
+    race = await start_race(cluster)
+    bob = race.racers[1]
+    await cluster.disconnect(bob)
+    again = cluster.connect("bob")
+    assert await cluster.request(again, msg.Join(race.room, Role.RACER)) is None
+    await cluster.nodes[0].service.timers.run_timer(race.room, TimerKind.GRACE, "bob")
+    await cluster.settle()
+    assert (await cluster.race(race.room)).status(1) is BoardStatus.PLAYING
+    await play(cluster, again, race.room)
+
+
+async def test_a_refused_join_changes_nothing(cluster: Cluster) -> None:
+    """A refused join (`own_race`, `wrong_state`) changes nothing: the racer moves on."""
+    race = await start_race(cluster)
+    ann = race.racers[0]
+    before = await cluster.nodes[0].store.load_room(race.room)
+    code = await cluster.request(ann, msg.Join(race.room, Role.SPECTATOR))
+    assert code is ErrorCode.OWN_RACE
+    late = cluster.connect("zed")
+    assert await cluster.request(late, msg.Join(race.room, Role.RACER)) is ErrorCode.WRONG_STATE
+    assert await cluster.nodes[0].store.load_room(race.room) == before
+    assert [m["t"] for m in board_frames(late)] == []
+    await play(cluster, ann, race.room)
+
+
+async def test_an_illegal_move_is_refused_and_changes_nothing(cluster: Cluster) -> None:
+    """An illegal or a malformed move is refused with its code and changes nothing."""
+    race = await start_race(cluster)
+    ann = race.racers[0]
+    before = await cluster.race(race.room)
+    assert await cluster.request(ann, msg.MoveRequest(race.room, 1, "WF")) is ErrorCode.ILLEGAL_MOVE
+    assert ann.received[-1]["id"] == 1
+    assert await cluster.request(ann, msg.MoveRequest(race.room, 1, "zz")) is ErrorCode.BAD_MOVE
+    after = await cluster.race(race.room)
+    assert after.moves == before.moves and after.fields == before.fields
+    await play(cluster, ann, race.room)
+
+
+async def test_the_time_limit_ends_the_race(cluster: Cluster) -> None:
+    """When the time limit runs out the boards still playing time out; the race ends."""
+    race = await start_race(cluster, time_limit=60)
+    await play(cluster, race.racers[0], race.room)
+    await cluster.fire_timers(61_000)
+    now = await cluster.race(race.room)
+    assert now.state.state == FINISHED
+    assert [now.status(seat) for seat in (0, 1)] == [BoardStatus.TIMEOUT] * 2
+    assert race.spectators[0].of_kind("results")
+
+
+async def test_the_checks_catch_a_leaked_card_and_a_gap(cluster: Cluster) -> None:
+    """The checks fail on a spectator frame showing a hidden card, and on a stream gap."""
+    race = await start_race(cluster)
+    (sue,) = race.spectators
+    snapshot = next(m for m in sue.received if m.get("t") == "board" and m["seat"] == 0)
+    now = await cluster.race(race.room)
+    hidden = next(c for c in range(52) if not now.spectators_may_know() >> c & 1)
+    leaky = {**snapshot, "view": {**snapshot["view"], "waste": [hidden]}}
+    sue.deliver(outgoing.pack(leaky))
+    with pytest.raises(AssertionError, match="shows"):
+        await cluster.settle()
+    gap = {**snapshot, "t": "diff", "off": snapshot["off"] + 2, "d": {"piles": []}}
+    sue.deliver(outgoing.pack(gap))
+    with pytest.raises(AssertionError, match="jumps"):
+        await cluster.settle()
+
+
+async def test_a_lobby_left_by_its_host_alone_gets_a_new_host(cluster: Cluster) -> None:
+    """A lobby its host left alone makes the next racer to sit the host, so it can start."""
+    ann = cluster.connect("ann")
+    room = await cluster.create_race(ann, 2)
+    assert await cluster.request(ann, msg.Join(room, Role.RACER)) is None
+    assert await cluster.request(ann, msg.Leave(room)) is None
+    racers = [cluster.connect("bob"), cluster.connect("cat")]
+    for conn in racers:
+        assert await cluster.request(conn, msg.Join(room, Role.RACER)) is None
+        assert await cluster.request(conn, msg.Ready(room, True)) is None
+    state = (await cluster.race(room)).state
+    assert state.host in ("bob", "cat"), f"the room's host is {state.host!r}"
+    host = racers[0] if state.host == "bob" else racers[1]
+    assert await cluster.request(host, msg.Start(room)) is None
+
+
+async def test_a_racer_who_left_a_race_and_stays_away_is_resigned(cluster: Cluster) -> None:
+    """A racer who left a race under way is resigned by the end of its grace: the race ends."""
+    race = await start_race(cluster)
+    ann, bob = race.racers
+    assert await cluster.request(bob, msg.Leave(race.room)) is None
+    await cluster.disconnect(bob)
+    await cluster.fire_timers(GRACE_MS + 1000)
+    assert (await cluster.race(race.room)).status(1) is BoardStatus.RESIGNED
+    assert await cluster.request(ann, msg.Resign(race.room)) is None
+    assert (await cluster.race(race.room)).state.state == FINISHED
