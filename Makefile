@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CLIENT := client_web/node_modules/.installed
 
-.PHONY: run test lint typecheck client-test unit bench screenshots clean
+.PHONY: run test lint typecheck client-test unit cluster-test bench screenshots clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,7 +25,7 @@ run: $(STAMP) $(CLIENT)
 	$(BIN)/klondike-live serve $(ARGS)
 
 ## test: everything CI checks: lint, format, types, client unit tests, all Python and browser tests
-test: lint typecheck client-test unit
+test: lint typecheck client-test unit cluster-test
 
 lint: $(STAMP) $(CLIENT)
 	$(BIN)/ruff check server tests bench docs/examples
@@ -41,6 +41,10 @@ client-test: $(CLIENT)
 
 unit: $(STAMP) $(CLIENT)
 	$(BIN)/pytest
+
+## cluster-test: the server and daily tests again, on a local Valkey Cluster (3 masters, 1 replica each)
+cluster-test: $(STAMP)
+	KLONDIKE_TEST_CLUSTER=1 $(BIN)/pytest -q -p no:cacheprovider tests/server tests/daily
 
 ## screenshots: refresh docs/screenshots/ (the browser tests take them)
 screenshots: $(STAMP) $(CLIENT)

@@ -44,6 +44,7 @@ from redis.asyncio import Redis
 
 from klondike_live.config import Settings
 from klondike_live.embedded import open_redis
+from klondike_live.store.devcluster import DevCluster
 
 TEST_SECRET = b"klondike-live-test-secret-0123456789abcdef"
 POLL_SECONDS = 0.01
@@ -134,6 +135,11 @@ def valkey_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     external = os.environ.get("KLONDIKE_TEST_REDIS_URL", "").strip()
     if external:
         yield external
+        return
+    if os.environ.get("KLONDIKE_TEST_CLUSTER", "").strip() not in ("", "0"):
+        # The same tests on a Valkey Cluster (3 masters, 1 replica each).
+        with DevCluster(tmp_path_factory.mktemp("cluster")) as cluster:
+            yield cluster.url
         return
     last_error: Exception | None = None
     for _ in range(3):  # a free port can be taken between probing and binding

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from redis.asyncio import Redis
+from redis.asyncio.cluster import RedisCluster
 
 from klondike_live import keys
 from klondike_live.client import Client
@@ -50,7 +51,12 @@ async def node(make_settings: Callable[..., Settings], redis: Redis) -> AsyncIte
 
 async def room_keys(redis: Redis, room: str) -> dict[str, int]:
     """Every key of a room with its PTTL (-1: no expiry)."""
-    found = await redis.keys(f"{keys.room(room)[: -len(':room')]}*")
+    pattern = f"{keys.room(room)[: -len(':room')]}*"
+    if isinstance(redis, RedisCluster):  # a room's keys share one slot: ask its node
+        node = redis.get_node_from_key(keys.room(room))
+        found = await redis.keys(pattern, target_nodes=node)
+    else:
+        found = await redis.keys(pattern)
     names = [name.decode() if isinstance(name, bytes) else name for name in found]
     return {name: await redis.pttl(name) for name in names}
 

@@ -29,8 +29,10 @@ import logging
 import time
 from collections.abc import Sequence
 from typing import Any, Final
+from urllib.parse import quote
 
 from redis.asyncio import Redis
+from redis.asyncio.connection import SSLConnection
 from redis.commands.core import AsyncScript
 from redis.exceptions import AskError, MovedError, NoScriptError, RedisError, ResponseError
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -57,6 +59,20 @@ class NodeClients:
     def __init__(self, url: str) -> None:
         self.url = url
         self._clients: dict[str, Redis] = {}
+
+    @classmethod
+    def of(cls, cluster: RedisClient) -> NodeClients:
+        """The node clients of `cluster`, reached with its own credentials and scheme."""
+        options: Any = getattr(cluster, "connection_kwargs", {})
+        scheme = (
+            "rediss"
+            if issubclass(options.get("connection_class", object), SSLConnection)
+            else "redis"
+        )
+        user = quote(options.get("username") or "", safe="")
+        password = quote(options.get("password") or "", safe="")
+        credentials = f"{user}:{password}@" if user or password else ""
+        return cls(f"{scheme}://{credentials}127.0.0.1:0")
 
     def get(self, name: str, host: str, port: int) -> Redis:
         client = self._clients.get(name)

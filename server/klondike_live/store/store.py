@@ -175,7 +175,9 @@ class Store:
     ) -> None:
         self.redis = redis
         # A cluster's batched board writes go down each node's own pipeline.
-        self.nodes = NodeClients(url) if url is not None and is_cluster(redis) else None
+        self.nodes: NodeClients | None = None
+        if is_cluster(redis):
+            self.nodes = NodeClients(url) if url is not None else NodeClients.of(redis)
         self.stream_maxlen = stream_maxlen
         self.retention = retention if retention is not None else Retention()
         self.node_id = node_id
