@@ -120,6 +120,22 @@ async def test_a_spectator_cannot_move_and_a_racer_cannot_watch_own_race(node: N
         await close_all([alice, bob, carol])
 
 
+async def test_a_refused_join_as_spectator_of_ones_own_race_changes_nothing(
+    node: Node,
+) -> None:
+    """A racer whose own connection asks to watch its race gets `own_race` and keeps its
+    seat connection: its next move is applied."""
+    room, (alice, bob), _ = await started_race(node, "Alice", "Bob")
+    try:
+        with pytest.raises(ServerError) as info:
+            await alice.join(room, "spectator")
+        assert info.value.code == "own_race"
+        acknowledged = await alice.move(room, WON.moves[0])
+        assert acknowledged["t"] == "diff" and alice.own_board(room, 0).moves == 1
+    finally:
+        await close_all([alice, bob])
+
+
 async def test_newer_connection_takes_over_and_the_older_is_closed(node: Node) -> None:
     """A second connection of the same racer takes over; the first is closed with 4001."""
     room, (alice, bob), _ = await started_race(node, "Alice", "Bob")

@@ -113,8 +113,11 @@ async def running(
             metrics.watch_redis_pool(lambda: pool_usage(redis) or (0, 0))
         settings = await with_shared_secret(settings, redis)
         log.info(describe_keys(settings))
-        # A move is acknowledged once a replica has it, when the masters have replicas.
-        replicas = min(1, await replicas_of(redis))
+        # A move is acknowledged once a replica has it (by default when the masters have
+        # replicas: one).
+        replicas = settings.wait_replicas
+        if replicas < 0:
+            replicas = min(1, await replicas_of(redis))
         store = Store.from_settings(redis, settings, url=url, replicas=replicas)
         stack.push_async_callback(store.close)
         store.latency_observer = metrics.redis_latency.observe

@@ -209,6 +209,7 @@ class Store:
             retention=Retention.from_settings(settings),
             url=url,
             replicas=replicas,
+            wait_timeout_ms=settings.wait_timeout_ms,
         )
 
     async def close(self) -> None:
