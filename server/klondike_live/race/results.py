@@ -30,7 +30,7 @@ _RECORD_RESULT = {
 }
 
 
-def replay(state: RoomState, moves: Sequence[str]) -> Board:
+def board_after(state: RoomState, moves: Sequence[str]) -> Board:
     """The board after stored moves (they were checked when played)."""
     board = Board(Deal.from_seed(state.seed), state.variant)
     for token in moves:
@@ -58,7 +58,7 @@ def build_results(
     rows: dict[int, dict[str, Any]] = {}
     for seat, (fields, moves, times) in sorted(boards.items()):
         status = BoardStatus(fields.get("status", BoardStatus.PLAYING))
-        board = replay(state, moves)
+        board = board_after(state, moves)
         standings.append(
             Standing(
                 seat=seat,

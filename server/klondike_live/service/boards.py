@@ -37,7 +37,7 @@ from klondike_live.protocol import outgoing
 from klondike_live.protocol.codes import ErrorCode
 from klondike_live.protocol.outgoing import BoardHeader
 from klondike_live.race.live_board import BoardEvent, LiveBoard, snapshot
-from klondike_live.race.results import replay
+from klondike_live.race.results import board_after
 from klondike_live.race.room import COUNTDOWN, FINISHED, RACING, RoomError, RoomState
 from klondike_live.race.rules import check_practice
 from klondike_live.race.status import BoardOp, BoardStatus
@@ -88,7 +88,7 @@ class Boards:
             state.id,
             seat,
             state.gen,
-            replay(state, record.moves),
+            board_after(state, record.moves),
             race=state.race_rules,
             seq=record.int("seq"),
             own_offset=record.int("own_offset"),

@@ -32,7 +32,7 @@ from klondike_live.protocol import outgoing
 from klondike_live.protocol.kinds import Role
 from klondike_live.protocol.outgoing import BoardHeader
 from klondike_live.race.live_board import snapshot
-from klondike_live.race.results import replay
+from klondike_live.race.results import board_after
 from klondike_live.race.room import COUNTDOWN, FINISHED, RACING, RoomState
 from klondike_live.race.status import BoardStatus
 from klondike_live.race.visibility import Audience, own_knowledge
@@ -230,7 +230,7 @@ class CatchUp:
 
 def _snapshot(state: RoomState, seat: int, record: BoardRecord, audience: Audience) -> bytes:
     """One board as its audience may see it, replayed from the stored moves."""
-    board = replay(state, record.moves)
+    board = board_after(state, record.moves)
     status = BoardStatus(record.fields["status"])
     if audience is Audience.OWN:
         header = BoardHeader(state.id, seat, audience, state.gen, record.int("own_offset"))

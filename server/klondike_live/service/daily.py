@@ -54,7 +54,7 @@ from klondike_live.protocol import incoming as msg
 from klondike_live.protocol import outgoing
 from klondike_live.protocol.codes import ErrorCode
 from klondike_live.protocol.kinds import RoomKind
-from klondike_live.race.results import replay
+from klondike_live.race.results import board_after
 from klondike_live.race.room import FINISHED, RoomState, new_room
 from klondike_live.race.rules import attempt_outcome
 from klondike_live.race.status import BoardStatus
@@ -306,7 +306,7 @@ class DailyService:
             finish_ms=board.int("finish_ms") if "finish_ms" in board.fields else None,
             found_ms=board.int("found_ms"),
             moves=len(board.moves),
-            found=replay(state, board.moves).foundation_count,
+            found=board_after(state, board.moves).foundation_count,
             now_ms=self.now_ms(),
         )
         result = DailyResult(
