@@ -122,7 +122,8 @@ class RoomState:
     # ------------------------------------------------------------ transitions
 
     def join(self, user: str, name: str) -> RoomState:
-        """Take a racer seat (lobby only); joining again keeps the same seat."""
+        """Take a racer seat (lobby only); joining again keeps the same seat. A lobby
+        that every racer left has no host: the next racer to join hosts it."""
         index = self.seat_of(user)
         if index is not None:
             seat = self.seats[index]
@@ -133,7 +134,8 @@ class RoomState:
         free = next((i for i, s in enumerate(self.seats) if s is None), None)
         if free is None:
             raise RoomError(ErrorCode.ROOM_FULL, "every racer seat is taken")
-        return self._with_seat(free, Seat(user=user, name=name))
+        joined = self._with_seat(free, Seat(user=user, name=name))
+        return joined if self.host else replace(joined, host=user)
 
     def leave(self, user: str) -> RoomState:
         """Give up a seat in the lobby; the host role passes to the next racer."""

@@ -74,7 +74,7 @@ class Boards:
         """The board of `seat` in memory: the cached copy, or one loaded from Redis.
         Call holding the room's lock."""
         writer = local.writers.get(seat)
-        if writer is not None:
+        if writer is not None and writer.epoch == local.gen:
             return writer
         state = state or await self.rooms.load(local.room_id)
         if state.state not in (COUNTDOWN, RACING, FINISHED):

@@ -316,9 +316,12 @@ class LiveService:
                 await self.boards.release(local, viewer.seat)
             if await self.store.release_connection(room_id, conn.user, conn.conn_id):
                 user = conn.user
-                if leaving:
-                    await self._leave_seat(room_id, user)
+                state = await self.rooms.load(room_id)
+                if leaving and state.state == LOBBY:
+                    await self.rooms.transition(room_id, lambda s, _now: s.leave(user))
                 else:
+                    # Gone from a game under way (a closed connection, or `leave`): the
+                    # seat waits for the grace period, then `race.rules.grace_expiry`.
                     with contextlib.suppress(RequestError):
                         await self.rooms.transition(
                             room_id, lambda s, _now: s.set_online(user, False)
@@ -327,13 +330,6 @@ class LiveService:
                     await self.store.add_timer(room_id, TimerKind.GRACE, user, due)
         if local is not None:
             await self.hub.leave(local, viewer)
-
-    async def _leave_seat(self, room_id: str, user: str) -> None:
-        state = await self.rooms.load(room_id)
-        if state.state == LOBBY:
-            await self.rooms.transition(room_id, lambda s, _now: s.leave(user))
-        else:
-            await self.rooms.transition(room_id, lambda s, _now: s.set_online(user, False))
 
     def _viewer(self, conn: Connection, room_id: str, *, racer: bool) -> Viewer:
         viewer = self._members.get(conn.conn_id, {}).get(room_id)

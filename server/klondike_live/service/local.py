@@ -160,9 +160,14 @@ class LocalRoom:
             viewer.held = []
 
     def load_seats(self, gen: int, seats: Mapping[int, Progress]) -> None:
-        """Every seated racer's progress and knowledge, as read from the store."""
+        """Every seated racer's progress and knowledge, as read from the store. (Its
+        writers are left to `reset`, under the lock: a writer of an older race is never
+        used, `Boards` checks its epoch.)"""
         if gen != self.gen:
-            self.reset(gen)
+            self.gen = gen
+            self.delivered.clear()
+            self._seats.clear()
+            self._progress.clear()
         self._seated = tuple(sorted(seats))
         for progress in seats.values():
             self._store(progress)
