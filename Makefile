@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CLIENT := client_web/node_modules/.installed
 
-.PHONY: run test lint typecheck client-test unit cluster-test bench screenshots clean
+.PHONY: run cluster test lint typecheck client-test unit cluster-test bench screenshots clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,11 @@ $(CLIENT): client_web/package.json client_web/package-lock.json
 ## run: a server node on http://127.0.0.1:8765/ with its own embedded Valkey (Ctrl-C stops it)
 run: $(STAMP) $(CLIENT)
 	$(BIN)/klondike-live serve $(ARGS)
+
+## cluster: a local Valkey Cluster (3 masters, 1 replica each) and three nodes on it, on
+## http://127.0.0.1:8765/, :8766/ and :8767/ (Ctrl-C stops the nodes, then the cluster)
+cluster: $(STAMP) $(CLIENT)
+	$(BIN)/klondike-live cluster $(ARGS)
 
 ## test: everything CI checks: lint, format, types, client unit tests, all Python and browser tests
 test: lint typecheck client-test unit cluster-test

@@ -8,11 +8,17 @@
     klondike-live serve [--host H] [--port P] [--redis URL] [--data-dir DIR]
                         [--log-level LEVEL] [--log-format text|json]
                                               run a server node (embedded Valkey without --redis)
+    klondike-live cluster [--nodes 3] [--port 8765] [--masters 3] [--replicas 1]
+                          [--data-dir DIR]
+                                              a local Valkey Cluster with nodes on it (Ctrl-C
+                                              stops the nodes, then the cluster)
 
 Exit status: 0 success; 1 a record whose moves do not replay or whose result is false;
 2 unreadable or malformed input (the message names the line and the problem), and for
 `serve` any failed start: a bad setting, an unreachable Redis, a port in use (one line
-naming the flag or the variable at fault). Errors never print a traceback.
+naming the flag or the variable at fault); for `cluster` 2 a bad option or a port in
+use, 1 a cluster or node that did not start or a node that stopped on its own. Errors
+never print a traceback.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from klondike_live import __version__
+from klondike_live import __version__, devnodes
 from klondike_live.engine import (
     Board,
     Deal,
@@ -169,6 +175,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_cluster(args: argparse.Namespace) -> int:
+    """Run a local Valkey Cluster and nodes on it until SIGTERM or SIGINT (devnodes)."""
+    try:
+        return devnodes.run(devnodes.Options.from_args(args))
+    except devnodes.OptionError as exc:
+        raise InputError(str(exc)) from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
     parser = argparse.ArgumentParser(
@@ -209,6 +223,16 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--log-level", help="debug, info (default), warning, error or critical")
     serve.add_argument("--log-format", help="text (default) or json: one JSON object per line")
     serve.set_defaults(func=cmd_serve)
+
+    cluster = commands.add_parser(
+        "cluster",
+        help="a local Valkey Cluster with server nodes on it, for trying several nodes",
+        description="Start a Valkey Cluster on free loopback ports, then server nodes on"
+        " 127.0.0.1 ports PORT, PORT+1, ... sharing it and one secret; Ctrl-C stops the"
+        " nodes, then the cluster.",
+    )
+    devnodes.add_arguments(cluster)
+    cluster.set_defaults(func=cmd_cluster)
 
     for register in _plugins():
         register(commands)
