@@ -9,7 +9,6 @@ import sys
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -17,7 +16,9 @@ from klondike_live.client import Client
 from klondike_live.config import Settings
 from klondike_live.engine import GameRecord
 from klondike_live.gateway.server import Node, running
+from klondike_live.store.connect import RedisClient
 
+from racing import start_race
 from testdata import DATA
 
 WON = GameRecord.parse((DATA / "won-draw1-seed31.txt").read_text())
@@ -32,7 +33,7 @@ FAST = {
 
 
 @pytest.fixture
-async def node(make_settings: Callable[..., Settings], redis: Any) -> AsyncIterator[Node]:
+async def node(make_settings: Callable[..., Settings], redis: RedisClient) -> AsyncIterator[Node]:
     """A server node on a free port, racing on the deal of the stored won game."""
     async with running(make_settings(**FAST), seed_source=lambda: str(WON.seed)) as started:
         yield started
@@ -49,19 +50,7 @@ async def started_race(
     until every racer has its board. The first racer is the host."""
     racers = [await Client.connect(node.ws_url, name=name) for name in names]
     watchers = [await Client.connect(node.ws_url, name=name) for name in spectators]
-    room = await racers[0].create_race(variant, seats=len(racers), public=public)
-    for racer in racers:
-        await racer.join(room)
-    for watcher in watchers:
-        await watcher.join(room, "spectator")
-    for racer in racers:
-        await racer.ready(room)
-    await racers[0].expect(lambda m: m["t"] == "room" and all(s and s["ready"] for s in m["seats"]))
-    await racers[0].start(room)
-    for racer in racers:
-        await racer.expect(lambda m: m["t"] == "board" and m["audience"] == "own")
-    for watcher in watchers:
-        await watcher.expect(lambda m: m["t"] == "board" and m["seat"] == len(racers) - 1)
+    room = await start_race(racers, watchers, variant=variant, public=public)
     return room, racers, watchers
 
 

@@ -19,6 +19,7 @@ from klondike_live.store.connect import open_redis
 
 from auditor import audit_clients
 from helpers import FAST, WON, close_all
+from racing import assert_streams_follow, start_race
 
 
 class RestartableValkey:
@@ -59,19 +60,6 @@ async def valkey(tmp_path: Path) -> AsyncIterator[RestartableValkey]:
         server.stop()
 
 
-def offsets_never_repeat(client: Client) -> None:
-    """Per board and audience, the diffs a client received follow each other: each is
-    one past the last one or past a snapshot, never one it already had."""
-    last: dict[tuple[str, int, str, int], int] = {}
-    for message in client.received:
-        if message.get("t") not in ("board", "diff"):
-            continue
-        key = (message["room"], message["seat"], message["audience"], message["epoch"])
-        if message["t"] == "diff" and key in last:
-            assert message["off"] == last[key] + 1, (client.name, key, last[key], message["off"])
-        last[key] = message["off"]
-
-
 async def move_through_outage(client: Client, room: str, token: str) -> None:
     """Send a move until it is acknowledged, with the same id: while the store is down
     the refusal must be retryable, never `illegal_move`."""
@@ -99,18 +87,7 @@ async def test_a_valkey_restart_mid_race_loses_nothing_and_every_client_gets_res
         carol = await Client.connect(node.ws_url, name="Carol")
         clients = [alice, bob, carol]
         try:
-            room = await alice.create_race("draw=1", seats=2)
-            for racer in (alice, bob):
-                await racer.join(room)
-            await carol.join(room, "spectator")
-            for racer in (alice, bob):
-                await racer.ready(room)
-            await alice.expect(
-                lambda m: m["t"] == "room" and all(s and s["ready"] for s in m["seats"])
-            )
-            await alice.start(room)
-            for racer in (alice, bob):
-                await racer.expect(lambda m: m["t"] == "board" and m["audience"] == "own")
+            room = await start_race([alice, bob], [carol])
             await alice.move(room, WON.moves[0])
             await bob.move(room, WON.moves[0])
 
@@ -132,7 +109,7 @@ async def test_a_valkey_restart_mid_race_loses_nothing_and_every_client_gets_res
                 rows = sorted(results["ranking"], key=lambda row: row["seat"])
                 assert [row["moves"] for row in rows] == [6, 4]
             for client in clients:
-                offsets_never_repeat(client)
+                assert_streams_follow(client)
             store = await open_redis(valkey.url)
             try:
                 assert await audit_clients(store, clients) > 0

@@ -38,7 +38,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 
 from klondike_live.store.connect import RedisClient, is_cluster, node_client
-from klondike_live.tasks import cancel_requested
+from klondike_live.tasks import TaskGroup, cancel_requested
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +97,7 @@ class Subscriber:
         self._owner: dict[str, str] = {}  # channel -> shard name
         self._classic: tuple[str, ...] = ()
         self._stopping = False
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks = TaskGroup()
 
     @property
     def connected(self) -> bool:
@@ -117,10 +117,10 @@ class Subscriber:
     async def stop(self) -> None:
         self._stopping = True
         tasks = [s.task for s in self._shards.values() if s.task is not None]
-        tasks += list(self._tasks)
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        await self._tasks.cancel()
         for shard in self._shards.values():
             with contextlib.suppress(Exception):
                 await shard.client.aclose()
@@ -337,14 +337,4 @@ class Subscriber:
             self._spawn(self._on_resubscribed(channels))
 
     def _spawn(self, coro: Awaitable[None]) -> None:
-        async def guarded() -> None:
-            try:
-                await coro
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("bus recovery failed")
-
-        task = asyncio.create_task(guarded())
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._tasks.spawn(coro, "bus-recovery")

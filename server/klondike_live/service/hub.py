@@ -25,7 +25,6 @@ slow client.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol, assert_never
@@ -44,6 +43,7 @@ from klondike_live.metrics import Metrics
 from klondike_live.race.visibility import Audience
 from klondike_live.service.connection import Broadcast
 from klondike_live.service.local import Held, LocalRoom, Position, ProgressChange, Viewer
+from klondike_live.tasks import TaskGroup
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +70,7 @@ class Hub:
         self.rooms: dict[str, LocalRoom] = {}
         self.bus: Subscriptions | None = None
         self._channels: dict[str, str] = {}  # channel -> room id
-        self._tasks: set[asyncio.Task[Any]] = set()
+        self._tasks = TaskGroup()
         # Set by the service: what follows a message beyond its delivery.
         self.on_room_frame: Callable[[LocalRoom, RoomFrame], Awaitable[None]] | None = None
         self.on_progress: Callable[[LocalRoom, ProgressChange], None] | None = None
@@ -88,24 +88,11 @@ class Hub:
         return self.on_message
 
     async def stop(self) -> None:
-        for task in list(self._tasks):
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self._tasks.cancel()
 
     def spawn(self, coro: Awaitable[Any], name: str) -> None:
         """Run a background task owned by the hub (cancelled at stop, errors logged)."""
-
-        async def guarded() -> None:
-            try:
-                await coro
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("background task %s failed", name)
-
-        task = asyncio.create_task(guarded(), name=name)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._tasks.spawn(coro, name)
 
     # ------------------------------------------------------------ rooms
 

@@ -93,15 +93,7 @@ async def open_redis(
         return client
     await client.aclose()
     cluster = RedisCluster.from_url(
-        url,
-        decode_responses=False,
-        socket_timeout=socket_timeout,
-        socket_connect_timeout=CONNECT_TIMEOUT_SECONDS,
-        socket_keepalive=True,
-        max_connections=MAX_CONNECTIONS,
-        require_full_coverage=False,
-        retry=Retry(ExponentialBackoff(cap=1.0, base=0.05), retries=3),
-        retry_on_error=[RedisConnectionError, RedisTimeoutError],
+        url, require_full_coverage=False, **_client_options(socket_timeout)
     )
     try:
         await cluster.initialize()
@@ -115,6 +107,20 @@ async def open_redis(
         await cluster.aclose()
         raise
     return cluster
+
+
+def _client_options(socket_timeout: float | None) -> dict[str, Any]:
+    """What every command client of the store is opened with, standalone or cluster:
+    bytes, bounded reads, a bounded pool, and connection errors retried with backoff."""
+    return {
+        "decode_responses": False,
+        "socket_timeout": socket_timeout,
+        "socket_connect_timeout": CONNECT_TIMEOUT_SECONDS,
+        "socket_keepalive": True,
+        "max_connections": MAX_CONNECTIONS,
+        "retry": Retry(ExponentialBackoff(cap=1.0, base=0.05), retries=3),
+        "retry_on_error": [RedisConnectionError, RedisTimeoutError],
+    }
 
 
 def is_cluster(client: RedisClient) -> bool:
@@ -178,15 +184,9 @@ async def _open_standalone(url: str, socket_timeout: float | None) -> redis.asyn
     # suffice; board writes are pipelined) instead of failing with "Too many connections".
     pool = redis.asyncio.BlockingConnectionPool.from_url(
         url,
-        max_connections=MAX_CONNECTIONS,
         timeout=socket_timeout,
-        decode_responses=False,
-        socket_timeout=socket_timeout,
-        socket_connect_timeout=CONNECT_TIMEOUT_SECONDS,
-        socket_keepalive=True,
         health_check_interval=HEALTH_CHECK_INTERVAL_SECONDS,
-        retry=Retry(ExponentialBackoff(cap=1.0, base=0.05), retries=3),
-        retry_on_error=[RedisConnectionError, RedisTimeoutError],
+        **_client_options(socket_timeout),
     )
     client = redis.asyncio.Redis.from_pool(pool)
     try:
