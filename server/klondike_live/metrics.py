@@ -32,7 +32,10 @@ from prometheus_client import (
 
 from klondike_live import __version__
 
-__all__ = ["MOVE_LATENCY_BUCKETS", "REDIS_LATENCY_BUCKETS", "Metrics"]
+__all__ = ["FANOUT_BUCKETS", "MOVE_LATENCY_BUCKETS", "REDIS_LATENCY_BUCKETS", "Metrics"]
+
+# Handing one frame to hundreds of sockets takes well under a millisecond.
+FANOUT_BUCKETS: Final = (0.00005, 0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.05)
 
 # Loopback Redis answers in tens of microseconds; a loaded or remote one in
 # milliseconds; anything near 100 ms is already a problem worth seeing.
@@ -107,6 +110,13 @@ class Metrics:
             "klondike_move_latency_seconds",
             "Time from a move's frame received to its answer sent (ack or error), in seconds.",
             buckets=MOVE_LATENCY_BUCKETS,
+            registry=registry,
+        )
+        self.fanout_latency = Histogram(
+            "klondike_fanout_seconds",
+            "Time from a board frame read from the bus to its broadcast to this node's"
+            " viewers, in seconds.",
+            buckets=FANOUT_BUCKETS,
             registry=registry,
         )
         self.redis_errors = Counter(

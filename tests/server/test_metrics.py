@@ -7,7 +7,6 @@ import os
 import platform
 import urllib.request
 from collections.abc import Callable
-from typing import Any
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
@@ -16,7 +15,13 @@ from klondike_live import __version__
 from klondike_live.config import Settings
 from klondike_live.gateway.server import running
 from klondike_live.metrics import Metrics
-from klondike_live.store.connect import RedisEvents, StoreError, count_events, open_redis
+from klondike_live.store.connect import (
+    RedisClient,
+    RedisEvents,
+    StoreError,
+    count_events,
+    open_redis,
+)
 
 from helpers import FAST, WON, close_all, started_race
 
@@ -50,6 +55,7 @@ def test_render_exposes_every_metric_with_prefix() -> None:
         "klondike_errors",
         "klondike_redis_latency_seconds",
         "klondike_move_latency_seconds",
+        "klondike_fanout_seconds",
         "klondike_redis_errors",
         "klondike_redis_reconnects",
         "klondike_bus_resubscribes",
@@ -122,7 +128,7 @@ STANDALONE_ONLY = pytest.mark.skipif(
 
 
 @STANDALONE_ONLY
-async def test_redis_errors_and_reconnects_are_counted(valkey_url: str, redis: Any) -> None:
+async def test_redis_errors_and_reconnects_are_counted(valkey_url: str, redis: RedisClient) -> None:
     """An error reply counts as a Redis error; a connection the server killed counts an
     error, and as a reconnection once the client opened it again (retrying the command)."""
     metrics = Metrics()
@@ -145,7 +151,7 @@ async def test_redis_errors_and_reconnects_are_counted(valkey_url: str, redis: A
 
 @STANDALONE_ONLY
 async def test_node_metrics_endpoint_exposes_operator_metrics(
-    make_settings: Callable[..., Settings], redis: Any
+    make_settings: Callable[..., Settings], redis: RedisClient
 ) -> None:
     """A node's /metrics has the move latency of a move played, the Redis pool, error and
     reconnect counters, pub/sub resubscribes, refusals, build info and process metrics."""
@@ -160,6 +166,7 @@ async def test_node_metrics_endpoint_exposes_operator_metrics(
         for sample in family.samples
     }
     assert values[("klondike_move_latency_seconds_count", ())] >= 1
+    assert ("klondike_fanout_seconds_count", ()) in values
     assert values[("klondike_move_latency_seconds_bucket", (("le", "+Inf"),))] >= 1
     in_use = values[("klondike_redis_pool_connections", (("state", "in_use"),))]
     idle = values[("klondike_redis_pool_connections", (("state", "idle"),))]

@@ -26,6 +26,7 @@ slow client.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol, assert_never
 
@@ -147,7 +148,9 @@ class Hub:
             return
         match message:
             case BoardFrame(Audience.SPECTATOR, _, _, _, frame):
+                started = time.perf_counter()
                 self.deliver_board(room, room.spectators(), frame, _position(message))
+                self.metrics.fanout_latency.observe(time.perf_counter() - started)
             case BoardFrame(Audience.OWN, seat, _, _, frame):
                 self.deliver_board(room, room.racers(seat), frame, _position(message))
             case BoardFrame():
