@@ -6,7 +6,7 @@ import contextlib
 import math
 import re
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TypedDict, TypeVar, Unpack, cast
 
 import pytest
 from hypothesis import given, settings
@@ -269,7 +269,19 @@ def test_records_that_do_not_replay_raise_replay_and_result_errors() -> None:
 # ---------------------------------------------------------------- positions and views
 
 
-def position_parts() -> dict[str, Any]:
+class Parts(TypedDict, total=False):
+    """Keyword arguments of Board.from_parts."""
+
+    variant: Variant
+    tableau: tuple[tuple[Card, ...], ...]
+    face_down: tuple[int, ...]
+    stock: tuple[Card, ...]
+    waste: tuple[Card, ...]
+    foundations: tuple[int, ...]
+    pass_number: int
+
+
+def position_parts() -> Parts:
     """The parts of a valid position, as keyword arguments of Board.from_parts."""
     board = Board.from_seed("1")
     return {
@@ -282,7 +294,7 @@ def position_parts() -> dict[str, Any]:
     }
 
 
-def spoil(**changes: Any) -> dict[str, Any]:
+def spoil(**changes: Unpack[Parts]) -> Parts:
     """Valid position parts with some replaced."""
     return position_parts() | changes
 
@@ -294,7 +306,7 @@ def spoil(**changes: Any) -> dict[str, Any]:
         (spoil(foundations=(0, 0, 14, 0)), "found (0, 0, 14, 0)"),
         (spoil(foundations=(1, 0, 0, 0)), "more than once: AC"),
         (spoil(stock=position_parts()["stock"][1:]), "missing: 4S"),
-        (spoil(stock=(*position_parts()["stock"], 52)), "not cards: 52"),
+        (spoil(stock=(*position_parts()["stock"], cast(Card, 52))), "not cards: 52"),
         (spoil(face_down=(0, 1, 2, 3, 4, 5, 7)), "pile 7: its top card must be face up"),
         (spoil(face_down=(0, 1, 2, 3, 4, 5, -1)), "pile 7: -1 face-down cards"),
         (spoil(face_down=(0, 0, 2, 3, 4, 5, 6)), "pile 2: face-up 7C AH is not a run"),
@@ -302,7 +314,7 @@ def spoil(**changes: Any) -> dict[str, Any]:
         (spoil(pass_number=0), "bad pass 0"),
     ],
 )
-def test_board_from_bad_parts_is_an_invalid_value(parts: dict[str, Any], quoted: str) -> None:
+def test_board_from_bad_parts_is_an_invalid_value(parts: Parts, quoted: str) -> None:
     """Board.from_parts says what keeps the parts from being a position."""
     with raises(InvalidValueError, quoted):
         Board.from_parts(**parts)

@@ -50,7 +50,8 @@ def play_out(seed: str, variant: Variant, choices: list[int]) -> list[Board]:
 
 
 def all_cards(board: Board) -> list[int]:
-    cards = [c for pile in board.tableau for c in pile] + list(board.stock) + list(board.waste)
+    cards: list[int] = [c for pile in board.tableau for c in pile]
+    cards += [*board.stock, *board.waste]
     cards += [s * 13 + r for s, rank in enumerate(board.foundations) for r in range(rank)]
     return sorted(cards)
 
