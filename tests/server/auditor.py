@@ -52,7 +52,7 @@ from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -61,12 +61,19 @@ from klondike_live.engine import CARDS, Board, Card, Deal, GameRecord, Move, Var
 from klondike_live.engine.deal import DEAL_HEADER
 from klondike_live.engine.record import RECORD_HEADER
 
+if TYPE_CHECKING:
+    from klondike_live.client import Client
+    from klondike_live.race.room import RoomState
+    from klondike_live.store.connect import RedisClient
+
+    from daily_support import DayClock
+
 ALL = (1 << 52) - 1
 CARD_TOKEN = re.compile(r"\b(?:10|[A2-9TJQK])[CDHS]\b")
 DONE = {"won", "resigned", "timeout"}
 
-CLOCKS: list[Any] = []
-"""Test clocks made during the current test (`daily_support.TestClock`): each has
+CLOCKS: list[DayClock] = []
+"""Test clocks made during the current test (`daily_support.DayClock`): each has
 `value_at(t)`, the time it told at wall-clock time `t`. Cleared before every test."""
 
 
@@ -117,7 +124,7 @@ def diff_cards(diff: Mapping[str, Any]) -> set[int]:
     return cards
 
 
-def _names(mask: int, cards: set[int]) -> str:
+def _names(mask: int, cards: Iterable[int]) -> str:
     return " ".join(str(CARDS[c]) for c in sorted(cards) if not mask >> c & 1)
 
 
@@ -250,9 +257,9 @@ def audit_daily(
         if not is_closed:
             assert truth.seed not in repr(message), f"{where}: the daily seed leaked"
         room_id = message.get("room")
-        room = truth.rooms.get(room_id) if isinstance(room_id, str) else None
-        if room is None:
+        if not isinstance(room_id, str) or room_id not in truth.rooms:
             continue
+        room = truth.rooms[room_id]
         daily = message.get("daily") if kind in ("room", "results") else None
         if isinstance(daily, dict) and daily.get("closed"):
             assert is_closed, f"{where}: claims the {truth.day} challenge closed; it had not"
@@ -310,11 +317,24 @@ def audit_daily(
     return checked
 
 
-async def audit_clients(redis: Any, clients: Sequence[Any]) -> int:
+def _bytes(reply: bytes | str | None) -> bytes | None:
+    """A reply of a test client, bytes in and out (redis-py types replies `bytes | str`
+    for clients that decode them)."""
+    assert not isinstance(reply, str), reply
+    return reply
+
+
+def _text(reply: bytes | str) -> str:
+    """A text reply of a test client (bytes in and out), decoded."""
+    assert isinstance(reply, bytes), reply
+    return reply.decode()
+
+
+async def audit_clients(redis: RedisClient, clients: Sequence[Client]) -> int:
     """Audit every race and daily frame the given clients received, against the games
     as stored.
 
-    Called after each server test (see conftest.py): for every race room a client saw
+    Called after each server test (see server_fixtures.py): for every race room a client saw
     and every race (`gen`) of it that was dealt, the truth is read from Redis (the
     results of a finished race, or the seed and stored moves of one still going) and
     the client's frames of that race are audited. Daily rooms are audited per day and
@@ -329,7 +349,7 @@ async def audit_clients(redis: Any, clients: Sequence[Any]) -> int:
         checked += await _audit_client_daily(redis, client)
         rooms = {m["room"] for m in client.received if m.get("t") == "room"}
         for room_id in rooms:
-            blob = await redis.hget(keys.room(room_id), "state")
+            blob = _bytes(await redis.hget(keys.room(room_id), "state"))
             if blob is None:
                 continue
             state = RoomState.from_blob(blob)
@@ -350,7 +370,7 @@ async def audit_clients(redis: Any, clients: Sequence[Any]) -> int:
     return checked
 
 
-async def _truth(redis: Any, state: Any, gen: int) -> Truth | None:
+async def _truth(redis: RedisClient, state: RoomState, gen: int) -> Truth | None:
     import msgpack
 
     from klondike_live import keys
@@ -364,11 +384,11 @@ async def _truth(redis: Any, state: Any, gen: int) -> Truth | None:
     for seat in range(state.capacity):
         tokens = await redis.lrange(keys.moves(state.id, gen, seat), 0, -1)
         if await redis.exists(keys.board(state.id, gen, seat)):
-            moves[seat] = [t.decode() for t in tokens]
+            moves[seat] = [_text(t) for t in tokens]
     return Truth(state.variant, state.seed, moves) if moves else None
 
 
-async def _audit_client_daily(redis: Any, client: Any) -> int:
+async def _audit_client_daily(redis: RedisClient, client: Client) -> int:
     """Audit one client's frames of every daily challenge it saw a room of."""
     from klondike_live import keys
     from klondike_live.daily.leaderboard import DailyResult
@@ -378,7 +398,7 @@ async def _audit_client_daily(redis: Any, client: Any) -> int:
     ids = {m["room"] for m in client.received if isinstance(m.get("room"), str)}
     groups: dict[tuple[str, str], list[RoomState]] = {}
     for room_id in sorted(ids):
-        blob = await redis.hget(keys.room(room_id), "state")
+        blob = _bytes(await redis.hget(keys.room(room_id), "state"))
         if blob is None:
             continue
         state = RoomState.from_blob(blob)
@@ -459,7 +479,7 @@ class Asker:
         return cls(lambda _seat, _moves: 0, deal_secret=True)
 
 
-def _strings(data: Any) -> Iterable[str]:
+def _strings(data: object) -> Iterable[str]:
     """Every string in decoded JSON, keys included."""
     if isinstance(data, str):
         yield data
@@ -519,7 +539,7 @@ def audit_answer(body: Mapping[str, Any], truth: Truth, asker: Asker, where: str
     return checked
 
 
-async def _daily_seeds(redis: Any) -> list[tuple[date, str]]:
+async def _daily_seeds(redis: RedisClient) -> list[tuple[date, str]]:
     """Every prepared daily challenge's date and seed."""
     from klondike_live import keys
 
@@ -529,11 +549,11 @@ async def _daily_seeds(redis: Any) -> list[tuple[date, str]]:
         day_text, _, slug = text.partition("|")
         seed = await redis.hget(keys.daily_day(day_text, slug), "seed")
         if seed is not None:
-            out.append((date.fromisoformat(day_text), seed.decode()))
+            out.append((date.fromisoformat(day_text), _text(seed)))
     return out
 
 
-async def _finished_at(redis: Any, daily: Mapping[str, Any], user: str) -> int | None:
+async def _finished_at(redis: RedisClient, daily: Mapping[str, Any], user: str) -> int | None:
     """When `user`'s ranked attempt of a daily game's day and variant ended (its
     leaderboard entry's `finished_at`, ms), or None if it has no entry."""
     from klondike_live import keys
@@ -545,7 +565,7 @@ async def _finished_at(redis: Any, daily: Mapping[str, Any], user: str) -> int |
     return None if raw is None else DailyResult.from_json(raw).finished_at
 
 
-async def audit_http(redis: Any) -> int:
+async def audit_http(redis: RedisClient) -> int:
     """Check every HTTP answer recorded since the last call against the games as
     stored; return how many views and diffs were checked (and forget the answers).
 

@@ -1,5 +1,5 @@
 """Shared pieces of the daily challenge tests: a moving clock, prepared days, requests.
-(The `clock` and `daily_node` fixtures are in tests/server/conftest.py.)
+(The `clock` and `daily_node` fixtures are in tests/server/server_fixtures.py.)
 
 DayClock(start)
     The node's clock (`running(clock=...)`): `set(moment)` moves it, and it remembers
@@ -36,11 +36,12 @@ from klondike_live.daily.variants import DRAW1, DRAW3, variant_slug
 from klondike_live.engine import Board, Variant
 from klondike_live.gateway.server import Node
 from klondike_live.solver import Budget, solve
+from klondike_live.store.connect import RedisClient
 
 import auditor
 
 TEST_SECRET = b"klondike-live-test-secret-0123456789abcdef"  # as in tests/conftest.py
-BUDGET = Budget(nodes=20_000)  # the test nodes' daily budget (tests/server/conftest.py)
+BUDGET = Budget(nodes=20_000)  # the test nodes' daily budget (server_fixtures.py)
 DAY = date(2030, 1, 1)
 MORNING = datetime(2030, 1, 1, 8, 0, tzinfo=UTC)
 D1 = str(DRAW1)
@@ -82,11 +83,13 @@ def record_for(day: date, variant: Variant) -> DayRecord:
     raise AssertionError(f"no certified deal for {day} {variant}")
 
 
-async def prepare(redis: Any, day: date, variant: Variant) -> DayRecord:
+async def prepare(redis: RedisClient, day: date, variant: Variant) -> DayRecord:
     """Store the day's record (and list it, as `prepare_day` does)."""
     record = record_for(day, variant)
     slug = variant_slug(variant)
-    await redis.hset(keys.daily_day(day.isoformat(), slug), mapping=record.to_fields())
+    # Built from pairs: hset takes a mapping of wider key and value types than dict[str, str].
+    fields = record.to_fields().items()
+    await redis.hset(keys.daily_day(day.isoformat(), slug), mapping=dict(fields))
     await redis.zadd(keys.DAILY_INDEX, {f"{day.isoformat()}|{slug}": day.toordinal()})
     return record
 

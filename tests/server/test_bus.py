@@ -9,7 +9,6 @@ import contextlib
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from redis.asyncio import Redis
 
 from klondike_live.bus.messages import (
     BoardFrame,
@@ -30,6 +29,7 @@ from klondike_live.race.live_board import Progress
 from klondike_live.race.room import RoomPhase
 from klondike_live.race.status import BoardStatus
 from klondike_live.race.visibility import Audience
+from klondike_live.store.connect import RedisClient
 
 frames = st.binary(max_size=64)
 ids = st.text("abcdefghijklmnopqrstuvwxyz0123456789_-", min_size=1, max_size=24)
@@ -104,7 +104,7 @@ def test_malformed_daily_updates_raise_bus_error(data: bytes) -> None:
 
 
 async def test_stop_returns_when_a_hook_swallows_the_cancellation(
-    redis: Redis, valkey_url: str
+    redis: RedisClient, valkey_url: str
 ) -> None:
     """A hook whose library call swallows the cancellation (as redis-py may during
     shutdown) must not keep the reader listening, and the subscriber's stop waiting."""
@@ -131,7 +131,7 @@ async def test_stop_returns_when_a_hook_swallows_the_cancellation(
 
 
 async def test_subscribe_returns_once_confirmed_and_messages_arrive_in_order(
-    redis: Redis, valkey_url: str
+    redis: RedisClient, valkey_url: str
 ) -> None:
     """A message published right after `subscribe` returns is delivered, in order."""
     seen: list[tuple[str, bytes]] = []

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 from collections.abc import Callable
-from typing import Any
 
 import msgpack
 import pytest
@@ -17,6 +16,7 @@ from klondike_live.config import DEFAULT_TRUSTED_PROXIES, Settings, parse_networ
 from klondike_live.gateway.caps import ConnectionCaps, client_address
 from klondike_live.gateway.server import Node, running
 from klondike_live.protocol.codes import CloseCode
+from klondike_live.store.connect import RedisClient
 
 from helpers import FAST
 
@@ -38,11 +38,12 @@ async def hello(node: Node, token: str, headers: dict[str, str] | None = None) -
 
 
 def refused(node: Node, reason: str) -> float:
-    return node.metrics.connections_refused.labels(reason=reason)._value.get()
+    count: float = node.metrics.connections_refused.labels(reason=reason)._value.get()
+    return count
 
 
 async def test_per_user_cap_refuses_at_hello(
-    make_settings: Callable[..., Settings], redis: Any
+    make_settings: Callable[..., Settings], redis: RedisClient
 ) -> None:
     """With max 2 connections per account, a third hello with the same token is closed
     with 4005; once one of the two closed, the account may connect again."""
@@ -51,7 +52,8 @@ async def test_per_user_cap_refuses_at_hello(
         second = await Client.connect(node.ws_url, token=first.token)
         third = await hello(node, first.token)
         code, reason = await closed_with(third)
-        assert code == CloseCode.TOO_MANY_CONNECTIONS == 4005
+        assert code == CloseCode.TOO_MANY_CONNECTIONS
+        assert CloseCode.TOO_MANY_CONNECTIONS.value == 4005
         assert reason == "too many connections for this account"
         other = await Client.connect(node.ws_url, name="Bob")  # another account is fine
         await second.close()
@@ -63,7 +65,7 @@ async def test_per_user_cap_refuses_at_hello(
 
 
 async def test_per_address_cap_refuses_at_connect(
-    make_settings: Callable[..., Settings], redis: Any
+    make_settings: Callable[..., Settings], redis: RedisClient
 ) -> None:
     """With max 3 connections per address, a fourth websocket from the same address is
     closed with 4005 before any hello; a closed one frees its place."""
@@ -82,7 +84,7 @@ async def test_per_address_cap_refuses_at_connect(
 
 
 async def test_address_behind_a_trusted_proxy_comes_from_x_forwarded_for(
-    make_settings: Callable[..., Settings], redis: Any
+    make_settings: Callable[..., Settings], redis: RedisClient
 ) -> None:
     """Through a proxy on a trusted network (loopback here) each client is counted by the
     address the proxy forwards, so one client's connections do not block another's."""

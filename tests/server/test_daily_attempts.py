@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -14,6 +14,7 @@ from klondike_live.client import Client, ServerError
 from klondike_live.config import Settings
 from klondike_live.daily.variants import DRAW1, DRAW3
 from klondike_live.gateway.server import Node, running
+from klondike_live.store.connect import RedisClient
 
 from auditor import http_audit
 from daily_support import (
@@ -31,13 +32,14 @@ from daily_support import (
 )
 from helpers import FAST, close_all
 
-__all__ = ["http_audit"]  # the fixture, imported for pytest: audits every HTTP answer
+if TYPE_CHECKING:
+    from conftest import WaitFor
 
-Wait = Callable[..., Awaitable[Any]]
+__all__ = ["http_audit"]  # the fixture, imported for pytest: audits every HTTP answer
 
 
 async def test_one_ranked_attempt_resumed_while_played_then_practice_rooms(
-    daily_node: Node, redis: Any
+    daily_node: Node, redis: RedisClient
 ) -> None:
     """The first `create` opens the ranked attempt; a second one while it is played
     returns the same room; after it ended, each `create` opens a new practice room on
@@ -112,7 +114,7 @@ async def test_one_ranked_attempt_resumed_while_played_then_practice_rooms(
 
 
 async def test_an_attempt_resumes_after_a_reconnect_with_its_clock_running(
-    make_settings: Callable[..., Settings], redis: Any, clock: DayClock, wait_for: Wait
+    make_settings: Callable[..., Settings], redis: RedisClient, clock: DayClock, wait_for: WaitFor
 ) -> None:
     """A dropped player comes back to the same board; away longer than the grace period
     it is not resigned: only the time limit ends a ranked attempt (a timeout)."""
@@ -149,7 +151,7 @@ async def test_an_attempt_resumes_after_a_reconnect_with_its_clock_running(
 
 
 async def test_leaderboard_order_through_the_server_with_ties_and_live_updates(
-    daily_node: Node, redis: Any, wait_for: Wait
+    daily_node: Node, redis: RedisClient, wait_for: WaitFor
 ) -> None:
     """Winners by time first; then by foundation cards; equal keys share a rank. A
     watcher gets a `daily_update` per entry; stats and attempt state follow."""
@@ -267,7 +269,7 @@ async def test_a_playing_attempt_shows_in_todays_challenges(daily_node: Node) ->
     ],
 )
 async def test_bad_daily_requests_are_refused(
-    daily_node: Node, extra: dict[str, Any], field: str
+    daily_node: Node, extra: dict[str, object], field: str
 ) -> None:
     """A daily `create` takes no seats, is never public, has the server's time limit and
     the day's deal, and only the two daily variants."""

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING
 
 from klondike_live.client import Client
 from klondike_live.config import Settings
@@ -13,6 +13,7 @@ from klondike_live.daily.days import daily_seed, load_day
 from klondike_live.daily.variants import DRAW1, DRAW3
 from klondike_live.engine import Deal
 from klondike_live.gateway.server import Node, running
+from klondike_live.store.connect import RedisClient
 
 from auditor import http_audit
 from daily_support import (
@@ -31,15 +32,17 @@ from daily_support import (
 )
 from helpers import FAST, close_all
 
+if TYPE_CHECKING:
+    from conftest import WaitFor
+
 __all__ = ["http_audit"]  # the fixture, imported for pytest: audits every HTTP answer
 
-Wait = Callable[..., Awaitable[Any]]
 NEXT = DAY + timedelta(days=1)
 BOARD = "api/daily/{}/draw1-passes1-f2tno/leaderboard"
 
 
 async def test_an_attempt_begun_before_midnight_counts_for_its_own_day(
-    daily_node: Node, clock: DayClock, redis: Any
+    daily_node: Node, clock: DayClock, redis: RedisClient
 ) -> None:
     """At 23:59:50 the attempt is on day 1; it ends after 00:00 UTC and is ranked under
     day 1. Then today is day 2: a new ranked attempt on a new deal."""
@@ -84,7 +87,7 @@ async def test_an_attempt_begun_before_midnight_counts_for_its_own_day(
 
 
 async def test_the_morning_commitment_matches_the_deal_revealed_at_close(
-    daily_node: Node, clock: DayClock, redis: Any
+    daily_node: Node, clock: DayClock, redis: RedisClient
 ) -> None:
     """The commitments published in the morning are the SHA-256 of the deals the
     archive reveals once the day has closed; the seed is the secret's HMAC."""
@@ -142,7 +145,7 @@ async def test_leaderboard_requests_name_real_days_and_variants(daily_node: Node
 
 
 async def test_the_background_task_keeps_the_coming_days_ready(
-    make_settings: Callable[..., Settings], redis: Any, wait_for: Wait
+    make_settings: Callable[..., Settings], redis: RedisClient, wait_for: WaitFor
 ) -> None:
     """`run_prepare` in the node certifies today and the days ahead, and moves on with
     the clock."""
@@ -167,7 +170,7 @@ async def test_the_background_task_keeps_the_coming_days_ready(
 
 
 async def test_a_day_not_prepared_yet_is_prepared_on_the_first_attempt(
-    make_settings: Callable[..., Settings], redis: Any
+    make_settings: Callable[..., Settings], redis: RedisClient
 ) -> None:
     """With no record for today, `/api/daily` answers at once (not ready yet) and the
     first `create` waits for the preparation."""

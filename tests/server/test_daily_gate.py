@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
 
 import pytest
 
 from klondike_live.client import Client, ServerError
 from klondike_live.daily.variants import DRAW1
 from klondike_live.gateway.server import Node
+from klondike_live.store.connect import RedisClient
 
 from auditor import audit_clients, http_audit
 from daily_support import (
@@ -33,7 +33,7 @@ async def refused(client: Client, room: str, role: str) -> str:
 
 
 async def test_only_accounts_that_finished_may_watch_todays_games(
-    daily_node: Node, clock: DayClock, redis: Any
+    daily_node: Node, clock: DayClock, redis: RedisClient
 ) -> None:
     """Nobody who has not finished their ranked attempt sees a daily game of the day:
     not as a spectator, not as a racer, not over HTTP; a finished account may; once the

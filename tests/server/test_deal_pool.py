@@ -6,7 +6,7 @@ from __future__ import annotations
 import secrets
 import urllib.request
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from klondike_live.client import Client, Message
 from klondike_live.config import Settings
@@ -14,12 +14,15 @@ from klondike_live.daily.certify import CertifiedDeal
 from klondike_live.engine import UNLIMITED, Board, Variant
 from klondike_live.gateway.server import Node, running
 from klondike_live.solver import Budget, solve
+from klondike_live.store.connect import RedisClient
 
 from helpers import FAST, WON, close_all, node
 
+if TYPE_CHECKING:
+    from conftest import WaitFor
+
 __all__ = ["node"]  # the fixture, imported for pytest
 
-Wait = Callable[..., Awaitable[Any]]
 EASY = Variant(draw=1, passes=UNLIMITED)  # pooled by default; nearly every deal is won
 EASY_TEXT = str(EASY)
 
@@ -35,7 +38,7 @@ def certified(count: int) -> list[CertifiedDeal]:
     return deals
 
 
-async def create(client: Client, kind: str, **fields: Any) -> str:
+async def create(client: Client, kind: str, **fields: object) -> str:
     rid = client._new_id()
     message: Message = {"t": "create", "rid": rid, "kind": kind, "variant": EASY_TEXT, **fields}
     reply = await client.call(message, lambda m: m["t"] == "created" and m.get("rid") == rid)
@@ -138,7 +141,7 @@ async def test_an_empty_pool_falls_back_and_any_deal_skips_it(node: Node) -> Non
 
 
 async def test_a_node_refills_the_pool_and_reports_it(
-    make_settings: Callable[..., Settings], redis: Any, wait_for: Wait
+    make_settings: Callable[..., Settings], redis: RedisClient, wait_for: WaitFor
 ) -> None:
     """The node's refill task certifies deals up to the target; the pool's metrics are
     on the node's `/metrics`; a taken deal is replaced."""

@@ -8,9 +8,9 @@ import stat
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pytest
 from redis.asyncio import Redis
@@ -24,8 +24,10 @@ from klondike_live.embedded import (
     open_redis,
     redis_latency_probe,
 )
+from klondike_live.store.connect import RedisClient
 
-Wait = Callable[..., Awaitable[Any]]
+if TYPE_CHECKING:
+    from conftest import WaitFor
 
 
 def process_gone(pid: int) -> bool:
@@ -105,7 +107,7 @@ async def test_second_server_on_same_dir_is_refused(tmp_path: Path) -> None:
             await asyncio.to_thread(EmbeddedValkey(tmp_path).start)
 
 
-async def test_orphan_from_killed_process_is_stopped(tmp_path: Path, wait_for: Wait) -> None:
+async def test_orphan_from_killed_process_is_stopped(tmp_path: Path, wait_for: WaitFor) -> None:
     """A Valkey left behind by a killed process is shut down (AOF flushed) on next start."""
     script = (
         "import os, sys, redis\n"
@@ -143,18 +145,18 @@ async def test_open_redis_unreachable_names_url_without_password() -> None:
     assert "127.0.0.1" in str(caught.value)
 
 
-async def test_latency_probe_measures_a_round_trip(redis: Redis) -> None:
+async def test_latency_probe_measures_a_round_trip(redis: RedisClient) -> None:
     """The latency probe returns a positive duration well under a second on loopback."""
     assert 0 < await redis_latency_probe(redis) < 1.0
 
 
-async def test_redis_fixture_starts_empty(redis: Redis) -> None:
+async def test_redis_fixture_starts_empty(redis: RedisClient) -> None:
     """The `redis` fixture flushes the test Valkey, so each test sees no keys."""
     assert await redis.dbsize() == 0
     await redis.set(b"leftover", b"1")
 
 
-async def test_redis_fixture_starts_empty_again(redis: Redis) -> None:
+async def test_redis_fixture_starts_empty_again(redis: RedisClient) -> None:
     """A key left by the previous test is gone (pairs with the test above)."""
     assert await redis.get(b"leftover") is None
 
@@ -169,18 +171,19 @@ def test_make_settings_uses_test_valkey(
     assert second.grace_seconds == 1.5 and first.secret == second.secret
 
 
-async def test_wait_for_returns_truthy_value(wait_for: Wait) -> None:
+async def test_wait_for_returns_truthy_value(wait_for: WaitFor) -> None:
     """wait_for polls a predicate until it returns something truthy and returns it."""
     started = time.monotonic()
 
     def ready() -> float | None:
         return time.monotonic() if time.monotonic() - started > 0.05 else None
 
-    assert await wait_for(ready, 2.0) > started
+    value = await wait_for(ready, 2.0)
+    assert value is not None and value > started
     assert await wait_for(asyncio.sleep(0, result="done"), 1.0) == "done"
 
 
-async def test_wait_for_times_out_naming_the_target(wait_for: Wait) -> None:
+async def test_wait_for_times_out_naming_the_target(wait_for: WaitFor) -> None:
     """wait_for raises TimeoutError naming what never became true."""
 
     def never() -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import Callable
-from typing import Any
+from typing import TypeAlias
 
 import msgpack
 from websockets.asyncio.client import connect
@@ -14,6 +14,7 @@ from klondike_live.client import Client
 from klondike_live.config import Settings
 from klondike_live.gateway.server import running
 from klondike_live.protocol.codes import ErrorCode
+from klondike_live.store.connect import RedisClient
 
 from helpers import FAST
 
@@ -21,7 +22,12 @@ SERVER_TYPES = {"welcome", "error", "pong", "created", "room", "board", "diff", 
 SERVER_TYPES |= {"results", "hint", "daily_update"}
 CODES = {str(code) for code in ErrorCode}
 
-VALID = [
+Packable: TypeAlias = (
+    int | float | str | bytes | bool | list["Packable"] | dict["Packable", "Packable"] | None
+)
+"""A value of msgpack's types (an int may be too big for it), as `random_value` makes."""
+
+VALID: list[dict[str, Packable]] = [
     {"t": "ping", "rid": 1},
     {"t": "create", "rid": 2, "kind": "race", "variant": "draw=3", "seats": 4, "public": False},
     {"t": "create", "rid": 3, "kind": "solo", "variant": "draw=1 passes=unlimited"},
@@ -40,7 +46,7 @@ VALID = [
 ]
 
 
-def random_value(rng: random.Random, depth: int = 0) -> Any:
+def random_value(rng: random.Random, depth: int = 0) -> Packable:
     choice = rng.randrange(9 if depth < 3 else 6)
     if choice == 0:
         return rng.randint(-(2**63), 2**64 - 1)
@@ -57,7 +63,7 @@ def random_value(rng: random.Random, depth: int = 0) -> Any:
     if choice == 6:
         return [random_value(rng, depth + 1) for _ in range(rng.randrange(5))]
     keys = ["t", "room", "id", "m", "rid", "as", "since", "kind", "variant", "seats", "v"]
-    out: dict[Any, Any] = {}
+    out: dict[Packable, Packable] = {}
     for _ in range(rng.randrange(6)):
         key = rng.choice(keys) if rng.random() < 0.8 else random_value(rng, depth + 3)
         out[key] = random_value(rng, depth + 1)
@@ -101,7 +107,7 @@ def frames(count: int, seed: int) -> list[bytes]:
 
 
 async def test_random_and_mutated_frames_get_errors_and_the_server_stays_up(
-    make_settings: Callable[..., Settings], redis: Any
+    make_settings: Callable[..., Settings], redis: RedisClient
 ) -> None:
     """3,000 bad frames: each is answered (an error or a valid reply), the connection
     and the server stay up, and a fresh client still plays."""

@@ -7,17 +7,17 @@ import json
 import time
 import urllib.request
 from collections.abc import Callable
-from typing import Any
 
 import jwt
 import msgpack
 import pytest
-from websockets.asyncio.client import connect
+from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from klondike_live.client import Client, ServerError
 from klondike_live.config import Settings
 from klondike_live.gateway.server import Node, running
+from klondike_live.store.connect import RedisClient
 
 from auditor import Truth, audit
 from helpers import FAST, WON, close_all, node, started_race
@@ -177,7 +177,7 @@ async def test_operator_tokens_are_accepted(node: Node) -> None:
     await client.close()
 
 
-async def _raw(node: Node) -> Any:
+async def _raw(node: Node) -> ClientConnection:
     connection = await connect(node.ws_url, compression=None)
     await connection.send(msgpack.packb({"t": "hello", "v": 1, "name": "Raw"}))
     welcome = msgpack.unpackb(await connection.recv())
@@ -225,7 +225,7 @@ async def test_oversized_frame_closes_with_1009(node: Node) -> None:
 
 
 async def test_no_hello_closes_with_4004(
-    make_settings: Callable[..., Settings], redis: Any, monkeypatch: pytest.MonkeyPatch
+    make_settings: Callable[..., Settings], redis: RedisClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A connection that never says hello is closed with 4004."""
     monkeypatch.setattr("klondike_live.gateway.session.HELLO_TIMEOUT", 0.2)
@@ -237,7 +237,7 @@ async def test_no_hello_closes_with_4004(
 
 
 async def test_flood_closes_with_1008_while_others_keep_playing(
-    make_settings: Callable[..., Settings], redis: Any
+    make_settings: Callable[..., Settings], redis: RedisClient
 ) -> None:
     """A flooding client is closed with 1008; the racers' game goes on unharmed."""
     settings = make_settings(
@@ -263,7 +263,7 @@ async def test_flood_closes_with_1008_while_others_keep_playing(
 
 
 async def test_shutdown_closes_clients_with_4000(
-    make_settings: Callable[..., Settings], redis: Any
+    make_settings: Callable[..., Settings], redis: RedisClient
 ) -> None:
     """Stopping a node tells its clients to reconnect (4000)."""
     async with running(make_settings(**FAST)) as started:
@@ -274,7 +274,7 @@ async def test_shutdown_closes_clients_with_4000(
 
 
 async def test_absent_racer_is_resigned_after_the_grace_period(
-    make_settings: Callable[..., Settings], redis: Any
+    make_settings: Callable[..., Settings], redis: RedisClient
 ) -> None:
     """A racer gone longer than the grace period counts as resigned; the race ends."""
     settings = make_settings(**FAST, grace_seconds=0.3)
@@ -292,7 +292,7 @@ async def test_absent_racer_is_resigned_after_the_grace_period(
 
 
 async def test_time_limit_ends_the_race(
-    make_settings: Callable[..., Settings], redis: Any, monkeypatch: pytest.MonkeyPatch
+    make_settings: Callable[..., Settings], redis: RedisClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """At the time limit every board still playing times out and results follow."""
     async with running(make_settings(**FAST), seed_source=lambda: str(WON.seed)) as started:
@@ -412,7 +412,7 @@ async def test_solo_games_can_be_watched(node: Node) -> None:
         await close_all([player, watcher])
 
 
-async def test_moves_survive_a_script_flush(node: Node, redis: Any) -> None:
+async def test_moves_survive_a_script_flush(node: Node, redis: RedisClient) -> None:
     """If Redis forgets the Lua scripts (a restart), board writes reload them."""
     room, (alice, bob), _ = await started_race(node, "Alice", "Bob")
     try:
@@ -453,7 +453,7 @@ async def test_lagging_spectator_gets_snapshots_instead_of_a_backlog(
 
 
 async def test_a_race_with_no_countdown_still_sends_every_viewer_its_boards(
-    make_settings: Callable[..., Settings], redis: Any
+    make_settings: Callable[..., Settings], redis: RedisClient
 ) -> None:
     """With `countdown_seconds=0` the start instant has passed when the room frame
     arrives: viewers who joined in the lobby get their boards all the same."""

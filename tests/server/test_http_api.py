@@ -6,21 +6,22 @@ import asyncio
 import json
 import urllib.error
 import urllib.request
-from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from klondike_live import keys
 from klondike_live.client import Client, apply_diff
 from klondike_live.engine import ALL_CARDS, Board, Deal, GameRecord, view_of
 from klondike_live.gateway.server import Node
 from klondike_live.protocol.outgoing import view_wire
+from klondike_live.store.connect import RedisClient
 
 from auditor import http_audit, record_http
 from helpers import WON, close_all, node, started_race
 
-__all__ = ["http_audit", "node"]  # the fixtures, imported for pytest
+if TYPE_CHECKING:
+    from conftest import WaitFor
 
-Wait = Callable[..., Awaitable[Any]]
+__all__ = ["http_audit", "node"]  # the fixtures, imported for pytest
 
 
 def _fetch(url: str) -> tuple[int, dict[str, str], Any]:
@@ -64,12 +65,18 @@ async def create_solo(client: Client, *, public: bool) -> str:
     return room
 
 
+def text(reply: bytes | str) -> str:
+    """A text reply of the test client (bytes in and out), decoded."""
+    assert isinstance(reply, bytes), reply
+    return reply.decode()
+
+
 def final_views(results: dict[str, Any]) -> dict[int, Any]:
     return {row["seat"]: row["view"] for row in results["ranking"]}
 
 
 async def test_move_times_are_stored_with_the_moves_and_given_with_the_results(
-    node: Node, redis: Any
+    node: Node, redis: RedisClient
 ) -> None:
     """Each stored move has its server time; the results give them per row, in move order."""
     room, (alice, bob), _ = await started_race(node, "Alice", "Bob")
@@ -100,7 +107,7 @@ async def test_move_times_are_stored_with_the_moves_and_given_with_the_results(
         await close_all([alice, bob])
 
 
-async def test_undo_takes_back_the_move_and_its_time(node: Node, redis: Any) -> None:
+async def test_undo_takes_back_the_move_and_its_time(node: Node, redis: RedisClient) -> None:
     """In practice, an undo removes the last move and its time: the lists stay aligned,
     and the replay of the ended game holds just the moves that stand."""
     player = await Client.connect(node.ws_url, name="Solo")
@@ -112,7 +119,7 @@ async def test_undo_takes_back_the_move_and_its_time(node: Node, redis: Any) -> 
         await asyncio.sleep(0.05)
         await player.move(room, WON.moves[2])
         times = [int(t) for t in await redis.lrange(keys.times(room, 1, 0), 0, -1)]
-        moves = [m.decode() for m in await redis.lrange(keys.moves(room, 1, 0), 0, -1)]
+        moves = [text(m) for m in await redis.lrange(keys.moves(room, 1, 0), 0, -1)]
         assert moves == list(WON.moves[:3]) and len(times) == 3 and times == sorted(times)
         await player.resign(room)
         results = await player.expect(lambda m: m["t"] == "results")
@@ -129,7 +136,7 @@ async def test_undo_takes_back_the_move_and_its_time(node: Node, redis: Any) -> 
         await player.close()
 
 
-async def test_live_lists_public_games_while_they_are_played(node: Node, wait_for: Wait) -> None:
+async def test_live_lists_public_games_while_they_are_played(node: Node, wait_for: WaitFor) -> None:
     """/api/live lists a public race and a public solo game being played, with their
     racers and spectator count, never a private game, and drops each one as it ends."""
     room, racers, (carol,) = await started_race(
@@ -146,7 +153,7 @@ async def test_live_lists_public_games_while_they_are_played(node: Node, wait_fo
             return {entry["room"]: entry for entry in await get_ok(node, "api/live")}
 
         async def watched() -> bool:
-            return (await listed()).get(room, {}).get("spectators") == 1
+            return bool((await listed()).get(room, {}).get("spectators") == 1)
 
         await wait_for(watched)
         live = await listed()
@@ -276,7 +283,9 @@ async def test_a_won_practice_game_ends_with_results_and_a_replay(node: Node) ->
         await player.close()
 
 
-async def test_live_index_tidies_entries_of_games_no_longer_played(node: Node, redis: Any) -> None:
+async def test_live_index_tidies_entries_of_games_no_longer_played(
+    node: Node, redis: RedisClient
+) -> None:
     """An entry left for a finished or vanished room is not listed and is removed; an
     entry re-listed with a newer start (a rematch started again) is kept."""
     room, (alice, bob), _ = await started_race(node, "Alice", "Bob", public=True)

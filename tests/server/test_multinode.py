@@ -2,23 +2,27 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pytest
 
 from klondike_live.client import Client
 from klondike_live.config import Settings
 from klondike_live.gateway.server import running
+from klondike_live.store.connect import RedisClient
 
 from auditor import Truth, audit
 from helpers import FAST, WON, close_all, serve_process
 
+if TYPE_CHECKING:
+    from conftest import WaitFor
+
 
 @pytest.fixture
 async def second_node(
-    valkey_url: str, tmp_path: Path, redis: Any, make_settings: Callable[..., Settings]
+    valkey_url: str, tmp_path: Path, redis: RedisClient, make_settings: Callable[..., Settings]
 ) -> AsyncIterator[str]:
     """`klondike-live serve` in its own process on the same Valkey; yields its ws URL."""
     secret = make_settings().secret.decode()
@@ -30,7 +34,7 @@ async def second_node(
 async def test_racer_and_spectator_on_different_processes_see_the_same_events(
     make_settings: Callable[..., Settings],
     second_node: str,
-    wait_for: Callable[..., Awaitable[Any]],
+    wait_for: WaitFor,
 ) -> None:
     """Racers and spectators spread over two processes get the same events in the same
     order, and nobody sees a card they may not know."""
@@ -78,7 +82,7 @@ async def test_racer_and_spectator_on_different_processes_see_the_same_events(
 
             await wait_for(lambda: resigned_seen(carol) and resigned_seen(dave))
 
-            def board_events(client: Client) -> list[tuple[Any, ...]]:
+            def board_events(client: Client) -> list[tuple[int, int, str]]:
                 return [
                     (m["seat"], m["off"], repr(m["d"]))
                     for m in client.received

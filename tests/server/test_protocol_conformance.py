@@ -19,13 +19,14 @@ from websockets.exceptions import ConnectionClosed
 from klondike_live.client import Client
 from klondike_live.config import Settings
 from klondike_live.gateway.server import Node, running
+from klondike_live.store.connect import RedisClient
 
 from helpers import close_all, node
 
 __all__ = ["node"]  # the fixture, imported for pytest
 
 
-async def handshake(node: Node, **fields: Any) -> tuple[dict[str, Any], int | None]:
+async def handshake(node: Node, **fields: object) -> tuple[dict[str, Any], int | None]:
     """Say `hello` with `fields` on a new connection: the server's answer and, when it
     is not `welcome`, the code the connection is then closed with."""
     async with connect(node.ws_url, compression=None) as ws:
@@ -38,7 +39,7 @@ async def handshake(node: Node, **fields: Any) -> tuple[dict[str, Any], int | No
         return answer, ws.close_code
 
 
-def token(node: Node, **claims: Any) -> str:
+def token(node: Node, **claims: object) -> str:
     return jwt.encode({"sub": "site-user-1", **claims}, node.settings.secret, "HS256")
 
 
@@ -174,7 +175,7 @@ async def test_refusals_by_the_service_never_close(node: Node) -> None:
 
 
 async def test_rate_limit_refusals_close_only_in_a_row(
-    make_settings: Callable[..., Settings], redis: Any
+    make_settings: Callable[..., Settings], redis: RedisClient
 ) -> None:
     """`abuse_limit` rate_limited refusals in a row close 1008; one accepted message
     between them starts the count again."""

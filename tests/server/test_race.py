@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
+from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -11,15 +11,19 @@ from klondike_live.client import Client
 from klondike_live.config import Settings
 from klondike_live.engine import GameRecord
 from klondike_live.gateway.server import Node, running
+from klondike_live.store.connect import RedisClient
 
 from auditor import Truth, audit
 from testdata import DATA
+
+if TYPE_CHECKING:
+    from conftest import WaitFor
 
 WON = GameRecord.parse((DATA / "won-draw1-seed31.txt").read_text())
 
 
 @pytest.fixture
-async def node(make_settings: Callable[..., Settings], redis: Any) -> AsyncIterator[Node]:
+async def node(make_settings: Callable[..., Settings], redis: RedisClient) -> AsyncIterator[Node]:
     """A server node on a free port, racing on the deal of the stored won game."""
     settings = make_settings(
         countdown_seconds=0.3, tick_seconds=0.05, rate_per_second=1000.0, rate_burst=1000
@@ -29,7 +33,7 @@ async def node(make_settings: Callable[..., Settings], redis: Any) -> AsyncItera
 
 
 async def test_two_racers_race_to_a_win_while_a_spectator_watches(
-    node: Node, wait_for: Callable[..., Awaitable[Any]]
+    node: Node, wait_for: WaitFor
 ) -> None:
     """Both racers play the known win; the results rank them; nobody saw what they may not."""
     alice = await Client.connect(node.ws_url, name="Alice")

@@ -23,6 +23,7 @@ from klondike_live.engine import ALL_CARDS, Board, Move, view_of
 from klondike_live.gateway.server import Node
 from klondike_live.protocol.outgoing import view_wire
 from klondike_live.race.redaction import Disclosure, replay_for
+from klondike_live.store.connect import RedisClient
 
 from auditor import (
     HTTP_ANSWERS,
@@ -50,7 +51,7 @@ def replayed(seed: str, tokens: list[str] | tuple[str, ...]) -> Board:
     return board
 
 
-async def stored_results(redis: Any, room: str) -> dict[str, Any]:
+async def stored_results(redis: RedisClient, room: str) -> dict[str, Any]:
     data = await redis.hget(keys.results(room, 1), "data")
     assert data is not None
     results: dict[str, Any] = msgpack.unpackb(data, raw=False)
@@ -58,7 +59,7 @@ async def stored_results(redis: Any, room: str) -> dict[str, Any]:
 
 
 async def test_an_open_days_game_shows_over_http_only_what_its_player_saw(
-    daily_node: Node, clock: DayClock, redis: Any
+    daily_node: Node, clock: DayClock, redis: RedisClient
 ) -> None:
     """Carol, who finished her ranked attempt, fetches Alice's resigned attempt of the
     open day: results and replay without seed, deal or records, and every view (final,
@@ -133,7 +134,7 @@ async def test_an_open_days_game_shows_over_http_only_what_its_player_saw(
 
 
 async def test_the_http_audit_catches_what_the_old_answers_showed(
-    daily_node: Node, redis: Any
+    daily_node: Node, redis: RedisClient
 ) -> None:
     """Fed the answers the server used to give an account that finished (full final
     views without seed; a replay with every card, minus seed and deal), or any answer

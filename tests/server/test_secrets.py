@@ -20,6 +20,7 @@ from klondike_live.auth import key_id, mint_guest_token
 from klondike_live.client import Client, ServerError
 from klondike_live.config import Settings
 from klondike_live.gateway.server import running
+from klondike_live.store.connect import RedisClient
 
 from helpers import FAST, SERVE_ENV, Served
 
@@ -33,12 +34,13 @@ def shared(make_settings: Callable[..., Settings], **overrides: Any) -> Settings
 
 
 async def test_tokens_of_one_node_are_valid_on_another(
-    make_settings: Callable[..., Settings], redis: Any
+    make_settings: Callable[..., Settings], redis: RedisClient
 ) -> None:
     """Two nodes on one Redis with no secret configured share the one kept in Redis: a
     guest token minted by the first is a login on the second."""
     async with running(shared(make_settings)) as first, running(shared(make_settings)) as second:
         stored = await redis.get(keys.SHARED_SECRET)
+        assert isinstance(stored, bytes), stored
         assert len(stored) == 64 and int(stored, 16) >= 0  # 32 random bytes, in hex
         assert first.settings.secret == second.settings.secret == stored
         alice = await Client.connect(first.ws_url, name="Alice")
@@ -49,7 +51,7 @@ async def test_tokens_of_one_node_are_valid_on_another(
 
 
 async def test_shared_secret_survives_restarts(
-    make_settings: Callable[..., Settings], redis: Any
+    make_settings: Callable[..., Settings], redis: RedisClient
 ) -> None:
     """The shared secret is made once: a node started later (or again) reads the same."""
     async with running(shared(make_settings)) as first:
@@ -62,7 +64,7 @@ async def test_shared_secret_survives_restarts(
 
 
 async def test_first_node_offers_its_secret_file(
-    make_settings: Callable[..., Settings], redis: Any, caplog: pytest.LogCaptureFixture
+    make_settings: Callable[..., Settings], redis: RedisClient, caplog: pytest.LogCaptureFixture
 ) -> None:
     """A node that ran alone (its data dir has a secret) and moves to a shared Redis makes
     its secret the shared one, so its players stay signed in; a second node whose own file
@@ -82,7 +84,7 @@ async def test_first_node_offers_its_secret_file(
 
 
 async def test_rotated_node_accepts_old_key_and_refuses_unknown_kid(
-    make_settings: Callable[..., Settings], redis: Any
+    make_settings: Callable[..., Settings], redis: RedisClient
 ) -> None:
     """A node signing with a new key accepts a token minted with the old one (listed as an
     old secret), mints new tokens under the new key id, and refuses a token whose kid it
@@ -128,7 +130,7 @@ async def serve_without_secret(redis_url: str, data_dir: Path) -> AsyncIterator[
 
 
 async def test_serve_processes_share_the_secret_with_nothing_configured(
-    valkey_url: str, redis: Any, tmp_path: Path
+    valkey_url: str, redis: RedisClient, tmp_path: Path
 ) -> None:
     """Two `klondike-live serve` processes given only the Redis URL: a token from one is a
     login on the other, and neither wrote a secret file."""
