@@ -21,7 +21,7 @@ import { describeMove } from "./room-parts.js";
 /** @import { BoardFrame, DiffFrame, ErrorFrame, HintFrame } from "../wire.js" */
 /** @import { RoomPage } from "./room.js" */
 
-const RETRY_CODES = new Set(["rate_limited", "busy"]);
+const RETRY_CODES = new Set(["rate_limited", "busy", "unavailable"]);
 const RETRY_MS = 400;
 const AUTO_COMPLETE_MS = 90;
 

@@ -37,7 +37,7 @@ from klondike_live.service.ending import check_end
 from klondike_live.service.errors import RequestError
 from klondike_live.service.hub import Hub
 from klondike_live.service.rooms import Rooms
-from klondike_live.store import TimerKind
+from klondike_live.store import StoreError, TimerKind
 from klondike_live.tasks import cancel_requested
 
 log = logging.getLogger(__name__)
@@ -140,6 +140,8 @@ class Timers:
                 counter += 1
             except asyncio.CancelledError:
                 raise
+            except StoreError as exc:  # an outage: the next ticks try again
+                log.warning("tick failed: the store did not answer (%s)", exc)
             except Exception:
                 log.exception("tick failed")
         raise asyncio.CancelledError
