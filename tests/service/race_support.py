@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from service_checks import RaceNow
-from service_fixtures import Cluster, MemoryConnection
-
 from klondike_live.engine import Board, Deal, Move
 from klondike_live.engine.moves import DRAW, RECYCLE
 from klondike_live.protocol import incoming as msg
 from klondike_live.protocol.kinds import Role
 from klondike_live.race.room import COUNTDOWN, RACING
+
+from service_checks import RaceNow
+from service_fixtures import Cluster, MemoryConnection
 
 
 @dataclass

@@ -47,7 +47,6 @@ from typing import Any, Protocol
 import msgpack
 import pytest
 from redis.asyncio import Redis
-from service_checks import RaceNow, Streams, check_frame, race_now
 
 from klondike_live import keys
 from klondike_live.bus.subscriber import Subscriber
@@ -65,6 +64,8 @@ from klondike_live.service.live import LiveService, RoomRequest
 from klondike_live.service.timers import BUCKETS_PER_TICK
 from klondike_live.store import Store
 from klondike_live.store.connect import RedisClient, open_redis
+
+from service_checks import RaceNow, Streams, check_frame, race_now
 
 SEED = "5eed0000c0ffee00d15ea5e0000b0a7d"
 """The deal of every race of the `cluster` fixture (32 hex, like a real seed)."""

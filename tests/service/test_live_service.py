@@ -9,9 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from race_support import board_of, pick_move, play, start_race
-from service_checks import Streams
-from service_fixtures import GRACE_SECONDS, SEED, Cluster, MemoryConnection
 
 from klondike_live.protocol import incoming as msg
 from klondike_live.protocol import outgoing
@@ -20,6 +17,10 @@ from klondike_live.protocol.kinds import Role
 from klondike_live.race.room import FINISHED, RACING
 from klondike_live.race.status import BoardStatus
 from klondike_live.store import TimerKind
+
+from race_support import board_of, pick_move, play, start_race
+from service_checks import Streams
+from service_fixtures import GRACE_SECONDS, SEED, Cluster, MemoryConnection
 
 GRACE_MS = int(GRACE_SECONDS * 1000)
 

@@ -49,9 +49,6 @@ from hypothesis.stateful import (
     rule,
     run_state_machine_as_test,
 )
-from race_support import board_of
-from service_checks import RaceNow
-from service_fixtures import GRACE_SECONDS, Cluster, MemoryConnection
 
 from klondike_live.config import Settings
 from klondike_live.engine import Move
@@ -62,6 +59,10 @@ from klondike_live.protocol.kinds import Role
 from klondike_live.race.room import COUNTDOWN, FINISHED, LOBBY, RACING
 from klondike_live.race.status import BoardStatus
 from klondike_live.store.connect import open_redis
+
+from race_support import board_of
+from service_checks import RaceNow
+from service_fixtures import GRACE_SECONDS, Cluster, MemoryConnection
 
 T = TypeVar("T")
 
