@@ -150,36 +150,31 @@ def test_own_snapshot_tells_the_last_move_id_and_status() -> None:
     assert Variant() == board.board.variant
 
 
+def published(board: LiveBoard) -> tuple[object, ...]:
+    """Everything of a writer that a rollback must restore."""
+    return (
+        board.seq,
+        board.own_offset,
+        board.spec_offset,
+        board.own_view,
+        board.spec_view,
+        board.last_move_id,
+        board.status,
+        list(board.board.moves),
+    )
+
+
 def test_rollback_restores_the_board_and_what_was_published() -> None:
     """A refused write rolls the writer back exactly: board, offsets, views, status."""
     board = live()
     board.apply_move(Move.parse("D"), 1, {})
     board.confirm()
-    before = (
-        board.seq,
-        board.own_offset,
-        board.spec_offset,
-        board.own_view,
-        board.spec_view,
-        board.last_move_id,
-        board.status,
-        list(board.board.moves),
-    )
+    before = published(board)
     board.apply_move(Move.parse("D"), 2, {})
     board.rollback()
     board.apply_ending(BoardOp.RESIGN, {})
     board.rollback()
-    after = (
-        board.seq,
-        board.own_offset,
-        board.spec_offset,
-        board.own_view,
-        board.spec_view,
-        board.last_move_id,
-        board.status,
-        list(board.board.moves),
-    )
-    assert after == before
+    assert published(board) == before
 
 
 def test_an_undo_rolled_back_puts_the_move_back() -> None:

@@ -159,20 +159,9 @@ def test_transitions_that_do_more_than_change_a_field_say_so() -> None:
 def test_a_lobby_every_racer_left_is_hosted_by_the_next_to_join() -> None:
     """The host leaving an otherwise empty lobby leaves it hostless; whoever joins next
     hosts it and can start it."""
-    alone = new_room(
-        "room-0003",
-        kind=RoomKind.RACE,
-        variant=Variant(),
-        capacity=2,
-        time_limit=0,
-        public=False,
-        host="u1",
-        host_name="Ann",
-        now_ms=0,
-    )
-    empty = alone.leave("u1")
+    empty = lobby(capacity=2).leave("u2").leave("u1")
     assert empty.host == ""
-    joined = empty.join("u2", "Bo").join("u3", "Cy")
-    assert joined.host == "u2"
-    ready = joined.set_ready("u2", True).set_ready("u3", True)
-    assert ready.start("u2", 0, 0, "x").state.state == COUNTDOWN
+    joined = empty.join("u3", "Cy").join("u4", "Di")
+    assert joined.host == "u3"
+    ready = joined.set_ready("u3", True).set_ready("u4", True)
+    assert ready.start("u3", 0, 0, "x").state.state == COUNTDOWN

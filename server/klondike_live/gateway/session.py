@@ -301,7 +301,6 @@ class Session:
 
     async def _dispatch(self, message: msg.ClientMessage) -> None:
         service = self.service
-        rid = getattr(message, "rid", None)
         try:
             match message:
                 case msg.Ping():
@@ -330,37 +329,33 @@ class Session:
                 case _:
                     assert_never(message)
         except RequestError as exc:
-            service.metrics.error(str(exc.code))
-            room = getattr(message, "room", None)
-            move_id = getattr(message, "id", None)
-            await self.send(
-                outgoing.error(exc.code, exc.message, rid=rid, room=room, move_id=move_id)
-            )
+            await self._answer_error(message, exc.code, exc.message)
         except (ConnectionClosed, asyncio.CancelledError):
             raise
         except (StoreError, TimeoutError) as exc:
             # Redis is unreachable or failed mid-request: nothing the client did wrong,
             # and a retry with the same ids is safe (moves are idempotent).
             log.warning("the store failed handling %s: %s", type(message).__name__, exc)
-            service.metrics.error(str(ErrorCode.UNAVAILABLE))
-            await self.send(
-                outgoing.error(
-                    ErrorCode.UNAVAILABLE,
-                    "the server's store is unreachable; try again shortly",
-                    rid=rid,
-                    room=getattr(message, "room", None),
-                    move_id=getattr(message, "id", None),
-                )
+            await self._answer_error(
+                message,
+                ErrorCode.UNAVAILABLE,
+                "the server's store is unreachable; try again shortly",
             )
         except Exception:
             log.exception("handling %s from %s failed", type(message).__name__, self.conn_id)
-            service.metrics.error(str(ErrorCode.INTERNAL))
-            await self.send(
-                outgoing.error(
-                    ErrorCode.INTERNAL,
-                    "the server failed to handle that message",
-                    rid=rid,
-                    room=getattr(message, "room", None),
-                    move_id=getattr(message, "id", None),
-                )
+            await self._answer_error(
+                message, ErrorCode.INTERNAL, "the server failed to handle that message"
             )
+
+    async def _answer_error(self, message: msg.ClientMessage, code: ErrorCode, text: str) -> None:
+        """An `error` frame naming the request it answers (its rid, room and move id)."""
+        self.service.metrics.error(str(code))
+        await self.send(
+            outgoing.error(
+                code,
+                text,
+                rid=getattr(message, "rid", None),
+                room=getattr(message, "room", None),
+                move_id=getattr(message, "id", None),
+            )
+        )

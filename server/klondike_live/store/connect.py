@@ -140,22 +140,13 @@ def node_client(url: str, host: str, port: int, *, pooled: bool = False) -> redi
     parts = urlsplit(url)
     credentials, _, _ = parts.netloc.rpartition("@")
     netloc = f"{credentials}@{host}:{port}" if credentials else f"{host}:{port}"
-    if pooled:
-        return redis.asyncio.Redis.from_url(
-            urlunsplit(parts._replace(netloc=netloc)),
-            decode_responses=False,
-            max_connections=MAX_CONNECTIONS,
-            socket_timeout=SOCKET_TIMEOUT_SECONDS,
-            socket_connect_timeout=CONNECT_TIMEOUT_SECONDS,
-            socket_keepalive=True,
-            # A failed write is answered at once (the client retries it with its id):
-            # a retry here could only wait for a node that failed over.
-            retry=Retry(NoBackoff(), retries=0),
-        )
+    # Never retried here: a failed write is answered at once (the client retries it
+    # with its id), and a retry could only wait for a node that failed over.
     return redis.asyncio.Redis.from_url(
         urlunsplit(parts._replace(netloc=netloc)),
         decode_responses=False,
-        socket_timeout=None,
+        max_connections=MAX_CONNECTIONS if pooled else None,
+        socket_timeout=SOCKET_TIMEOUT_SECONDS if pooled else None,
         socket_connect_timeout=CONNECT_TIMEOUT_SECONDS,
         socket_keepalive=True,
         retry=Retry(NoBackoff(), retries=0),
