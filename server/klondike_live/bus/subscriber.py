@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
@@ -54,6 +55,11 @@ SUBSCRIBE_TIMEOUT: Final = 10.0
 BACKOFF: Final = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0)
 """Pauses between reconnection attempts of one shard (the last one repeats)."""
 
+HEARTBEAT: Final = 5.0
+"""Seconds of silence after which a shard's connection is sent a PING; a connection
+that stays silent as long again is taken for stalled (a frozen server, a dead link) and
+opened anew, which also finds each channel's owner again."""
+
 STANDALONE: Final = "standalone"
 
 
@@ -74,6 +80,7 @@ class _Shard:
         # ones are handed to `on_resubscribed` together.
         self.catch_up: set[str] = set()
         self.confirmed: set[str] = set()
+        self.heard = time.monotonic()  # when the connection last delivered anything
 
 
 class Subscriber:
@@ -87,7 +94,9 @@ class Subscriber:
         *,
         on_resubscribed: OnResubscribed | None = None,
         on_reconnect: Callable[[], None] | None = None,
+        heartbeat: float = HEARTBEAT,
     ) -> None:
+        self._heartbeat = heartbeat
         self._client = client
         self._url = url
         self._on_message = on_message
@@ -211,6 +220,7 @@ class Subscriber:
     async def _read(self, shard: _Shard) -> None:
         attempt = 0
         first = True
+        watchdog: asyncio.Task[None] | None = None
         while not self._stopping and not cancel_requested():
             pubsub = shard.client.pubsub(ignore_subscribe_messages=False)
             shard.pubsub = pubsub
@@ -224,7 +234,9 @@ class Subscriber:
                     await pubsub.ssubscribe(channel)
                 shard.connected = True
                 attempt = 0
+                watchdog = asyncio.create_task(self._watch(shard, pubsub), name="bus-watchdog")
                 async for message in pubsub.listen():
+                    shard.heard = time.monotonic()
                     await self._dispatch(shard, message)
                     if cancel_requested():
                         # Swallowed by a library call of a hook (redis-py does, during
@@ -239,6 +251,9 @@ class Subscriber:
                 log.warning("bus connection to %s lost: %s", shard.name, exc)
             finally:
                 shard.connected = False
+                if watchdog is not None:
+                    watchdog.cancel()
+                    watchdog = None
                 with contextlib.suppress(Exception):
                     await pubsub.aclose()  # type: ignore[no-untyped-call]
             first = False
@@ -255,6 +270,25 @@ class Subscriber:
                     await shard.client.aclose()
                 return
         raise asyncio.CancelledError
+
+    async def _watch(self, shard: _Shard, pubsub: PubSub) -> None:
+        """PING a silent connection; drop one that stays silent (see `HEARTBEAT`)."""
+        pinged = False
+        while True:
+            await asyncio.sleep(self._heartbeat)
+            silent = time.monotonic() - shard.heard
+            if silent < self._heartbeat:
+                pinged = False
+            elif not pinged:
+                with contextlib.suppress(RedisError, OSError):
+                    await pubsub.ping()
+                pinged = True
+            else:
+                log.warning("bus connection to %s silent for %.1f s: anew", shard.name, silent)
+                shard.connected = False
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+                return
 
     async def _rehome(self, shard: _Shard) -> None:
         """On a cluster, move each channel of `shard` to the node that owns it now."""
