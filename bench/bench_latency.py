@@ -55,32 +55,36 @@ RELAY_CHANNEL = "bench:relay"
 
 class BusTap:
     """An independent subscriber on the Valkey channel: when each move's spectator
-    frame was published (splits the latency into sender side and receiver side)."""
+    frame was published (splits the latency into sender side and receiver side).
 
-    def __init__(self, url: str, channel: str, header: bytes | None) -> None:
+    Room channels are sharded channels (the node's scripts SPUBLISH them, and so does
+    the relay), so the tap listens with SSUBSCRIBE. With `header`, a message is a bus
+    header (`S<seat>:<epoch>:<offset>|`, see `bus.messages`) then the frame."""
+
+    def __init__(self, url: str, channel: str, header: bool) -> None:
         self.url = url
         self.channel = channel
-        self.header = header  # routing header to look for, or None (bare frames)
+        self.header = header  # messages carry the bus's routing header
         self.stamps: dict[int, float] = {}
         self._task: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         self.client = redis.asyncio.Redis.from_url(self.url)
         self.pubsub = self.client.pubsub(ignore_subscribe_messages=True)
-        await self.pubsub.subscribe(self.channel)
+        await self.pubsub.ssubscribe(self.channel)
         self._task = asyncio.create_task(self._read())
 
     async def _read(self) -> None:
         while True:
             message = await self.pubsub.get_message(timeout=1.0)
-            if message is None or message["type"] != "message":
+            if message is None or message["type"] != "smessage":
                 continue
             at = time.perf_counter()
             data: bytes = message["data"]
-            if self.header is not None:
-                if not data.startswith(self.header):
+            if self.header:
+                if not data.startswith(b"S"):
                     continue
-                data = data[len(self.header) :]
+                data = data[data.index(b"|") + 1 :]
             moves = int(unpack(data).get("moves", -1))
             self.stamps.setdefault(moves, at)
 
@@ -156,7 +160,7 @@ async def measure_node(
 ) -> tuple[Result, int]:
     racer = await Racer.solo(node_a.ws_url)
     spectators, tasks = await open_spectators(node_b.ws_url, racer.room, count, stamps=True)
-    tap = BusTap(url, keys.spectator_channel(racer.room), b"S0|")
+    tap = BusTap(url, keys.spectator_channel(racer.room), header=True)
     await tap.start()
     acks: list[float] = []
     try:
@@ -189,7 +193,7 @@ async def measure_relay(
 ) -> Result:
     spectators, tasks = await open_spectators(fanout.ws_url, None, count, stamps=True)
     sender: ClientConnection = await raw_connect(ingest.ws_url)
-    tap = BusTap(url, RELAY_CHANNEL, None)
+    tap = BusTap(url, RELAY_CHANNEL, header=False)
     await tap.start()
     try:
         await asyncio.sleep(0.5)

