@@ -1,0 +1,211 @@
+"""The cost of acknowledged-move durability: move latency with and without WAIT.
+
+A local Valkey Cluster of `--masters` masters with one replica each (`DevCluster`) and
+two nodes on it: one with the default `wait_replicas` (-1: one replica, since the
+masters have replicas in sync at start), so each batch of board writes ends with
+`WAIT 1 <wait_timeout_ms>` and a move is acknowledged only once a replica has it; one
+with `KLONDIKE_WAIT_REPLICAS=0`, which acknowledges as soon as the master has it.
+
+For each racer count R of `--racers`: R solo racers per node, each sending a move every
+`--interval` seconds (paced: this measures latency, not queueing), staggered over the
+interval; a sample is the time from sending a move to receiving the racer's own diff
+that acknowledges it. `--rounds` rounds of `--moves` moves per racer alternate between
+the two nodes (after a warm-up); all racers live in this process and use one clock.
+The masters' `INFO commandstats` show that only the WAIT node sends WAIT.
+
+    .venv/bin/python bench/bench_wait.py [--racers 1,20] [--moves 200] [--rounds 4]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+
+from serverbench import (
+    FAST_RATE,
+    Child,
+    Harness,
+    Racer,
+    Shard,
+    code_version,
+    counters_delta,
+    percentile,
+    run_bench,
+    server_counters,
+    shards_of,
+    table,
+)
+
+WARMUP_MOVES = 20
+
+
+@dataclass
+class Side:
+    """One node and what its racers measured, over the rounds."""
+
+    label: str
+    node: Child
+    samples: list[float] = field(default_factory=list)  # ms, send -> own diff
+    moves: int = 0
+    waits: float = 0.0  # WAIT commands the masters got while this side played
+    evalsha: float = 0.0
+    rounds: list[tuple[float, float]] = field(default_factory=list)  # (p50, p99) per round
+
+
+async def play(racer: Racer, moves: int, interval: float, offset: float) -> list[float]:
+    """`moves` paced moves; milliseconds from each send to its acknowledgement."""
+    out: list[float] = []
+    start = time.perf_counter() + offset
+    for index in range(moves):
+        delay = start + index * interval - time.perf_counter()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        move_id, frame = racer.next_frame()
+        sent = time.perf_counter()
+        await racer.conn.send(frame)
+        await racer.wait_ack(move_id)
+        out.append((time.perf_counter() - sent) * 1000)
+    return out
+
+
+async def measure(
+    side: Side, racers: list[Racer], shards: list[Shard], args: argparse.Namespace
+) -> None:
+    offsets = [i * args.interval / len(racers) for i in range(len(racers))]
+    await asyncio.gather(
+        *(play(r, WARMUP_MOVES, args.interval, o) for r, o in zip(racers, offsets, strict=True))
+    )
+    before = {s.port: server_counters(s) for s in shards}
+    results = await asyncio.gather(
+        *(play(r, args.moves, args.interval, o) for r, o in zip(racers, offsets, strict=True))
+    )
+    after = {s.port: server_counters(s) for s in shards}
+    samples = [x for result in results for x in result]
+    side.samples += samples
+    side.moves += len(samples)
+    for port in before:
+        delta = counters_delta(before[port], after[port])
+        side.waits += delta.get("cmd:wait", 0.0)
+        side.evalsha += delta.get("cmd:evalsha", 0.0)
+    side.rounds.append((percentile(samples, 50), percentile(samples, 99)))
+
+
+async def bench(args: argparse.Namespace, harness: Harness) -> int:
+    cluster = harness.cluster(args.masters, 1)
+    shards = shards_of(cluster.url)
+    wait_node = harness.node(cluster.url, "wait", FAST_RATE)
+    nowait_node = harness.node(cluster.url, "nowait", {**FAST_RATE, "KLONDIKE_WAIT_REPLICAS": "0"})
+    rows: list[list[object]] = []
+    round_rows: list[list[object]] = []
+    for count in args.racers:
+        sides = [Side("WAIT 1 (default)", wait_node), Side("no WAIT", nowait_node)]
+        players = {
+            side.label: [await Racer.solo(side.node.ws_url, f"Racer {i}") for i in range(count)]
+            for side in sides
+        }
+        try:
+            for index in range(args.rounds):
+                order = sides if index % 2 == 0 else sides[::-1]
+                for side in order:
+                    await measure(side, players[side.label], shards, args)
+        finally:
+            for group in players.values():
+                await asyncio.gather(*(r.conn.close() for r in group), return_exceptions=True)
+        on, off = sides
+        on50, on99 = percentile(on.samples, 50), percentile(on.samples, 99)
+        off50, off99 = percentile(off.samples, 50), percentile(off.samples, 99)
+        for side, p50, p99 in ((on, on50, on99), (off, off50, off99)):
+            rows.append(
+                [
+                    count,
+                    side.label,
+                    len(side.samples),
+                    p50,
+                    percentile(side.samples, 90),
+                    p99,
+                    p50 / off50,
+                    p99 / off99,
+                    side.waits / max(side.moves, 1),
+                    side.evalsha / max(side.moves, 1),
+                ]
+            )
+        for index in range(args.rounds):
+            (a50, a99), (b50, b99) = on.rounds[index], off.rounds[index]
+            round_rows.append([count, index + 1, a50, b50, a50 / b50, a99, b99, a99 / b99])
+        print(
+            f"R={count}: WAIT p50 {on50:.2f} ms p99 {on99:.2f} ms; "
+            f"no WAIT p50 {off50:.2f} ms p99 {off99:.2f} ms",
+            file=sys.stderr,
+            flush=True,
+        )
+    print(code_version())
+    print(
+        f"Python {sys.version.split()[0]}, {os.cpu_count()} cores; a cluster of {args.masters} "
+        f"masters with 1 replica each (AOF everysec); a move every "
+        f"{args.interval * 1000:.0f} ms per racer, {args.rounds} alternating rounds of "
+        f"{args.moves} moves per racer after {WARMUP_MOVES} warm-up; latency from sending a "
+        "move to the racer's own diff acknowledging it"
+    )
+    print(
+        table(
+            [
+                "racers",
+                "node",
+                "samples",
+                "p50 ms",
+                "p90 ms",
+                "p99 ms",
+                "p50 / no WAIT",
+                "p99 / no WAIT",
+                "WAIT per move",
+                "EVALSHA per move",
+            ],
+            rows,
+        )
+    )
+    print(
+        "(WAIT and EVALSHA per move: commands the masters ran while that node played, "
+        "over its moves: one WAIT per batch of board writes and master; EVALSHA also "
+        "counts the timer scripts of both nodes' ticks)"
+    )
+    print()
+    print(
+        table(
+            [
+                "racers",
+                "round",
+                "WAIT p50",
+                "no WAIT p50",
+                "ratio",
+                "WAIT p99",
+                "no WAIT p99",
+                "ratio",
+            ],
+            round_rows,
+        )
+    )
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--racers",
+        type=lambda text: [int(x) for x in text.split(",")],
+        default=[1, 20],
+        help="racers per node, comma-separated",
+    )
+    parser.add_argument("--masters", type=int, default=3, help="masters (each with 1 replica)")
+    parser.add_argument("--moves", type=int, default=200, help="measured moves per racer a round")
+    parser.add_argument("--rounds", type=int, default=4, help="rounds per node (alternating)")
+    parser.add_argument("--interval", type=float, default=0.02, help="seconds between moves")
+    args = parser.parse_args()
+    return run_bench(lambda harness: bench(args, harness), ("wait", "nowait"))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
