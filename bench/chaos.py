@@ -76,6 +76,8 @@ from websockets.exceptions import WebSocketException
 from klondike_live import keys
 from klondike_live.client import Client, ServerError
 from klondike_live.engine import GameRecord
+from klondike_live.race.room import RoomState
+from klondike_live.store.connect import open_redis
 from klondike_live.store.devcluster import DevCluster
 from serverbench import FAST_RATE, Child, Harness, code_version, stop_process, table
 
@@ -136,6 +138,27 @@ def next_move(view: Message) -> str | None:
 
 
 Frames = list[tuple[int, Message]]  # (connection number, frame), in the order received
+
+
+class Stamped(list[Message]):
+    """A client's received frames, with when each arrived (`time.monotonic()`; None for
+    those received before the list was put in place)."""
+
+    def __init__(self, frames: list[Message]) -> None:
+        super().__init__(frames)
+        self.times: list[float | None] = [None] * len(frames)
+
+    def append(self, item: Message) -> None:
+        self.times.append(time.monotonic())
+        super().append(item)
+
+
+def stamped(client: Client) -> Client:
+    """Stamp the arrival of every frame from now on (the client appends to `received`)."""
+    client.received = Stamped(client.received)
+    return client
+
+
 BoardKey = tuple[str, int, str, int]  # room, seat, audience, epoch
 
 
@@ -197,16 +220,20 @@ def compare_moves(acked: Sequence[str], record: Sequence[str]) -> tuple[int, int
     return lost, extra
 
 
-def brief(index: int, conn: int, message: Message) -> list[Any]:
-    """One frame as an incident lists it."""
+def brief(index: int, conn: int, message: Message, at: float | None) -> list[Any]:
+    """One frame as an incident lists it: its index, the connection (0, 1, ...), when
+    it arrived (ms since the race was set up), its type and what tells it apart."""
     kind = message.get("t")
+    head = [index, conn, None if at is None else round(at * 1000), kind]
     if kind in ("board", "diff"):
-        return [index, conn, kind, message["seat"], message["audience"], message["off"]]
+        return [*head, message["seat"], message["audience"], message["off"], message["status"]]
     if kind == "error":
-        return [index, conn, kind, message.get("code"), message.get("id")]
+        return [*head, message.get("code"), message.get("id")]
     if kind == "ack":
-        return [index, conn, kind, message.get("id"), message.get("off")]
-    return [index, conn, kind]
+        return [*head, message.get("id"), message.get("off")]
+    if kind == "room":
+        return [*head, message.get("state")]
+    return head
 
 
 # ---------------------------------------------------------------- processes
@@ -331,6 +358,7 @@ class Phase:
     ) -> None:
         self.name = name
         self.nodes = nodes
+        self.store_url: Callable[[], str] = lambda: nodes.redis_url
         self.rng = rng
         self.deadline = deadline
         self.incidents = incidents
@@ -379,6 +407,10 @@ class Person:
         self.joins: list[list[list[int]]] = []  # the `since` of each rejoin
         self.reconnects = 0
         self.stalls = 0
+        self.timeline: list[tuple[int, str]] = []  # (ms since set-up, what happened)
+
+    def note(self, what: str) -> None:
+        self.timeline.append((round((time.monotonic() - self.race.started) * 1000), what))
 
     @property
     def client(self) -> Client:
@@ -391,6 +423,19 @@ class Person:
     def frames(self) -> Frames:
         return [(n, m) for n, client in enumerate(self.clients) for m in client.received]
 
+    def arrivals(self) -> list[float | None]:
+        """When each of `frames()` arrived, in seconds since the race was set up."""
+        out: list[float | None] = []
+        for client in self.clients:
+            times = getattr(client.received, "times", [None] * len(client.received))
+            out += [None if t is None else t - self.race.started for t in times]
+        return out
+
+    def excerpt(self, first: int, end: int) -> list[list[Any]]:
+        frames, times = self.frames(), self.arrivals()
+        first, end = max(0, first), min(len(frames), end)
+        return [brief(i, *frames[i], times[i]) for i in range(first, end)]
+
     def has_results(self) -> bool:
         return any(
             m.get("t") == "results" and m.get("room") == self.race.room
@@ -400,8 +445,9 @@ class Person:
 
     async def connect(self) -> None:
         url = self.race.phase.nodes.pick(self.race.phase.rng)
-        self.clients.append(await Client.connect(url, name=self.name))
+        self.clients.append(stamped(await Client.connect(url, name=self.name)))
         self.urls.append(url)
+        self.note(f"connected to {url}")
 
     async def resume(self) -> None:
         """Reconnect to a random live node with the same token and rejoin with `since`
@@ -419,11 +465,12 @@ class Person:
                 await asyncio.sleep(pause)
                 pause = min(pause * 2, 1.0)
                 continue
-            self.clients.append(client)
+            self.clients.append(stamped(client))
             self.urls.append(url)
             self.reconnects += 1
             since = client.since(room)
             self.joins.append(since)
+            self.note(f"connection {len(self.clients) - 1} to {url}, join since {since}")
             try:
                 await client.join(room, self.role, since=since)
                 return
@@ -441,6 +488,7 @@ class Person:
         """Wait for the results, reconnecting as needed; False when they did not come
         within `RESULTS_WAIT` of the race's end."""
         room = self.race.room
+        self.note("waiting for the results")
         while not self.has_results():
             ends = self.race.results_by
             if ends is not None and time.monotonic() > ends:
@@ -556,8 +604,10 @@ class Racer(Person):
                     ),
                     timeout=REQUEST_TIMEOUT,
                 )
+                self.note("resignation acknowledged")
             except ServerError as exc:
                 if exc.code == "wrong_state":
+                    self.note(f"resign refused: {exc}")
                     return
                 if exc.code not in RETRYABLE:
                     raise
@@ -694,26 +744,49 @@ class Race:
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(client.close(), 5)
 
-    async def results(self) -> Message | None:
-        """The results as a client got them, else as a node serves them over HTTP."""
+    async def results(self) -> tuple[Message | None, str]:
+        """The results as a client got them, else as a node serves them over HTTP; and
+        where they came from (or the room as stored, when there are none)."""
         for person in self.people:
             for client in person.clients:
                 for m in client.received:
                     if m.get("t") == "results" and m.get("room") == self.room:
-                        return m
+                        return m, "a client"
         for url in [c.ws_url for c in self.phase.nodes.live.values()]:
             http = url.replace("ws://", "http://").removesuffix("ws")
             try:
-                return await asyncio.to_thread(fetch_json, f"{http}api/results/{self.room}/1")
+                found = await asyncio.to_thread(fetch_json, f"{http}api/results/{self.room}/1")
             except (OSError, ValueError):
                 continue
-        return None
+            return found, "no client got them; stored, served over HTTP"
+        return None, await self.stored()
+
+    async def stored(self) -> str:
+        """The room and its boards as Redis has them (for an incident)."""
+        try:
+            redis = await open_redis(self.phase.store_url(), socket_timeout=5)
+        except Exception as exc:
+            return f"unreadable: {exc!r}"
+        try:
+            blob = await redis.hget(keys.room(self.room), "state")
+            if not isinstance(blob, bytes):
+                return "no room"
+            state = RoomState.from_blob(blob)
+            statuses = []
+            for seat, _ in state.seated():
+                status = await redis.hget(keys.board(self.room, state.gen, seat), "status")
+                statuses.append(status.decode() if isinstance(status, bytes) else str(status))
+            return f"room {state.state}, gen {state.gen}, boards {statuses}"
+        except Exception as exc:
+            return f"unreadable: {exc!r}"
+        finally:
+            await redis.aclose()
 
     async def check(self) -> None:
         """Count what this race lost, doubled, repeated or left out (see the docstring)."""
         tally, phase = self.phase.tally, self.phase
         tally.races += 1
-        results = await self.results()
+        results, stored = await self.results()
         rows = {row["seat"]: row for row in results["ranking"]} if results else {}
         for racer in self.racers:
             tally.acked += len(racer.acked)
@@ -761,10 +834,7 @@ class Race:
                         "at": where,
                         "urls": person.urls,
                         "joins": person.joins,
-                        "frames": [
-                            brief(i, *frames[i])
-                            for i in range(max(0, where - 12), min(len(frames), where + 4))
-                        ],
+                        "frames": person.excerpt(where - 12, where + 4),
                     },
                 )
             if not person.has_results():
@@ -772,7 +842,13 @@ class Race:
                 phase.incident(
                     "no_results",
                     self,
-                    {"who": f"{person.name} ({person.role})", "urls": person.urls},
+                    {
+                        "who": f"{person.name} ({person.role})",
+                        "urls": person.urls,
+                        "stored": stored,
+                        "timeline": person.timeline,
+                        "frames": person.excerpt(len(frames) - 20, len(frames)),
+                    },
                 )
 
 
@@ -941,6 +1017,7 @@ async def failovers(harness: Harness, phase_of: Callable[[Nodes], Phase], args: 
     for name in ("node-f", "node-g"):
         nodes.start(name)
     phase = phase_of(nodes)
+    phase.store_url = lambda: cluster.url  # a node still running
 
     async def faults() -> None:
         await asyncio.sleep(1.0)
