@@ -399,7 +399,6 @@ def report(
                 "PUBLISH calls",
                 "bus publish sent",
                 "bus publish received",
-                "bytes out/msg",
             ],
             control_rows,
         )
