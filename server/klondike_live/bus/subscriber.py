@@ -272,23 +272,28 @@ class Subscriber:
         raise asyncio.CancelledError
 
     async def _watch(self, shard: _Shard, pubsub: PubSub) -> None:
-        """PING a silent connection; drop one that stays silent (see `HEARTBEAT`)."""
-        pinged = False
+        """PING a silent connection; drop one that leaves the PING unanswered for a
+        whole heartbeat (see `HEARTBEAT`)."""
+        shard.heard = time.monotonic()  # a fresh connection starts heard
+        pinged_at: float | None = None
         while True:
             await asyncio.sleep(self._heartbeat)
-            silent = time.monotonic() - shard.heard
-            if silent < self._heartbeat:
-                pinged = False
-            elif not pinged:
-                with contextlib.suppress(RedisError, OSError):
-                    await pubsub.ping()
-                pinged = True
-            else:
-                log.warning("bus connection to %s silent for %.1f s: anew", shard.name, silent)
+            now = time.monotonic()
+            if pinged_at is not None and shard.heard < pinged_at:
+                log.warning(
+                    "bus connection to %s did not answer a PING within %.1f s: anew",
+                    shard.name,
+                    now - pinged_at,
+                )
                 shard.connected = False
                 with contextlib.suppress(Exception):
                     await pubsub.aclose()  # type: ignore[no-untyped-call]
                 return
+            pinged_at = None
+            if now - shard.heard >= self._heartbeat:
+                pinged_at = now
+                with contextlib.suppress(RedisError, OSError):
+                    await pubsub.ping()
 
     async def _rehome(self, shard: _Shard) -> None:
         """On a cluster, move each channel of `shard` to the node that owns it now."""

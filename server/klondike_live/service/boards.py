@@ -173,6 +173,7 @@ class Boards:
                     await conn.send(outgoing.ack(local.room_id, move_id, writer.own_offset))
                     return
                 if writer.status.done:
+                    self.hub.spawn(check_end(self.rooms, local.room_id), f"end-{local.room_id}")
                     raise RequestError(
                         ErrorCode.WRONG_STATE, f"your game is over ({writer.status})"
                     )
@@ -216,6 +217,10 @@ class Boards:
                     done = writer.status.done
                     break
             if result.status is not WriteStatus.STALE:
+                if result.status is WriteStatus.DONE:
+                    # Over already (its end written by another node): the race may be
+                    # over too, if whoever ended the last board could not finish it.
+                    self.hub.spawn(check_end(self.rooms, local.room_id), f"end-{local.room_id}")
                 raise RequestError(*_refusal(result))
         else:
             raise RequestError(ErrorCode.BUSY, "the board kept changing; try again")

@@ -36,12 +36,16 @@ from klondike_live.race.results import board_after
 from klondike_live.race.room import COUNTDOWN, FINISHED, RACING, RoomState
 from klondike_live.race.status import BoardStatus
 from klondike_live.race.visibility import Audience, own_knowledge
+from klondike_live.service.errors import RequestError
 from klondike_live.service.hub import Hub
 from klondike_live.service.local import Held, LocalRoom, Viewer
 from klondike_live.service.rooms import Rooms
-from klondike_live.store import BoardRecord
+from klondike_live.store import BoardRecord, StoreError
 
 log = logging.getLogger(__name__)
+
+RESYNC_PAUSES = (0.2, 0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
+"""Pauses between tries of a resync that the store failed (about a minute in all)."""
 
 MAX_BACKLOG = 200
 """A resuming viewer missing more events than this gets a snapshot instead."""
@@ -148,8 +152,11 @@ class CatchUp:
                 self.metrics.resyncs.inc()
                 await viewer.conn.send(_snapshot(state, seat, record, audience))
             else:
-                for _, frame in frames:
+                for number, frame in frames:
                     await viewer.conn.send(frame)
+                    # The stream may have grown since the board was read: whatever the
+                    # backlog sent is covered too, so the live copy is not sent again.
+                    offset = max(offset, number)
             sent[(audience, seat)] = (state.gen, offset)
         return sent
 
@@ -195,17 +202,26 @@ class CatchUp:
     # ------------------------------------------------------------ bus hooks
 
     async def resync(self, viewer: Viewer) -> None:
-        """A lagging viewer drained its buffer: fresh snapshots, then live again."""
-        local = self.hub.rooms.get(viewer.room_id)
-        if local is None or viewer not in local.viewers:
-            return
-        viewer.catching_up = []
-        viewer.lagging = False
-        try:
-            state = await self.rooms.load(local.room_id)
-            await self.catch_up(local, viewer, state, ())
-        finally:
-            viewer.catching_up = None
+        """A lagging viewer drained its buffer, or the bus had a gap: fresh snapshots,
+        then live again. While the store fails (it may be restarting) it is tried again,
+        so the viewer is never left without the room as it is."""
+        for pause in RESYNC_PAUSES:
+            local = self.hub.rooms.get(viewer.room_id)
+            if local is None or viewer not in local.viewers:
+                return
+            viewer.catching_up = []
+            viewer.lagging = False
+            try:
+                state = await self.rooms.load(local.room_id)
+                await self.catch_up(local, viewer, state, ())
+                return
+            except (StoreError, RequestError) as exc:
+                log.info(
+                    "catching %s up failed (%s); again in %g s", viewer.conn.conn_id, exc, pause
+                )
+            finally:
+                viewer.catching_up = None
+            await asyncio.sleep(pause)
 
     async def on_room_frame(self, local: LocalRoom, message: RoomFrame) -> None:
         """A room frame of a local room: a new race resets the local cache (its boards

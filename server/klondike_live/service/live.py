@@ -48,13 +48,14 @@ from klondike_live.protocol import incoming as msg
 from klondike_live.protocol import outgoing
 from klondike_live.protocol.codes import CloseCode, ErrorCode
 from klondike_live.protocol.kinds import Role, RoomKind
-from klondike_live.race.room import LOBBY, RoomError, RoomState, new_room
+from klondike_live.race.room import COUNTDOWN, LOBBY, RACING, RoomError, RoomState, new_room
 from klondike_live.race.rules import check_spectator
 from klondike_live.race.status import BoardOp
 from klondike_live.service.boards import Boards
 from klondike_live.service.catchup import CatchUp
 from klondike_live.service.connection import Connection
 from klondike_live.service.daily import Clock, DailyService, system_clock
+from klondike_live.service.ending import check_end
 from klondike_live.service.errors import RequestError
 from klondike_live.service.hub import Hub
 from klondike_live.service.local import LocalRoom, Viewer
@@ -160,6 +161,7 @@ class LiveService:
             # A failover may have lost published events that never reached a replica:
             # the streams as stored now are the truth, whatever was delivered before.
             local.delivered.clear()
+            self.hub.spawn(check_end(self.rooms, local.room_id), f"end-{local.room_id}")
             for viewer in list(local.viewers):
                 self.hub.spawn(self.catchup.resync(viewer), f"recover-{viewer.conn.conn_id}")
 
@@ -300,6 +302,10 @@ class LiveService:
             mine.pop(request.room, None)
             await self.hub.leave(local, viewer)
             raise
+        if state.state in (COUNTDOWN, RACING):
+            # Its end may be due already: the node that applied the last board's end
+            # may have died (or lost the store) before it finished the race.
+            self.hub.spawn(check_end(self.rooms, request.room), f"end-{request.room}")
 
     async def leave(self, conn: Connection, room_id: str) -> None:
         viewer = self._members.get(conn.conn_id, {}).pop(room_id, None)
