@@ -124,6 +124,10 @@ async def bench(args: argparse.Namespace, harness: Harness) -> int:
 # ---------------------------------------------------------------- traced node (child)
 
 
+TOP = int(os.environ.get("BENCH_MEMORY_TOP", "12"))
+"""Files listed by the breakdown (`BENCH_MEMORY_TOP=40` for a longer list)."""
+
+
 def serve_traced(redis_url: str, data_dir: str) -> None:
     """A node with tracemalloc on; stdin: `mark` (a snapshot), `report` (growth since)."""
     import tracemalloc
@@ -152,7 +156,7 @@ def serve_traced(redis_url: str, data_dir: str) -> None:
                     stats = now.compare_to(mark, "filename")
                     total = sum(s.size_diff for s in stats)
                     parts = [f"total {total / 1024:,.0f} KiB"]
-                    for stat in stats[:12]:
+                    for stat in stats[:TOP]:
                         name = stat.traceback[0].filename
                         short = name.split("site-packages/")[-1].split("/server/")[-1]
                         size, blocks = stat.size_diff / 1024, stat.count_diff

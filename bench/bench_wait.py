@@ -13,6 +13,10 @@ that acknowledges it. `--rounds` rounds of `--moves` moves per racer alternate b
 the two nodes (after a warm-up); all racers live in this process and use one clock.
 The masters' `INFO commandstats` show that only the WAIT node sends WAIT.
 
+Then Valkey alone, no node: one redis-py client on one master sends a pipeline of
+`SET` (a 128-byte value) with and without `WAIT 1 1000`, every `--interval` seconds,
+`--bare` times each in alternating blocks: what WAIT itself costs on this machine.
+
     .venv/bin/python bench/bench_wait.py [--racers 1,20] [--moves 200] [--rounds 4]
 """
 
@@ -24,6 +28,8 @@ import os
 import sys
 import time
 from dataclasses import dataclass, field
+
+import redis
 
 from serverbench import (
     FAST_RATE,
@@ -41,6 +47,7 @@ from serverbench import (
 )
 
 WARMUP_MOVES = 20
+STALL_MS = 20.0  # a reply slower than this counts as a stall
 
 
 @dataclass
@@ -94,6 +101,28 @@ async def measure(
     side.rounds.append((percentile(samples, 50), percentile(samples, 99)))
 
 
+def bare(shard: Shard, calls: int, interval: float) -> dict[bool, list[float]]:
+    """Milliseconds per pipeline of SET (and WAIT 1 1000), paced, blocks alternating."""
+    key = next(k for i in range(10_000) if shard.owns(k := f"bench:wait:{{{i}}}"))
+    client = redis.Redis(host="127.0.0.1", port=shard.port, socket_timeout=10)
+    out: dict[bool, list[float]] = {True: [], False: []}
+    try:
+        for block in range(8):
+            wait = block % 2 == 0
+            for _ in range(calls // 4):
+                started = time.perf_counter()
+                pipe = client.pipeline(transaction=False)
+                pipe.set(key, b"v" * 128)
+                if wait:
+                    pipe.execute_command("WAIT", 1, 1000)  # type: ignore[no-untyped-call]
+                pipe.execute()
+                out[wait].append((time.perf_counter() - started) * 1000)
+                time.sleep(max(0.0, started + interval - time.perf_counter()))
+    finally:
+        client.close()
+    return out
+
+
 async def bench(args: argparse.Namespace, harness: Harness) -> int:
     cluster = harness.cluster(args.masters, 1)
     shards = shards_of(cluster.url)
@@ -142,6 +171,7 @@ async def bench(args: argparse.Namespace, harness: Harness) -> int:
             file=sys.stderr,
             flush=True,
         )
+    plain = await asyncio.to_thread(bare, shards[0], args.bare, args.interval)
     print(code_version())
     print(
         f"Python {sys.version.split()[0]}, {os.cpu_count()} cores; a cluster of {args.masters} "
@@ -188,6 +218,31 @@ async def bench(args: argparse.Namespace, harness: Harness) -> int:
             round_rows,
         )
     )
+    print()
+    print(
+        f"Valkey alone: one client, a pipeline every {args.interval * 1000:.0f} ms on one "
+        f"master, {args.bare} of each in alternating blocks"
+    )
+    bare_rows: list[list[object]] = []
+    for wait in (True, False):
+        samples = plain[wait]
+        bare_rows.append(
+            [
+                "SET + WAIT 1 1000" if wait else "SET",
+                len(samples),
+                percentile(samples, 50),
+                percentile(samples, 90),
+                percentile(samples, 99),
+                max(samples),
+                sum(1 for x in samples if x > STALL_MS),
+            ]
+        )
+    print(
+        table(
+            ["pipeline", "calls", "p50 ms", "p90 ms", "p99 ms", "max ms", f"> {STALL_MS:.0f} ms"],
+            bare_rows,
+        )
+    )
     return 0
 
 
@@ -203,6 +258,7 @@ def main() -> int:
     parser.add_argument("--moves", type=int, default=200, help="measured moves per racer a round")
     parser.add_argument("--rounds", type=int, default=4, help="rounds per node (alternating)")
     parser.add_argument("--interval", type=float, default=0.02, help="seconds between moves")
+    parser.add_argument("--bare", type=int, default=800, help="Valkey-alone pipelines of each")
     args = parser.parse_args()
     return run_bench(lambda harness: bench(args, harness), ("wait", "nowait"))
 

