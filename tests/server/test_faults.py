@@ -117,3 +117,37 @@ async def test_a_valkey_restart_mid_race_loses_nothing_and_every_client_gets_res
                 await store.aclose()
         finally:
             await close_all(clients)
+
+
+async def test_a_race_left_unfinished_by_a_dead_node_ends_at_the_next_join(
+    make_settings: Callable[..., Settings],
+    valkey: RestartableValkey,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every board ended, but the node that ended the last one never finished the race
+    (it died first): the next join finishes it, and everyone gets the results."""
+    from klondike_live.service import boards
+
+    settings = make_settings(**FAST, redis_url=valkey.url)
+    async with running(settings, seed_source=lambda: str(WON.seed)) as node:
+        alice = await Client.connect(node.ws_url, name="Alice")
+        bob = await Client.connect(node.ws_url, name="Bob")
+        clients = [alice, bob]
+        try:
+            room = await start_race([alice, bob])
+
+            async def dies_first(*_args: object) -> None:
+                return None
+
+            monkeypatch.setattr(boards, "check_end", dies_first)
+            await alice.resign(room)
+            await bob.resign(room)
+            await bob.expect(lambda m: m["t"] == "diff" and m.get("status") == "resigned")
+            monkeypatch.undo()
+            carol = await Client.connect(node.ws_url, name="Carol")
+            clients.append(carol)
+            await carol.join(room, "spectator")
+            for client in clients:
+                await client.expect(lambda m: m["t"] == "results", timeout=10)
+        finally:
+            await close_all(clients)
