@@ -37,9 +37,10 @@ ENV = {
 
 def free_ports(count: int) -> int:
     """The first of `count` consecutive free loopback ports, away from the range the
-    cluster's own nodes take (20000-40000 with their bus ports)."""
+    cluster's own nodes take (20000-40000 with their bus ports) and from the kernel's
+    ephemeral ports (32768 and up), which outgoing connections may take meanwhile."""
     for _ in range(200):
-        first = random.randint(41000, 60000)
+        first = random.randint(10000, 19000)
         sockets = []
         try:
             for port in range(first, first + count):

@@ -70,7 +70,8 @@ def frame(kind: str, epoch: int, off: int) -> dict[str, Any]:
 
 
 def test_mirror_ignores_events_at_or_below_its_offset() -> None:
-    """A board or diff whose (epoch, off) is at or below the last applied is ignored."""
+    """A diff whose (epoch, off) is at or below the last applied is ignored; a board
+    snapshot always replaces the copy, whatever its offset."""
     (old, change, new), (_, change2, new2) = steps()[:2]
     mirror = BoardMirror("R" * 8, 0, "own")
     assert mirror.apply({**frame("board", 1, 4), "view": old, "moves": 4, "status": "playing"})
@@ -78,13 +79,14 @@ def test_mirror_ignores_events_at_or_below_its_offset() -> None:
     for stale in (
         {**frame("diff", 1, 5), "d": change, "moves": 5, "status": "playing"},
         {**frame("diff", 1, 3), "d": change2, "moves": 3, "status": "playing"},
-        {**frame("board", 1, 5), "view": old, "moves": 5, "status": "playing"},
-        {**frame("board", 1, 2), "view": old, "moves": 2, "status": "playing"},
     ):
         assert not mirror.apply(stale)
         assert (mirror.epoch, mirror.offset, mirror.view, mirror.moves) == (1, 5, new, 5)
     assert mirror.apply({**frame("diff", 1, 6), "d": change2, "moves": 6, "status": "playing"})
     assert mirror.view == new2
+    # A snapshot below (the store lost events in a failover): it is the truth now.
+    assert mirror.apply({**frame("board", 1, 4), "view": old, "moves": 4, "status": "playing"})
+    assert (mirror.offset, mirror.view, mirror.moves) == (4, old, 4)
 
 
 def test_mirror_refuses_a_gap_and_takes_a_new_epoch() -> None:
