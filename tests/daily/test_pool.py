@@ -158,10 +158,12 @@ async def test_refill_tops_up_after_a_take(redis: Redis, wait_for: WaitFor) -> N
     pool = DealPool(PoolStore(redis), [EASY], target=1, budget=BUDGET, interval=60)
     task = asyncio.create_task(pool.run_refill())
     try:
-        await wait_for(lambda: pool.size(EASY), timeout=30)
+        # Each fill is a solver process: on a loaded machine it can take a while, but
+        # well under the refiller's 60 s polling interval that a take must not wait for.
+        await wait_for(lambda: pool.size(EASY), timeout=50)
         first = await pool.take(EASY)
         assert first is not None
-        await wait_for(lambda: pool.size(EASY), timeout=30)
+        await wait_for(lambda: pool.size(EASY), timeout=50)
         second = await pool.take(EASY)
         assert second is not None and second.seed != first.seed
     finally:
