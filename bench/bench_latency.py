@@ -13,6 +13,10 @@ websocket client and PUBLISHes it to the same Valkey, process 2 is subscribed an
 node B's spectator diffs. Reported: p50 and p99 per N, and node / relay ratios.
 
     .venv/bin/python bench/bench_latency.py [--spectators 1,100] [--moves 300] [--rounds 3]
+
+`--against TREE` (repeatable) adds the two nodes of another checkout's `server/` (e.g.
+`git worktree add --detach /tmp/old <commit>`) to the same Valkey and the same
+alternating rounds.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import sys
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import redis.asyncio
 from websockets.asyncio.client import ClientConnection
@@ -228,25 +233,46 @@ async def bench(args: argparse.Namespace, harness: Harness) -> int:
     node_b = harness.node(url, "node-b")
     ingest = harness.script("relay-ingest", "relay.py", "ingest", url, RELAY_CHANNEL)
     fanout = harness.script("relay-fanout", "relay.py", "fanout", url, RELAY_CHANNEL)
+    others: list[tuple[str, Child, Child]] = []
+    against: list[str] = []
+    for index, tree in enumerate(args.against):
+        env = {"PYTHONPATH": str(tree.resolve() / "server")}
+        against.append(code_version(tree.resolve()))
+        label = against[-1].removeprefix("server code: ").split()[0]
+        others.append(
+            (
+                f"node at {label}",
+                harness.node(url, f"against{index}-a", {**FAST_RATE, **env}),
+                harness.node(url, f"against{index}-b", env),
+            )
+        )
     rows: list[list[object]] = []
     parts: list[list[object]] = []
     verdicts = []
     for count in args.spectators:
         ours = Result([], [], [], [])
         relay = Result([], [], [], [])
-        for _ in range(args.rounds):  # alternate, so drift on a shared machine hits both
+        theirs = [Result([], [], [], []) for _ in others]
+        for _ in range(args.rounds):  # alternate, so drift on a shared machine hits all
             got, size = await measure_node(url, node_a, node_b, count, args.moves, args.interval)
             ours.add(got)
             relay.add(
                 await measure_relay(url, ingest, fanout, count, args.moves, args.interval, size)
             )
+            for (_, other_a, other_b), result in zip(others, theirs, strict=True):
+                got, _ = await measure_node(url, other_a, other_b, count, args.moves, args.interval)
+                result.add(got)
         p50, p99 = percentile(ours.total, 50), percentile(ours.total, 99)
         r50, r99 = percentile(relay.total, 50), percentile(relay.total, 99)
         ratios = [p50 / r50, p99 / r99]
         rows.append(["node A -> Valkey -> node B", count, len(ours.total), p50, p99, *ratios])
+        for (label, _, _), result in zip(others, theirs, strict=True):
+            o50, o99 = percentile(result.total, 50), percentile(result.total, 99)
+            rows.append([label, count, len(result.total), o50, o99, o50 / r50, o99 / r99])
         rows.append(["relay (publish/subscribe)", count, len(relay.total), r50, r99, 1.0, 1.0])
         verdicts.append((count, p50 / r50, p99 / r99))
-        for name, result in (("node", ours), ("relay", relay)):
+        named = [("node", ours)] + [(o[0], r) for o, r in zip(others, theirs, strict=True)]
+        for name, result in [*named, ("relay", relay)]:
             parts.append(
                 [
                     name,
@@ -258,6 +284,8 @@ async def bench(args: argparse.Namespace, harness: Harness) -> int:
                     percentile(result.ack, 50) if result.ack else float("nan"),
                 ]
             )
+    for line in against:
+        print(f"against: {line}")
     print(
         f"{code_version()}\nPython {sys.version.split()[0]}, {os.cpu_count()} cores, "
         "a move every "
@@ -302,8 +330,17 @@ def main() -> int:
     parser.add_argument("--moves", type=int, default=300, help="measured moves per round")
     parser.add_argument("--rounds", type=int, default=3, help="node/relay rounds per N")
     parser.add_argument("--interval", type=float, default=0.02, help="seconds between moves")
+    parser.add_argument(
+        "--against",
+        type=Path,
+        action="append",
+        default=[],
+        help="a work tree of another commit (repeatable): its two nodes are measured too, "
+        "in the same alternating rounds (an older tree's publishes may not be seen by the "
+        "bus tap)",
+    )
     args = parser.parse_args()
-    return run_bench(lambda harness: bench(args, harness), ("node-a", "node-b"))
+    return run_bench(lambda harness: bench(args, harness), ("node-a", "node-b", "against0-a"))
 
 
 if __name__ == "__main__":
