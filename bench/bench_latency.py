@@ -284,10 +284,11 @@ async def bench(args: argparse.Namespace, harness: Harness) -> int:
                     percentile(result.ack, 50) if result.ack else float("nan"),
                 ]
             )
+    print(code_version())
     for line in against:
         print(f"against: {line}")
     print(
-        f"{code_version()}\nPython {sys.version.split()[0]}, {os.cpu_count()} cores, "
+        f"Python {sys.version.split()[0]}, {os.cpu_count()} cores, "
         "a move every "
         f"{args.interval * 1000:.0f} ms, {args.rounds} rounds of {args.moves} moves after "
         f"{WARMUP_MOVES} warm-up; "
