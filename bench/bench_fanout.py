@@ -20,6 +20,10 @@ Its CPU is read the same way over the same kind of window.
 
     .venv/bin/python bench/bench_fanout.py [--sizes 100,1000,5000] [--frames 250000]
 
+`--rounds R` measures each size R times (node, baseline, in turn) and adds them up;
+`--against TREE` also measures the two nodes of another checkout's `server/` (e.g. `git
+worktree add --detach /tmp/old <commit>`) in the same rounds.
+
 `--profile DIR` also records node B with py-spy while measuring (it adds a little CPU
 to the node: use it to see where the time goes, not for the table).
 """
@@ -68,6 +72,20 @@ class Run:
 
     def per_frame_us(self) -> float:
         return 1e6 * self.cpu / max(self.diffs + self.others, 1)
+
+
+def added(runs: list[Run]) -> Run:
+    """Runs of one size added up (frame sizes: the last run's)."""
+    return Run(
+        sum(r.cpu for r in runs),
+        sum(r.wall for r in runs),
+        sum(r.diffs for r in runs),
+        sum(r.others for r in runs),
+        runs[-1].diff_bytes,
+        runs[-1].other_bytes,
+        sum(r.bench_cpu for r in runs),
+        sum(r.sending for r in runs),
+    )
 
 
 def interval_for(count: int, chosen: float | None) -> float:
@@ -181,17 +199,55 @@ async def bench(args: argparse.Namespace, harness: Harness) -> int:
     node_a = harness.node(url, "node-a", FAST_RATE)
     node_b = harness.node(url, "node-b")
     server = harness.script("baseline", "broadcast_server.py")
+    against = ""
+    other: tuple[Child, Child] | None = None
+    if args.against is not None:
+        tree = args.against.resolve()
+        env = {"PYTHONPATH": str(tree / "server")}
+        against = code_version(tree)
+        other = (
+            harness.node(url, "against-a", {**FAST_RATE, **env}),
+            harness.node(url, "against-b", env),
+        )
     rows: list[list[object]] = []
     detail: list[list[object]] = []
     ratios: list[float] = []
+    compared: list[list[object]] = []
     for count in args.sizes:
         moves = args.moves or max(20, min(1000, args.frames // count))
         interval = interval_for(count, args.interval)
         timeout = 60 + moves * interval * 3
-        ours = await measure_node(
-            node_a, node_b, count, moves, interval, timeout, args.procs, args.profile
-        )
-        base = await measure_baseline(server, count, moves, interval, ours, timeout, args.procs)
+        mine: list[Run] = []
+        bases: list[Run] = []
+        theirs: list[Run] = []
+        for _ in range(args.rounds):
+            run = await measure_node(
+                node_a, node_b, count, moves, interval, timeout, args.procs, args.profile
+            )
+            mine.append(run)
+            bases.append(
+                await measure_baseline(server, count, moves, interval, run, timeout, args.procs)
+            )
+            if other is not None:
+                theirs.append(
+                    await measure_node(
+                        other[0], other[1], count, moves, interval, timeout, args.procs, None
+                    )
+                )
+        ours, base = added(mine), added(bases)
+        if theirs:
+            old = added(theirs)
+            compared.append(
+                [
+                    count,
+                    ours.per_diff_us(),
+                    old.per_diff_us(),
+                    base.per_diff_us(),
+                    ours.per_diff_us() / base.per_diff_us(),
+                    old.per_diff_us() / base.per_diff_us(),
+                    ours.per_diff_us() / old.per_diff_us(),
+                ]
+            )
         ratio = ours.per_diff_us() / base.per_diff_us()
         ratios.append(ratio)
         rows.append(
@@ -225,10 +281,14 @@ async def bench(args: argparse.Namespace, harness: Harness) -> int:
             file=sys.stderr,
             flush=True,
         )
+    print(code_version())
+    if against:
+        print(f"against: {against}")
+    rounds = f"; {args.rounds} rounds per N, added up" if args.rounds > 1 else ""
     print(
-        f"{code_version()}\nPython {sys.version.split()[0]}, {os.cpu_count()} cores; "
-        "racer on node A, spectators "
-        "on node B; baseline: websockets.broadcast() of pre-encoded frames"
+        f"Python {sys.version.split()[0]}, {os.cpu_count()} cores; racer on node A, "
+        "spectators on node B; baseline: websockets.broadcast() of pre-encoded frames"
+        f"{rounds}"
     )
     print(
         table(
@@ -262,6 +322,24 @@ async def bench(args: argparse.Namespace, harness: Harness) -> int:
             detail,
         )
     )
+    if compared:
+        label = against.removeprefix("server code: ").split()[0]
+        print()
+        print(f"the nodes of {label} in the same rounds (its node B, same spectators and pace)")
+        print(
+            table(
+                [
+                    "N",
+                    "node B us/diff",
+                    f"{label} us/diff",
+                    "broadcast us/diff",
+                    "ratio",
+                    f"{label} ratio",
+                    f"node / {label}",
+                ],
+                compared,
+            )
+        )
     print()
     print("every spectator received every diff, offsets consecutive: yes")
     for count, ratio in zip(args.sizes, ratios, strict=True):
@@ -285,13 +363,23 @@ def main() -> int:
     parser.add_argument("--interval", type=float, default=None, help="seconds between moves")
     parser.add_argument("--procs", type=int, default=2, help="spectator worker processes")
     parser.add_argument(
+        "--rounds", type=int, default=1, help="rounds per N (node, baseline, other node)"
+    )
+    parser.add_argument(
+        "--against",
+        type=Path,
+        default=None,
+        help="a work tree of another commit: its two nodes are measured too, with the same "
+        "spectators and pace, in the same rounds",
+    )
+    parser.add_argument(
         "--profile",
         type=Path,
         default=None,
         help="directory: py-spy node B while measuring, print a summary to stderr",
     )
     args = parser.parse_args()
-    return run_bench(lambda harness: bench(args, harness), ("node-a", "node-b"))
+    return run_bench(lambda harness: bench(args, harness), ("node-a", "node-b", "against-b"))
 
 
 if __name__ == "__main__":
