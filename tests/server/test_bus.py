@@ -198,3 +198,27 @@ async def test_a_stalled_server_is_noticed_and_the_channels_come_back(tmp_path: 
         await subscriber.stop()
         await client.aclose()
         server.stop()
+
+
+async def test_channels_subscribed_at_once_while_a_shard_connects_are_all_heard(
+    redis: RedisClient, valkey_url: str
+) -> None:
+    """Many subscriptions made together while the shard's connection is still being
+    set up are all sent, confirmed and heard (none is left out of the set-up loop)."""
+    heard: set[str] = set()
+
+    async def on_message(channel: str, _data: bytes) -> None:
+        heard.add(channel)
+
+    subscriber = Subscriber(redis, valkey_url, on_message)
+    channels = [f"kl:test:burst:{n}" for n in range(20)]
+    try:
+        await asyncio.gather(subscriber.start(), *map(subscriber.subscribe, channels))
+        for channel in channels:
+            await redis.spublish(channel, b"hello")
+        deadline = asyncio.get_running_loop().time() + 5
+        while len(heard) < len(channels) and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.02)
+        assert heard == set(channels)
+    finally:
+        await subscriber.stop()

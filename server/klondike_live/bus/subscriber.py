@@ -230,8 +230,13 @@ class Subscriber:
                 if shard.classic:
                     await pubsub.subscribe(*shard.classic)
                 # One SSUBSCRIBE per channel: a cluster refuses channels of several slots.
-                for channel in sorted(shard.channels):
-                    await pubsub.ssubscribe(channel)
+                # Channels added while these are sent are subscribed too: until the shard
+                # counts as connected, `subscribe` leaves that to this loop.
+                done: set[str] = set()
+                while pending := shard.channels - done:
+                    for channel in sorted(pending):
+                        await pubsub.ssubscribe(channel)
+                        done.add(channel)
                 shard.connected = True
                 attempt = 0
                 watchdog = asyncio.create_task(self._watch(shard, pubsub), name="bus-watchdog")

@@ -64,6 +64,7 @@ StoreError: TypeAlias = RedisError
 refused command); `except StoreError` catches them all."""
 
 MAX_CONNECTIONS: Final = 48
+CLUSTER_MAX_CONNECTIONS: Final = 512
 SOCKET_TIMEOUT_SECONDS: Final = 10.0  # blocking reads (XREAD BLOCK) must block for less
 CONNECT_TIMEOUT_SECONDS: Final = 2.0
 HEALTH_CHECK_INTERVAL_SECONDS: Final = 15
@@ -92,9 +93,10 @@ async def open_redis(
     if not info.get("cluster_enabled"):
         return client
     await client.aclose()
-    cluster = RedisCluster.from_url(
-        url, require_full_coverage=False, **_client_options(socket_timeout)
-    )
+    # A cluster client's pools do not queue for a free connection: a burst beyond the
+    # limit would fail at once, so each node's pool is larger than a standalone one.
+    options = _client_options(socket_timeout) | {"max_connections": CLUSTER_MAX_CONNECTIONS}
+    cluster = RedisCluster.from_url(url, require_full_coverage=False, **options)
     try:
         await cluster.initialize()
         await cluster.ping()
