@@ -39,7 +39,7 @@ def test_daily_challenge_won_ranked_gated_and_ghosted(
     expect(board_seen_by_other).to_contain_text("No one has finished yet")
     page.click(f"[data-testid=play-{SLUG}]")
     own = page.locator(OWN)
-    expect(own.locator(".card").first).to_be_visible(timeout=30_000)
+    expect(own.locator(".card").first).to_be_visible(timeout=60_000)
     expect(page.locator("h1")).to_contain_text("Daily challenge")
     expect(page.locator("[data-testid=undo]")).to_have_count(0)
     room = room_of(page)
