@@ -11,7 +11,11 @@ request for `/ws` goes on to become a websocket, anything else gets a response h
     GET /metrics                   Prometheus text
     GET /api/...                   the JSON API (`api.py`): lobbies, live games, results,
                                    replays; `/api/daily...` (`daily_api.py`)
-    GET /<path>                    the browser client's files from client_web/
+    GET /, /static/<version>/<path>, /<path>
+                                   the browser client's files (`assets.py`: versioned
+                                   URLs, cache lifetimes, ETags and 304, gzip), from
+                                   the installed package or a checkout's client_web/
+                                   (`client_files.py`); any other path is 404
 
 Every route answers GET and HEAD (the same headers, no body); any other method gets 405
 `{"error": "method_not_allowed"}` with `Allow` (only GET for `/ws`). A request with a
@@ -30,7 +34,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-import mimetypes
 from collections.abc import Callable
 from http import HTTPStatus
 from pathlib import Path
@@ -44,6 +47,8 @@ from websockets.http11 import Request, Response
 from klondike_live import __version__
 from klondike_live.auth import AuthError, KeyRing, verify_token
 from klondike_live.gateway.api import Api, game_key
+from klondike_live.gateway.assets import ClientAssets
+from klondike_live.gateway.client_files import client_root
 from klondike_live.gateway.daily_api import DailyApi
 from klondike_live.metrics import Metrics
 from klondike_live.race.redaction import results_for
@@ -54,7 +59,6 @@ from klondike_live.store.connect import ping
 log = logging.getLogger(__name__)
 
 WEBSOCKET_PATH = "/ws"
-CLIENT_DIR = Path(__file__).resolve().parents[3] / "client_web"
 
 
 def _response(status: HTTPStatus, body: bytes, content_type: str, **extra: str) -> Response:
@@ -91,7 +95,7 @@ class HttpRoutes:
         node_id: str,
         daily: DailyService,
         keys: bytes | KeyRing,
-        client_dir: Path = CLIENT_DIR,
+        client_dir: Path | None = None,
         *,
         bus_connected: Callable[[], bool] | None = None,
     ) -> None:
@@ -101,7 +105,10 @@ class HttpRoutes:
         self.metrics = metrics
         self.node_id = node_id
         self.keys = keys
-        self.client_dir = client_dir.resolve()
+        root = (client_dir or client_root()).resolve()
+        self.assets = ClientAssets(root) if root.is_dir() else None
+        if self.assets is not None:
+            log.info("serving the client from %s (version %s)", root, self.assets.version)
         self.bus_connected = bus_connected
 
     async def __call__(self, connection: ServerConnection, request: Request) -> Response | None:
@@ -130,7 +137,7 @@ class HttpRoutes:
             return _response(HTTPStatus.OK, body, content_type)
         if path.startswith("/api/"):
             return await self._api(path.removeprefix("/api/"), query, headers)
-        return self._static(path)
+        return self._static(path, headers)
 
     def _user(self, headers: Headers) -> str | None:
         """The account of a valid `Authorization: Bearer <token>`, else None."""
@@ -184,16 +191,20 @@ class HttpRoutes:
             return json_response(results_for(results, shown))
         return json_response(await self.api.replay(game[0], results, shown))
 
-    def _static(self, path: str) -> Response:
-        if not self.client_dir.is_dir():
+    def _static(self, path: str, headers: Headers) -> Response:
+        if self.assets is None:
             return json_response(
                 {"name": "klondike-live", "version": __version__, "websocket": WEBSOCKET_PATH}
             )
-        relative = path.lstrip("/") or "index.html"
-        target = (self.client_dir / relative).resolve()
-        if not target.is_relative_to(self.client_dir) or not target.is_file():
+        reply = self.assets.reply(
+            path, headers.get("Accept-Encoding", ""), headers.get("If-None-Match", "")
+        )
+        if reply is None:
             return not_found()
-        content_type = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
-        if content_type.startswith("text/") or content_type.endswith("javascript"):
-            content_type += "; charset=utf-8"
-        return _response(HTTPStatus.OK, target.read_bytes(), content_type, cache="no-cache")
+        response_headers = Headers()
+        for name, value in reply.headers.items():
+            response_headers[name] = value
+        if reply.status is not HTTPStatus.NOT_MODIFIED:
+            response_headers["Content-Length"] = str(len(reply.body))
+        response_headers["X-Content-Type-Options"] = "nosniff"
+        return Response(reply.status.value, reply.status.phrase, response_headers, reply.body)
