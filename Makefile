@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CLIENT := client_web/node_modules/.installed
 
-.PHONY: run cluster test lint typecheck client-test unit cluster-test bench screenshots clean
+.PHONY: run cluster test lint typecheck client-test unit cluster-test bench screenshots wheel clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -58,6 +58,11 @@ screenshots: $(STAMP) $(CLIENT)
 ## bench: the benchmarks (not tests); results go to docs/benchmarks.md
 bench: $(STAMP)
 	$(BIN)/python bench/bench_engine.py
+
+## wheel: dist/klondike_live-<version>-py3-none-any.whl, the browser client inside it
+wheel: $(STAMP) $(CLIENT)
+	rm -rf build dist
+	$(BIN)/pip wheel --quiet --no-deps --wheel-dir dist .
 
 clean:
 	rm -rf $(VENV) client_web/node_modules .pytest_cache .mypy_cache .ruff_cache .hypothesis
