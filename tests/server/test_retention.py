@@ -63,11 +63,11 @@ async def room_keys(redis: RedisClient, room: str) -> dict[str, int]:
 
 
 async def finish_by_resigning(
-    node: Node, wait_for: WaitFor, *, spectate: bool = True
+    node: Node, wait_for: WaitFor, *, spectate: bool = True, public: bool = False
 ) -> tuple[str, list[Client], list[Client]]:
     """A two-racer race with a spectator: a few moves each, then both resign."""
     room, racers, watchers = await started_race(
-        node, "Alice", "Bob", spectators=("Carol",) if spectate else ()
+        node, "Alice", "Bob", spectators=("Carol",) if spectate else (), public=public
     )
     for racer in racers:
         await racer.expect(lambda m: m["t"] == "room" and m["state"] == "racing")
@@ -192,7 +192,7 @@ async def test_results_list_skips_games_whose_results_expired(
 ) -> None:
     """A listed game whose results are gone is left out of /api/results (200), and its
     own results and replay answer 404."""
-    room, racers, watchers = await finish_by_resigning(node, wait_for, spectate=False)
+    room, racers, watchers = await finish_by_resigning(node, wait_for, spectate=False, public=True)
     await close_all(racers, watchers)
     await node.service.store.mark_finished("gone-room-0001", 1, 1)
     assert [g["room"] for g in await _get_json(node, "api/results")] == [room]

@@ -93,7 +93,8 @@ export class OwnGame {
     const { play, gap } = receive(this.play, frame);
     if (gap) return false;
     this.play = play;
-    if (before.status === "playing" && play.board.status !== "playing") {
+    // A game that ends while shown (not the snapshot of one already over, on a reload).
+    if (before.ready && before.status === "playing" && play.board.status !== "playing") {
       const status = play.board.status;
       this.page.finishedAt = this.page.conn.now();
       announce(status === "won" ? "You won!" : `Game over: ${statusWord(status)}`);

@@ -2,7 +2,7 @@
 
     GET /api/rooms                 public races waiting in their lobby
     GET /api/live                  public games being played now (no cards, no seeds)
-    GET /api/results               recently finished games
+    GET /api/results               recently finished public games
     GET /api/results/<room>/<gen>  one finished game: ranking, seed, deal, game records
     GET /api/replay/<room>/<gen>   one finished game step by step, every card shown
 
@@ -101,6 +101,8 @@ class Api:
             results = await self.results(room_id, gen)
             if results is None or (self.hidden is not None and self.hidden(results)):
                 continue
+            if results.get("public") is not True:
+                continue  # unlisted (or finished before results said): by link only
             out.append(
                 {
                     "room": room_id,

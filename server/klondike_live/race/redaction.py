@@ -44,7 +44,17 @@ class Disclosure(StrEnum):
 
 
 RESULTS_FIELDS: Final = frozenset(
-    {"gen", "kind", "certified", "commitment", "variant", "started_at", "ended_at", "daily"}
+    {
+        "gen",
+        "kind",
+        "certified",
+        "public",
+        "commitment",
+        "variant",
+        "started_at",
+        "ended_at",
+        "daily",
+    }
 )
 """Top-level results fields shown under `AS_PLAYED` (besides `ranking`)."""
 

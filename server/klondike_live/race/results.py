@@ -98,6 +98,7 @@ def build_results(
         "gen": state.gen,
         "kind": state.kind,
         "certified": state.certified,
+        "public": state.public_room,
         "seed": state.seed,
         "commitment": state.commitment,
         "deal": str(Deal.from_seed(state.seed)),

@@ -22,10 +22,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import Any
 
 import msgpack
 
 from klondike_live.bus.messages import RoomFrame
+from klondike_live.engine import GameRecord
 from klondike_live.metrics import Metrics
 from klondike_live.protocol import incoming as msg
 from klondike_live.protocol import outgoing
@@ -91,6 +93,10 @@ class CatchUp:
             data = await self.store.load_results(state.id, state.gen)
             if data is not None:
                 results = msgpack.unpackb(data, raw=False)
+                if viewer.role is Role.RACER and viewer.seat is not None:
+                    own = await self._final_own(state, viewer.seat, results)
+                    if own is not None:
+                        await conn.send(own)
                 await conn.send(outgoing.results(state.id, self.rooms.shown(state, results)))
             viewer.boards_ready = True
         elif state.state in (COUNTDOWN, RACING):
@@ -102,6 +108,23 @@ class CatchUp:
             else:
                 self.schedule_reveal(local, state)
         await self._release(viewer, sent)
+
+    async def _final_own(
+        self, state: RoomState, seat: int, results: dict[str, Any]
+    ) -> bytes | None:
+        """A racer back in its finished game: its own board as it ended, as it saw it
+        (`own_knowledge`, within what `race.redaction` shows anyone of that board), with
+        its stored offset and last move id while the board's keys are kept."""
+        row = next((r for r in results["ranking"] if int(r["seat"]) == seat), None)
+        if row is None:
+            return None
+        board = board_after(state, GameRecord.parse(row["record"]).moves)
+        record = await self.store.load_board(state.id, state.gen, seat)
+        offset = record.int("own_offset") if record is not None else 0
+        last_id = record.int("last_move_id") if record is not None else 0
+        header = BoardHeader(state.id, seat, Audience.OWN, state.gen, offset)
+        status = BoardStatus(row["status"])
+        return snapshot(header, board, own_knowledge(board.seen), status, last_move_id=last_id)
 
     async def _release(self, viewer: Viewer, sent: Sent) -> None:
         """Send the frames held for `viewer`, minus those its snapshots or backlog already

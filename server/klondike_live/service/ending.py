@@ -26,7 +26,7 @@ from klondike_live.protocol import outgoing
 from klondike_live.protocol.codes import ErrorCode
 from klondike_live.race.results import build_results
 from klondike_live.race.room import COUNTDOWN, RACING, RoomError, RoomState
-from klondike_live.race.rules import race_over
+from klondike_live.race.rules import listed_publicly, race_over
 from klondike_live.race.status import BoardStatus
 from klondike_live.service.rooms import Hashes, Rooms
 
@@ -74,7 +74,7 @@ async def check_end(rooms: Rooms, room_id: str) -> None:
         )
     except RoomError:
         return
-    if new.kind != "daily":  # daily games are listed by their leaderboards
+    if listed_publicly(new):  # unlisted games are reachable by their link only
         await store.mark_finished(room_id, new.gen, new.ended_ms)
     if new.public_room:
         await store.set_live(room_id, False)

@@ -1,0 +1,138 @@
+"""Players coming back: a finished game reloads as it ended, a solo game waits for its
+player with its clock paused, unfinished games to resume, statistics, and games not
+made public stay off every public listing."""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from live_server import ServerProcess
+from pages import OWN, Pages, room_of
+
+STOCK = f'{OWN} .card[data-place="stock"]'
+GRACE_SECONDS = 2
+
+
+@pytest.fixture(scope="module")
+def server(valkey_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """A node whose disconnect grace is short: an absent racer is resigned after 2 s."""
+    process = ServerProcess(
+        valkey_url,
+        Path(tmp_path_factory.mktemp("serve")),
+        env={"KLONDIKE_GRACE_SECONDS": str(GRACE_SECONDS)},
+    )
+    yield process
+    process.stop()
+
+
+def turn_stock(page: Page, times: int) -> None:
+    """Click the stock `times` times, each confirmed by the server."""
+    own = page.locator(OWN)
+    for _ in range(times):
+        moves = int(own.get_attribute("data-moves") or 0)
+        page.locator(STOCK).last.click()
+        expect(own).to_have_attribute("data-moves", str(moves + 1))
+        expect(own).to_have_attribute("data-pending", "0")
+
+
+def start_solo(page: Page, *, public: bool = False) -> str:
+    """Start a solo game from the home page; its room id."""
+    page.goto("/#/")
+    if public:
+        page.check("form:has([data-testid=start-solo]) input[name=public]")
+    page.click("[data-testid=start-solo]")
+    expect(page.locator(f"{OWN} .card").first).to_be_visible(timeout=10_000)
+    return room_of(page)
+
+
+def board_picture(page: Page) -> list[tuple[str | None, ...]]:
+    """What the own board shows: every card's place, index and identity (or back)."""
+    page.wait_for_function("document.getAnimations().length === 0")
+    rows = page.locator(f"{OWN} .card").evaluate_all(
+        "nodes => nodes.map(n => [n.dataset.place, n.dataset.index, n.dataset.card])"
+    )
+    return sorted(tuple(row) for row in rows)
+
+
+def get_json(server: ServerProcess, path: str) -> Any:
+    with urllib.request.urlopen(server.url.rstrip("/") + path, timeout=10) as answer:
+        return json.loads(answer.read())
+
+
+def test_a_finished_game_reloads_as_it_ended(pages: Pages) -> None:
+    """A solo game given up and reloaded (or come back to through history) shows its
+    board as it ended and the stats of the results, not an empty board."""
+    page = pages.open(name="Back")
+    start_solo(page)
+    turn_stock(page, 3)
+    page.click("[data-testid=resign]")
+    own = page.locator(OWN)
+    expect(own).to_have_attribute("data-status", "resigned")
+    expect(page.locator("[data-testid=results]")).to_contain_text("resigned")
+    before = board_picture(page)
+    assert len([row for row in before if row[0] == "waste"]) == 3
+
+    for come_back in (page.reload, lambda: (page.goto("/#/"), page.go_back())):
+        come_back()
+        expect(page.locator("[data-testid=results]")).to_contain_text("resigned")
+        expect(own).to_have_attribute("data-status", "resigned", timeout=10_000)
+        expect(own).to_have_attribute("data-moves", "3")
+        expect(page.locator("[data-testid=moves]")).to_have_text("3")
+        expect(page.locator("[data-testid=found]")).to_have_text("0/52")
+        assert board_picture(page) == before
+
+
+def test_games_not_made_public_are_never_listed(pages: Pages, server: ServerProcess) -> None:
+    """A race created without "List it publicly" and a solo game without "Let anyone
+    watch" appear in no stranger's listing, live or finished, while their links still
+    open them; a public solo game is listed."""
+    ann = pages.open(name="Ann")
+    ann.click("[data-testid=create-race]")
+    invite = ann.locator("[data-testid=invite-link]")
+    expect(invite).to_have_value(re.compile(r"#/room/[A-Za-z0-9_-]{8,}$"))
+    race = room_of(ann)
+    bea = pages.open(invite.input_value(), name="Bea")
+    expect(ann.locator("[data-testid=seats]")).to_contain_text("Bea")
+    ann.click("[data-testid=ready]")
+    bea.click("[data-testid=ready]")
+    expect(ann.locator("[data-testid=start]")).to_be_enabled()
+    ann.click("[data-testid=start]")
+    for racer in (ann, bea):
+        expect(racer.locator(f"{OWN} .card").first).to_be_visible(timeout=10_000)
+
+    quiet = pages.open(name="Quiet")
+    private_solo = start_solo(quiet)
+    public_page = pages.open(name="Open")
+    public_solo = start_solo(public_page, public=True)
+
+    stranger = pages.open(name="Stranger")
+    live = stranger.locator("[data-testid=live-games]")
+    expect(live.locator(f'a[href="#/watch/{public_solo}"]')).to_have_count(1, timeout=15_000)
+    for hidden in (race, private_solo):
+        expect(live.locator(f'a[href="#/watch/{hidden}"]')).to_have_count(0)
+
+    for page in (ann, bea, public_page, quiet):
+        page.click("[data-testid=resign]")
+    for page in (ann, bea, public_page, quiet):
+        expect(page.locator("[data-testid=results]")).to_contain_text("resigned", timeout=10_000)
+
+    finished = stranger.locator("[data-testid=finished-games]")
+    expect(finished.locator(f'a[href="#/replay/{public_solo}/1"]')).to_have_count(1, timeout=15_000)
+    listed = {game["room"] for game in get_json(server, "/api/results")}
+    listed |= {game["room"] for game in get_json(server, "/api/live")}
+    assert public_solo in listed
+    for hidden in (race, private_solo):
+        expect(finished.locator(f'a[href="#/replay/{hidden}/1"]')).to_have_count(0)
+        assert hidden not in listed
+        # Reachable by its link: the replay opens for the stranger.
+        stranger.goto(f"/#/replay/{hidden}/1")
+        expect(stranger.locator(".card").first).to_be_visible(timeout=10_000)
+        stranger.goto("/#/")
