@@ -2,7 +2,8 @@
 
     boards = Boards(rooms, hub, metrics)
     await boards.write(viewer, BoardOp.MOVE, move, move_id)   # or UNDO, RESIGN
-    await boards.hint(viewer, request)                        # practice only
+    await boards.hint(viewer, request)                        # practice only: follows a
+                                                              # winning line once found
     await boards.end_playing(state, BoardOp.TIMEOUT)          # server-side
     await boards.release(local, seat)                         # the racer's connection left
 
@@ -47,6 +48,8 @@ from klondike_live.service.errors import RequestError
 from klondike_live.service.hub import Hub
 from klondike_live.service.local import LocalRoom, Position, ProgressChange, Viewer
 from klondike_live.service.rooms import Rooms
+from klondike_live.solver.hints import KnownLine, hint
+from klondike_live.solver.search import SolverError
 from klondike_live.solver.worker import hint_in_worker
 from klondike_live.store import WriteResult, WriteStatus
 
@@ -249,9 +252,25 @@ class Boards:
             check_practice(state.race_rules, "hints")
         except RoomError as exc:
             raise RequestError(exc.code, exc.message) from None
+        seat = viewer.seat
         async with local.lock:
-            position = (await self._writer(local, state, viewer.seat)).board.copy()
-        advice = await hint_in_worker(position, seconds=HINT_SECONDS)
+            position = (await self._writer(local, state, seat)).board.copy()
+            known = local.hint_lines.get(seat)
+        # A winning line found before still holds while the player follows it: its next
+        # move, with no search (a search against the clock may miss the win it found).
+        advice = known.follow(position) if known is not None else None
+        if advice is None and position.is_won():
+            advice = hint(position)  # no search: it says the game is won
+        if advice is None:
+            advice = await hint_in_worker(position, seconds=HINT_SECONDS)
+            if advice.status == "winning" and advice.line:
+                try:
+                    line = KnownLine.of(position, advice.line)
+                except SolverError:
+                    log.warning("hint line of room %s does not win; not kept", request.room)
+                else:
+                    async with local.lock:
+                        local.hint_lines[seat] = line
         await viewer.conn.send(
             outgoing.hint(request.room, request.rid, advice.move, advice.status, advice.message)
         )

@@ -8,7 +8,9 @@
   `load_seats`, `apply_progress`), from which `race.visibility` computes what
   spectators may know;
 - the board writers this node holds (`writers`), created, replaced and dropped only by
-  the service's `Boards`, under `lock`.
+  the service's `Boards`, under `lock`;
+- the winning line last found for each practice board (`hint_lines`), so that the
+  next hints follow it instead of searching again (kept by `Boards.hint`).
 
 A `Viewer` is one connection's presence in one room; it knows its connection and its
 room's id, so no lookup scans other connections or rooms.
@@ -29,6 +31,7 @@ from klondike_live.race.live_board import LiveBoard, Progress
 from klondike_live.race.status import BoardStatus
 from klondike_live.race.visibility import Audience, SeatKnowledge
 from klondike_live.service.connection import Connection
+from klondike_live.solver.hints import KnownLine
 
 
 class Position(NamedTuple):
@@ -100,6 +103,7 @@ class LocalRoom:
     progress_dirty: bool = False
     viewers: set[Viewer] = field(default_factory=set)
     writers: dict[int, LiveBoard] = field(default_factory=dict)
+    hint_lines: dict[int, KnownLine] = field(default_factory=dict)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     # The last offset of each board stream (audience, seat) delivered to this node's
     # viewers in race `gen`: a frame at or below it is a repeat (a bus message after a
@@ -151,6 +155,7 @@ class LocalRoom:
         Its boards reach every viewer with its start. Call holding `lock`."""
         self.gen = gen
         self.writers.clear()
+        self.hint_lines.clear()
         self.delivered.clear()
         self._seated = ()
         self._seats.clear()

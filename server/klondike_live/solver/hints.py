@@ -13,6 +13,11 @@ freeing a column while a king is waiting for one; then turning the stock; then a
 else (moving runs between piles, recycling, foundation-to-tableau). Ties keep the
 engine's order of `legal_moves()`.
 
+`KnownLine.of(board, line)` keeps a winning line found for a board: `follow(board)`
+answers the next hint from it without searching again while the board is still on the
+line (its position is one the line passes through, and the rest of the line replays
+legally from it and wins), and None once the player has left it.
+
 This module must stay pure: no I/O, no asyncio.
 """
 
@@ -24,7 +29,8 @@ from typing import Literal
 from klondike_live.engine.board import Board
 from klondike_live.engine.cards import RANK, RED
 from klondike_live.engine.moves import DRAW, F2T, RECYCLE, T2F, T2T, W2F, W2T, Move
-from klondike_live.solver.search import SOLVABLE, UNSOLVABLE, Budget, solve
+from klondike_live.engine.position import format_position
+from klondike_live.solver.search import SOLVABLE, UNSOLVABLE, Budget, SolverError, check_line, solve
 
 HintStatus = Literal["winning", "lost", "heuristic", "won"]
 
@@ -64,6 +70,38 @@ def hint(board: Board, seconds: float = 1.0, nodes: int | None = None) -> Hint:
     if best is None:
         return Hint("lost", None, NO_WIN)
     return Hint("heuristic", str(best), f"{best} looks most promising (no win found in time)")
+
+
+@dataclass(frozen=True, slots=True)
+class KnownLine:
+    """A winning line and the positions it passes through (the one before each move)."""
+
+    line: tuple[str, ...]
+    positions: tuple[str, ...]
+
+    @classmethod
+    def of(cls, board: Board, line: list[str]) -> KnownLine:
+        """The line from `board`'s position; SolverError when it does not win from there."""
+        check_line(board, line)
+        replay = board.copy()
+        positions = []
+        for token in line:
+            positions.append(format_position(replay))
+            replay.play(token)
+        return cls(tuple(line), tuple(positions))
+
+    def follow(self, board: Board) -> Hint | None:
+        """The line's next move from `board`'s position, or None when it is not on the line."""
+        try:
+            index = self.positions.index(format_position(board))
+        except ValueError:
+            return None
+        rest = list(self.line[index:])
+        try:
+            check_line(board, rest)
+        except SolverError:
+            return None
+        return Hint("winning", rest[0], f"{rest[0]} starts a winning line", rest)
 
 
 def best_move(board: Board) -> Move | None:
