@@ -218,6 +218,26 @@ export function fittingRun(view, index, to) {
 }
 
 /**
+ * The cards a move token picks up, bottom first (for `53`, the run of column 5 whose
+ * first card fits on column 3, as the server reads it), or null when this view cannot
+ * tell (a turn of the stock or waste, unknown cards, no fitting run).
+ * @param {View} view
+ * @param {string} token
+ * @returns {Card[] | null}
+ */
+export function movingCards(view, token) {
+  const parsed = parseToken(token);
+  if (!parsed || parsed.kind !== "move") return null;
+  let { from } = parsed;
+  if (from.kind === "tableau" && from.size === undefined) {
+    const size = fittingRun(view, from.index, parsed.to) || 1;
+    from = { ...from, size };
+  }
+  const cards = cardsAt(view, from);
+  return cards && !cards.includes(UNKNOWN) ? cards : null;
+}
+
+/**
  * True when moving the cards of `from` to `to` looks legal from what this view shows.
  * @param {View} view
  * @param {Source} from

@@ -151,8 +151,12 @@ class BoardDriver:
 
 
 def settle(page: Page) -> None:
-    """Wait until no card is moving (transitions and animations have ended)."""
-    page.wait_for_function("document.getAnimations().length === 0")
+    """Wait until no card is moving (transitions and animations have ended; a hint's
+    endless pulse does not move anything)."""
+    page.wait_for_function(
+        "document.getAnimations()"
+        ".filter((a) => a.effect?.getTiming().iterations !== Infinity).length === 0"
+    )
 
 
 def board_moves(page: Page) -> int:

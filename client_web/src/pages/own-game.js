@@ -10,9 +10,10 @@
 
 import { BoardView } from "../board.js";
 import { acknowledge, displayed, newPlay, receive, reject, send } from "../game.js";
-import { autoCompleteToken, cardsAt, isTriviallyWon, parseToken, passesLeft } from "../rules.js";
+import { UNKNOWN, cardLabel } from "../cards.js";
+import { autoCompleteToken, isTriviallyWon, movingCards, parseToken, passesLeft } from "../rules.js";
 import { announce, h, statusWord } from "../ui.js";
-import { foundationCount } from "../view.js";
+import { foundationCount, topOf } from "../view.js";
 import { describeMove } from "./room-parts.js";
 
 /** @import { Hint } from "../board.js" */
@@ -27,6 +28,8 @@ const AUTO_COMPLETE_MS = 90;
 
 /**
  * Where a hinted move shows on the board: {source, key, target} for BoardView.setHint.
+ * The marked card is the one the move picks up: for a run, its bottom card (hint `53`
+ * marks the 8♣ that carries the 7♥, not the 7♥).
  * @param {View} view
  * @param {string} token
  * @returns {Hint | null}
@@ -39,7 +42,7 @@ export function hintMarks(view, token) {
     return { source: "stock", key: `s${Math.max(0, top)}`, target: top < 0 ? "stock" : null };
   }
   const { from, to } = parsed;
-  const cards = cardsAt(view, from.kind === "tableau" ? { ...from, size: from.size ?? 1 } : from);
+  const cards = movingCards(view, token);
   /** @type {Hint["source"]} */
   let source = "stock";
   if (from.kind === "waste") source = "waste";
@@ -50,6 +53,41 @@ export function hintMarks(view, token) {
   if (to.kind === "tableau") target = `t${to.index}`;
   else if (cards) target = `f${Math.floor(cards[0] / 13)}`;
   return { source, key: cards ? `c${cards[0]}` : null, target };
+}
+
+/**
+ * A hinted move in words: "Move 8♣ onto 9♦", "Move K♠ to the empty column 3", "Move
+ * A♥ to its foundation", "Draw from the stock", "Turn the waste over".
+ * @param {View} view
+ * @param {string} token
+ */
+export function hintMoveText(view, token) {
+  const parsed = parseToken(token);
+  if (!parsed) return token;
+  if (parsed.kind === "D") return "Draw from the stock";
+  if (parsed.kind === "R") return "Turn the waste over";
+  const cards = movingCards(view, token);
+  const name = cards ? cardLabel(cards[0]) : "the cards";
+  const run = cards && cards.length > 1 ? ` (with the ${cards.length - 1} on it)` : "";
+  const to = parsed.to;
+  if (to.kind === "foundation") return `Move ${name} to its foundation`;
+  const top = topOf(view, to.index);
+  if (top === null) return `Move ${name}${run} to the empty column ${to.index + 1}`;
+  return `Move ${name}${run} onto ${top === UNKNOWN ? `column ${to.index + 1}` : cardLabel(top)}`;
+}
+
+/**
+ * The words for a hint frame, built from the position the player sees.
+ * @param {View} view
+ * @param {HintFrame} frame
+ */
+export function hintText(view, frame) {
+  if (frame.verdict === "won") return "The game is won.";
+  if (frame.verdict === "lost" || !frame.m) return "No winning line exists from here.";
+  const move = hintMoveText(view, frame.m);
+  return frame.verdict === "winning"
+    ? `${move} (a winning line).`
+    : `${move} (the most promising move; no win found in time).`;
 }
 
 export class OwnGame {
@@ -127,9 +165,17 @@ export class OwnGame {
     return false;
   }
 
-  /** @param {HintFrame} frame */
+  /**
+   * Mark a hint's move on the board; returns its words for the page to show.
+   * @param {HintFrame} frame
+   */
   showHint(frame) {
-    if (frame.m && this.board) this.board.setHint(hintMarks(this.view, frame.m));
+    const view = this.view;
+    if (this.board) {
+      this.board.setHint(frame.m ? hintMarks(view, frame.m) : null);
+      this.board.root.dataset.hint = frame.m ?? "";
+    }
+    return hintText(view, frame);
   }
 
   // ------------------------------------------------------------ moves
@@ -154,6 +200,7 @@ export class OwnGame {
     const { play, id } = send(this.play, token);
     this.play = play;
     this.board?.setHint(null);
+    if (this.board) this.board.root.dataset.hint = "";
     this.transmit({ id, m: token });
     announce(describeMove(before, token));
     this.render();

@@ -296,10 +296,10 @@ export class RoomPage {
 
   /** @param {HintFrame} frame */
   onHint(frame) {
-    this.say(frame.msg);
+    const text = this.own?.showHint(frame) ?? frame.msg;
+    this.say(text);
     this.message.dataset.verdict = frame.verdict;
-    announce(frame.msg);
-    this.own?.showHint(frame);
+    announce(text);
   }
 
   // ------------------------------------------------------------ play
