@@ -150,6 +150,8 @@ _RANGES: dict[str, _Range] = {
     "wait_timeout_ms": _Range(int, 1, 60_000),
     "max_connections_per_user": _Range(int, 0, 100_000),
     "max_connections_per_address": _Range(int, 0, 1_000_000),
+    "gc_freeze_seconds": _Range(float, 0, 3600),
+    "gc_sweep_seconds": _Range(float, 0, 7 * 86_400),
 }
 
 DEFAULT_POOL_VARIANTS: tuple[Variant, ...] = (
@@ -227,6 +229,11 @@ class Settings:
     wait_timeout_ms: int = 1000
     max_connections_per_user: int = 20
     max_connections_per_address: int = 200
+    gc_freeze_seconds: float = 10.0
+    """How often the collector's heap is frozen (see `gcpolicy`); 0: CPython's default
+    collection."""
+    gc_sweep_seconds: float = 21_600.0
+    """How often the frozen heap is swept by one full collection; 0: never."""
     trusted_proxies: tuple[IPNetwork, ...] = parse_networks(
         "KLONDIKE_TRUSTED_PROXIES", DEFAULT_TRUSTED_PROXIES
     )

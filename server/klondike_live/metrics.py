@@ -31,6 +31,7 @@ from prometheus_client import (
 )
 
 from klondike_live import __version__
+from klondike_live.gcpolicy import GcPauses
 
 __all__ = ["FANOUT_BUCKETS", "MOVE_LATENCY_BUCKETS", "REDIS_LATENCY_BUCKETS", "Metrics"]
 
@@ -146,6 +147,7 @@ class Metrics:
             ["state"],
             registry=registry,
         )
+        self.gc = GcPauses(registry)
         Info("klondike_build", "Version of the server and of Python.", registry=registry).info(
             {"version": __version__, "python": platform.python_version()}
         )

@@ -7,8 +7,9 @@
     # messages finish, stop the background tasks and the bus, close Redis, stop Valkey.
 
 Background tasks of a node: the tick loop, the Redis latency probe, the certified deal
-pool's refill (`pool_target` > 0) and the daily preparation (today and the next
-`daily_days_ahead` days, every `daily_prepare_seconds` > 0).
+pool's refill (`pool_target` > 0), the daily preparation (today and the next
+`daily_days_ahead` days, every `daily_prepare_seconds` > 0) and the garbage-collection
+policy (`gcpolicy`, `gc_freeze_seconds` > 0).
 
 A node on a shared Redis whose secret is to come from there (`secret_from_redis`)
 fills it in right after connecting (`store.shared_secret`); `Node.settings` holds
@@ -24,6 +25,7 @@ import asyncio
 import contextlib
 import logging
 import signal
+import sys
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 
@@ -38,6 +40,7 @@ from klondike_live.gateway.caps import ConnectionCaps
 from klondike_live.gateway.http import WEBSOCKET_PATH, HttpRoutes
 from klondike_live.gateway.session import LAG_BYTES, Session, broadcast
 from klondike_live.gateway.startup import describe_keys, startup_error
+from klondike_live.gcpolicy import GcPolicy
 from klondike_live.metrics import Metrics
 from klondike_live.protocol.codes import CloseCode
 from klondike_live.service.daily import Clock, system_clock
@@ -60,6 +63,22 @@ log = logging.getLogger(__name__)
 
 SHUTDOWN_GRACE = 5.0
 """Seconds in-flight messages get to finish during shutdown."""
+
+
+class _Connection(ServerConnection):
+    """A websocket connection whose socket transport dies without a reference cycle.
+
+    CPython 3.11's socket transport keeps a bound method of itself (`_read_ready_cb`)
+    after it is closed, so every closed connection would wait for a full collection
+    to be freed: under the garbage-collection policy (`gcpolicy`) for a sweep. CPython
+    3.12 drops it on close (python/cpython#100348); this does the same once the
+    connection is lost, when the transport reads no more.
+    """
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        if sys.version_info < (3, 12) and hasattr(self.transport, "_read_ready_cb"):
+            self.transport._read_ready_cb = None
 
 
 @dataclass
@@ -108,6 +127,7 @@ async def running(
         redis = await open_redis(url)
         stack.push_async_callback(redis.aclose)
         metrics = Metrics()
+        stack.enter_context(metrics.gc)
         count_events(redis, RedisEvents(metrics.redis_errors.inc, metrics.redis_reconnects.inc))
         if pool_usage(redis) is not None:
             metrics.watch_redis_pool(lambda: pool_usage(redis) or (0, 0))
@@ -155,6 +175,9 @@ async def running(
         ]
         if settings.pool_target > 0 and settings.pool_variants:
             background.append(asyncio.create_task(pool.run_refill(), name="pool-refill"))
+        if settings.gc_freeze_seconds > 0:
+            gc_policy = GcPolicy(settings.gc_freeze_seconds, settings.gc_sweep_seconds, metrics.gc)
+            background.append(asyncio.create_task(gc_policy.run(), name="gc-policy"))
         if settings.daily_prepare_seconds > 0:
             background.append(
                 asyncio.create_task(service.daily.run_prepare(), name="daily-prepare")
@@ -182,6 +205,7 @@ async def running(
                 settings.keys,
                 bus_connected=lambda: subscriber.connected,
             ),
+            create_connection=_Connection,
             max_size=settings.max_frame_bytes,
             write_limit=LAG_BYTES,
             compression=None,
