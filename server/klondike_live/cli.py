@@ -6,8 +6,9 @@
     klondike-live solve ...                   the solver (see `klondike-live solve --help`)
     klondike-live daily prepare [--days N]    certify the coming days' daily deals
     klondike-live serve [--host H] [--port P] [--redis URL] [--data-dir DIR]
-                        [--log-level LEVEL] [--log-format text|json]
-                                              run a server node (embedded Valkey without --redis)
+                        [--workers N|auto] [--log-level LEVEL] [--log-format text|json]
+                                              run a server node (embedded Valkey without
+                                              --redis); --workers: N nodes on one port
     klondike-live cluster [--nodes 3] [--port 8765] [--masters 3] [--replicas 1]
                           [--data-dir DIR]
                                               a local Valkey Cluster with nodes on it (Ctrl-C
@@ -150,6 +151,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from klondike_live.config import ConfigError, Settings, log_options, unknown_variables
     from klondike_live.gateway.server import serve_forever
     from klondike_live.gateway.startup import StartupError
+    from klondike_live.gateway.workers import Workers, worker_count
     from klondike_live.logs import LogFormat
     from klondike_live.logs import configure as configure_logging
 
@@ -169,8 +171,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
             secret_from_redis=True,
             from_flags=True,
         )
+        workers = worker_count(args.workers)
+        if workers > 1:
+            return Workers(settings, workers, level, fmt).run()
         asyncio.run(serve_forever(settings))
     except (ConfigError, StartupError) as exc:
+        raise InputError(str(exc)) from None
+    except ValueError as exc:  # --workers
         raise InputError(str(exc)) from None
     return EXIT_OK
 
@@ -220,6 +227,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--redis", help="shared Redis/Valkey URL (default: a private embedded Valkey)"
     )
     serve.add_argument("--data-dir", help="where the secret and the embedded Valkey's files live")
+    serve.add_argument(
+        "--workers",
+        default="1",
+        help="node processes sharing the port (default 1; auto: one per core)",
+    )
     serve.add_argument("--log-level", help="debug, info (default), warning, error or critical")
     serve.add_argument("--log-format", help="text (default) or json: one JSON object per line")
     serve.set_defaults(func=cmd_serve)

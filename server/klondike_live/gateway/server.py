@@ -112,12 +112,15 @@ async def running(
     *,
     seed_source: Callable[[], str] | None = None,
     clock: Clock = system_clock,
+    reuse_port: bool = False,
 ) -> AsyncIterator[Node]:
     """Start every part of a node; stop them all, in order, on exit.
 
     `seed_source` replaces the random secret seeds of games dealt without a certified
     deal (tests use it to race on deals with known solutions). `clock` is the node's
     notion of now (an aware datetime): the daily challenges' today comes from it.
+    `reuse_port` lets other processes listen on the same port (`SO_REUSEPORT`: the
+    kernel spreads new connections over them; see `gateway.workers`).
     """
     async with contextlib.AsyncExitStack() as stack:
         if settings.redis_url is None:
@@ -206,6 +209,7 @@ async def running(
                 bus_connected=lambda: subscriber.connected,
             ),
             create_connection=_Connection,
+            reuse_port=reuse_port or None,
             max_size=settings.max_frame_bytes,
             write_limit=LAG_BYTES,
             compression=None,
@@ -239,21 +243,29 @@ async def _cancel(tasks: list[asyncio.Task[None]]) -> None:
             await task
 
 
-async def serve_forever(settings: Settings) -> None:
-    """Run a node until SIGTERM or SIGINT, printing where it listens."""
+async def serve_forever(
+    settings: Settings,
+    *,
+    reuse_port: bool = False,
+    on_started: Callable[[], None] | None = None,
+) -> None:
+    """Run a node until SIGTERM or SIGINT, printing where it listens (and calling
+    `on_started` once it does)."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     started = False
     try:
-        async with running(settings) as node:
+        async with running(settings, reuse_port=reuse_port) as node:
             started = True
             store_line = "embedded Valkey" if settings.redis_url is None else "shared Redis"
             print(
                 f"Klondike Live on {node.url}  (websocket {node.ws_url}; {store_line})",
                 flush=True,
             )
+            if on_started is not None:
+                on_started()
             await stop.wait()
             print("shutting down", flush=True)
     except Exception as exc:

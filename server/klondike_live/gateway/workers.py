@@ -1,0 +1,177 @@
+"""`klondike-live serve --workers N`: one full node per core, all on one port.
+
+A node runs Python on one core at a time. On a machine with more cores, `--workers N`
+(`auto`: one per core) runs N nodes in N processes of one parent, sharing the address
+and port with `SO_REUSEPORT` (the kernel spreads new connections over them) and one
+Redis, exactly as nodes on several machines do: any worker serves any client.
+
+The parent process:
+
+- starts the embedded Valkey when no Redis URL is given, for every worker to share
+  (and stops it last);
+- picks the port when 0 was asked for (every worker needs the same one);
+- spawns the workers (fresh interpreters, not forks): worker `i` is node
+  `<node_id>-<i>`; worker 0 alone refills the certified deal pool and prepares the
+  daily challenges, as one node of a multi-node deployment does;
+- on SIGTERM or SIGINT tells every worker to stop (each stops gracefully) and waits;
+- restarts a worker that dies after it started (logged); a worker that fails to start
+  stops them all, with the worker's one-line error and status 2.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import multiprocessing
+import multiprocessing.connection
+import os
+import signal
+import socket
+import sys
+import time
+from multiprocessing.process import BaseProcess
+from multiprocessing.synchronize import Event
+from types import FrameType
+from typing import cast
+
+from klondike_live.config import Settings
+from klondike_live.embedded import EmbeddedValkey
+
+log = logging.getLogger(__name__)
+
+STOP_SECONDS = 20.0
+"""How long a worker gets to stop gracefully before it is killed."""
+
+RESTART_PAUSE = 1.0
+"""Seconds before a worker that died is started again."""
+
+
+def worker_count(text: str) -> int:
+    """`--workers`: a count of 1..256, or `auto` (one per core this process may use)."""
+    if text == "auto":
+        return max(1, len(os.sched_getaffinity(0)))
+    try:
+        count = int(text)
+    except ValueError:
+        count = 0
+    if not 1 <= count <= 256:
+        raise ValueError(f"--workers: expected an integer 1..256 or auto, got {text!r}")
+    return count
+
+
+def worker_settings(settings: Settings, index: int, redis_url: str, port: int) -> Settings:
+    """The settings of worker `index`: the shared Redis and port, its own node id, and
+    the background solver work on worker 0 only."""
+    background = index == 0
+    return dataclasses.replace(
+        settings,
+        redis_url=redis_url,
+        port=port,
+        node_id=f"{settings.node_id[:28]}-{index}",
+        pool_target=settings.pool_target if background else 0,
+        daily_prepare_seconds=settings.daily_prepare_seconds if background else 0,
+    )
+
+
+def _free_port(host: str) -> int:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
+def _worker(settings: Settings, started: Event, log_level: str, log_format: str) -> None:
+    """A worker process: one node until SIGTERM or SIGINT."""
+    import asyncio
+
+    from klondike_live.gateway.server import serve_forever
+    from klondike_live.gateway.startup import StartupError
+    from klondike_live.logs import LogFormat
+    from klondike_live.logs import configure as configure_logging
+
+    configure_logging(log_level, cast(LogFormat, log_format))
+    try:
+        asyncio.run(serve_forever(settings, reuse_port=True, on_started=started.set))
+    except StartupError as exc:
+        print(f"klondike-live: {exc}", file=sys.stderr, flush=True)
+        sys.exit(2)
+
+
+class Workers:
+    """The parent of N worker processes (see the module doc)."""
+
+    def __init__(self, settings: Settings, count: int, log_level: str, log_format: str) -> None:
+        self.settings = settings
+        self.count = count
+        self.log_level = log_level
+        self.log_format = log_format
+        self._context = multiprocessing.get_context("spawn")
+        self._stopping = False
+
+    def run(self) -> int:
+        """Run the workers until a signal stops them; the exit status."""
+        valkey = EmbeddedValkey(self.settings.data_dir) if self.settings.redis_url is None else None
+        redis_url = valkey.start() if valkey is not None else cast(str, self.settings.redis_url)
+        try:
+            port = self.settings.port or _free_port(self.settings.host)
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                signal.signal(sig, self._stop)
+            print(
+                f"Klondike Live: {self.count} workers on http://{self.settings.host}:{port}/",
+                flush=True,
+            )
+            return self._supervise(redis_url, port)
+        finally:
+            if valkey is not None:
+                valkey.stop()
+
+    def _stop(self, signum: int, frame: FrameType | None) -> None:
+        self._stopping = True
+
+    def _start(self, index: int, redis_url: str, port: int) -> tuple[BaseProcess, Event]:
+        started = self._context.Event()
+        process = self._context.Process(
+            target=_worker,
+            args=(
+                worker_settings(self.settings, index, redis_url, port),
+                started,
+                self.log_level,
+                self.log_format,
+            ),
+            name=f"klondike-worker-{index}",
+        )
+        process.start()
+        return process, started
+
+    def _supervise(self, redis_url: str, port: int) -> int:
+        workers = [self._start(i, redis_url, port) for i in range(self.count)]
+        try:
+            while not self._stopping:
+                sentinels = [process.sentinel for process, _ in workers]
+                multiprocessing.connection.wait(sentinels, timeout=0.5)
+                for index, (process, started) in enumerate(workers):
+                    if process.is_alive() or self._stopping:
+                        continue
+                    if not started.is_set():
+                        log.error("worker %d failed to start (status %s)", index, process.exitcode)
+                        return 2
+                    log.error(
+                        "worker %d stopped (status %s); restarting it", index, process.exitcode
+                    )
+                    time.sleep(RESTART_PAUSE)
+                    workers[index] = self._start(index, redis_url, port)
+            return 0
+        finally:
+            self._stop_all([process for process, _ in workers])
+
+    @staticmethod
+    def _stop_all(processes: list[BaseProcess]) -> None:
+        for process in processes:
+            if process.is_alive():
+                process.terminate()  # SIGTERM: the node stops gracefully
+        deadline = time.monotonic() + STOP_SECONDS
+        for process in processes:
+            process.join(max(0.0, deadline - time.monotonic()))
+            if process.is_alive():
+                process.kill()
+                process.join()

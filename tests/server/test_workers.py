@@ -1,0 +1,153 @@
+"""`klondike-live serve --workers N`: N nodes on one port, restarted when one dies,
+stopped together, and a failed start reported as one line with status 2."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from klondike_live.client import Client
+
+from daily_support import TEST_SECRET
+from helpers import SERVE_ENV
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _serve(redis_url: str, data_dir: Path, port: int) -> subprocess.Popen[str]:
+    env = {**os.environ, "KLONDIKE_SECRET": TEST_SECRET.decode(), **SERVE_ENV}
+    return subprocess.Popen(
+        [
+            *(sys.executable, "-m", "klondike_live.cli", "serve", "--workers", "2"),
+            *("--port", str(port), "--redis", redis_url, "--data-dir", str(data_dir)),
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _node_of(port: int) -> str:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz/live", timeout=10) as answer:
+        return str(json.loads(answer.read())["node"])
+
+
+def _nodes_answering(port: int, wanted: int, seconds: float = 30.0) -> set[str]:
+    """The node ids that answer on `port` (new connections each time) until `wanted`
+    of them did, or the time is up."""
+    seen: set[str] = set()
+    deadline = time.monotonic() + seconds
+    while len(seen) < wanted and time.monotonic() < deadline:
+        try:
+            seen.add(_node_of(port))
+        except OSError:
+            time.sleep(0.1)
+    return seen
+
+
+def _running(pid: int) -> bool:
+    """The process exists and is not a zombie (an exited child nobody reaped)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def _children(pid: int) -> list[int]:
+    found = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True)
+    return [int(line) for line in found.stdout.split()]
+
+
+def _workers_of(pid: int) -> list[int]:
+    """The worker processes among `pid`'s children (not multiprocessing's helper)."""
+    found = []
+    for child in _children(pid):
+        command = Path(f"/proc/{child}/cmdline").read_bytes()
+        if b"spawn_main" in command and b"resource_tracker" not in command:
+            found.append(child)
+    return found
+
+
+@pytest.fixture
+def workers(valkey_url: str, tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], int]]:
+    port = _free_port()
+    process = _serve(valkey_url, tmp_path / "data", port)
+    try:
+        assert process.stdout is not None
+        assert process.stdout.readline().startswith("Klondike Live: 2 workers on ")
+        yield process, port
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+def test_two_workers_share_the_port_and_stop_together(
+    workers: tuple[subprocess.Popen[str], int],
+) -> None:
+    process, port = workers
+    nodes = _nodes_answering(port, 2)
+    assert len(nodes) == 2, nodes
+    assert {node.rsplit("-", 1)[1] for node in nodes} == {"0", "1"}
+    children = _children(process.pid)
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=40) == 0
+    deadline = time.monotonic() + 10
+    while any(map(_running, children)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [pid for pid in children if _running(pid)]
+
+
+async def test_a_game_is_played_through_the_shared_port(
+    workers: tuple[subprocess.Popen[str], int],
+) -> None:
+    _, port = workers
+    assert len(_nodes_answering(port, 2)) == 2
+    async with await Client.connect(f"ws://127.0.0.1:{port}/ws", name="Ada") as ada:
+        room = await ada.create_solo()
+        await ada.join(room)
+        ack = await ada.move(room, "D")
+    assert ack["t"] in ("diff", "ack")
+
+
+def test_a_worker_that_dies_is_started_again(
+    workers: tuple[subprocess.Popen[str], int],
+) -> None:
+    process, port = workers
+    assert len(_nodes_answering(port, 2)) == 2
+    assert len(_workers_of(process.pid)) == 2
+    victim = _workers_of(process.pid)[-1]
+    os.kill(victim, signal.SIGKILL)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and victim in _workers_of(process.pid):
+        time.sleep(0.1)
+    assert victim not in _workers_of(process.pid)
+    assert len(_nodes_answering(port, 2, seconds=40)) == 2  # both workers answer again
+    assert process.poll() is None
+
+
+def test_a_port_in_use_fails_the_start_with_one_line(valkey_url: str, tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        process = _serve(valkey_url, tmp_path / "data", taken.getsockname()[1])
+        _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 2
+    assert "Traceback" not in stderr
+    assert "address already in use" in stderr.lower() or "in use" in stderr.lower(), stderr
