@@ -184,6 +184,9 @@ def make_settings(tmp_path: Path, valkey_url: str) -> Callable[..., Settings]:
             "secret": TEST_SECRET,
             "redis_url": valkey_url,
             "port": 0,
+            # Many nodes come and go in one test process: no collection policy of
+            # their own (tests/server/test_gc.py tests it; child processes keep it).
+            "gc_freeze_seconds": 0,
         }
         values.update(overrides)
         settings = Settings(**values)

@@ -31,7 +31,7 @@ import contextlib
 import gc
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
 
@@ -115,11 +115,14 @@ class GcPolicy:
     sweep_seconds: float
     pauses: GcPauses | None = None
     clock: Callable[[], float] = time.monotonic
+    _settled: bool = field(default=False, init=False)
 
     def settle(self) -> None:
-        """After start-up: collect once, then freeze everything start-up made."""
+        """After start-up: collect once, then freeze everything start-up made (the node
+        calls it before it reads the shared clock and serves anyone)."""
         gc.collect()
         gc.freeze()
+        self._settled = True
 
     def sweep(self) -> int:
         """Thaw, collect everything, freeze again; returns the objects reclaimed."""
@@ -139,7 +142,8 @@ class GcPolicy:
         """Apply the policy until cancelled (thawing the heap on the way out)."""
         if self.freeze_seconds <= 0:
             return
-        self.settle()
+        if not self._settled:
+            self.settle()
         last_sweep = self.clock()
         try:
             while True:

@@ -94,7 +94,7 @@ async def test_closed_connections_leave_no_cyclic_garbage(
 ) -> None:
     """200 spectators come and go (from another process, so that only the node's
     garbage is counted): what a full collection then finds is not per connection."""
-    settings = make_settings(**FAST, gc_freeze_seconds=0)
+    settings = make_settings(**FAST)
 
     async def churn(url: str, count: int) -> None:
         process = await asyncio.create_subprocess_exec(

@@ -168,6 +168,9 @@ async def running(
         hub.attach(subscriber)
         await subscriber.start(keys.DAILY_UPDATES)
         stack.push_async_callback(subscriber.stop)
+        gc_policy = GcPolicy(settings.gc_freeze_seconds, settings.gc_sweep_seconds, metrics.gc)
+        if settings.gc_freeze_seconds > 0:
+            gc_policy.settle()
         await service.sync_clock()
         stack.push_async_callback(service.daily.close)
         background = [
@@ -179,7 +182,6 @@ async def running(
         if settings.pool_target > 0 and settings.pool_variants:
             background.append(asyncio.create_task(pool.run_refill(), name="pool-refill"))
         if settings.gc_freeze_seconds > 0:
-            gc_policy = GcPolicy(settings.gc_freeze_seconds, settings.gc_sweep_seconds, metrics.gc)
             background.append(asyncio.create_task(gc_policy.run(), name="gc-policy"))
         if settings.daily_prepare_seconds > 0:
             background.append(
