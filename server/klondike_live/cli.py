@@ -4,6 +4,8 @@
     klondike-live check FILE|-                replay a game record, print the final position
     klondike-live show SEED|FILE              a readable board in the terminal
     klondike-live solve ...                   the solver (see `klondike-live solve --help`)
+    klondike-live analyse FILE [--budget S] [--json]
+                                              per-ply verdicts of a game record
     klondike-live daily prepare [--days N]    certify the coming days' daily deals
     klondike-live serve [--host H] [--port P] [--redis URL] [--data-dir DIR]
                         [--workers N|auto] [--log-level LEVEL] [--log-format text|json]
@@ -254,9 +256,10 @@ def build_parser() -> argparse.ArgumentParser:
 def _plugins() -> list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]]:
     """Subcommands that live beside their subsystem."""
     from klondike_live.daily.cli import add_parser as add_daily
+    from klondike_live.solver.analysis_cli import add_parser as add_analyse
     from klondike_live.solver.cli import add_parser as add_solve
 
-    return [add_solve, add_daily]
+    return [add_solve, add_analyse, add_daily]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
