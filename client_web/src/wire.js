@@ -73,6 +73,7 @@
  * @property {boolean} certified
  * @property {DailyInfo} [daily]
  * @property {number} [start_at] ms, from the countdown on
+ * @property {number} [paused_at] ms: a practice game's clock stands still since then (it shows `paused_at - start_at`)
  * @property {string} [commitment]
  * @property {number} [ended_at]
  * @property {string} [seed]

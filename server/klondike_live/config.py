@@ -146,6 +146,7 @@ _RANGES: dict[str, _Range] = {
     "daily_prepare_seconds": _Range(float, 0, 86_400),
     "daily_time_limit_seconds": _Range(int, 1, 86_400),
     "results_days": _Range(int, 0, 36_500),
+    "unfinished_days": _Range(int, 1, 36_500),
     "wait_replicas": _Range(int, -1, 16),
     "wait_timeout_ms": _Range(int, 1, 60_000),
     "max_connections_per_user": _Range(int, 0, 100_000),
@@ -223,6 +224,8 @@ class Settings:
     daily_prepare_seconds: float = 3600.0
     daily_time_limit_seconds: int = 1800
     results_days: int = 90
+    unfinished_days: int = 30
+    """Days a practice game left unfinished (its clock stopped) is kept for its player."""
     wait_replicas: int = -1
     """Replicas a board write waits for (WAIT) before the move is acknowledged; -1: one
     when the masters have replicas, else none."""

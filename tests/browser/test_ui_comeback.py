@@ -136,3 +136,43 @@ def test_games_not_made_public_are_never_listed(pages: Pages, server: ServerProc
         stranger.goto(f"/#/replay/{hidden}/1")
         expect(stranger.locator(".card").first).to_be_visible(timeout=10_000)
         stranger.goto("/#/")
+
+
+def shown_seconds(page: Page) -> int:
+    """The game's time in the stats bar, in whole seconds."""
+    minutes, seconds = page.locator("[data-testid=time]").inner_text().split(":")[-2:]
+    return int(minutes) * 60 + int(seconds)
+
+
+def test_a_solo_clock_starts_at_the_first_move(pages: Pages) -> None:
+    """A new solo game's clock shows 0:00 until the first move, then runs from 0."""
+    page = pages.open(name="Thinker")
+    start_solo(page)
+    page.wait_for_timeout(3_000)
+    expect(page.locator("[data-testid=time]")).to_have_text("0:00")
+    turn_stock(page, 1)
+    page.wait_for_timeout(1_200)
+    assert 1 <= shown_seconds(page) <= 2
+
+
+def test_a_solo_game_waits_for_its_player(pages: Pages) -> None:
+    """Closing the tab of a solo game and coming back after the grace period finds it
+    still playing, its board as left and its clock where it stood."""
+    page = pages.open(name="Walker")
+    room = start_solo(page)
+    turn_stock(page, 5)
+    page.wait_for_timeout(1_500)
+    before = board_picture(page)
+    left_at = shown_seconds(page)
+    context = page.context
+    page.close()
+    page = context.new_page()
+    page.wait_for_timeout((GRACE_SECONDS + 3) * 1000)
+    page.goto(f"/#/room/{room}")
+    own = page.locator(OWN)
+    expect(own).to_have_attribute("data-moves", "5", timeout=10_000)
+    expect(own).to_have_attribute("data-status", "playing")
+    expect(page.locator("[data-testid=subtitle]")).not_to_contain_text("Finished")
+    assert board_picture(page) == before
+    assert left_at <= shown_seconds(page) <= left_at + 2
+    turn_stock(page, 1)  # still playable

@@ -78,11 +78,14 @@ def test_grace_expiry_does_nothing_for_a_racer_who_came_back_or_has_no_seat() ->
 
 
 def test_a_ranked_daily_attempt_runs_on_while_its_player_is_away() -> None:
-    """Only its time limit ends a ranked attempt; a practice daily game resigns."""
+    """Only its time limit ends a ranked attempt; a practice game (daily or solo) waits
+    for its player: never resigned for absence."""
     ranked = replace(started(room()), kind=RoomKind.DAILY, ranked=True).set_online("bea", False)
     assert grace_expiry(ranked, "bea", connected=False) is GraceExpiry.NOTHING
     practice = replace(ranked, ranked=False)
-    assert grace_expiry(practice, "bea", connected=False) is GraceExpiry.RESIGN
+    assert grace_expiry(practice, "bea", connected=False) is GraceExpiry.NOTHING
+    solo = replace(ranked, kind=RoomKind.SOLO, ranked=False)
+    assert grace_expiry(solo, "bea", connected=False) is GraceExpiry.NOTHING
 
 
 @pytest.mark.parametrize("what", ["undo", "hints"])

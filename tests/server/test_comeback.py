@@ -7,18 +7,21 @@ unfinished games and statistics over HTTP.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import asyncio
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import msgpack
 from test_http_api import create_solo, get_ok
 
 from klondike_live import keys
 from klondike_live.client import Client
-from klondike_live.gateway.server import Node
+from klondike_live.config import Settings
+from klondike_live.gateway.server import Node, running
 from klondike_live.store.connect import RedisClient
 
 from auditor import http_audit
-from helpers import WON, close_all, node, started_race
+from helpers import FAST, WON, close_all, node, started_race
 
 if TYPE_CHECKING:
     from conftest import WaitFor
@@ -126,3 +129,125 @@ async def test_a_finished_game_without_its_public_flag_is_not_listed(
         assert await get_ok(node, "api/results") == []
     finally:
         await close_all([alice, bob])
+
+
+async def solo_with(client: Client, **fields: object) -> str:
+    """Create and join a solo game with extra `create` fields; its room id."""
+    created = await client.call(
+        {"t": "create", "rid": 902, "kind": "solo", "variant": "draw=1", **fields},
+        lambda m: m["t"] == "created" and m.get("rid") == 902,
+    )
+    room = str(created["room"])
+    await client.join(room)
+    await client.expect(lambda m: m["t"] == "board" and m.get("room") == room)
+    return room
+
+
+def last_room(client: Client, room: str) -> dict[str, Any]:
+    """The last `room` frame of `room` the client received."""
+    return next(m for m in reversed(client.received) if m["t"] == "room" and m["room"] == room)
+
+
+async def room_frame_where(
+    client: Client, room: str, check: Callable[[dict[str, Any]], bool]
+) -> dict[str, Any]:
+    """The last `room` frame of `room`, once one passing `check` has arrived (5 s)."""
+    for _ in range(100):
+        frame = last_room(client, room)
+        if check(frame):
+            return frame
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"no such room frame; the last: {last_room(client, room)}")
+
+
+async def test_a_solo_clock_starts_at_the_first_move(node: Node, redis: RedisClient) -> None:
+    """A new solo game's clock stands at 0 (`paused_at` = `start_at`) until the first
+    move, which runs it from there: that move is timed near 0."""
+    player = await Client.connect(node.ws_url, name="Slow")
+    try:
+        room = await create_solo(player, public=False)
+        frame = last_room(player, room)
+        assert frame["paused_at"] == frame["start_at"]
+        await asyncio.sleep(0.6)
+        await player.move(room, WON.moves[0])
+        running = await room_frame_where(player, room, lambda m: "paused_at" not in m)
+        assert running["start_at"] >= frame["start_at"] + 500
+        times = [int(t) for t in await redis.lrange(keys.times(room, 1, 0), 0, -1)]
+        assert times and times[0] < 400, times
+    finally:
+        await player.close()
+
+
+async def test_a_solo_game_waits_for_its_player_with_its_clock_stopped(
+    make_settings: Callable[..., Settings], redis: RedisClient
+) -> None:
+    """A solo player gone longer than the grace period is not resigned: the clock stood
+    still while it was away (its keys kept for `unfinished_days`), and runs again when
+    it comes back; the time away is not counted."""
+    settings = make_settings(**FAST, grace_seconds=0.2)
+    async with running(settings, seed_source=lambda: str(WON.seed)) as started:
+        player = await Client.connect(started.ws_url, name="Away")
+        watcher = await Client.connect(started.ws_url, name="Watcher")
+        room = await create_solo(player, public=True)
+        for token in WON.moves[:3]:
+            await player.move(room, token)
+        await watcher.join(room, role="spectator")
+        await player.close()
+        stopped = await room_frame_where(
+            watcher, room, lambda m: "paused_at" in m and not m["seats"][0]["online"]
+        )
+        ttl = await redis.pttl(keys.room(room))
+        assert 29 * 86_400_000 < ttl <= 30 * 86_400_000
+        assert 0 < await redis.pttl(keys.board(room, 1, 0)) <= 30 * 86_400_000
+        await asyncio.sleep(1.2)  # well past the grace period
+        assert await redis.hget(keys.board(room, 1, 0), "status") == b"playing"
+        back = await Client.connect(started.ws_url, token=player.token, resume_from=player)
+        await back.join(room)
+        resumed = await room_frame_where(back, room, lambda m: "paused_at" not in m)
+        clock_then = stopped["paused_at"] - stopped["start_at"]
+        assert resumed["start_at"] >= stopped["start_at"] + 1200
+        assert await redis.pttl(keys.room(room)) == -1
+        assert await redis.pttl(keys.board(room, 1, 0)) == -1
+        await back.move(room, WON.moves[3])
+        times = [int(t) for t in await redis.lrange(keys.times(room, 1, 0), 0, -1)]
+        assert times[3] - clock_then < 1000, (times, clock_then)
+        await back.resign(room)
+        results = await back.expect(lambda m: m["t"] == "results")
+        assert results["ranking"][0]["status"] == "resigned"
+        assert results["ended_at"] - results["started_at"] < 1200
+        await close_all([back, watcher])
+
+
+async def test_a_solo_time_limit_waits_with_the_clock(
+    make_settings: Callable[..., Settings], redis: RedisClient
+) -> None:
+    """A solo game's time limit counts only the time its clock ran: away past the limit
+    it is still playing; back, it times out once the limit is used up."""
+    settings = make_settings(**FAST, grace_seconds=0.1)
+    async with running(settings, seed_source=lambda: str(WON.seed)) as started:
+        player = await Client.connect(started.ws_url, name="Limited")
+        room = await solo_with(player, time_limit=1)
+        await player.move(room, WON.moves[0])
+        await player.close()
+        await asyncio.sleep(1.5)
+        assert await redis.hget(keys.board(room, 1, 0), "status") == b"playing"
+        back = await Client.connect(started.ws_url, token=player.token, resume_from=player)
+        await back.join(room)
+        results = await back.expect(lambda m: m["t"] == "results", timeout=10)
+        assert results["ranking"][0]["status"] == "timeout"
+        await back.close()
+
+
+async def test_a_race_still_resigns_an_absent_racer_and_a_ranked_clock_runs_on(
+    make_settings: Callable[..., Settings],
+) -> None:
+    """Races keep the grace rule: an absent racer is resigned; their clock never stops."""
+    settings = make_settings(**FAST, grace_seconds=0.2)
+    async with running(settings, seed_source=lambda: str(WON.seed)) as started:
+        room, (alice, bob), _ = await started_race(started, "Alice", "Bob")
+        await bob.close()
+        await alice.resign(room)
+        results = await alice.expect(lambda m: m["t"] == "results", timeout=10)
+        assert {row["status"] for row in results["ranking"]} == {"resigned"}
+        assert not [m for m in alice.received if m["t"] == "room" and "paused_at" in m]
+        await alice.close()

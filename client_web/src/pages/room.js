@@ -574,6 +574,7 @@ export class RoomPage {
     if (row && row.time_ms !== null && row.time_ms !== undefined) end = start + row.time_ms;
     else if (room.ended_at) end = room.ended_at;
     else if (this.finishedAt) end = this.finishedAt;
+    else if (room.paused_at) end = room.paused_at; // a clock standing still
     return Math.max(0, end - start);
   }
 

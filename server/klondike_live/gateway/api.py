@@ -82,6 +82,8 @@ class Api:
                 # Left over (the game ended before it was listed): tidy the index.
                 await self.store.unlist_live(state.id, listed_start)
                 continue
+            if state.paused and state.clock_started:
+                continue  # its player is away: not being played now (listed on return)
             out.append(
                 {
                     "room": state.id,

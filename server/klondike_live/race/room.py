@@ -48,6 +48,8 @@ class RoomEvent(StrEnum):
     DEALT = "dealt"  # a race was dealt: boards to create, its start and limit to time
     FINISHED = "finished"  # the race is over: results to store and publish
     REOPENED = "reopened"  # back to the lobby for a rematch
+    PAUSED = "paused"  # a practice game's clock stopped: its boards' clock follows
+    RESUMED = "resumed"  # it runs again (from a later start): boards and time limit follow
 
 
 class RoomError(Exception):
@@ -97,6 +99,7 @@ class RoomState:
     certified: bool = False  # the current deal is certified winnable
     daily: str = ""  # a daily attempt: the challenge's ISO date
     ranked: bool = False  # a daily attempt: the account's one ranked attempt
+    paused_at_ms: int = 0  # a practice game's clock stopped at this time (0: running)
 
     # ------------------------------------------------------------ queries
 
@@ -116,8 +119,26 @@ class RoomState:
         return self.state in (COUNTDOWN, RACING) and now_ms >= self.start_at_ms
 
     def deadline_ms(self) -> int:
-        """When the race's time limit runs out (0 when there is none)."""
-        return self.start_at_ms + self.time_limit * 1000 if self.time_limit else 0
+        """When the race's time limit runs out (0 when there is none, or while the
+        game's clock is stopped: it has no end until it runs again)."""
+        if not self.time_limit or self.paused_at_ms:
+            return 0
+        return self.start_at_ms + self.time_limit * 1000
+
+    @property
+    def paused(self) -> bool:
+        """The game's clock is stopped (a practice game waiting for its player, or one
+        not started by a first move yet)."""
+        return self.paused_at_ms != 0
+
+    @property
+    def clock_started(self) -> bool:
+        """The game's clock has run (a stopped clock that shows more than 0)."""
+        return self.paused_at_ms == 0 or self.paused_at_ms > self.start_at_ms
+
+    def clock_ms(self, now_ms: int) -> int:
+        """The game's time on its clock: from the start to now, or to when it stopped."""
+        return max(0, (self.paused_at_ms or now_ms) - self.start_at_ms)
 
     # ------------------------------------------------------------ transitions
 
@@ -200,10 +221,30 @@ class RoomState:
         return replace(self, state=RACING)
 
     def finish(self, now_ms: int) -> Step:
-        """Every racer is done, or the time limit ran out."""
+        """Every racer is done, or the time limit ran out. A game whose clock is stopped
+        ends when it stopped."""
         if self.state not in (COUNTDOWN, RACING):
             raise RoomError(ErrorCode.WRONG_STATE, f"the room is {self.state}")
-        return Step(replace(self, state=FINISHED, ended_ms=now_ms), (RoomEvent.FINISHED,))
+        ended = self.paused_at_ms or now_ms
+        return Step(
+            replace(self, state=FINISHED, ended_ms=ended, paused_at_ms=0), (RoomEvent.FINISHED,)
+        )
+
+    def pause(self, now_ms: int) -> Step:
+        """Stop the game's clock (a game being played, whose clock runs)."""
+        if self.state not in (COUNTDOWN, RACING) or self.paused_at_ms:
+            return Step(self)
+        stopped = replace(self, paused_at_ms=max(now_ms, self.start_at_ms))
+        return Step(stopped, (RoomEvent.PAUSED,))
+
+    def resume(self, now_ms: int) -> Step:
+        """Run the stopped clock again: the start moves later by the time it stood, so
+        the time since the start is the time the clock ran."""
+        if self.state not in (COUNTDOWN, RACING) or not self.paused_at_ms:
+            return Step(self)
+        stood = max(0, now_ms - self.paused_at_ms)
+        running = replace(self, start_at_ms=self.start_at_ms + stood, paused_at_ms=0)
+        return Step(running, (RoomEvent.RESUMED,))
 
     def rematch(self, user: str) -> Step:
         """Back to the lobby for a fresh deal with the same racers (any racer may ask)."""
@@ -277,6 +318,8 @@ class RoomState:
         if self.state in (COUNTDOWN, RACING, FINISHED):
             data["start_at"] = self.start_at_ms
             data["commitment"] = self.commitment
+        if self.paused_at_ms and self.state in (COUNTDOWN, RACING):
+            data["paused_at"] = self.paused_at_ms
         if self.state == FINISHED:
             data["ended_at"] = self.ended_ms
             if self.kind != "daily" or day_closed:
@@ -306,6 +349,7 @@ class RoomState:
             "certified": self.certified,
             "daily": self.daily,
             "ranked": self.ranked,
+            "paused_at": self.paused_at_ms,
         }
         blob: bytes = msgpack.packb(data, use_bin_type=True)
         return blob
@@ -333,6 +377,7 @@ class RoomState:
             certified=d.get("certified", False),
             daily=d.get("daily", ""),
             ranked=d.get("ranked", False),
+            paused_at_ms=d.get("paused_at", 0),
         )
 
 

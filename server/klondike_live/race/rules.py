@@ -4,6 +4,8 @@ Each rule has exactly this one home; the service calls it and acts on the answer
 
     race_over(statuses, deadline_ms, now_ms)     every board done, or time is up
     grace_expiry(state, user, connected)         what a racer's absence leads to
+    clock_waits(state)                           a practice game's clock waits for its player
+    player_left(state, user, now) / player_back(...)   seat online, clock stopped or run
     check_practice(race_rules, "undo" | "hints") races and ranked attempts have neither
     check_spectator(state, user)                 a racer may not watch its own race
     attempt_outcome(state, ...)                  a ranked daily attempt's result
@@ -21,7 +23,7 @@ from typing import Literal
 
 from klondike_live.protocol.codes import ErrorCode
 from klondike_live.protocol.kinds import RoomKind
-from klondike_live.race.room import RoomError, RoomPhase, RoomState
+from klondike_live.race.room import RoomError, RoomPhase, RoomState, Step
 from klondike_live.race.status import BoardStatus
 
 
@@ -43,8 +45,9 @@ class GraceExpiry(StrEnum):
 def grace_expiry(state: RoomState, user: str, *, connected: bool) -> GraceExpiry:
     """The outcome of a racer's absence once its grace period ran out.
 
-    A ranked daily attempt's clock runs on while its player is away (only its time
-    limit ends it); any other game's board counts as resigned.
+    Only a race resigns an absent racer. A ranked daily attempt's clock runs on while
+    its player is away (only its time limit ends it); a practice game (solo, unranked
+    daily) waits for its player with its clock stopped (`clock_waits`).
     """
     seat = state.seat_of(user)
     if connected or seat is None:
@@ -54,10 +57,46 @@ def grace_expiry(state: RoomState, user: str, *, connected: bool) -> GraceExpiry
         return GraceExpiry.NOTHING
     if state.state is RoomPhase.LOBBY:
         return GraceExpiry.LEAVE
-    ranked_attempt = state.kind is RoomKind.DAILY and state.ranked
-    if state.state in (RoomPhase.COUNTDOWN, RoomPhase.RACING) and not ranked_attempt:
+    if state.state in (RoomPhase.COUNTDOWN, RoomPhase.RACING) and state.kind is RoomKind.RACE:
         return GraceExpiry.RESIGN
     return GraceExpiry.NOTHING
+
+
+def clock_waits(state: RoomState) -> bool:
+    """A practice game (solo, unranked daily) is never resigned for absence: its clock
+    starts at the player's first move and stops while no connection of the player is
+    in the room (as desktop solitaire stops when its window is hidden). Races and ranked
+    daily attempts keep their clock running from the start."""
+    return not state.race_rules
+
+
+def new_game_clock(state: RoomState) -> RoomState:
+    """A practice game just dealt: its clock stands still until the first move."""
+    return state.pause(state.start_at_ms).state if clock_waits(state) else state
+
+
+def player_left(state: RoomState, user: str, now_ms: int) -> Step:
+    """No connection speaks for `user` any more: its seat shows it away and, in a
+    practice game, the clock stops."""
+    away = state.set_online(user, False)
+    if clock_waits(away) and away.seat_of(user) is not None:
+        return away.pause(now_ms)
+    return Step(away)
+
+
+def player_back(state: RoomState, user: str, name: str, now_ms: int) -> Step:
+    """`user` (re)joins as a racer: its seat (taken, or kept) shows it online and, in a
+    practice game whose clock had started, the clock runs again (one not started yet
+    waits for the first move: `move_starts_clock`)."""
+    back = state.join(user, name)
+    if clock_waits(back) and back.paused and back.clock_started:
+        return back.resume(now_ms)
+    return Step(back)
+
+
+def move_starts_clock(state: RoomState, now_ms: int) -> Step:
+    """A move (or undo) in a game whose clock stands still runs it again."""
+    return state.resume(now_ms)
 
 
 def check_practice(race_rules: bool, what: Literal["undo", "hints"]) -> None:

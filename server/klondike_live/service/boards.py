@@ -40,7 +40,7 @@ from klondike_live.protocol.outgoing import BoardHeader
 from klondike_live.race.live_board import BoardEvent, LiveBoard, snapshot
 from klondike_live.race.results import board_after
 from klondike_live.race.room import COUNTDOWN, FINISHED, RACING, RoomError, RoomState
-from klondike_live.race.rules import check_practice
+from klondike_live.race.rules import check_practice, move_starts_clock
 from klondike_live.race.status import BoardOp, BoardStatus
 from klondike_live.race.visibility import Audience, own_knowledge
 from klondike_live.service.ending import check_end
@@ -219,6 +219,11 @@ class Boards:
                         await self._practice_won(local, writer, viewer)
                     done = writer.status.done
                     break
+            if result.status is WriteStatus.PAUSED:
+                # The game's clock stands still (no move yet, or its player was away):
+                # run it, then play the move on it.
+                await self.rooms.transition(local.room_id, move_starts_clock)
+                continue
             if result.status is not WriteStatus.STALE:
                 if result.status is WriteStatus.DONE:
                     # Over already (its end written by another node): the race may be

@@ -56,7 +56,7 @@ from klondike_live.protocol.codes import ErrorCode
 from klondike_live.protocol.kinds import RoomKind
 from klondike_live.race.results import board_after
 from klondike_live.race.room import FINISHED, RoomState, new_room
-from klondike_live.race.rules import attempt_outcome
+from klondike_live.race.rules import attempt_outcome, new_game_clock
 from klondike_live.race.status import BoardStatus
 from klondike_live.service.connection import Broadcast, Connection
 from klondike_live.service.errors import RequestError
@@ -262,7 +262,8 @@ class DailyService:
             daily=record.day.isoformat(),
             ranked=ranked,
         )
-        return state.set_ready(user, True).start(user, now, 0, record.seed, certified=True).state
+        started = state.set_ready(user, True).start(user, now, 0, record.seed, certified=True)
+        return new_game_clock(started.state)
 
     async def attempt_room(self, user: str, day: date, variant: Variant) -> str | None:
         """The room of the account's ranked attempt of that day, if it started one."""

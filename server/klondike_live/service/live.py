@@ -49,7 +49,13 @@ from klondike_live.protocol import outgoing
 from klondike_live.protocol.codes import CloseCode, ErrorCode
 from klondike_live.protocol.kinds import Role, RoomKind
 from klondike_live.race.room import COUNTDOWN, LOBBY, RACING, RoomError, RoomState, new_room
-from klondike_live.race.rules import check_spectator
+from klondike_live.race.rules import (
+    check_spectator,
+    clock_waits,
+    new_game_clock,
+    player_back,
+    player_left,
+)
 from klondike_live.race.status import BoardOp
 from klondike_live.service.boards import Boards
 from klondike_live.service.catchup import CatchUp
@@ -238,7 +244,8 @@ class LiveService:
         )
         if request.kind is RoomKind.SOLO:
             seed, certified = await self.rooms.deal(request.variant, request.deal)
-            state = state.set_ready(conn.user, True).start(conn.user, now, 0, seed, certified).state
+            started = state.set_ready(conn.user, True).start(conn.user, now, 0, seed, certified)
+            state = new_game_clock(started.state)
             if not await self.open_room(state):
                 raise RequestError(ErrorCode.BUSY, "could not create the room; try again")
             if request.public:
@@ -292,7 +299,7 @@ class LiveService:
             if request.role is Role.RACER:
                 state = (
                     await self.rooms.transition(
-                        request.room, lambda s, _now: s.join(conn.user, conn.name)
+                        request.room, lambda s, now: player_back(s, conn.user, conn.name, now)
                     )
                 ).state
                 local.reseat(viewer, state.seat_of(conn.user))
@@ -327,13 +334,18 @@ class LiveService:
                     await self.rooms.transition(room_id, lambda s, _now: s.leave(user))
                 else:
                     # Gone from a game under way (a closed connection, or `leave`): the
-                    # seat waits for the grace period, then `race.rules.grace_expiry`.
+                    # seat waits for the grace period, then `race.rules.grace_expiry`; a
+                    # practice game's clock stops meanwhile (`race.rules.player_left`).
                     with contextlib.suppress(RequestError):
                         await self.rooms.transition(
-                            room_id, lambda s, _now: s.set_online(user, False)
+                            room_id, lambda s, now: player_left(s, user, now)
                         )
-                    due = self.now_ms() + int(self.settings.grace_seconds * 1000)
-                    await self.store.add_timer(room_id, TimerKind.GRACE, user, due)
+                    if not clock_waits(state):
+                        due = self.now_ms() + int(self.settings.grace_seconds * 1000)
+                        await self.store.add_timer(room_id, TimerKind.GRACE, user, due)
+        await self._left_room(local, viewer)
+
+    async def _left_room(self, local: LocalRoom | None, viewer: Viewer) -> None:
         if local is not None:
             await self.hub.leave(local, viewer)
 

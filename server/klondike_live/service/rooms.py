@@ -42,7 +42,7 @@ from klondike_live.service.daily import DailyService
 from klondike_live.service.errors import RequestError
 from klondike_live.service.hub import Hub
 from klondike_live.service.local import LocalRoom
-from klondike_live.store import BoardRecord, Store, StoreError, TimerKind
+from klondike_live.store import BoardRecord, Expiry, Store, StoreError, TimerKind
 
 log = logging.getLogger(__name__)
 
@@ -117,13 +117,21 @@ class Rooms:
             events[:] = step.events  # the last attempt is the one written
             return step.state
 
+        def clock_moved() -> bool:
+            return RoomEvent.PAUSED in events or RoomEvent.RESUMED in events
+
         def extras(_old: RoomState, new: RoomState) -> tuple[list[RoomFrame], Hashes]:
             hashes = self._board_inits(new) if RoomEvent.DEALT in events else []
+            if clock_moved():
+                hashes = self._board_clocks(new)
             frame = outgoing.room_state(self.public(new))
             return [RoomFrame(frame, new.gen, new.state, new.start_at_ms)], hashes
 
+        def expiries(_old: RoomState, new: RoomState) -> list[Expiry]:
+            return self.store.waiting_expiries(new) if clock_moved() else []
+
         try:
-            _, new = await self.store.update_room(room_id, stepped, extras)
+            _, new = await self.store.update_room(room_id, stepped, extras, expiries)
         except RoomError as exc:
             raise RequestError(exc.code, exc.message) from None
         except LookupError:
@@ -147,6 +155,13 @@ class Rooms:
                         await self.store.set_public(room_id, True, new.created_ms)
                 case RoomEvent.FINISHED:
                     pass  # finished by `ending.check_end`, which stores the results
+                case RoomEvent.PAUSED:
+                    pass  # its boards' clock and keys' expiry were written with it
+                case RoomEvent.RESUMED:
+                    if new.time_limit:  # the limit moved with the start
+                        await self.store.add_timer(
+                            room_id, TimerKind.DEADLINE, str(new.gen), new.deadline_ms()
+                        )
                 case unknown:
                     assert_never(unknown)
         return Step(new, tuple(events))
@@ -154,7 +169,8 @@ class Rooms:
     async def open_room(self, state: RoomState) -> bool:
         """Write a room that starts at once (solo, daily) with its boards and timers;
         False when a room of that id exists already."""
-        if await self.store.write_room(state, 0, (), self._board_inits(state)) is None:
+        expiries = self.store.waiting_expiries(state) if state.paused else []
+        if await self.store.write_room(state, 0, (), self._board_inits(state), expiries) is None:
             return False
         await self._schedule_race_timers(state)
         return True
@@ -194,6 +210,7 @@ class Rooms:
                         "status": str(BoardStatus.PLAYING),
                         "start_at": state.start_at_ms,
                         "deadline": deadline,
+                        "paused_at": state.paused_at_ms,
                         "found": 0,
                         "found_ms": 0,
                         "down": board.face_down_count,
@@ -203,6 +220,16 @@ class Rooms:
                 )
             )
         return out
+
+    def _board_clocks(self, state: RoomState) -> Hashes:
+        """Every board's clock fields, written with the room when its clock stops or runs
+        again (the board script times moves by them)."""
+        fields: dict[str, str | int] = {
+            "start_at": state.start_at_ms,
+            "deadline": state.deadline_ms(),
+            "paused_at": state.paused_at_ms,
+        }
+        return [(keys.board(state.id, state.gen, seat), dict(fields)) for seat, _ in state.seated()]
 
     async def _schedule_race_timers(self, state: RoomState) -> None:
         await self.store.add_timer(state.id, TimerKind.BEGIN, str(state.gen), state.start_at_ms)

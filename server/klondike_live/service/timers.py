@@ -75,6 +75,12 @@ class Timers:
                     )
             case TimerKind.DEADLINE:
                 if str(state.gen) == arg and state.state in (COUNTDOWN, RACING):
+                    due = state.deadline_ms()
+                    if due == 0:
+                        return  # its clock stands still: running again sets the limit anew
+                    if self.rooms.now_ms() < due:  # the clock stood meanwhile: later
+                        await self.store.add_timer(room_id, TimerKind.DEADLINE, arg, due)
+                        return
                     await self.boards.end_playing(state, BoardOp.TIMEOUT)
                     await check_end(self.rooms, room_id)
             case TimerKind.GRACE:

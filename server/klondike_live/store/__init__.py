@@ -4,6 +4,7 @@ from klondike_live.store.connect import StoreError
 from klondike_live.store.records import (
     BoardRecord,
     Conflict,
+    Expiry,
     Retention,
     TimerKind,
     WriteResult,
@@ -14,6 +15,7 @@ from klondike_live.store.store import Store
 __all__ = [
     "BoardRecord",
     "Conflict",
+    "Expiry",
     "Retention",
     "Store",
     "StoreError",

@@ -33,15 +33,22 @@ class Retention:
     results instead: the day's attempts record points at it.
     `results_ms`: the stored results (ranking, records, move times; replays are built
     from them), 0 for ever. `finished_keep`: the newest entries `kl:finished` keeps.
+    `unfinished_ms`: a practice game whose clock stands still (its player left, or never
+    moved) keeps its keys this long from then, and its player's index of unfinished
+    games keeps it as long; it is kept for ever again once its clock runs.
     """
 
     race_ms: int = 3_600_000
     results_ms: int = 90 * DAY_MS
     finished_keep: int = 1000
+    unfinished_ms: int = 30 * DAY_MS
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Retention:
-        return cls(results_ms=settings.results_days * DAY_MS)
+        return cls(
+            results_ms=settings.results_days * DAY_MS,
+            unfinished_ms=settings.unfinished_days * DAY_MS,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +95,7 @@ class WriteStatus(StrEnum):
     DONE = "done"  # the board's game is over (`detail`: its status)
     EARLY = "early"  # the race has not started (`detail`: ms to go)
     LATE = "late"  # the time limit ran out
+    PAUSED = "paused"  # the game's clock stands still: run it (a room transition), then retry
     MISSING = "missing"  # no such board
 
 

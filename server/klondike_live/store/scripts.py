@@ -74,13 +74,18 @@ if op ~= 'refresh' and status ~= 'playing' then return {'done', status} end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local start_at = tonumber(redis.call('HGET', KEYS[1], 'start_at'))
+-- A practice game's clock may stand still (`paused_at`, set with the room): a move
+-- waits until the room runs it again; anything else is timed when it stopped.
+local paused_at = tonumber(redis.call('HGET', KEYS[1], 'paused_at') or '0')
 if (op == 'move' or op == 'undo') then
+  if paused_at > 0 then return {'paused'} end
   if now < start_at then return {'early', tostring(start_at - now)} end
   local deadline = tonumber(redis.call('HGET', KEYS[1], 'deadline') or '0')
   if deadline > 0 and now >= deadline then return {'late'} end
 end
 local old_found = redis.call('HGET', KEYS[1], 'found')
 local elapsed = now - start_at
+if paused_at > 0 then elapsed = math.max(0, paused_at - start_at) end
 -- An undo takes back the last move and its time: both lists stay the board's moves.
 if op == 'undo' then
   redis.call('RPOP', KEYS[2])

@@ -183,11 +183,12 @@ class Store:
         same step.
 
         A room that is not finished never expires: writing it removes any expiry from
-        the room hash and its racers' connection claims (a rematch keeps them).
+        the room hash and its racers' connection claims (a rematch keeps them); a
+        practice game whose clock stands still is the exception (`waiting_expiries`).
 
         Returns the new revision, or None when another writer got there first.
         """
-        if state.state != FINISHED:
+        if state.state != FINISHED and not state.paused:
             claims = [keys.connection(state.id, seat.user) for _, seat in state.seated()]
             expiries = [*expiries, Expiry((keys.room(state.id), *claims), 0)]
         extra_keys = [key for key, _ in hashes]
@@ -241,6 +242,15 @@ class Store:
             if await self.write_room(new, rev, frames, hashes, timed) is not None:
                 return old, new
         raise Conflict(f"room {room_id} is too busy")
+
+    def waiting_expiries(self, state: RoomState) -> list[Expiry]:
+        """A practice game's keys (room, boards, claims) when its clock stops: kept
+        `unfinished_ms` from now; when it runs again: kept (no expiry)."""
+        kept = [keys.room(state.id)]
+        for seat, occupant in state.seated():
+            kept += keys.race_keys(state.id, state.gen, seat)
+            kept.append(keys.connection(state.id, occupant.user))
+        return [Expiry(tuple(kept), self.retention.unfinished_ms if state.paused else 0)]
 
     def finished_expiries(self, state: RoomState) -> list[Expiry]:
         """The expiries a race is finished with (`state`: the finished room), see
