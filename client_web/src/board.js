@@ -22,6 +22,7 @@ import {
   isDrag,
   isPicked,
   pickUp,
+  pieceAt,
   pressColumn,
   putDown,
   sourceAt,
@@ -434,8 +435,13 @@ export class BoardView {
     const view = this.view;
     const placed = this.placed;
     if (event.button !== 0 || !view || !placed) return;
-    const node = event.target instanceof Element ? event.target.closest(".card, .slot") : null;
-    if (!(node instanceof HTMLElement)) return;
+    if (!(event.target instanceof Element) || !event.target.closest(".card, .slot")) return;
+    // What was pressed, by the layout: a card still sliding into place does not catch
+    // a press meant for what is under it (fast clicks on the stock all count).
+    const box = this.root.getBoundingClientRect();
+    const hit = pieceAt(placed, event.clientX - box.left, event.clientY - box.top);
+    const node = hit?.card ? this.elements.get(hit.card.key) : hit?.slot ? this.slots.get(hit.slot) : null;
+    if (!node) return;
     const name = pileOf(node);
     /** @type {Grab | null} */
     let grab = null;

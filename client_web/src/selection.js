@@ -304,3 +304,28 @@ export function dropTarget(view, placed, from, cx, cy) {
   }
   return candidates.find((to) => canMove(view, from, to)) ?? null;
 }
+
+/**
+ * What a press at (x, y) on the placed board lands on, by where every card is going,
+ * not where an animation shows it now (a card sliding out of the stock must not catch
+ * the next click on the stock): the topmost card there, else a pile's slot, else null.
+ * @param {Placed} placed
+ * @param {number} x
+ * @param {number} y
+ * @returns {{card: PlacedCard, slot: null} | {card: null, slot: PileName} | null}
+ */
+export function pieceAt(placed, x, y) {
+  const { cardW, cardH } = placed.metrics;
+  /** @param {{x: number, y: number}} at */
+  const inside = (at) => x >= at.x && x < at.x + cardW && y >= at.y && y < at.y + cardH;
+  /** @type {PlacedCard | null} */
+  let best = null;
+  for (const item of placed.cards) {
+    if (inside(item) && (best === null || item.z > best.z)) best = item;
+  }
+  if (best) return { card: best, slot: null };
+  for (const [name, at] of Object.entries(placed.slots)) {
+    if (inside(at)) return { card: null, slot: /** @type {PileName} */ (name) };
+  }
+  return null;
+}

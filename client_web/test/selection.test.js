@@ -15,6 +15,7 @@ import {
   isDrag,
   isPicked,
   pickUp,
+  pieceAt,
   placeOf,
   pressColumn,
   putDown,
@@ -245,4 +246,16 @@ test("a press becomes a drag after a few pixels, and drops on the nearest pile t
     kind: "foundation",
   });
   assert.equal(dropTarget(view, placed, { kind: "waste" }, slots.stock.x, slots.stock.y + 10), null);
+});
+
+test("a press lands on what the layout puts there, topmost card first, else a slot", () => {
+  const placed = layout(view, { width: 800 });
+  const { slots, metrics: m } = placed;
+  const stock = pieceAt(placed, slots.stock.x + m.cardW / 2, slots.stock.y + m.cardH / 2);
+  assert.equal(stock?.card?.place, "stock");
+  const column = placed.cards.filter((c) => c.place === "t2");
+  const top = column.reduce((a, b) => (b.z > a.z ? b : a));
+  assert.equal(pieceAt(placed, top.x + 4, top.y + m.cardH - 4)?.card?.key, top.key);
+  assert.deepEqual(pieceAt(placed, slots.t3.x + 2, slots.t3.y + 2), { card: null, slot: "t3" }, "empty");
+  assert.equal(pieceAt(placed, -5, -5), null);
 });

@@ -111,3 +111,21 @@ def test_hints_show_on_turned_cards_on_runs_and_without_motion(
     looks = hinted(page)
     assert looks["animation"] == "none", looks
     assert looks["outline"] == "solid" and looks["width"] >= 2, looks
+
+
+def test_six_fast_clicks_on_the_stock_turn_six_cards(pages: Pages, valkey_url: str) -> None:
+    """Clicks 40-80 ms apart on the stock each turn a card, also while the card turned
+    before is still sliding out of the stock over it."""
+    page = pages.open(name="Quick")
+    start_solo(page, valkey_url, passes="rules")
+    own = page.locator(OWN)
+    box = BoardDriver(page).slot("stock").bounding_box()
+    assert box is not None
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    for pause in (40, 80, 50, 70, 60, 0):
+        page.mouse.click(x, y)
+        page.wait_for_timeout(pause)
+    expect(own).to_have_attribute("data-pending", "0")
+    expect(own).to_have_attribute("data-moves", "6")
+    expect(own.locator('.card[data-place="waste"]')).to_have_count(6)
+    expect(page.locator("[data-testid=moves]")).to_have_text("6")

@@ -206,11 +206,19 @@ export class OwnGame {
     this.render();
   }
 
+  /**
+   * A click on the stock: turn it, or turn the waste over. Every click counts: turns of
+   * the stock still in flight (not shown yet: only the server knows the cards) are
+   * counted off the stock first.
+   */
   stock() {
     if (!this.playing()) return;
     const view = this.view;
-    if (view.stock > 0) this.sendMove("D");
-    else if (view.waste.length && passesLeft(view, this.page.variant) > 0) this.sendMove("R");
+    const variant = this.page.variant;
+    const inFlight = this.play.pending.filter((move) => move.m === "D").length;
+    const left = view.stock - inFlight * variant.draw;
+    if (left > 0) this.sendMove("D");
+    else if ((inFlight || view.waste.length) && passesLeft(view, variant) > 0) this.sendMove("R");
     else this.page.say(view.waste.length ? "No passes left through the stock." : "The stock is empty.");
   }
 
