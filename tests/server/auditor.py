@@ -445,6 +445,7 @@ HTTP_ANSWERS: list[HttpAnswer] = []
 """Answers the test helpers fetched (`record_http`) and `audit_http` has not read yet."""
 
 GAME_PATH = re.compile(r"^api/(results|replay)/([^/]+)/(\d+)$")
+ANALYSIS_PATH = re.compile(r"^api/analysis/([^/]+)/(\d+)$")
 
 
 def record_http(url: str, user: str | None, status: int, body: Any) -> None:
@@ -576,6 +577,9 @@ async def audit_http(redis: RedisClient) -> int:
       and variant had ended (its leaderboard entry), and then shows no seed, deal or
       game record, and each board (final view, replay start and every step) only as
       far as its own player had seen it at that point; after the close, everything.
+    - An analysis answer (200 ready, 202 pending) exists only for a finished game, and
+      never for a daily game whose day was open when it came (its lines and verdicts
+      speak of cards its player had not seen).
     - Any other status carries nothing but `{"error": code}`.
     """
     import msgpack
@@ -592,6 +596,19 @@ async def audit_http(redis: RedisClient) -> int:
             if not day_closed_at(day)(answer.at):
                 for text in _strings(answer.body):
                     assert seed not in text, f"{where}: the seed of the open day {day}"
+        analysis = ANALYSIS_PATH.match(answer.path)
+        if analysis is not None:
+            if answer.status not in (200, 202):
+                assert set(answer.body) == {"error"}, f"{where}: an error answer with more"
+                continue
+            key = keys.results(analysis.group(1), int(analysis.group(2)))
+            data = await redis.hget(key, "data")
+            assert data is not None, f"{where}: an analysis of a game that has no results"
+            daily = msgpack.unpackb(data, raw=False).get("daily")
+            if isinstance(daily, Mapping):
+                day = date.fromisoformat(daily["date"])
+                assert day_closed_at(day)(answer.at), f"{where}: the analysis of an open day"
+            continue
         game = GAME_PATH.match(answer.path)
         if game is None:
             continue

@@ -10,7 +10,9 @@ request for `/ws` goes on to become a websocket, anything else gets a response h
     GET /healthz                   the same as /healthz/ready
     GET /metrics                   Prometheus text
     GET /api/...                   the JSON API (`api.py`): lobbies, live games, results,
-                                   replays; `/api/daily...` (`daily_api.py`)
+                                   replays; `/api/daily...` (`daily_api.py`);
+                                   `/api/analysis/<room>/<gen>`: the solver's per-ply
+                                   verdicts of a finished game (`service.analysis`)
     GET /, /static/<version>/<path>, /<path>
                                    the browser client's files (`assets.py`: versioned
                                    URLs, cache lifetimes, ETags and 304, gzip), from
@@ -51,7 +53,8 @@ from klondike_live.gateway.assets import ClientAssets
 from klondike_live.gateway.client_files import client_root
 from klondike_live.gateway.daily_api import DailyApi
 from klondike_live.metrics import Metrics
-from klondike_live.race.redaction import results_for
+from klondike_live.race.redaction import Disclosure, analysis_for, results_for
+from klondike_live.service.analysis import Analyses
 from klondike_live.service.daily import DailyService
 from klondike_live.store import Store
 from klondike_live.store.connect import ping
@@ -98,8 +101,10 @@ class HttpRoutes:
         client_dir: Path | None = None,
         *,
         bus_connected: Callable[[], bool] | None = None,
+        analyses: Analyses | None = None,
     ) -> None:
         self.store = store
+        self.analyses = analyses if analyses is not None else Analyses(store)
         self.api = Api(store, hidden=daily.hidden)
         self.daily = DailyApi(daily)
         self.metrics = metrics
@@ -179,7 +184,7 @@ class HttpRoutes:
             return json_response(data, status)
         kind, _, rest = route.partition("/")
         game = game_key(rest)
-        if game is None or kind not in ("results", "replay"):
+        if game is None or kind not in ("results", "replay", "analysis"):
             return not_found()
         results = await self.api.results(*game)
         if results is None:
@@ -189,7 +194,24 @@ class HttpRoutes:
             return json_response({"error": "spoiler"}, HTTPStatus.FORBIDDEN)
         if kind == "results":
             return json_response(results_for(results, shown))
+        if kind == "analysis":
+            return await self._analysis(*game, shown)
         return json_response(await self.api.replay(game[0], results, shown))
+
+    async def _analysis(self, room_id: str, gen: int, shown: Disclosure) -> Response:
+        """A finished game's analysis: 200 when stored, 202 `pending` while it is made
+        (asked for here when it is neither), 403 `withheld` where the replay is shown as
+        played (a daily game while its day is open)."""
+        if analysis_for({}, shown) is None:
+            return json_response({"error": "withheld"}, HTTPStatus.FORBIDDEN)
+        stored, pending = await self.analyses.load(room_id, gen)
+        if stored is None:
+            if not pending:
+                self.analyses.request(room_id, gen)
+            return json_response({"status": "pending"}, HTTPStatus.ACCEPTED)
+        shown_analysis = analysis_for(stored, shown)
+        assert shown_analysis is not None
+        return json_response({"status": "ready", **shown_analysis})
 
     def _static(self, path: str, headers: Headers) -> Response:
         if self.assets is None:

@@ -173,6 +173,7 @@ async def running(
             gc_policy.settle()
         await service.sync_clock()
         stack.push_async_callback(service.daily.close)
+        stack.push_async_callback(service.analyses.close)
         background = [
             asyncio.create_task(service.run_ticks(), name="ticks"),
             asyncio.create_task(
@@ -209,6 +210,7 @@ async def running(
                 service.daily,
                 settings.keys,
                 bus_connected=lambda: subscriber.connected,
+                analyses=service.analyses,
             ),
             create_connection=_Connection,
             reuse_port=reuse_port or None,

@@ -1,8 +1,9 @@
 """What a finished game shows, on every path: one policy for results and replays.
 
 Every outbound path of a finished game goes through here: the websocket `results`
-frames (`service.rooms.Rooms.shown`), `GET /api/results/ROOM/GEN` and `GET
-/api/replay/ROOM/GEN` (`gateway/http.py`, daily games included). docs/rules.md ("What
+frames (`service.rooms.Rooms.shown`), `GET /api/results/ROOM/GEN`, `GET
+/api/replay/ROOM/GEN` and `GET /api/analysis/ROOM/GEN` (`gateway/http.py`, daily games
+included; an analysis is shown under `FULL` only: `analysis_for`). docs/rules.md ("What
 each viewer may see") has the table of audiences and game states.
 
 A finished game is shown under one of two disclosures:
@@ -139,3 +140,12 @@ def replay_for(
     if daily is not None:
         out["daily"] = daily
     return out
+
+
+def analysis_for(analysis: Mapping[str, Any], shown: Disclosure) -> dict[str, Any] | None:
+    """A finished game's solver analysis under `shown`: all of it under `FULL`, nothing
+    (None) under `AS_PLAYED`. Its winning lines and verdicts speak of cards its player
+    had not seen, so a daily game's analysis waits for its day to close, for everyone."""
+    if shown is not Disclosure.FULL:
+        return None
+    return dict(analysis)

@@ -79,3 +79,5 @@ async def check_end(rooms: Rooms, room_id: str) -> None:
     if new.public_room:
         await store.set_live(room_id, False)
     log.info("race %s gen %d finished", room_id, new.gen)
+    if rooms.on_finished is not None:  # its analysis, in the background
+        rooms.on_finished(room_id, new.gen)

@@ -57,6 +57,7 @@ from klondike_live.race.rules import (
     player_left,
 )
 from klondike_live.race.status import BoardOp
+from klondike_live.service.analysis import Analyses
 from klondike_live.service.boards import Boards
 from klondike_live.service.catchup import CatchUp
 from klondike_live.service.connection import Connection
@@ -117,6 +118,9 @@ class LiveService:
             settings, store, clock, metrics, now_ms=self.now_ms, open_room=self.open_room
         )
         self.rooms = Rooms(store, hub, self.daily, pool=pool, new_seed=seed_source or _new_seed)
+        # Finished games are analysed in the background (`service.analysis`).
+        self.analyses = Analyses(store)
+        self.rooms.on_finished = self.analyses.request
         self.catchup = CatchUp(self.rooms, hub, metrics)
         self.boards = Boards(self.rooms, hub, metrics)
         self.timers = Timers(settings, self.rooms, self.boards, hub)

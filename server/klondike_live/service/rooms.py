@@ -75,6 +75,8 @@ class Rooms:
         self.pool = pool
         self.new_seed = new_seed
         self.clock_offset_ms = 0
+        # Called with (room id, gen) once this node has finished a game (its analysis).
+        self.on_finished: Callable[[str, int], None] | None = None
 
     # ------------------------------------------------------------ clock
 

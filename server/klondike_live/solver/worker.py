@@ -3,6 +3,7 @@
     result = await solve_in_worker(board, Budget(seconds=30))
     result = await par_in_worker(board, Budget(seconds=10))
     advice = await hint_in_worker(board, seconds=1.0)
+    analysis = await analyse_in_worker(record_text, AnalysisBudget(2.0, 60.0), nice=10)
 
 The event loop never runs a search: the child (`python -m klondike_live.solver.job`)
 gets the position as notation text on stdin and answers in JSON on stdout. Cancelling
@@ -23,6 +24,8 @@ from typing import Any, Final
 
 from klondike_live.engine.board import Board
 from klondike_live.engine.position import format_position
+from klondike_live.engine.record import GameRecord
+from klondike_live.solver.analysis import AnalysisBudget, positions
 from klondike_live.solver.hints import Hint, best_move
 from klondike_live.solver.search import SOLVABLE, UNKNOWN, Budget, SolveResult, check_line
 
@@ -56,6 +59,37 @@ async def hint_in_worker(board: Board, seconds: float = 1.0) -> Hint:
     return Hint(data["status"], None if move is None else str(move), str(data["message"]), line)
 
 
+async def analyse_in_worker(
+    record: str, budget: AnalysisBudget, *, nice: int = 0
+) -> dict[str, Any] | None:
+    """`analysis.analyse` of a game record's text in a child process at lower priority
+    (`nice`); its JSON (`Analysis.to_json()` with `searches`, `nodes`, `seconds`), or None
+    when the child overran `budget.total`. Lines are replayed here again (`_check_analysis`,
+    in a thread)."""
+    request = {
+        "op": "analyse",
+        "record": record,
+        "seconds": budget.per_position,
+        "total": budget.total,
+        "nice": nice,
+    }
+    data = await _communicate(request, budget.total)
+    if data is None:
+        return None
+    await asyncio.to_thread(_check_analysis, record, data)
+    return data
+
+
+def _check_analysis(record: str, data: dict[str, Any]) -> None:
+    """Replay the lines of ply 0 and of the last winnable ply (the one a replay shows
+    before the losing move); the others are the game's moves followed by one of these
+    or by lines the child replayed."""
+    boards, _ = positions(GameRecord.parse(record))
+    winnable = [p for p in data["plies"] if p["verdict"] == "winnable"]
+    for ply in winnable[:1] + winnable[-1:]:
+        check_line(boards[int(ply["ply"])], [str(t) for t in ply["line"]])
+
+
 async def _search(op: str, board: Board, budget: Budget) -> SolveResult:
     request = {"op": op, "seconds": budget.seconds, "nodes": budget.nodes}
     data = await run_in_child(request, board, budget.seconds)
@@ -77,7 +111,11 @@ async def run_in_child(
     request: dict[str, Any], board: Board, seconds: float | None
 ) -> dict[str, Any] | None:
     """Run one job in a child; its JSON answer, or None when it overran its time."""
-    payload = json.dumps(request | {"position": format_position(board)}).encode()
+    return await _communicate(request | {"position": format_position(board)}, seconds)
+
+
+async def _communicate(request: dict[str, Any], seconds: float | None) -> dict[str, Any] | None:
+    payload = json.dumps(request).encode()
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",

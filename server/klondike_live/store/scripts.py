@@ -164,3 +164,25 @@ local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, AR
 if #due > 0 then redis.call('ZREM', KEYS[1], unpack(due)) end
 return due
 """
+
+ANALYSIS_CLAIM: Final = """
+-- KEYS[1] a game's results hash; ARGV[1] now (ms), ARGV[2] a claim older than this (ms)
+-- is stale. Claim the game's analysis for this caller: only for stored results (a
+-- missing hash is never created, so nothing outlives the results' expiry), only when no
+-- analysis is stored and no fresh claim holds it. 1 claimed, 0 not.
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if redis.call('HEXISTS', KEYS[1], 'analysis') == 1 then return 0 end
+local claimed = tonumber(redis.call('HGET', KEYS[1], 'analysis_claim') or '0')
+if claimed > 0 and tonumber(ARGV[1]) - claimed < tonumber(ARGV[2]) then return 0 end
+redis.call('HSET', KEYS[1], 'analysis_claim', ARGV[1])
+return 1
+"""
+
+ANALYSIS_SAVE: Final = """
+-- KEYS[1] a game's results hash; ARGV[1] the analysis: stored beside the results (same
+-- key, so the same expiry), the claim dropped; nothing when the results are gone.
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'analysis', ARGV[1])
+redis.call('HDEL', KEYS[1], 'analysis_claim')
+return 1
+"""

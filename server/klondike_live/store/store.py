@@ -117,6 +117,8 @@ class Store:
         self._release: AsyncScript = redis.register_script(scripts.RELEASE)
         self._unlist_if: AsyncScript = redis.register_script(scripts.UNLIST_IF)
         self._take_due: AsyncScript = redis.register_script(scripts.TAKE_DUE)
+        self._analysis_claim: AsyncScript = redis.register_script(scripts.ANALYSIS_CLAIM)
+        self._analysis_save: AsyncScript = redis.register_script(scripts.ANALYSIS_SAVE)
         self.latency_observer: Callable[[float], None] | None = None
 
     @classmethod
@@ -496,6 +498,31 @@ class Store:
     async def load_results(self, room_id: str, gen: int) -> bytes | None:
         data = await self._timed(self.redis.hget(keys.results(room_id, gen), "data"))
         return data if isinstance(data, bytes) else None
+
+    async def claim_analysis(self, room_id: str, gen: int, now_ms: int, stale_ms: int) -> bool:
+        """Claim a finished game's analysis (`scripts.ANALYSIS_CLAIM`): True for the one
+        caller that should compute it now."""
+        claimed = await self._timed(
+            self._analysis_claim(keys=[keys.results(room_id, gen)], args=[now_ms, stale_ms])
+        )
+        return bool(claimed)
+
+    async def save_analysis(self, room_id: str, gen: int, data: bytes) -> bool:
+        """Store a game's analysis beside its results (same key and expiry)."""
+        saved = await self._timed(
+            self._analysis_save(keys=[keys.results(room_id, gen)], args=[data])
+        )
+        return bool(saved)
+
+    async def load_analysis(self, room_id: str, gen: int) -> tuple[bytes | None, int | None]:
+        """A game's stored analysis and the time of a pending claim (ms), each or None."""
+        data, claim = await self._timed(
+            self.redis.hmget(keys.results(room_id, gen), ["analysis", "analysis_claim"])
+        )
+        return (
+            data if isinstance(data, bytes) else None,
+            int(claim) if claim is not None else None,
+        )
 
     async def list_finished(self, limit: int = 50) -> list[tuple[str, int]]:
         """The newest finished games, newest first (their results may have expired)."""

@@ -1,0 +1,139 @@
+"""End to end: a finished game's solver analysis over HTTP, on a real node and Valkey.
+
+After a game ends the node analyses it in the background (`service.analysis`), stores
+the result beside the game's results (same key, same expiry) and `GET
+/api/analysis/ROOM/GEN` answers 202 `pending`, then 200 with every board's per-ply
+verdicts. A daily game's analysis is withheld while its day is open, for everyone
+(the replay shows it only as played), and shown once the day has closed; the HTTP
+audit (`auditor.audit_http`) checks every answer of these tests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+from klondike_live import keys
+from klondike_live.client import Client
+from klondike_live.daily.variants import DRAW1
+from klondike_live.engine import Board, GameRecord
+from klondike_live.gateway.server import Node
+from klondike_live.store.connect import RedisClient
+
+from auditor import audit_http, http_audit
+from daily_support import DAY, DayClock, get, play, record_for, start_attempt
+from helpers import WON, close_all, node
+
+__all__ = ["http_audit", "node"]  # the fixtures, imported for pytest
+
+PLAYED = 20
+
+
+async def ready(node: Node, path: str, token: str | None = None) -> dict[str, Any]:
+    """Poll an analysis until it is stored (202 `pending` meanwhile); its body."""
+    deadline = time.monotonic() + 180
+    while True:
+        status, body = await get(node, path, token)
+        if status == 200:
+            assert body["status"] == "ready"
+            return dict(body)
+        assert (status, body) == (202, {"status": "pending"}), (status, body)
+        assert time.monotonic() < deadline, "no analysis within 180 s"
+        await asyncio.sleep(0.5)
+
+
+def check_board(board: dict[str, Any], record: GameRecord) -> None:
+    """The plies of one board: one per position, winnable lines win, ordered verdicts."""
+    plies = board["plies"]
+    assert [p["ply"] for p in plies] == list(range(len(record.moves) + 1))
+    position = Board(record.starting_deal(), record.variant)
+    verdicts = []
+    for ply in plies:
+        if ply["ply"]:
+            position.play(record.moves[ply["ply"] - 1])
+        verdicts.append(ply["verdict"])
+        if ply["verdict"] == "winnable":
+            replay = position.copy()
+            for token in ply["line"]:
+                replay.play(token)
+            assert replay.is_won()
+        else:
+            assert ply["line"] is None
+    if "lost" in verdicts:
+        assert "winnable" not in verdicts[verdicts.index("lost") :]
+
+
+async def test_a_finished_solo_game_is_analysed_and_cached(node: Node, redis: RedisClient) -> None:
+    """Twenty moves of a winning game, then resign: the analysis appears after the end,
+    pending first, every ply winnable or unknown (the deal is won by the rest of the
+    record), stored in the results hash with the results' expiry, and served again from
+    the store (the claim gone, the stored bytes unchanged)."""
+    alice = await Client.connect(node.ws_url, name="Alice")
+    try:
+        created = await alice.call(
+            {"t": "create", "rid": 7, "kind": "solo", "variant": "draw=1", "deal": "any"},
+            lambda m: m["t"] == "created" and m.get("rid") == 7,
+        )
+        room = str(created["room"])
+        await alice.join(room)
+        await alice.expect(lambda m: m["t"] == "board" and m.get("room") == room)
+        status, body = await get(node, f"api/analysis/{room}/1")
+        assert (status, body) == (404, {"error": "not_found"}), "no analysis of a live game"
+        for token in WON.moves[:PLAYED]:
+            await alice.move(room, token)
+        await alice.resign(room)
+        await alice.expect(lambda m: m["t"] == "results" and m["room"] == room)
+
+        body = await ready(node, f"api/analysis/{room}/1")
+        (board,) = body["boards"]
+        assert board["seat"] == 0 and board["name"] == "Alice"
+        record = GameRecord(variant=WON.variant, seed=WON.seed, moves=WON.moves[:PLAYED])
+        check_board(board, record)
+        assert {p["verdict"] for p in board["plies"]} <= {"winnable", "unknown"}
+        assert board["lost_at"] is None
+
+        key = keys.results(room, 1)
+        stored = await redis.hget(key, "analysis")
+        assert stored is not None and await redis.hget(key, "analysis_claim") is None
+        ttl = await redis.ttl(key)
+        assert ttl > 0, "the analysis expires with the results"
+        assert await ready(node, f"api/analysis/{room}/1") == body
+        assert await redis.hget(key, "analysis") == stored
+        assert await get(node, "api/analysis/nosuchroom1/1") == (404, {"error": "not_found"})
+    finally:
+        await close_all([alice])
+
+
+async def test_an_open_days_analysis_is_withheld_until_the_close(
+    daily_node: Node, clock: DayClock, redis: RedisClient
+) -> None:
+    """Alice's resigned attempt of the open day: its analysis is refused to everyone
+    (403 `spoiler` for those the gate keeps out, 403 `withheld` for Alice herself and for
+    Carol who finished hers); once the day has closed it is shown."""
+    record = record_for(DAY, DRAW1)
+    alice = await Client.connect(daily_node.ws_url, name="Alice")
+    carol = await Client.connect(daily_node.ws_url, name="Carol")
+    try:
+        room, _ = await start_attempt(alice)
+        await play(alice, room, record.moves[:PLAYED])
+        await alice.resign(room)
+        await alice.expect(lambda m: m["t"] == "results" and m["room"] == room)
+        carols, _ = await start_attempt(carol)
+        await carol.resign(carols)
+        await carol.expect(lambda m: m["t"] == "results" and m["room"] == carols)
+
+        path = f"api/analysis/{room}/1"
+        assert await get(daily_node, path, None) == (403, {"error": "spoiler"})
+        for token in (alice.token, carol.token):
+            assert await get(daily_node, path, token) == (403, {"error": "withheld"})
+
+        clock.set(datetime(2030, 1, 2, 0, 0, 1, tzinfo=UTC))
+        body = await ready(daily_node, path)
+        (board,) = body["boards"]
+        played = GameRecord(variant=DRAW1, seed=record.seed, moves=tuple(record.moves[:PLAYED]))
+        check_board(board, played)
+        assert await audit_http(redis) >= 0
+    finally:
+        await close_all([alice, carol])
