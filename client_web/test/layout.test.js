@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
-import { layout, metrics } from "../src/layout.js";
+import { indexDepth, indexWidth, layout, metrics } from "../src/layout.js";
 import { applyDiff } from "../src/view.js";
 
 /** @import { Diff, View } from "../src/view.js" */
@@ -70,4 +70,36 @@ test("draw-3 fans the top three waste cards to the right, the playable one last"
 test("card size follows the width and stops growing on large screens", () => {
   assert.ok(metrics(390).cardW < metrics(800).cardW);
   assert.equal(metrics(1920).cardW, metrics(2560).cardW);
+});
+
+test("a card lying on a face-up (or revealed) card leaves its whole index showing", () => {
+  for (const [width, height] of [
+    [1342, 640],
+    [1896, 950],
+    [377, 700],
+    [352, 0],
+    [347, 640],
+  ]) {
+    for (const [view, game] of allViews()) {
+      for (const reveal of [false, true]) {
+        const draw = game.variant.includes("draw=3") ? 3 : 1;
+        const placed = layout(view, { width, height, draw, reveal });
+        const depth = indexDepth(placed.metrics);
+        for (const c of placed.cards) {
+          if (!c.up || c.place === "stock") continue;
+          const next = placed.cards.find((o) => o.place === c.place && o.index === c.index + 1);
+          if (!next) continue;
+          if (c.place[0] === "t") assert.ok(next.y - c.y >= depth, `${c.key} at ${width}x${height}`);
+          if (c.place === "waste" && next.x !== c.x) assert.ok(next.x - c.x >= indexWidth(placed.metrics));
+        }
+      }
+    }
+  }
+});
+
+test("the columns start below the stock count", () => {
+  for (const width of [320, 390, 800, 1920]) {
+    const placed = layout(games[0].start, { width });
+    assert.ok(placed.slots.t0.y - (placed.slots.stock.y + placed.metrics.cardH) >= 20);
+  }
 });

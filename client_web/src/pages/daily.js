@@ -41,7 +41,7 @@ function countdown(ms) {
 function boardTable(rows, { me = null, replays = false } = {}) {
   if (!rows.length) return h("p.empty", {}, "No one has finished yet.");
   return h(
-    "table.results",
+    "table.results.leaderboard",
     {},
     h(
       "thead",
@@ -49,7 +49,7 @@ function boardTable(rows, { me = null, replays = false } = {}) {
       h(
         "tr",
         {},
-        ["Rank", "Player", "Result", "Moves", replays ? "" : null]
+        ["Rank", "Player", "Result", "Moves", replays ? "Replay" : null]
           .filter((x) => x !== null)
           .map((t) => h("th", { scope: "col" }, t)),
       ),
@@ -175,7 +175,7 @@ export class DailyPage {
     tickClose();
     root.replaceChildren(
       h(
-        "div.home",
+        "div.home.daily",
         {},
         h(
           "section.hero",

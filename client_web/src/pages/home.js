@@ -334,7 +334,7 @@ export class HomePage {
       (r) => {
         const winner = r.ranking.find((row) => row.rank === 1);
         const text = winner
-          ? `${winner.name} ${winner.status === "won" ? `won in ${formatTime(winner.time_ms)}` : `led with ${winner.found} cards`}`
+          ? `${winner.name} ${winner.status === "won" ? `won in ${formatTime(winner.time_ms)}` : `led with ${winner.found} card${winner.found === 1 ? "" : "s"}`}`
           : "";
         return h(
           "li",

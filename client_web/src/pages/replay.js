@@ -303,7 +303,9 @@ class Replayer {
     };
     const action = actions[event.key];
     const target = event.target instanceof Element ? event.target : null;
-    if (action && !target?.closest("button, a, input, select")) {
+    // A focused button or link keeps Space (it presses it); the arrows, Home and End
+    // still step the replay. Form fields keep their keys (main.js never passes them).
+    if (action && !(event.key === " " && target?.closest("button, a, input, select"))) {
       event.preventDefault();
       action();
     }

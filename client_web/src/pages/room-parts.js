@@ -38,10 +38,12 @@ export function describeMove(view, token) {
 }
 
 /**
- * The seat to follow: a winner first, else the most cards home; null before anyone scores.
+ * The seat to follow: a winner first, else the most cards home; null before anyone
+ * scores, and on a one-player board (there is no one to lead).
  * @param {{seat: number, won: boolean, found: number}[]} boards
  */
 export function leaderSeat(boards) {
+  if (boards.length < 2) return null;
   /** @type {{seat: number, won: boolean, found: number} | null} */
   let best = null;
   for (const board of boards) {
@@ -223,7 +225,6 @@ export function resultsPanel(results, { kind, user }) {
     ),
   );
   const heads = ["Rank", "Player", "Result", "Time", "Cards home", "Moves"];
-  const check = kind === "race" ? "every racer had this deal" : "anyone can check the deal";
   return [
     h("h2", {}, kind === "race" ? "Results" : "Result"),
     h(
@@ -241,7 +242,39 @@ export function resultsPanel(results, { kind, user }) {
       h("tbody", {}, rows),
     ),
     results.seed
-      ? h("p.muted", {}, `Seed ${results.seed} · commitment ${results.commitment.slice(0, 16)}… — ${check}.`)
+      ? verifyDeal(results.seed, results.commitment, kind)
       : h("p.muted", {}, "The deal's seed is revealed when the day closes."),
   ];
+}
+
+/**
+ * "Verify this deal": the seed and commitment behind a disclosure, with what they prove.
+ * @param {string} seed
+ * @param {string} commitment
+ * @param {RoomKind | undefined} kind
+ */
+export function verifyDeal(seed, commitment, kind) {
+  const who = kind === "race" ? "every racer had the same deal, and " : "";
+  return h(
+    "details.verify",
+    { "data-testid": "verify" },
+    h("summary", {}, "Verify this deal"),
+    h(
+      "p.muted",
+      {},
+      "The server fixed this deal before the first card was dealt and published its " +
+        "commitment: a fingerprint (SHA-256) of the deal. The seed, shown now, makes the deal " +
+        `again; if its fingerprint matches, ${who}no one changed the deal during the game.`,
+    ),
+    h(
+      "dl.verify-facts",
+      {},
+      h("dt", {}, "Seed"),
+      h("dd", {}, h("code", { "data-testid": "verify-seed" }, seed)),
+      h("dt", {}, "Commitment"),
+      h("dd", {}, h("code", {}, commitment)),
+      h("dt", {}, "Check it"),
+      h("dd", {}, h("code", {}, `klondike-live deal ${JSON.stringify(seed)} | sha256sum`)),
+    ),
+  );
 }

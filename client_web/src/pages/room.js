@@ -35,6 +35,9 @@ import { leaderSeat, lobbyPanels, resultsPanel, rivalRow, watchedHeader } from "
  * @typedef {{wrap: HTMLElement, header: HTMLElement, board: BoardView}} Watched
  */
 
+/** Error codes that refuse a `join` as one role and lead to joining as the other. */
+const JOIN_REFUSALS = new Set(["room_full", "wrong_state", "own_race"]);
+
 export class RoomPage {
   /**
    * @param {App} app
@@ -95,7 +98,7 @@ export class RoomPage {
     this.raceLayout = h("div.layout-race", { hidden: true }, this.ownWrap, this.opponents);
     this.watchGrid = h("div.boards", { hidden: true, "data-testid": "boards" });
     this.resultsBox = h("section.panel", { hidden: true, "data-testid": "results" });
-    this.stats = h("div.stats", {}, timeNode, movesNode, scoreNode, foundNode, passNode);
+    this.stats = h("div.stats", { hidden: true }, timeNode, movesNode, scoreNode, foundNode, passNode);
   }
 
   // ------------------------------------------------------------ lifecycle
@@ -267,6 +270,7 @@ export class RoomPage {
     this.progress.clear();
     this.results = null;
     this.finishedAt = null;
+    this.say(""); // the last game's words do not belong to the next one
   }
 
   /** @param {BoardFrame | DiffFrame} frame */
@@ -289,6 +293,9 @@ export class RoomPage {
 
   /** @param {ErrorFrame} frame */
   onError(frame) {
+    // A refused join is answered by `joinRefused` (a seat taken or a race started
+    // means watching instead: nothing to tell the reader).
+    if (frame.rid !== undefined && JOIN_REFUSALS.has(frame.code)) return;
     const id = frame.id;
     if (id !== undefined && this.own?.refused({ ...frame, id })) return;
     this.say(frame.msg);
@@ -334,7 +341,7 @@ export class RoomPage {
     const stateWords = {
       lobby: "In the lobby",
       countdown: "Starting…",
-      racing: room.kind === "solo" ? "Playing" : "Racing",
+      racing: room.kind === "race" ? "Racing" : "Playing",
       finished: "Finished",
     };
     this.subtitle.textContent = `${this.role === "spectator" ? "Watching · " : ""}${stateWords[room.state] ?? room.state}${certified}${watchers}`;
@@ -343,12 +350,14 @@ export class RoomPage {
     this.lobby.hidden = room.state !== "lobby";
     if (room.state === "lobby") this.renderLobby(room);
     const started = room.state === "racing" || room.state === "finished";
-    this.raceLayout.hidden = !(racer && started);
+    // After a race, a racer's own board joins everyone's final boards (one per player).
+    const raceOver = Boolean(this.results) && room.kind === "race";
+    this.raceLayout.hidden = !(racer && started) || (racer && raceOver);
     const rivals = room.kind === "race" || Boolean(this.ghost);
     this.opponents.hidden = !rivals;
     this.raceLayout.style.gridTemplateColumns = rivals ? "" : "1fr";
     // Spectators watch every board; racers see them all once a race is over.
-    this.watchGrid.hidden = !(started && (!racer || (this.results && room.kind === "race")));
+    this.watchGrid.hidden = !(started && (!racer || raceOver));
     this.stats.hidden = !(racer && started);
     if (racer && started) this.own?.render();
     if (started) this.renderWatched();
@@ -527,7 +536,16 @@ export class RoomPage {
       const down = view ? faceDownCount(view) : 21;
       entry.wrap.classList.toggle("leader", seat === leader);
       entry.header.replaceChildren(
-        ...watchedHeader(occupant.name, { leader: seat === leader, status, found, down, moves }),
+        ...watchedHeader(
+          seat === this.seat && this.role === "racer" ? `${occupant.name} (you)` : occupant.name,
+          {
+            leader: seat === leader,
+            status,
+            found,
+            down,
+            moves,
+          },
+        ),
       );
     }
     for (const [seat, entry] of this.views) {
@@ -544,6 +562,7 @@ export class RoomPage {
    * @param {Map<number, RankingRow> | null} final
    */
   leader(seats, final) {
+    if (seats.length < 2) return null; // a one-player board leads no one
     if (final) return [...final.values()].find((row) => row.rank === 1)?.seat ?? null;
     return leaderSeat(
       seats.map((seat) => {

@@ -1,0 +1,303 @@
+"""How cards and pages read: whole card indices at every size (long columns, a draw-3
+waste fan, results boards), one board per player in the results with the deal's proof
+behind a disclosure, replay keys, words that fit the game, boxes that stay in their
+panels, and a phone board that uses the screen."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import Page, ViewportSize, expect
+from redis import Redis
+
+from klondike_live import keys
+from klondike_live.daily.variants import DRAW1, variant_slug
+from klondike_live.engine import Board
+from klondike_live.engine.moves import T2F, W2F
+from klondike_live.race.room import RoomState
+
+from pages import OWN, PHONE, BoardDriver, Pages, Screenshot, assert_accessible, room_of
+from reading import assert_indices_readable, moves_to_long_column, overflowing
+
+LAPTOP: ViewportSize = {"width": 1366, "height": 768}
+WIDE: ViewportSize = {"width": 1920, "height": 1080}
+SIZES = (LAPTOP, WIDE, PHONE)
+SLUG = variant_slug(DRAW1)
+CELLS = "[data-testid^=leaderboard-] :is(td, th, a)"
+
+
+def stored_room(valkey_url: str, room_id: str) -> RoomState:
+    """The room as stored (the test reads the server's truth, as an operator could)."""
+    with Redis.from_url(valkey_url) as redis:
+        blob = redis.hget(keys.room(room_id), "state")
+    assert isinstance(blob, bytes)
+    return RoomState.from_blob(blob)
+
+
+def start_solo(page: Page, draw: str, passes: str = "unlimited") -> None:
+    page.goto("/#/")
+    page.select_option("select[name=draw]", draw)
+    page.select_option("select[name=passes]", passes)
+    page.click("[data-testid=start-solo]")
+    expect(page.locator(f"{OWN} .card").first).to_be_visible()
+
+
+def check_sizes(page: Page, selector: str, at_least: int) -> None:
+    for size in SIZES:
+        page.set_viewport_size(size)
+        assert_indices_readable(page, selector, at_least=at_least)
+    page.set_viewport_size(LAPTOP)
+
+
+def test_long_column_indices_readable_at_every_size(
+    pages: Pages, valkey_url: str, screenshot: Screenshot
+) -> None:
+    """A column of nine face-up cards shows every card's rank and suit at 1366x768,
+    1920x1080 and on a phone; so do the result and the replay of that game."""
+    page = pages.open(name="Reader", viewport=LAPTOP)
+    line: list[str] | None = None
+    for _ in range(6):
+        start_solo(page, "1")
+        state = stored_room(valkey_url, room_of(page))
+        line = moves_to_long_column(state.seed, state.variant)
+        if line is not None:
+            break
+    assert line is not None, "no deal with a nine-card column in six tries"
+    board = Board.from_seed(state.seed, state.variant)
+    driver = BoardDriver(page)
+    for token in line:
+        driver.play(board, token, "keys")
+    check_sizes(page, f"{OWN}", at_least=9)
+    screenshot(page, "solo-long-column-desktop")
+
+    page.click("[data-testid=resign]")
+    expect(page.locator("[data-testid=results]")).to_be_visible()
+    check_sizes(page, ".board", at_least=9)
+
+    page.click("[data-testid=replay-link]")
+    page.click("[aria-label='To the end']")
+    expect(page.locator("[data-testid=replay-moves-0]")).to_contain_text(
+        f"move {len(line)}/{len(line)}"
+    )
+    check_sizes(page, "[data-testid=boards] .board", at_least=9)
+
+
+def test_draw3_waste_fan_shows_every_index(pages: Pages) -> None:
+    """In draw 3 the two cards under the top of the waste show their suit as well as
+    their rank, at every size."""
+    page = pages.open(name="Fan", viewport=LAPTOP)
+    start_solo(page, "3", "rules")
+    own = page.locator(OWN)
+    page.keyboard.press("d")
+    expect(own).to_have_attribute("data-moves", "1")
+    expect(own).to_have_attribute("data-pending", "0")
+    expect(own.locator('.card[data-place="waste"]')).to_have_count(3)
+    # Seven column tops and the three fanned waste cards.
+    check_sizes(page, OWN, at_least=10)
+
+
+def line_to_foundation(board: Board) -> list[str]:
+    """Moves that put a first card on a foundation: turn the stock until one fits."""
+    line: list[str] = []
+    probe = board.copy()
+    for _ in range(120):
+        legal = probe.legal_moves()
+        home = [m for m in legal if m.kind in (T2F, W2F)]
+        move = home[0] if home else next(m for m in legal if str(m) in ("D", "R"))
+        probe.play(move)
+        line.append(str(move))
+        if home:
+            return line
+    raise AssertionError("no card reached a foundation")
+
+
+def test_race_results_watch_replay_and_words(
+    pages: Pages, valkey_url: str, screenshot: Screenshot
+) -> None:
+    """After a race each racer sees one board per player, revealed and readable, the
+    deal's proof behind "Verify this deal"; the replay keys work after a replay button
+    was clicked; the finished game is listed as "led with 1 card"; the rematch lobby
+    does not keep the last game's message."""
+    ann = pages.open(name="Ann", viewport=LAPTOP)
+    ann.check("form:has([data-testid=create-race]) input[name=public]")
+    ann.click("[data-testid=create-race]")
+    invite = ann.locator("[data-testid=invite-link]")
+    expect(invite).to_have_value(re.compile(r"#/room/[A-Za-z0-9_-]{8,}$"))
+    room = room_of(ann)
+    bea = pages.open(invite.input_value(), name="Bea", viewport=LAPTOP)
+    expect(ann.locator("[data-testid=seats]")).to_contain_text("Bea")
+    ann.click("[data-testid=ready]")
+    bea.click("[data-testid=ready]")
+    expect(ann.locator("[data-testid=start]")).to_be_enabled()
+    ann.click("[data-testid=start]")
+    for racer in (ann, bea):
+        expect(racer.locator(f"{OWN} .card").first).to_be_visible(timeout=10_000)
+    state = stored_room(valkey_url, room)
+    board = Board.from_seed(state.seed, state.variant)
+    driver = BoardDriver(ann)
+    for token in [*line_to_foundation(board.copy()), "D", "D", "D"]:
+        driver.play(board, token, "keys")
+    assert board.foundation_count == 1
+    bea.keyboard.press("d")
+    expect(bea.locator(OWN)).to_have_attribute("data-moves", "1")
+
+    ann.click("[data-testid=resign]")
+    bea.click("[data-testid=resign]")
+    results = ann.locator("[data-testid=results]")
+    expect(results).to_contain_text("Bea")
+    # One board per player: Ann's own board gives way to the revealed boards.
+    expect(ann.locator("[data-testid=boards] article")).to_have_count(2)
+    expect(ann.locator(OWN)).to_be_hidden()
+    labels = ann.locator(".board:visible").evaluate_all("ns => ns.map(n => n.ariaLabel)")
+    assert sorted(labels) == ["Ann's board", "Bea's board"], labels
+    expect(ann.locator("[data-testid=board-0] header")).to_contain_text("Ann (you)")
+    check_sizes(ann, "[data-testid=boards] .board", at_least=20)
+
+    # The seed and commitment sit behind a disclosure with a plain explanation.
+    verify = ann.locator("[data-testid=verify]")
+    expect(verify.locator("summary")).to_have_text("Verify this deal")
+    assert "commitment" not in results.inner_text().replace(verify.inner_text(), "")
+    expect(verify.locator("[data-testid=verify-seed]")).to_be_hidden()
+    verify.locator("summary").click()
+    expect(verify.locator("[data-testid=verify-seed]")).to_have_text(state.seed)
+    expect(verify).to_contain_text(state.commitment)
+    expect(verify).to_contain_text("before the first card")
+    assert_accessible(ann)
+    screenshot(ann, "race-results-desktop", full_page=True)
+
+    # Replay keys keep working once a replay button has the focus.
+    ann.click("[data-testid=replay-link]")
+    moves0 = ann.locator("[data-testid=replay-moves-0]")
+    total = len(board.moves)
+    expect(moves0).to_contain_text(f"move 0/{total}")
+    ann.click("[data-testid=replay-step]")
+    expect(moves0).to_contain_text(f"move 1/{total}")
+    expect(ann.locator("[data-testid=replay-step]")).to_be_focused()
+
+    def shown() -> int:
+        match = re.search(r"move (\d+)/", moves0.inner_text())
+        assert match is not None
+        return int(match.group(1))
+
+    ann.keyboard.press("ArrowRight")
+    expect(moves0).not_to_contain_text(f"move 1/{total}")
+    assert shown() > 1
+    ann.keyboard.press("End")
+    expect(moves0).to_contain_text(f"move {total}/{total}")
+    clock = ann.locator("[data-testid=replay-clock]")
+    at_end = clock.inner_text()
+    ann.keyboard.press("ArrowLeft")
+    expect(clock).not_to_have_text(at_end)
+    ann.keyboard.press("Home")
+    expect(moves0).to_contain_text(f"move 0/{total}")
+
+    # The finished race is listed with the right number.
+    ann.goto("/#/")
+    expect(ann.locator("[data-testid=finished-games]")).to_contain_text(
+        re.compile(r"Ann led with 1 card(?!s)")
+    )
+
+    # A rematch lobby does not say the last game is over.
+    ann.go_back()
+    ann.go_back()
+    expect(bea.locator("[data-testid=message]")).to_contain_text("Game over")
+    bea.click("[data-testid=rematch]")
+    expect(bea.locator("[data-testid=seats]")).to_contain_text("Ann")
+    expect(bea.locator("[data-testid=message]")).to_have_text("")
+
+
+def test_a_finished_solo_game_reads_right_to_a_stranger(pages: Pages) -> None:
+    """A stranger opening someone's finished solo game is told nothing about races and
+    sees no "leader" badge on the one board; a room that does not exist shows no stats."""
+    owner = pages.open(name="Owner", viewport=LAPTOP)
+    start_solo(owner, "1")
+    owner.keyboard.press("d")
+    expect(owner.locator(OWN)).to_have_attribute("data-moves", "1")
+    owner.click("[data-testid=resign]")
+    expect(owner.locator("[data-testid=results]")).to_be_visible()
+    room = room_of(owner)
+
+    stranger = pages.open(f"/#/room/{room}", name="Stranger", viewport=LAPTOP)
+    expect(stranger.locator("[data-testid=subtitle]")).to_contain_text("Finished")
+    expect(stranger.locator("[data-testid=board-0] .card").first).to_be_visible()
+    message = stranger.locator("[data-testid=message]")
+    expect(message).not_to_contain_text("race")
+    expect(message).not_to_contain_text("spectator")
+    expect(stranger.locator(".badge.lead")).to_have_count(0)
+    assert_indices_readable(stranger, "[data-testid=boards] .board", at_least=7)
+
+    stranger.goto("/#/room/nosuchroom00")
+    expect(stranger.locator("h1")).to_have_text("No such room")
+    expect(stranger.locator(".stats")).to_be_hidden()
+    assert_accessible(stranger)
+
+
+def test_phone_board_uses_the_screen_and_shows_the_stock_count(
+    pages: Pages, screenshot: Screenshot
+) -> None:
+    """On a phone (touch) the board reaches the bottom of the screen with cards as large
+    as the width allows, and column 1 never covers the stock count."""
+    page = pages.open(name="Thumb", viewport=PHONE)
+    page.click("[data-testid=start-solo]")
+    own = page.locator(OWN)
+    expect(own.locator(".card").first).to_be_visible()
+    page.locator(f'{OWN} .card[data-place="stock"]').last.tap()
+    expect(own).to_have_attribute("data-moves", "1")
+    page.wait_for_function("document.getAnimations().length === 0")
+    count = own.locator(".stock-count")
+    expect(count).to_have_text("23")
+    count_box = count.bounding_box()
+    assert count_box is not None
+    for node in own.locator('.card[data-place="t0"], .slot[data-place="t0"]').all():
+        box = node.bounding_box()
+        assert box is not None
+        assert box["y"] >= count_box["y"] + count_box["height"], (
+            f"column 1 starts at {box['y']}, over the stock count ending at "
+            f"{count_box['y'] + count_box['height']}"
+        )
+    board_box = own.bounding_box()
+    assert board_box is not None
+    bottom = board_box["y"] + board_box["height"]
+    assert bottom >= PHONE["height"] - 24, f"the board ends at {bottom} of {PHONE['height']}"
+    # The columns are short: the tableau fans out over the height, cards at full width.
+    card = own.locator('.card[data-place="t6"]').last.bounding_box()
+    assert card is not None and card["width"] >= 50, card
+    column = own.locator('.card[data-place="t6"]')
+    first, last = column.first.bounding_box(), column.last.bounding_box()
+    assert first is not None and last is not None
+    assert last["y"] - first["y"] >= 6 * 0.18 * card["height"]
+    assert_indices_readable(page, OWN, at_least=7)
+    assert_accessible(page)
+
+
+def test_daily_game_says_playing_and_its_leaderboard_fits(pages: Pages) -> None:
+    """Today's daily game says "Playing", not "Racing"; at 1366 px the leaderboard with
+    its "Replay" links stays inside its panel."""
+    page = pages.open("/#/daily", name="Marguerite Delacroix", viewport=LAPTOP)
+    # The server certifies today's deal on first use: that takes a while on a busy machine.
+    card = page.locator(f"[data-testid=challenge-{SLUG}]")
+    for _ in range(40):
+        expect(card).to_be_visible(timeout=30_000)
+        if "Par " in card.inner_text():
+            break
+        page.wait_for_timeout(3_000)
+        page.reload()
+    expect(card).to_contain_text("Par ")
+    page.click(f"[data-testid=play-{SLUG}]")
+    expect(page.locator(f"{OWN} .card").first).to_be_visible(timeout=60_000)
+    subtitle = page.locator("[data-testid=subtitle]")
+    expect(subtitle).to_contain_text("Playing")
+    expect(subtitle).not_to_contain_text("Racing")
+    page.keyboard.press("d")
+    expect(page.locator(OWN)).to_have_attribute("data-moves", "1")
+    page.click("[data-testid=resign]")
+    expect(page.locator("[data-testid=results]")).to_be_visible()
+    page.click("[data-testid=daily-back]")
+    board = page.locator(f"[data-testid=leaderboard-{SLUG}]")
+    expect(board.get_by_role("link", name="Replay")).to_be_visible()
+    for size in (LAPTOP, WIDE, PHONE):
+        page.set_viewport_size(size)
+        spilled = overflowing(page, CELLS, "section.panel")
+        assert not spilled, f"at {size}: {spilled}"
+    page.set_viewport_size(LAPTOP)
+    assert_accessible(page)
