@@ -187,6 +187,8 @@ def make_settings(tmp_path: Path, valkey_url: str) -> Callable[..., Settings]:
             # Many nodes come and go in one test process: no collection policy of
             # their own (tests/server/test_gc.py tests it; child processes keep it).
             "gc_freeze_seconds": 0,
+            # No solver analysis of every finished game (it has tests of its own).
+            "analysis_seconds": 0,
         }
         values.update(overrides)
         settings = Settings(**values)

@@ -146,6 +146,7 @@ _RANGES: dict[str, _Range] = {
     "daily_prepare_seconds": _Range(float, 0, 86_400),
     "daily_time_limit_seconds": _Range(int, 1, 86_400),
     "results_days": _Range(int, 0, 36_500),
+    "analysis_seconds": _Range(float, 0, 3600),
     "unfinished_days": _Range(int, 1, 36_500),
     "wait_replicas": _Range(int, -1, 16),
     "wait_timeout_ms": _Range(int, 1, 60_000),
@@ -224,6 +225,9 @@ class Settings:
     daily_prepare_seconds: float = 3600.0
     daily_time_limit_seconds: int = 1800
     results_days: int = 90
+    analysis_seconds: float = 20.0
+    """CPU seconds of solver analysis per board of a finished game (at most 1 s per
+    position); 0: games are not analysed and `/api/analysis` answers 404."""
     unfinished_days: int = 30
     """Days a practice game left unfinished (its clock stopped) is kept for its player."""
     wait_replicas: int = -1

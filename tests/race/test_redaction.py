@@ -132,8 +132,10 @@ def test_full_shows_a_finished_race_whole() -> None:
         "commitment",
         "started_at",
         "ended_at",
+        "from",
         "boards",
     }
+    assert replay["from"] == 0
     assert replay["seed"] == SEED and replay["deal"] == str(Deal.from_seed(SEED))
     full_start = view_wire(view_of(Board.from_seed(SEED), ALL_CARDS))
     rows = {row["seat"]: row for row in results["ranking"]}

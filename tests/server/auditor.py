@@ -84,12 +84,14 @@ class Truth:
     variant: Variant
     seed: str
     moves: Mapping[int, Sequence[str]]
+    start: int = 0  # record moves made before the game started (a game from a position)
 
     @classmethod
     def from_results(cls, results: Mapping[str, Any]) -> Truth:
         records = {row["seat"]: GameRecord.parse(row["record"]) for row in results["ranking"]}
         variant = next(iter(records.values())).variant
-        return cls(variant, results["seed"], {seat: r.moves for seat, r in records.items()})
+        moves = {seat: r.moves for seat, r in records.items()}
+        return cls(variant, results["seed"], moves, int(results.get("from", 0)))
 
     def seen(self, seat: int, moves: int) -> int:
         """What racer `seat` had seen face up after its first `moves` moves."""
@@ -521,16 +523,16 @@ def audit_answer(body: Mapping[str, Any], truth: Truth, asker: Asker, where: str
         checked += 1
     for board in body.get("boards", []):
         seat = board["seat"]
-        moves = list(truth.moves[seat])
+        moves = list(truth.moves[seat])[truth.start :]
         assert [step["m"] for step in board["steps"]] == moves, f"{where}: board {seat} moves"
-        allowed = asker.knows(seat, 0)
+        allowed = asker.knows(seat, truth.start)
         shown = view_cards(board["start"])
         assert shown <= _mask_set(allowed), (
             f"{where}: board {seat} starts showing {_names(allowed, shown)}, which the asker "
             "may not know"
         )
         for index, step in enumerate(board["steps"]):
-            allowed = asker.knows(seat, index + 1)
+            allowed = asker.knows(seat, truth.start + index + 1)
             shown = diff_cards(step["d"])
             assert shown <= _mask_set(allowed), (
                 f"{where}: step {index + 1} of board {seat} shows {_names(allowed, shown)}, "

@@ -12,23 +12,47 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
 from typing import Any
 
+import pytest
+
 from klondike_live import keys
 from klondike_live.client import Client
+from klondike_live.config import Settings
 from klondike_live.daily.variants import DRAW1
 from klondike_live.engine import Board, GameRecord
-from klondike_live.gateway.server import Node
+from klondike_live.gateway.server import Node, running
 from klondike_live.store.connect import RedisClient
 
 from auditor import audit_http, http_audit
-from daily_support import DAY, DayClock, get, play, record_for, start_attempt
-from helpers import WON, close_all, node
+from daily_support import DAY, DayClock, get, play, prepare, record_for, start_attempt
+from helpers import FAST, WON, close_all
 
-__all__ = ["http_audit", "node"]  # the fixtures, imported for pytest
+__all__ = ["http_audit"]  # the fixture, imported for pytest
 
 PLAYED = 20
+ANALYSIS = {"analysis_seconds": 5.0}
+"""The tests' other nodes analyse nothing (tests/conftest.py); these nodes do."""
+
+
+@pytest.fixture
+async def node(make_settings: Callable[..., Settings]) -> AsyncIterator[Node]:
+    """A node that analyses finished games, dealing the stored won game."""
+    settings = make_settings(**FAST, **ANALYSIS)
+    async with running(settings, seed_source=lambda: str(WON.seed)) as started:
+        yield started
+
+
+@pytest.fixture
+async def daily_node(
+    make_settings: Callable[..., Settings], redis: RedisClient, clock: DayClock
+) -> AsyncIterator[Node]:
+    """A node that analyses finished games, on the test clock, with 2030-01-01 ready."""
+    await prepare(redis, DAY, DRAW1)
+    async with running(make_settings(**FAST, **ANALYSIS), clock=clock) as started:
+        yield started
 
 
 async def ready(node: Node, path: str, token: str | None = None) -> dict[str, Any]:
@@ -104,6 +128,26 @@ async def test_a_finished_solo_game_is_analysed_and_cached(node: Node, redis: Re
         assert await get(node, "api/analysis/nosuchroom1/1") == (404, {"error": "not_found"})
     finally:
         await close_all([alice])
+
+
+async def test_no_analysis_when_it_is_switched_off(
+    make_settings: Callable[..., Settings], redis: RedisClient
+) -> None:
+    """With `analysis_seconds=0` nothing is analysed and the endpoint answers 404."""
+    settings = make_settings(**FAST, analysis_seconds=0)
+    async with running(settings, seed_source=lambda: str(WON.seed)) as off:
+        alice = await Client.connect(off.ws_url, name="Alice")
+        try:
+            room = await alice.create_solo()
+            await alice.join(room)
+            await alice.expect(lambda m: m["t"] == "board" and m.get("room") == room)
+            await alice.resign(room)
+            await alice.expect(lambda m: m["t"] == "results" and m["room"] == room)
+            assert await get(off, f"api/analysis/{room}/1") == (404, {"error": "not_found"})
+            await asyncio.sleep(0.5)
+            assert await redis.hget(keys.results(room, 1), "analysis_claim") is None
+        finally:
+            await close_all([alice])
 
 
 async def test_an_open_days_analysis_is_withheld_until_the_close(

@@ -507,6 +507,13 @@ class Board:
         self.score = score
         return self.moves.pop()
 
+    def start_here(self) -> None:
+        """Make the current position the game's start: forget the moves that led here,
+        so they are neither counted nor undone (a game started from a position). The
+        position, pass, score and the cards seen so far stay."""
+        self.moves = []
+        self._undo = []
+
     def __repr__(self) -> str:
         return f"<Board {self.variant} moves={len(self.moves)} foundations={self.foundations}>"
 

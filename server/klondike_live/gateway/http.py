@@ -202,6 +202,8 @@ class HttpRoutes:
         """A finished game's analysis: 200 when stored, 202 `pending` while it is made
         (asked for here when it is neither), 403 `withheld` where the replay is shown as
         played (a daily game while its day is open)."""
+        if not self.analyses.enabled:
+            return not_found()
         if analysis_for({}, shown) is None:
             return json_response({"error": "withheld"}, HTTPStatus.FORBIDDEN)
         stored, pending = await self.analyses.load(room_id, gen)

@@ -54,6 +54,12 @@ class Create:
     time_limit: int  # seconds, 0 for none
     public: bool
     deal: DealMode = DealMode.CERTIFIED
+    seed: str | None = None  # a solo game from a given position: the deal's seed
+    prefix: tuple[str, ...] = ()  # ... and the moves made from it before the start
+
+
+MAX_PREFIX = 2000
+"""Moves a solo game's start position may be given by (`create`'s `moves`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -297,6 +303,19 @@ def _create(f: _Fields) -> Create:
             raise f.fail("public", "false (or absent) for a daily attempt")
         if deal != "certified":
             raise f.fail("deal", "'certified' (or absent) for a daily attempt")
+    seed = f.text("seed", 200, required=False)
+    moves = f.get("moves", False)
+    if moves is not None:
+        if (
+            not isinstance(moves, list)
+            or len(moves) > MAX_PREFIX
+            or not all(isinstance(m, str) and 0 < len(m) <= 8 for m in moves)
+        ):
+            raise f.fail("moves", f"a list of at most {MAX_PREFIX} move tokens")
+        if seed is None:
+            raise f.fail("seed", "given with 'moves' (the deal they are played on)")
+    if seed is not None and kind != "solo":
+        raise f.fail("seed", "absent except for a solo game")
     return Create(
         rid=rid,
         kind=kind,
@@ -305,6 +324,8 @@ def _create(f: _Fields) -> Create:
         time_limit=time_limit,
         public=public,
         deal=DealMode(deal),
+        seed=seed,
+        prefix=tuple(moves or ()),
     )
 
 

@@ -55,6 +55,7 @@ RESULTS_FIELDS: Final = frozenset(
         "started_at",
         "ended_at",
         "daily",
+        "from",  # how many record moves came before the start (0 for a deal)
     }
 )
 """Top-level results fields shown under `AS_PLAYED` (besides `ranking`)."""
@@ -135,6 +136,7 @@ def replay_for(
     if shown is Disclosure.FULL:
         out |= {key: results[key] for key in SECRETS}
     out |= {key: results[key] for key in REPLAY_FIELDS}
+    out["from"] = int(results.get("from", 0))  # record moves made before the start
     out["boards"] = replay_boards(results, knowledge(shown))
     daily = _daily(results, shown)
     if daily is not None:

@@ -31,8 +31,13 @@ _RECORD_RESULT = {
 
 
 def board_after(state: RoomState, moves: Sequence[str]) -> Board:
-    """The board after stored moves (they were checked when played)."""
+    """The board after stored moves (they were checked when played), from the game's
+    start position: the deal after the room's `prefix` (a game started from a position)."""
     board = Board(Deal.from_seed(state.seed), state.variant)
+    if state.prefix:
+        for token in state.prefix:
+            board.push(Move.parse(token))
+        board.start_here()
     for token in moves:
         board.push(Move.parse(token))
     return board
@@ -72,7 +77,7 @@ def build_results(
         record = GameRecord(
             variant=state.variant,
             seed=state.seed,
-            moves=tuple(moves),
+            moves=(*state.prefix, *moves),
             result=_RECORD_RESULT.get(status, "unfinished"),
         )
         rows[seat] = {
@@ -106,6 +111,7 @@ def build_results(
         "started_at": state.start_at_ms,
         "ended_at": state.ended_ms,
         "ranking": ranking,
+        "from": len(state.prefix),
     }
     if state.kind == "daily":
         payload["daily"] = {
@@ -125,10 +131,15 @@ def _played(results: Mapping[str, Any]) -> list[tuple[Mapping[str, Any], Board, 
     """Each ranking row (in seat order) with a fresh board of the deal and its moves."""
     variant = Variant.parse(results["variant"])
     deal = Deal.from_seed(results["seed"])
-    return [
-        (row, Board(deal, variant), GameRecord.parse(row["record"]).moves)
-        for row in sorted(results["ranking"], key=lambda r: int(r["seat"]))
-    ]
+    start = int(results.get("from", 0))  # record moves made before the game started
+    out = []
+    for row in sorted(results["ranking"], key=lambda r: int(r["seat"])):
+        board = Board(deal, variant)
+        moves = GameRecord.parse(row["record"]).moves
+        for token in moves[:start]:
+            board.push(Move.parse(token))
+        out.append((row, board, moves[start:]))
+    return out
 
 
 def final_views(results: Mapping[str, Any], knowledge: Knowledge) -> dict[int, dict[str, Any]]:

@@ -100,6 +100,7 @@ class RoomState:
     daily: str = ""  # a daily attempt: the challenge's ISO date
     ranked: bool = False  # a daily attempt: the account's one ranked attempt
     paused_at_ms: int = 0  # a practice game's clock stopped at this time (0: running)
+    prefix: tuple[str, ...] = ()  # moves made on the deal before the game starts
 
     # ------------------------------------------------------------ queries
 
@@ -191,7 +192,13 @@ class RoomState:
         return self.kind == "race" or (self.kind == "daily" and self.ranked)
 
     def start(
-        self, user: str, now_ms: int, countdown_ms: int, seed: str, certified: bool = False
+        self,
+        user: str,
+        now_ms: int,
+        countdown_ms: int,
+        seed: str,
+        certified: bool = False,
+        prefix: tuple[str, ...] = (),
     ) -> Step:
         """The host starts the countdown: every seated racer ready, at least two of them."""
         if self.state != LOBBY:
@@ -211,6 +218,7 @@ class RoomState:
             seed=seed,
             commitment=commitment(Deal.from_seed(seed)),
             certified=certified,
+            prefix=prefix,
         )
         return Step(dealt, (RoomEvent.DEALT,))
 
@@ -264,6 +272,7 @@ class RoomState:
             seed="",
             commitment="",
             certified=False,
+            prefix=(),
         )
         return Step(reopened, (RoomEvent.REOPENED,))
 
@@ -350,6 +359,7 @@ class RoomState:
             "daily": self.daily,
             "ranked": self.ranked,
             "paused_at": self.paused_at_ms,
+            "prefix": list(self.prefix),
         }
         blob: bytes = msgpack.packb(data, use_bin_type=True)
         return blob
@@ -378,6 +388,7 @@ class RoomState:
             daily=d.get("daily", ""),
             ranked=d.get("ranked", False),
             paused_at_ms=d.get("paused_at", 0),
+            prefix=tuple(d.get("prefix", ())),
         )
 
 

@@ -32,7 +32,14 @@ from klondike_live.store import Store, StoreError
 log = logging.getLogger(__name__)
 
 BUDGET: Final = AnalysisBudget(per_position=1.0, total=20.0)
-"""CPU seconds per searched position and per board of a finished game."""
+"""CPU seconds per searched position and per board of a finished game (the default)."""
+
+
+def analysis_budget(seconds: float) -> AnalysisBudget:
+    """The budget for `seconds` per board (the `analysis_seconds` setting): at most 1 s
+    per position."""
+    return AnalysisBudget(per_position=min(1.0, seconds), total=seconds)
+
 
 NICE: Final = 10
 """How much lower than the node's the analysing child's scheduling priority is."""
@@ -58,6 +65,7 @@ class Analyses:
         self._slots = asyncio.Semaphore(concurrency)
         self._tasks: set[asyncio.Task[None]] = set()
         self._running: set[tuple[str, int]] = set()
+        self.enabled = budget.total > 0
 
     def request(self, room_id: str, gen: int) -> None:
         """Analyse a finished game in the background unless it is stored or under way."""

@@ -118,7 +118,8 @@ class CatchUp:
         row = next((r for r in results["ranking"] if int(r["seat"]) == seat), None)
         if row is None:
             return None
-        board = board_after(state, GameRecord.parse(row["record"]).moves)
+        # The record holds the moves made before the start too (`RoomState.prefix`).
+        board = board_after(state, GameRecord.parse(row["record"]).moves[len(state.prefix) :])
         record = await self.store.load_board(state.id, state.gen, seat)
         offset = record.int("own_offset") if record is not None else 0
         last_id = record.int("last_move_id") if record is not None else 0

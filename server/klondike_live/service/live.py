@@ -42,7 +42,7 @@ from klondike_live import keys
 from klondike_live.bus.messages import BusError, decode_daily
 from klondike_live.config import Settings
 from klondike_live.daily.pool import DealPool
-from klondike_live.engine import Move, NotationError
+from klondike_live.engine import Board, KlondikeError, Move, NotationError, Variant
 from klondike_live.metrics import Metrics
 from klondike_live.protocol import incoming as msg
 from klondike_live.protocol import outgoing
@@ -57,7 +57,7 @@ from klondike_live.race.rules import (
     player_left,
 )
 from klondike_live.race.status import BoardOp
-from klondike_live.service.analysis import Analyses
+from klondike_live.service.analysis import Analyses, analysis_budget
 from klondike_live.service.boards import Boards
 from klondike_live.service.catchup import CatchUp
 from klondike_live.service.connection import Connection
@@ -91,6 +91,21 @@ RoomRequest = (
 """The requests the service answers (the transport answers `hello` and `ping`)."""
 
 
+def check_start(seed: str, variant: Variant, prefix: tuple[str, ...]) -> None:
+    """A solo game's start position: `prefix` must replay on the deal of `seed` through
+    the engine's checked play, and leave a game still to play."""
+    board = Board.from_seed(seed, variant)
+    for index, token in enumerate(prefix, start=1):
+        try:
+            board.play(token)
+        except KlondikeError as exc:
+            raise RequestError(
+                ErrorCode.BAD_FIELD, f"create: move {index} {token!r} of 'moves': {exc}"
+            ) from None
+    if board.is_won():
+        raise RequestError(ErrorCode.BAD_FIELD, "create: 'moves' win the game; nothing to play")
+
+
 class LiveService:
     """Everything a node does for its connections, given the store and the bus."""
 
@@ -119,8 +134,9 @@ class LiveService:
         )
         self.rooms = Rooms(store, hub, self.daily, pool=pool, new_seed=seed_source or _new_seed)
         # Finished games are analysed in the background (`service.analysis`).
-        self.analyses = Analyses(store)
-        self.rooms.on_finished = self.analyses.request
+        self.analyses = Analyses(store, budget=analysis_budget(settings.analysis_seconds))
+        if settings.analysis_seconds > 0:
+            self.rooms.on_finished = self.analyses.request
         self.catchup = CatchUp(self.rooms, hub, metrics)
         self.boards = Boards(self.rooms, hub, metrics)
         self.timers = Timers(settings, self.rooms, self.boards, hub)
@@ -247,8 +263,13 @@ class LiveService:
             deal=request.deal,
         )
         if request.kind is RoomKind.SOLO:
-            seed, certified = await self.rooms.deal(request.variant, request.deal)
-            started = state.set_ready(conn.user, True).start(conn.user, now, 0, seed, certified)
+            if request.seed is not None:  # a start position: a deal and moves made on it
+                check_start(request.seed, request.variant, request.prefix)
+                seed, certified = request.seed, False
+            else:
+                seed, certified = await self.rooms.deal(request.variant, request.deal)
+            ready = state.set_ready(conn.user, True)
+            started = ready.start(conn.user, now, 0, seed, certified, request.prefix)
             state = new_game_clock(started.state)
             if not await self.open_room(state):
                 raise RequestError(ErrorCode.BUSY, "could not create the room; try again")

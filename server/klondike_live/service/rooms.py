@@ -30,12 +30,13 @@ from typing import Any, assert_never
 from klondike_live import keys
 from klondike_live.bus.messages import RoomFrame
 from klondike_live.daily.pool import DealPool
-from klondike_live.engine import Board, Deal, Variant
+from klondike_live.engine import Variant
 from klondike_live.protocol import outgoing
 from klondike_live.protocol.codes import ErrorCode
 from klondike_live.protocol.kinds import RoomKind
 from klondike_live.race.live_board import Progress
 from klondike_live.race.redaction import disclosure, results_for
+from klondike_live.race.results import board_after
 from klondike_live.race.room import RoomError, RoomEvent, RoomState, Step
 from klondike_live.race.status import BoardStatus
 from klondike_live.service.daily import DailyService
@@ -196,7 +197,7 @@ class Rooms:
 
     def _board_inits(self, state: RoomState) -> Hashes:
         """Fresh board hashes for every seated racer, written with the start transition."""
-        board = Board(Deal.from_seed(state.seed), state.variant)
+        board = board_after(state, ())
         deadline = state.deadline_ms()
         out: Hashes = []
         for seat, _ in state.seated():
