@@ -6,7 +6,7 @@
  * Routes: `#/` home, `#/room/ID` play or watch a room (racers rejoin their seat; with
  * `/ghost/ROOM/GEN/SEAT` after it, against that finished game's ghost), `#/watch/ID`
  * watch only, `#/replay/ID/GEN` a finished game, `#/daily` today's challenges and
- * `#/daily/DATE/SLUG` one day's leaderboard.
+ * `#/daily/DATE/SLUG` one day's leaderboard, `#/stats` your statistics.
  */
 
 import { Connection, defaultUrl } from "./net.js";
@@ -14,6 +14,7 @@ import { DailyPage } from "./pages/daily.js";
 import { HomePage } from "./pages/home.js";
 import { ReplayPage } from "./pages/replay.js";
 import { RoomPage } from "./pages/room.js";
+import { StatsPage } from "./pages/stats.js";
 import { control, h } from "./ui.js";
 
 /**
@@ -151,6 +152,7 @@ export class App {
     else if (name === "replay" && args[0] && /^\d+$/.test(args[1] ?? ""))
       this.page = new ReplayPage(this, args[0], Number(args[1]));
     else if (name === "daily") this.page = new DailyPage(this, args[0] ?? null, args[1] ?? null);
+    else if (name === "stats") this.page = new StatsPage(this);
     else this.page = new HomePage(this);
     this.page.mount(this.main);
   }

@@ -264,3 +264,55 @@
  */
 
 export {};
+
+/**
+ * A player's statistics in one kind of game and variant (`GET /api/me/stats`).
+ * @typedef {object} StatsCategory
+ * @property {"solo" | "race" | "race_machine" | "daily"} kind
+ * @property {string} variant
+ * @property {number} played
+ * @property {number} won
+ * @property {number} win_rate 0..1
+ * @property {number | null} best_ms
+ * @property {number | null} fewest_moves
+ * @property {number} streak
+ * @property {number} best_streak
+ */
+
+/** @typedef {{played: number, won: number, win_rate: number}} StatsTotals */
+
+/**
+ * One of a player's recent games (`GET /api/me/stats`).
+ * @typedef {object} RecentGame
+ * @property {string} room
+ * @property {number} gen
+ * @property {string} kind
+ * @property {string} variant
+ * @property {BoardStatus} status
+ * @property {boolean} won
+ * @property {number} rank
+ * @property {number} players
+ * @property {number | null} time_ms
+ * @property {number} moves
+ * @property {number} found
+ * @property {number} ended_at
+ */
+
+/**
+ * `GET /api/me/stats`.
+ * @typedef {{user: string, totals: StatsTotals, categories: StatsCategory[], recent: RecentGame[]}} PlayerStats
+ */
+
+/**
+ * One of your unfinished games (`GET /api/me/unfinished`).
+ * @typedef {object} UnfinishedGame
+ * @property {string} room
+ * @property {RoomKind} kind
+ * @property {string} variant
+ * @property {string | null} daily
+ * @property {number} moves
+ * @property {number} found
+ * @property {number} time_ms
+ * @property {boolean} paused
+ * @property {number} created_at
+ */

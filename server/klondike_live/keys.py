@@ -229,3 +229,25 @@ def user_daily_won(user: str) -> str:
 def user_daily_attempts(user: str) -> str:
     """Set: `date:slug` of every ranked daily attempt already counted (idempotence)."""
     return f"{_user_tag(user)}:daily:attempts"
+
+
+def user_stats(user: str) -> str:
+    """Hash: the user's game statistics, `<counter>|<kind>|<variant>` -> count or ms
+    (`race.stats`)."""
+    return f"{_user_tag(user)}:stats"
+
+
+def user_recent(user: str) -> str:
+    """Sorted set: ids (`room:gen`) of the user's latest counted games, by end time."""
+    return f"{_user_tag(user)}:recent"
+
+
+def user_recent_games(user: str) -> str:
+    """Hash: game id -> the user's line of that game (JSON), for `user_recent`'s ids."""
+    return f"{_user_tag(user)}:recent:games"
+
+
+def user_unfinished(user: str) -> str:
+    """Sorted set: room ids of the user's practice games not finished yet, scored by
+    creation or by when their clock last stopped (ms)."""
+    return f"{_user_tag(user)}:unfinished"

@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from live_server import ServerProcess
-from pages import OWN, Pages, room_of
+from pages import OWN, Pages, Screenshot, assert_accessible, room_of
 
 STOCK = f'{OWN} .card[data-place="stock"]'
 GRACE_SECONDS = 2
@@ -176,3 +176,50 @@ def test_a_solo_game_waits_for_its_player(pages: Pages) -> None:
     assert board_picture(page) == before
     assert left_at <= shown_seconds(page) <= left_at + 2
     turn_stock(page, 1)  # still playable
+
+
+def test_unfinished_games_to_resume_and_statistics(pages: Pages, screenshot: Screenshot) -> None:
+    """The home page lists your unfinished solo games (newest first) to resume and your
+    statistics in a line; the stats page shows them per kind and variant; a stranger's
+    home page shows none of it."""
+    page = pages.open(name="Keeper")
+    older = start_solo(page)
+    turn_stock(page, 2)
+    newer = start_solo(page)
+    turn_stock(page, 1)
+    page.click("[data-testid=resign]")
+    expect(page.locator("[data-testid=results]")).to_contain_text("resigned")
+    third = start_solo(page)
+
+    page.goto("/#/")
+    mine = page.locator("[data-testid=unfinished-games]")
+    expect(mine.locator("li")).to_have_count(2, timeout=15_000)
+    expect(mine.locator("li").first).to_contain_text("0 moves")
+    expect(mine.locator("li").nth(1)).to_contain_text("2 moves")
+    expect(mine.locator(f"[data-testid=resume-{third}]")).to_be_visible()
+    expect(mine.locator(f"[data-testid=resume-{newer}]")).to_have_count(0)
+    expect(page.locator("[data-testid=stats-summary]")).to_have_text("1 game played · 0 won (0%)")
+    assert_accessible(page)
+    screenshot(page, "home-returning-desktop")
+
+    page.click(f"[data-testid=resume-{older}]")
+    own = page.locator(OWN)
+    expect(own).to_have_attribute("data-moves", "2", timeout=10_000)
+    expect(own).to_have_attribute("data-status", "playing")
+
+    page.goto("/#/")
+    page.click("[data-testid=stats-link]")
+    row = page.locator("[data-testid=stats-solo]")
+    expect(row).to_contain_text("Solo · Draw 1 · 1 pass")
+    expect(row.locator("td").nth(0)).to_have_text("1")  # played
+    expect(row.locator("td").nth(1)).to_have_text("0")  # won
+    expect(row.locator("td").nth(2)).to_have_text("0%")
+    expect(page.locator("[data-testid=stats-recent] li")).to_have_count(1)
+    expect(page.locator("[data-testid=stats-recent]")).to_contain_text("resigned · 1 move")
+    assert_accessible(page)
+    screenshot(page, "stats-desktop")
+
+    stranger = pages.open(name="Stranger")
+    expect(stranger.locator("[data-testid=finished-games]")).to_be_visible()
+    stranger.wait_for_timeout(1_000)
+    expect(stranger.locator("[data-testid=your-games]")).to_be_hidden()

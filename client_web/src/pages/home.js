@@ -1,14 +1,16 @@
 // @ts-check
 /**
- * The home page: your name, a solo game, a new race, joining by link, and the lists of
- * public races, live games and finished games (refreshed every few seconds).
+ * The home page: your name, your unfinished games to resume and your statistics in a
+ * line, a solo game, a new race, joining by link, and the lists of public races, live
+ * games and finished games (refreshed every few seconds).
  */
 
 import { describeVariant, parseVariant, variantText } from "../rules.js";
 import { control, errorText, formatTime, getJSON, h } from "../ui.js";
+import { summaryText } from "./stats.js";
 
 /** @import { App } from "../main.js" */
-/** @import { CreateFrame, FinishedGame, LiveGame, OpenRoom } from "../wire.js" */
+/** @import { CreateFrame, FinishedGame, LiveGame, OpenRoom, PlayerStats, UnfinishedGame } from "../wire.js" */
 
 const REFRESH_MS = 5000;
 
@@ -47,6 +49,20 @@ export class HomePage {
     this.lobbies = h("ul.list", { "data-testid": "public-races" });
     this.live = h("ul.list", { "data-testid": "live-games" });
     this.finished = h("ul.list", { "data-testid": "finished-games" });
+    this.unfinished = h("ul.list", { "data-testid": "unfinished-games" });
+    this.statsLine = h("span", { "data-testid": "stats-summary" });
+    this.mine = h(
+      "section.panel",
+      { hidden: true, "aria-labelledby": "mine-title", "data-testid": "your-games" },
+      h("h2", { id: "mine-title" }, "Your unfinished games"),
+      this.unfinished,
+      h(
+        "p.row",
+        { style: "margin:0.75rem 0 0;justify-content:space-between" },
+        this.statsLine,
+        h("a", { href: "#/stats", "data-testid": "stats-link" }, "Your statistics →"),
+      ),
+    );
   }
 
   /** @param {HTMLElement} root */
@@ -186,6 +202,7 @@ export class HomePage {
           h("label.row", {}, "Playing as ", name),
         ),
         this.error,
+        this.mine,
         h(
           "section.panel",
           { "aria-labelledby": "solo-title" },
@@ -300,8 +317,14 @@ export class HomePage {
   }
 
   async refresh() {
-    const [rooms, live, finished] = await Promise.all(
-      ["/api/rooms", "/api/live", "/api/results"].map((path) => getJSON(path).catch(() => null)),
+    const [rooms, live, finished, unfinished, stats] = await Promise.all(
+      ["/api/rooms", "/api/live", "/api/results", "/api/me/unfinished", "/api/me/stats"].map((path) =>
+        getJSON(path).catch(() => null),
+      ),
+    );
+    this.fillMine(
+      /** @type {UnfinishedGame[] | null} */ (unfinished),
+      /** @type {PlayerStats | null} */ (stats),
     );
     this.fill(this.lobbies, /** @type {OpenRoom[] | null} */ (rooms), "No open races. Create one!", (r) =>
       h(
@@ -343,6 +366,31 @@ export class HomePage {
           h("a.button.ghost", { href: `#/replay/${r.room}/${r.gen}` }, "Replay"),
         );
       },
+    );
+  }
+
+  /**
+   * Your unfinished games (newest first, each with a resume link) and your statistics
+   * in a line; the panel shows once there is either (a first visit has neither).
+   * @param {UnfinishedGame[] | null} games
+   * @param {PlayerStats | null} stats
+   */
+  fillMine(games, stats) {
+    if (games === null && stats === null) return;
+    const played = stats?.totals.played ?? 0;
+    this.mine.hidden = !(games?.length || played);
+    if (stats) this.statsLine.textContent = summaryText(stats.totals);
+    this.fill(this.unfinished, games, "Nothing to resume: every game you started is finished.", (g) =>
+      h(
+        "li",
+        {},
+        h(
+          "span",
+          {},
+          `${g.kind === "daily" ? `Daily ${g.daily ?? ""} (unranked)` : "Solo"} · ${describeVariant(parseVariant(g.variant))} · ${g.moves} move${g.moves === 1 ? "" : "s"} · ${formatTime(g.time_ms)}`,
+        ),
+        h("a.button.ghost", { href: `#/room/${g.room}`, "data-testid": `resume-${g.room}` }, "Resume"),
+      ),
     );
   }
 

@@ -5,6 +5,8 @@
     GET /api/results               recently finished public games
     GET /api/results/<room>/<gen>  one finished game: ranking, seed, deal, game records
     GET /api/replay/<room>/<gen>   one finished game step by step, every card shown
+    GET /api/me/unfinished         your practice games not finished, to resume (token)
+    GET /api/me/stats              your statistics per kind and variant (token)
 
 (the daily challenges' spoiler gate of the last two is applied by `http.py`, and what
 is shown of them, a daily game's while its day is open included, by `race.redaction`)
@@ -25,6 +27,7 @@ import msgpack
 from klondike_live import keys
 from klondike_live.race.redaction import Disclosure, replay_for
 from klondike_live.race.room import COUNTDOWN, LOBBY, RACING
+from klondike_live.race.stats import summary, totals
 from klondike_live.store import Store
 
 MAX_GEN_DIGITS = 9
@@ -118,6 +121,46 @@ class Api:
                 }
             )
         return out
+
+    async def unfinished(self, user: str) -> list[dict[str, Any]]:
+        """The player's practice games not finished yet, newest first: what they are,
+        how far they got and the time on their clock (no cards)."""
+        players = self.store.players
+        now = await self.store.now_ms()
+        out = []
+        for room_id in await players.unfinished(user, now):
+            loaded = await self.store.load_room(room_id)
+            state = loaded[0] if loaded is not None else None
+            seat = state.seat_of(user) if state is not None else None
+            if state is None or seat is None or state.state not in (COUNTDOWN, RACING):
+                await players.remove_unfinished(user, room_id)  # over, or expired
+                continue
+            board = await self.store.load_board(room_id, state.gen, seat)
+            out.append(
+                {
+                    "room": room_id,
+                    "kind": state.kind,
+                    "variant": str(state.variant),
+                    "daily": state.daily or None,
+                    "moves": board.int("moves") if board is not None else 0,
+                    "found": board.int("found") if board is not None else 0,
+                    "time_ms": state.clock_ms(now),
+                    "paused": state.paused,
+                    "created_at": state.created_ms,
+                }
+            )
+        return out
+
+    async def stats(self, user: str) -> dict[str, Any]:
+        """The player's statistics per kind and variant, totals and recent games."""
+        counters, recent = await self.store.players.load_stats(user)
+        categories = summary(counters)
+        return {
+            "user": user,
+            "totals": totals(categories),
+            "categories": [c.to_json() for c in categories],
+            "recent": recent,
+        }
 
     async def results(self, room_id: str, gen: int) -> dict[str, Any] | None:
         data = await self.store.load_results(room_id, gen)

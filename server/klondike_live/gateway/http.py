@@ -48,6 +48,7 @@ from websockets.http11 import Request, Response
 
 from klondike_live import __version__
 from klondike_live.auth import AuthError, KeyRing, verify_token
+from klondike_live.daily.stats import USER_ID
 from klondike_live.gateway.api import Api, game_key
 from klondike_live.gateway.assets import ClientAssets
 from klondike_live.gateway.client_files import client_root
@@ -178,6 +179,13 @@ class HttpRoutes:
             return json_response(await self.api.live())
         if route == "results":
             return json_response(await self.api.finished())
+        if route in ("me/unfinished", "me/stats"):
+            user = self._user(headers)
+            if user is None or not USER_ID.match(user):
+                return json_response({"error": "unauthorized"}, HTTPStatus.UNAUTHORIZED)
+            if route == "me/stats":
+                return json_response(await self.api.stats(user))
+            return json_response(await self.api.unfinished(user))
         if route == "daily" or route.startswith("daily/"):
             parsed = parse_qs(query[:1024], keep_blank_values=False)
             status, data = await self.daily.route(route, parsed, self._user(headers))

@@ -17,6 +17,7 @@ results of an open day's daily game unredacted (`Rooms.shown`).
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 import msgpack
 
@@ -28,6 +29,7 @@ from klondike_live.race.results import build_results
 from klondike_live.race.room import COUNTDOWN, RACING, RoomError, RoomState
 from klondike_live.race.rules import listed_publicly, race_over
 from klondike_live.race.status import BoardStatus
+from klondike_live.service.players import record_game
 from klondike_live.service.rooms import Hashes, Rooms
 
 log = logging.getLogger(__name__)
@@ -54,8 +56,11 @@ async def check_end(rooms: Rooms, room_id: str) -> None:
             raise RoomError(ErrorCode.WRONG_STATE, "a newer race")
         return s.finish(now_ms).state
 
+    built: list[dict[str, Any]] = []
+
     def extras(_old: RoomState, new: RoomState) -> tuple[list[RoomFrame], Hashes]:
         payload = build_results(new, {s: (r.fields, r.moves, r.times) for s, r in records.items()})
+        built[:] = [payload]  # the last attempt is the one written
         blob = msgpack.packb(payload, use_bin_type=True)
         frames = [
             RoomFrame(outgoing.room_state(rooms.public(new)), new.gen, new.state, new.start_at_ms),
@@ -78,6 +83,8 @@ async def check_end(rooms: Rooms, room_id: str) -> None:
         await store.mark_finished(room_id, new.gen, new.ended_ms)
     if new.public_room:
         await store.set_live(room_id, False)
+    if built:
+        await record_game(store.players, new, built[0])
     log.info("race %s gen %d finished", room_id, new.gen)
     if rooms.on_finished is not None:  # its analysis, in the background
         rooms.on_finished(room_id, new.gen)

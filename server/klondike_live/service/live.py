@@ -66,6 +66,7 @@ from klondike_live.service.ending import check_end
 from klondike_live.service.errors import RequestError
 from klondike_live.service.hub import Hub
 from klondike_live.service.local import LocalRoom, Viewer
+from klondike_live.service.players import note_unfinished
 from klondike_live.service.rooms import Rooms
 from klondike_live.service.timers import Timers
 from klondike_live.store import Store, TimerKind
@@ -246,6 +247,8 @@ class LiveService:
     async def create(self, conn: Connection, request: msg.Create) -> None:
         if request.kind is RoomKind.DAILY:
             room_id, info = await self.daily.open_attempt(conn.user, conn.name, request.variant)
+            if not info["ranked"]:  # a practice game: one to come back to
+                await note_unfinished(self.store.players, conn.user, room_id, self.now_ms())
             await conn.send(outgoing.created(request.rid, room_id, daily=info))
             return
         room_id = secrets.token_urlsafe(16)
@@ -275,6 +278,7 @@ class LiveService:
                 raise RequestError(ErrorCode.BUSY, "could not create the room; try again")
             if request.public:
                 await self.store.set_live(room_id, True, state.start_at_ms)
+            await note_unfinished(self.store.players, conn.user, room_id, now)
         else:
             if await self.store.write_room(state, 0) is None:
                 raise RequestError(ErrorCode.BUSY, "could not create the room; try again")
@@ -365,7 +369,11 @@ class LiveService:
                         await self.rooms.transition(
                             room_id, lambda s, now: player_left(s, user, now)
                         )
-                    if not clock_waits(state):
+                    if clock_waits(state):
+                        if state.state in (COUNTDOWN, RACING):  # its retention starts now
+                            now = self.now_ms()
+                            await note_unfinished(self.store.players, user, room_id, now)
+                    else:
                         due = self.now_ms() + int(self.settings.grace_seconds * 1000)
                         await self.store.add_timer(room_id, TimerKind.GRACE, user, due)
         await self._left_room(local, viewer)

@@ -41,6 +41,7 @@ from klondike_live.race.visibility import Audience
 from klondike_live.store import scripts
 from klondike_live.store.batcher import NodeClients, ScriptBatcher
 from klondike_live.store.connect import RedisClient, is_cluster
+from klondike_live.store.players import PlayerStore
 from klondike_live.store.records import (
     WATCHERS_FRESH_MS,
     WATCHERS_KEEP_MS,
@@ -103,6 +104,7 @@ class Store:
             self.nodes = NodeClients(url) if url is not None else NodeClients.of(redis)
         self.stream_maxlen = stream_maxlen
         self.retention = retention if retention is not None else Retention()
+        self.players = PlayerStore(redis, self.retention)
         self.node_id = node_id
         self._room_cas: AsyncScript = redis.register_script(scripts.ROOM_CAS)
         self._board_event: AsyncScript = redis.register_script(scripts.BOARD_EVENT)
