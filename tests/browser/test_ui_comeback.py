@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from live_server import ServerProcess
-from pages import OWN, Pages, Screenshot, assert_accessible, room_of
+from pages import DESKTOP, OWN, PHONE, Pages, Screenshot, assert_accessible, room_of
 
 STOCK = f'{OWN} .card[data-place="stock"]'
 GRACE_SECONDS = 2
@@ -201,6 +201,10 @@ def test_unfinished_games_to_resume_and_statistics(pages: Pages, screenshot: Scr
     expect(page.locator("[data-testid=stats-summary]")).to_have_text("1 game played · 0 won (0%)")
     assert_accessible(page)
     screenshot(page, "home-returning-desktop")
+    page.set_viewport_size(PHONE)
+    expect(mine.locator(f"[data-testid=resume-{third}]")).to_be_visible()
+    screenshot(page, "home-returning-phone", full_page=True)
+    page.set_viewport_size(DESKTOP)
 
     page.click(f"[data-testid=resume-{older}]")
     own = page.locator(OWN)
