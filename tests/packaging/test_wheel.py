@@ -30,7 +30,7 @@ import pytest
 from klondike_live.gateway.client_files import SOURCE, client_files
 
 ROOT = Path(__file__).resolve().parents[2]
-RUNTIME = "node_modules/@msgpack/msgpack/dist.esm/index.mjs"
+RUNTIME = "node_modules/@msgpack/msgpack/dist.umd/msgpack.min.js"
 
 
 def _copy_source(target: Path) -> None:
@@ -163,8 +163,8 @@ def test_the_installed_server_serves_the_client(installed: Path, tmp_path: Path)
         found = re.search(r'src="/static/([0-9a-f]{12})/src/main\.js"', page)
         assert found is not None, page
         prefix = f"{base}/static/{found.group(1)}/"
-        assert f'"@msgpack/msgpack": "/static/{found.group(1)}/{RUNTIME}"' in page
-        for name in ("src/main.js", "src/net.js", RUNTIME, "style.css"):
+        assert f'src="/static/{found.group(1)}/{RUNTIME}"' in page
+        for name in ("src/main.js", "src/net.js", "src/msgpack.js", RUNTIME, "style.css"):
             headers, body = _get(prefix + name, gzipped=True)
             assert headers["Content-Encoding"] == "gzip"
             assert headers["Cache-Control"] == "public, max-age=31536000, immutable"

@@ -19,7 +19,7 @@ from helpers import node
 __all__ = ["node"]  # the fixture, imported for pytest
 
 CLIENT = SOURCE
-RUNTIME = "node_modules/@msgpack/msgpack/dist.esm/index.mjs"
+RUNTIME = "node_modules/@msgpack/msgpack/dist.umd/msgpack.min.js"
 
 
 async def http(
@@ -53,8 +53,9 @@ async def page(node: Node) -> tuple[str, str]:
 
 
 async def test_the_page_is_revalidated_and_names_versioned_urls(node: Node) -> None:
-    """index.html: no-cache with an ETag; its style, entry module and import map point
-    at /static/<version>/, with a modulepreload link for every module of the graph."""
+    """index.html: no-cache with an ETag; its style, msgpack's script, entry module and
+    import map point at /static/<version>/, with a modulepreload link for every module of
+    the graph."""
     status, headers, _ = await http(node, "/")
     assert status == 200
     assert headers["content-type"] == "text/html; charset=utf-8"
@@ -63,16 +64,16 @@ async def test_the_page_is_revalidated_and_names_versioned_urls(node: Node) -> N
     text, version = await page(node)
     prefix = f"/static/{version}/"
     assert f'href="{prefix}style.css"' in text
-    assert f'"@msgpack/msgpack": "{prefix}{RUNTIME}"' in text
-    preloaded = set(re.findall(r'<link rel="modulepreload" href="([^"]+)"', text))
-    # The client's own modules but the entry, and the runtime's modules that are imported
-    # (not its type-only context.mjs, which nothing imports).
-    modules = {prefix + name for name in client_files(CLIENT) if name.endswith((".js", ".mjs"))}
-    own = {name for name in modules if "/src/" in name and not name.endswith("/src/main.js")}
-    assert own <= preloaded <= modules
-    runtime = f"{prefix}node_modules/@msgpack/msgpack/dist.esm/"
-    for name in ("index.mjs", "Decoder.mjs", "Encoder.mjs", "utils/utf8.mjs"):
-        assert runtime + name in preloaded
+    assert f'<script defer src="{prefix}{RUNTIME}"></script>' in text
+    assert f'"@msgpack/msgpack": "{prefix}src/msgpack.js"' in text
+    assert "/node_modules/" not in text.replace(prefix + "node_modules/", "")
+    preloaded = re.findall(r'<link rel="modulepreload" href="([^"]+)"', text)
+    # Modules of the page, each once, but the entry; among them the deepest imports.
+    modules = {prefix + name for name in client_files(CLIENT) if name.startswith("src/")}
+    assert len(preloaded) == len(set(preloaded))
+    assert set(preloaded) <= modules - {prefix + "src/main.js"}
+    for name in ("net.js", "msgpack.js", "pages/room.js", "board.js", "selection.js"):
+        assert f"{prefix}src/{name}" in preloaded, name
     assert text.index("</script>", text.index("importmap")) < text.index("modulepreload")
 
 
@@ -90,6 +91,8 @@ async def test_versioned_files_are_immutable_and_are_the_files_on_disk(node: Nod
     assert headers["content-type"] == "text/javascript; charset=utf-8"
     _, headers, _ = await http(node, f"/static/{version}/{RUNTIME}")
     assert headers["content-type"] == "text/javascript; charset=utf-8"
+    _, headers, _ = await http(node, f"/static/{version}/node_modules/@msgpack/msgpack/LICENSE")
+    assert headers["content-type"] == "text/plain; charset=utf-8"
     _, headers, _ = await http(node, f"/static/{version}/style.css")
     assert headers["content-type"] == "text/css; charset=utf-8"
 
@@ -171,7 +174,8 @@ async def test_unknown_files_and_the_developers_files_are_404(node: Node) -> Non
         "/eslint.config.js",
         "/test/fixtures/games.json",
         "/node_modules/@msgpack/msgpack/package.json",
-        "/node_modules/@msgpack/msgpack/dist.esm/index.mjs.map",
+        "/node_modules/@msgpack/msgpack/dist.esm/index.mjs",
+        "/node_modules/@msgpack/msgpack/dist.umd/msgpack.min.js.map",
         "/node_modules/eslint/package.json",
         "/node_modules/.installed",
         "/src",
