@@ -10,6 +10,7 @@
  */
 
 import { UNKNOWN, cardLabel, cardName, isRed, rankOf, SUIT_SYMBOLS, SUIT_NAMES } from "./cards.js";
+import { icon } from "./icons.js";
 import { layout } from "./layout.js";
 import { cardsAt, moveToken, passesLeft } from "./rules.js";
 import {
@@ -163,6 +164,8 @@ export class BoardView {
     /** @type {Selection} */
     this.selection = emptySelection();
     this.reveal = false;
+    /** One-click moves: a click sends a card to its best place (the page sets it). */
+    this.autoMove = false;
     /** @type {Hint | null} */
     this.hint = null;
     /** @type {Press | null} */
@@ -303,7 +306,12 @@ export class BoardView {
     const stockSlot = this.slots.get("stock");
     const canRecycle = view.stock === 0 && view.waste.length > 0 && left > 0;
     stockSlot?.classList.toggle("spent", view.stock === 0 && !canRecycle);
-    this.stockMark.textContent = view.stock ? "" : canRecycle ? "↻" : "✕";
+    /** @type {"" | "recycle" | "none"} */
+    const mark = view.stock ? "" : canRecycle ? "recycle" : "none";
+    if (this.stockMark.dataset.icon !== mark) {
+      this.stockMark.dataset.icon = mark;
+      this.stockMark.replaceChildren(...(mark ? [icon(mark)] : []));
+    }
     this.stockCount.textContent = view.stock ? String(view.stock) : "";
     const hidden = view.foundations_hidden ?? 0;
     this.hiddenBadge.hidden = hidden === 0;
@@ -532,6 +540,7 @@ export class BoardView {
         name: drag.name,
         source: isCard ? sourceAt(view, drag.name, Number(drag.node.dataset.index)) : null,
         now: performance.now(),
+        autoMove: this.autoMove ? this.variant : null,
       }),
     );
   }

@@ -18,8 +18,10 @@ import { StatsPage } from "./pages/stats.js";
 import { control, h } from "./ui.js";
 
 /**
- * The player's settings, kept in localStorage.
- * @typedef {{motion: boolean, scoring: string}} Settings
+ * The player's settings, kept in localStorage: animations (off by default with the
+ * system's reduced motion), the score shown, sounds (off by default) and one-click
+ * moves (off by default: a click picks a card up, as before).
+ * @typedef {{motion: boolean, scoring: string, sound: boolean, autoMove: boolean}} Settings
  */
 
 /**
@@ -49,7 +51,12 @@ function byId(id, type) {
 function loadSettings() {
   const reduce = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
   const saved = JSON.parse(storage.getItem("klondike.settings") ?? "{}");
-  return { motion: saved.motion ?? !reduce, scoring: saved.scoring ?? "standard" };
+  return {
+    motion: saved.motion ?? !reduce,
+    scoring: saved.scoring ?? "standard",
+    sound: saved.sound ?? false,
+    autoMove: saved.autoMove ?? false,
+  };
 }
 
 export class App {
@@ -201,13 +208,22 @@ export class App {
     if (!form) return;
     const motion = control(form, "motion", HTMLInputElement);
     const scoring = control(form, "scoring", RadioNodeList);
+    const sound = control(form, "sound", HTMLInputElement);
+    const autoMove = control(form, "autoMove", HTMLInputElement);
     byId("settings-button", HTMLButtonElement).addEventListener("click", () => {
       motion.checked = this.settings.motion;
       scoring.value = this.settings.scoring;
+      sound.checked = this.settings.sound;
+      autoMove.checked = this.settings.autoMove;
       dialog.showModal();
     });
     form.addEventListener("change", () => {
-      this.settings = { motion: motion.checked, scoring: scoring.value };
+      this.settings = {
+        motion: motion.checked,
+        scoring: scoring.value,
+        sound: sound.checked,
+        autoMove: autoMove.checked,
+      };
       this.applySettings();
     });
   }

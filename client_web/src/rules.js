@@ -338,3 +338,56 @@ export function autoCompleteToken(view) {
   }
   return best === null ? null : `${best.index + 1}F`;
 }
+
+/**
+ * True when `card` can go home with no later need for it on the tableau: aces and
+ * twos always; else when both foundations of the other colour reach one rank below it
+ * (no card left could be built on it). With foundation-to-tableau moves on, any card
+ * is safe: it can come back.
+ * @param {Card} card
+ * @param {number[]} foundations
+ * @param {Variant} variant
+ */
+export function isSafeHome(card, foundations, variant) {
+  const rank = rankOf(card);
+  if (rank <= 2 || variant.f2t) return true;
+  const others = isRed(card) ? [0, 3] : [1, 2];
+  return others.every((suit) => foundations[suit] >= rank - 1);
+}
+
+/**
+ * One-click moves: the move token that sends the cards of `from` to their best legal
+ * place, or null when there is none. A single card goes home first when that is safe
+ * (`isSafeHome`); otherwise onto a column (a card to build on before an empty column,
+ * left to right; never a king already at the bottom of its column to another empty
+ * one); otherwise home all the same. A foundation card (with `f2t`) goes onto a column.
+ * @param {View} view
+ * @param {Source} from
+ * @param {Variant} variant
+ * @returns {string | null}
+ */
+export function autoMoveToken(view, from, variant) {
+  const cards = cardsAt(view, from);
+  if (!cards || cards.includes(UNKNOWN) || from.kind === "stock") return null;
+  if (from.kind === "foundation" && !variant.f2t) return null;
+  const card = cards[0];
+  const home = cards.length === 1 && from.kind !== "foundation" && fitsFoundation(card, view.foundations);
+  if (home && isSafeHome(card, view.foundations, variant)) return moveToken(from, { kind: "foundation" });
+  const wholeColumn =
+    from.kind === "tableau" &&
+    view.tableau[from.index][0] === 0 &&
+    cards.length === view.tableau[from.index][1].length;
+  /** @type {number | null} */
+  let empty = null;
+  for (let index = 0; index < 7; index += 1) {
+    if (from.kind === "tableau" && from.index === index) continue;
+    const top = topOf(view, index);
+    if (top === null) {
+      if (empty === null && rankOf(card) === 13 && !wholeColumn) empty = index;
+    } else if (fitsTableau(card, top)) {
+      return moveToken(from, { kind: "tableau", index });
+    }
+  }
+  if (empty !== null) return moveToken(from, { kind: "tableau", index: empty });
+  return home ? moveToken(from, { kind: "foundation" }) : null;
+}

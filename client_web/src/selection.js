@@ -9,9 +9,9 @@
  */
 
 import { UNKNOWN } from "./cards.js";
-import { canMove, cardsAt, foundationToken, moveToken } from "./rules.js";
+import { autoMoveToken, canMove, cardsAt, foundationToken, moveToken } from "./rules.js";
 
-/** @import { Place, Source } from "./rules.js" */
+/** @import { Place, Source, Variant } from "./rules.js" */
 /** @import { View } from "./view.js" */
 /** @import { PileName, Placed, PlacedCard } from "./layout.js" */
 
@@ -40,6 +40,7 @@ export const DOUBLE_TAP_MS = 350;
  * @property {PileName} name the pile it belongs to
  * @property {Source | null} source what a press there picks up (see `sourceAt`), null for a pile
  * @property {number} now the time of the tap, in ms
+ * @property {Variant | null} [autoMove] one-click moves are on (with the game's rules)
  */
 
 /** @returns {Selection} nothing picked up, no tap yet */
@@ -198,8 +199,9 @@ export function activate(selection, view, name) {
 }
 
 /**
- * A click or tap (a press that did not become a drag). On the stock it turns it. A
- * double tap sends a card to its foundation when it fits. With cards picked up, a tap
+ * A click or tap (a press that did not become a drag). On the stock it turns it. With
+ * one-click moves on and nothing picked up, a card goes to its best place
+ * (`autoMoveToken`; picked up as usual when it has none). A double tap sends a card to its foundation when it fits. With cards picked up, a tap
  * on their own pile picks up the run from the tapped card instead, or puts them down
  * when that is the same run; a tap elsewhere drops them there, or when they do not
  * fit there picks up what was tapped.
@@ -208,12 +210,17 @@ export function activate(selection, view, name) {
  * @param {Tap} tap
  * @returns {Outcome}
  */
-export function tap(selection, view, { key, name, source, now }) {
+export function tap(selection, view, { key, name, source, now, autoMove = null }) {
   const last = selection.lastTap;
   const double = last.key === key && now - last.at < DOUBLE_TAP_MS;
   /** @type {Selection} */
   const tapped = { ...selection, lastTap: { key, at: now } };
   if (name === "stock") return { selection: putDown(tapped), move: null, stock: true };
+  if (autoMove && source && !tapped.picked) {
+    const token = autoMoveToken(view, source, autoMove);
+    if (token)
+      return { selection: { ...emptySelection(), lastTap: { key: null, at: 0 } }, move: token, stock: false };
+  }
   if (double && source) {
     const token = foundationToken(view, source);
     if (token) return { selection: emptySelection(), move: token, stock: false };

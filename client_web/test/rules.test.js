@@ -5,6 +5,7 @@ import { test } from "node:test";
 
 import { UNKNOWN, cardOf } from "../src/cards.js";
 import {
+  autoMoveToken,
   canMove,
   fitsFoundation,
   fitsTableau,
@@ -179,4 +180,73 @@ test("auto-complete plays the lowest fitting top card until the game is won", ()
   assert.deepEqual(tokens, ["2F", "1F", "2F", "1F"]);
   assert.deepEqual(view.foundations, [13, 3, 13, 2]);
   assert.equal(isTriviallyWon({ ...view, stock: 1 }), false);
+});
+
+test("one-click moves: home when safe, else onto a column, else home all the same", () => {
+  const C = 0,
+    D = 1,
+    H = 2,
+    S = 3;
+  const rules = { draw: 1, passes: null, f2t: false };
+  /** @type {import("../src/view.js").View} */
+  const view = {
+    tableau: [
+      [0, [cardOf(H, 9)]],
+      [1, [UNKNOWN, cardOf(C, 8)]],
+      [0, [cardOf(S, 2)]],
+      [0, []],
+      [0, [cardOf(S, 13)]],
+      [1, [UNKNOWN, cardOf(D, 13)]],
+      [0, [cardOf(C, 5)]],
+    ],
+    waste: [cardOf(D, 4)],
+    stock: 3,
+    foundations: [4, 3, 0, 1],
+    foundations_hidden: 0,
+    pass: 0,
+  };
+  assert.equal(
+    autoMoveToken(view, { kind: "tableau", index: 2, size: 1 }, rules),
+    "3F",
+    "a two is always safe",
+  );
+  assert.equal(autoMoveToken(view, { kind: "tableau", index: 1, size: 1 }, rules), "21", "8♣ onto 9♥");
+  assert.equal(
+    autoMoveToken(view, { kind: "tableau", index: 5, size: 1 }, rules),
+    "64",
+    "a king to the empty column",
+  );
+  assert.equal(
+    autoMoveToken(view, { kind: "tableau", index: 4, size: 1 }, rules),
+    null,
+    "already at the bottom",
+  );
+  assert.equal(autoMoveToken(view, { kind: "waste" }, rules), "W7", "4♦ onto 5♣ before its unsafe home");
+  assert.equal(
+    autoMoveToken(view, { kind: "tableau", index: 6, size: 1 }, rules),
+    "7F",
+    "5♣ is not safe, but no column takes it",
+  );
+  assert.equal(
+    autoMoveToken(view, { kind: "foundation", suit: C }, rules),
+    null,
+    "no cards back without f2t",
+  );
+  assert.equal(
+    autoMoveToken(view, { kind: "foundation", suit: C }, { ...rules, f2t: true }),
+    null,
+    "4♣ fits nowhere",
+  );
+  const withFive = {
+    ...view,
+    tableau: view.tableau.map((pile, i) => (i === 3 ? [0, [cardOf(H, 5)]] : pile)),
+  };
+  assert.equal(
+    autoMoveToken(
+      /** @type {typeof view} */ (withFive),
+      { kind: "foundation", suit: C },
+      { ...rules, f2t: true },
+    ),
+    "FC4",
+  );
 });

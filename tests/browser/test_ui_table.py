@@ -11,10 +11,11 @@ from redis import Redis
 
 from klondike_live import keys
 from klondike_live.engine import Board, Move
-from klondike_live.engine.moves import DRAW, RECYCLE, T2T
+from klondike_live.engine.moves import DRAW, RECYCLE, T2F, T2T, W2F, W2T
 from klondike_live.race.room import RoomState
+from klondike_live.solver.search import SOLVABLE, Budget, solve
 
-from pages import OWN, BoardDriver, Pages, room_of, run_size
+from pages import OWN, TOP_STRIP, BoardDriver, Pages, room_of, run_size, settle
 
 HINTED = """() => {
   const node = document.querySelector('[data-testid=own-board] .card.hinted');
@@ -48,6 +49,38 @@ def start_solo(page: Page, valkey_url: str, draw: str = "1", passes: str = "unli
     expect(page.locator(f"{OWN} .card").first).to_be_visible()
     state = room_state(valkey_url, room_of(page))
     return Board.from_seed(state.seed, state.variant)
+
+
+def start_winnable_solo(page: Page, valkey_url: str) -> tuple[Board, list[str]]:
+    """A draw-1 solo game with unlimited passes that the solver wins, and its solution."""
+    for _ in range(6):
+        board = start_solo(page, valkey_url)
+        result = solve(board.copy(), Budget(seconds=10))
+        if result.result == SOLVABLE:
+            return board, result.moves
+    raise AssertionError("no solvable deal in six tries")
+
+
+def play_to_the_end(page: Page, board: Board, solution: list[str]) -> None:
+    """Play the solution by clicks until the rest finishes by itself."""
+    driver = BoardDriver(page)
+    for token in solution:
+        if board.is_trivially_won():
+            break
+        driver.play(board, token, "click")
+    expect(page.locator(OWN)).to_have_attribute("data-status", "won", timeout=20_000)
+
+
+# Counts the tones the page's WebAudio makes (the sound setting's effect).
+COUNT_TONES = """
+window.__tones = 0;
+const original = AudioContext.prototype.createOscillator;
+AudioContext.prototype.createOscillator = function () {
+  window.__tones += 1;
+  return original.call(this);
+};
+"""
+EMOJI = re.compile("[\U0001f000-\U0001faff\u2600-\u27bf]")
 
 
 def ask_hint(page: Page) -> str:
@@ -129,3 +162,86 @@ def test_six_fast_clicks_on_the_stock_turn_six_cards(pages: Pages, valkey_url: s
     expect(own).to_have_attribute("data-moves", "6")
     expect(own.locator('.card[data-place="waste"]')).to_have_count(6)
     expect(page.locator("[data-testid=moves]")).to_have_text("6")
+
+
+def test_a_win_cascades_and_sounds_when_asked_and_shows_no_emoji(
+    pages: Pages, valkey_url: str
+) -> None:
+    """Sounds are off until the player turns them on (kept over a reload); a won game
+    plays them, cascades its cards and says "You won!" with an icon of the page's own,
+    not a font emoji."""
+    page = pages.open(name="Winner")
+    page.context.add_init_script(COUNT_TONES)
+    page.reload()
+    page.click("#settings-button")
+    sound = page.locator("#settings input[name=sound]")
+    expect(sound).not_to_be_checked()
+    sound.check()
+    page.click("#settings button[type=submit]")
+    page.reload()
+    page.click("#settings-button")
+    expect(page.locator("#settings input[name=sound]")).to_be_checked()
+    page.click("#settings button[type=submit]")
+    board, solution = start_winnable_solo(page, valkey_url)
+    play_to_the_end(page, board, solution)
+    expect(page.locator("[data-testid=celebration]")).to_be_attached()
+    message = page.locator("[data-testid=message]")
+    expect(message).to_contain_text("You won!")
+    expect(message.locator("svg.icon-trophy")).to_be_visible()
+    assert not EMOJI.search(message.inner_text()), message.inner_text()
+    assert page.evaluate("window.__tones") > len(solution) // 2
+
+
+def test_no_cascade_with_reduced_motion(pages: Pages, valkey_url: str) -> None:
+    """With the system's reduced motion the win shows no cascade (and sounds stay off)."""
+    page = pages.open(name="Calm")
+    page.context.add_init_script(COUNT_TONES)
+    page.emulate_media(reduced_motion="reduce")
+    page.reload()
+    board, solution = start_winnable_solo(page, valkey_url)
+    play_to_the_end(page, board, solution)
+    expect(page.locator("[data-testid=message]")).to_contain_text("You won!")
+    page.wait_for_timeout(500)
+    expect(page.locator("[data-testid=celebration]")).to_have_count(0)
+    assert page.evaluate("window.__tones") == 0
+
+
+def next_card_move(board: Board, driver: BoardDriver, *, skip: str = "") -> Move:
+    """A legal move of one card (waste or a column's top card), turning the stock until
+    there is one."""
+    for _ in range(60):
+        for move in board.legal_moves():
+            if move.kind in (W2T, W2F, T2F) and str(move) != skip:
+                return move
+            if move.kind == T2T and run_size(board, move) == 1 and str(move) != skip:
+                return move
+        driver.play(board, "D" if board.stock else "R", "click")
+    raise AssertionError("no card to move")
+
+
+def test_one_click_moves_send_a_card_to_its_place_and_drag_still_works(
+    pages: Pages, valkey_url: str
+) -> None:
+    """With one-click moves on, one click on a card that can move moves it; a drag still
+    puts a card where it is dropped."""
+    page = pages.open(name="OneClick")
+    page.click("#settings-button")
+    page.check("#settings input[name=autoMove]")
+    page.click("#settings button[type=submit]")
+    board = start_solo(page, valkey_url)
+    driver = BoardDriver(page)
+    own = page.locator(OWN)
+    move = next_card_move(board, driver)
+    card = driver.moving_card(board, move)
+    source = "waste" if move.kind in (W2T, W2F) else f"t{move.src}"
+    before = int(own.get_attribute("data-moves") or 0)
+    settle(page)
+    driver.card(card).click(position=TOP_STRIP)
+    expect(own).to_have_attribute("data-moves", str(before + 1))
+    expect(own).to_have_attribute("data-pending", "0")
+    place = driver.card(card).get_attribute("data-place") or ""
+    assert place != source and place[0] in "ft", place
+    origin = "W" if source == "waste" else str(move.src + 1)
+    board.play(f"{origin}{'F' if place[0] == 'f' else int(place[1]) + 1}")
+    dragged = next_card_move(board, driver)
+    driver.play(board, str(dragged), "drag")

@@ -9,6 +9,9 @@
  */
 
 import { BoardView } from "../board.js";
+import { celebrate } from "../celebrate.js";
+import { icon } from "../icons.js";
+import { playSound } from "../sound.js";
 import { acknowledge, displayed, newPlay, receive, reject, send } from "../game.js";
 import { UNKNOWN, cardLabel } from "../cards.js";
 import { autoCompleteToken, isTriviallyWon, movingCards, parseToken, passesLeft } from "../rules.js";
@@ -103,6 +106,8 @@ export class OwnGame {
     this.board = null;
     /** @type {number | undefined} */
     this.autoTimer = undefined;
+    /** @type {(() => void) | undefined} */
+    this.stopCelebration = undefined;
   }
 
   get view() {
@@ -117,6 +122,7 @@ export class OwnGame {
 
   destroy() {
     window.clearTimeout(this.autoTimer);
+    this.stopCelebration?.();
     this.board?.destroy();
   }
 
@@ -136,10 +142,28 @@ export class OwnGame {
       const status = play.board.status;
       this.page.finishedAt = this.page.conn.now();
       announce(status === "won" ? "You won!" : `Game over: ${statusWord(status)}`);
-      this.page.say(status === "won" ? "You won! 🎉" : `Game over: ${statusWord(status)}.`);
+      this.page.say(status === "won" ? "You won!" : `Game over: ${statusWord(status)}.`);
+      if (status === "won") {
+        this.page.message.prepend(icon("trophy"));
+        this.render();
+        this.won();
+        return true;
+      }
     }
     this.render();
     return true;
+  }
+
+  /** The game was won: the cascade (unless motion is reduced) and the win's sound. */
+  won() {
+    const settings = this.page.app.settings;
+    if (settings.sound) playSound("win");
+    const reduce = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+    if (!settings.motion || reduce || !this.board) return;
+    const slots = ["f0", "f1", "f2", "f3"].map((name) =>
+      this.board?.root.querySelector(`.slot[data-place="${name}"]`)?.getBoundingClientRect(),
+    );
+    this.stopCelebration = celebrate(slots.filter((rect) => rect !== undefined));
   }
 
   /** @param {number} id */
@@ -161,6 +185,7 @@ export class OwnGame {
     }
     this.play = reject(this.play, frame.id).play;
     this.render();
+    if (this.page.app.settings.sound) playSound("refused");
     announce(`Move refused: ${frame.msg}`);
     return false;
   }
@@ -202,6 +227,7 @@ export class OwnGame {
     this.board?.setHint(null);
     if (this.board) this.board.root.dataset.hint = "";
     this.transmit({ id, m: token });
+    if (this.page.app.settings.sound) playSound(token === "D" || token === "R" ? "draw" : "move");
     announce(describeMove(before, token));
     this.render();
   }
@@ -293,6 +319,7 @@ export class OwnGame {
       });
     }
     this.board.variant = page.variant;
+    this.board.autoMove = page.app.settings.autoMove;
     if (this.play.board.ready) this.board.update(this.view);
     // Confirmed state, for tools and tests that watch the page.
     Object.assign(this.board.root.dataset, {
