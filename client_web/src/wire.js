@@ -16,7 +16,8 @@
  * @typedef {{t: "hello", v: number, token?: string, name?: string}} HelloFrame
  * @typedef {{t: "ping"}} PingFrame
  * @typedef {{t: "create", kind: "race" | "solo" | "daily", variant: string, seats?: number,
- *   time_limit?: number, public?: boolean, deal?: "certified" | "any"}} CreateFrame
+ *   time_limit?: number, public?: boolean, deal?: "certified" | "any", seed?: string,
+ *   moves?: string[]}} CreateFrame
  * @typedef {{t: "join", room: string, as: "racer" | "spectator", since?: [number, number, number][]}} JoinFrame
  * @typedef {{t: "leave", room: string}} LeaveFrame
  * @typedef {{t: "ready", room: string, ready: boolean}} ReadyFrame
@@ -173,7 +174,16 @@
  * @property {string} variant
  * @property {string} [seed]
  * @property {number} [ended_at]
+ * @property {number} [from] record moves made before the game started (a game from a position)
  * @property {ReplayBoardData[]} boards
+ */
+
+/**
+ * `GET /api/analysis/ROOM/GEN`: the solver's verdict at every position of each board.
+ * @typedef {"winnable" | "lost" | "unknown"} Verdict
+ * @typedef {{ply: number, verdict: Verdict, line: string[] | null}} AnalysisPly
+ * @typedef {{seat: number, name: string, lost_at: number | null, plies: AnalysisPly[]}} AnalysisBoard
+ * @typedef {{status: "ready", boards: AnalysisBoard[]} | {status: "pending"}} AnalysisData
  */
 
 /** @typedef {{room: string, variant: string, host: string, racers: number, capacity: number}} OpenRoom */

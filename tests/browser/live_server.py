@@ -12,11 +12,13 @@ from pathlib import Path
 READY_LINE = re.compile(r"Klondike Live on (http://\S+/)")
 
 # No background solver work beyond what a test asks for (the machine has two cores):
-# no deal pool refill, no days prepared ahead, and a small budget for today's deals.
+# no deal pool refill, no days prepared ahead, a small budget for today's deals, and no
+# analysis of finished games (tests/browser/test_ui_analysis.py turns it on).
 QUIET = {
     "KLONDIKE_POOL_TARGET": "0",
     "KLONDIKE_DAILY_PREPARE_SECONDS": "0",
     "KLONDIKE_DAILY_BUDGET_NODES": "20000",
+    "KLONDIKE_ANALYSIS_SECONDS": "0",  # no solver analysis of every finished game
 }
 
 

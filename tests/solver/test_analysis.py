@@ -215,3 +215,12 @@ def test_cli_bad_input(
     assert message in err and "Traceback" not in err
     assert run_cli([str(tmp_path / "missing.txt")]) == 2
     assert "cannot read" in capsys.readouterr().err
+
+
+def test_the_stored_lost_game_was_lost_by_move_14() -> None:
+    """tests/data/lost-draw3-lose4.txt (the browser test's game): ply 13 is winnable,
+    ply 14 is proven lost, so move 14 lost it."""
+    record = GameRecord.parse((DATA / "lost-draw3-lose4.txt").read_text())
+    result = analyse(record, AnalysisBudget(per_position=2.0, total=30.0))
+    check_consistent(record, result)
+    assert result.lost_at == 14

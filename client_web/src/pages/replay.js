@@ -7,6 +7,7 @@
 import { BoardView } from "../board.js";
 import { eventTimes, movesAt, nextTime, prepareBoard, previousTime } from "../replay.js";
 import { describeVariant, parseVariant } from "../rules.js";
+import { AnalysisPanel } from "./replay-analysis.js";
 import { control, errorText, formatTime, getJSON, h, statusWord } from "../ui.js";
 
 /** @import { App } from "../main.js" */
@@ -47,7 +48,7 @@ export class ReplayPage {
       );
       return;
     }
-    this.replayer = new Replayer(root, data);
+    this.replayer = new Replayer(root, data, this.app);
   }
 
   unmount() {
@@ -65,8 +66,9 @@ class Replayer {
   /**
    * @param {HTMLElement} root
    * @param {ReplayData} data
+   * @param {App} app
    */
-  constructor(root, data) {
+  constructor(root, data, app) {
     this.data = data;
     this.t = 0;
     /** @type {{wall: number, t: number} | null} */
@@ -151,6 +153,10 @@ class Replayer {
         view: new BoardView(holder, { variant: this.variant, label: `${board.name}'s board` }),
       };
     });
+    this.analysis = new AnalysisPanel(app, data, this.boards, (index, n) => {
+      const board = this.boards[index];
+      this.seek(board.times[Math.max(0, Math.min(board.times.length - 1, n))]);
+    });
     const when = this.data.ended_at ? new Date(this.data.ended_at).toLocaleString() : "";
     root.replaceChildren(
       h(
@@ -210,12 +216,15 @@ class Replayer {
           jump,
         ),
         grid,
+        this.analysis.element,
       ),
     );
     this.show();
+    void this.analysis.load();
   }
 
   destroy() {
+    this.analysis.destroy();
     window.clearInterval(this.timer);
     for (const entry of this.entries) entry.view.destroy();
   }
@@ -269,6 +278,7 @@ class Replayer {
   }
 
   show() {
+    this.analysis.update(this.boards.map((board) => movesAt(board, this.t)));
     this.slider.value = String(Math.round(this.t));
     this.clock.textContent = `${formatTime(this.t, { tenths: true })} / ${formatTime(this.end, { tenths: true })}`;
     for (const { board, header, view } of this.entries) {
