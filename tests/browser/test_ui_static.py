@@ -1,0 +1,70 @@
+"""The client's files in a real browser: every module comes from a versioned URL that
+the page preloads, gzipped; a second visit takes them all from the cache and only
+revalidates the page (docs/operations.md, "Static files")."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit
+
+from playwright.sync_api import Page, expect
+
+from pages import OWN, Pages
+
+RESOURCES = """
+performance.getEntriesByType('resource').map((r) => ({
+  path: new URL(r.name).pathname, transfer: r.transferSize,
+  encoded: r.encodedBodySize, decoded: r.decodedBodySize,
+}))
+"""
+NAVIGATION = """(() => {
+  const n = performance.getEntriesByType('navigation')[0];
+  return { status: n.responseStatus, transfer: n.transferSize, encoded: n.encodedBodySize };
+})()"""
+
+
+def static_files(page: Page) -> dict[str, dict[str, Any]]:
+    """The page's resources that are the client's files, by path."""
+    entries: list[dict[str, Any]] = page.evaluate(RESOURCES)
+    return {e["path"]: e for e in entries if not e["path"].startswith(("/api/", "/ws"))}
+
+
+def test_modules_are_versioned_preloaded_cached_and_gzipped(pages: Pages) -> None:
+    page = pages.open(name="Cached")
+    page.click("[data-testid=start-solo]")
+    expect(page.locator(f"{OWN} .card").first).to_be_visible()
+    preloaded = {
+        urlsplit(str(href)).path
+        for href in page.eval_on_selector_all(
+            "link[rel=modulepreload]", "links => links.map(l => l.href)"
+        )
+    }
+    first = static_files(page)
+    version = next(p for p in first if p.endswith("/src/main.js")).split("/")[2]
+    prefix = f"/static/{version}/"
+    scripts = {path for path in first if path.endswith(".js")}
+    assert all(path.startswith(prefix) for path in first), sorted(first)
+    # Every module but the entry was announced in the page, so none waited for its importer.
+    assert scripts - preloaded == {
+        prefix + "src/main.js",
+        prefix + "node_modules/@msgpack/msgpack/dist.umd/msgpack.min.js",
+    }
+    assert preloaded <= scripts
+    for path, entry in first.items():
+        assert entry["transfer"] > 0, path  # fetched: a fresh context has no cache
+    main = first[prefix + "src/main.js"]
+    assert 0 < main["encoded"] < main["decoded"]  # gzipped on the wire
+
+    again = page.context.new_page()
+    again.goto("/")
+    expect(again.locator("[data-testid=start-solo]")).to_be_visible()
+    second = static_files(again)
+    assert set(second) == set(first)
+    for path, entry in second.items():
+        assert entry["transfer"] == 0, path  # from the cache, not even revalidated
+    navigation = again.evaluate(NAVIGATION)
+    # The page itself is revalidated: a 304 (the browser shows it as the cached 200) that
+    # carries headers only, less than the body it keeps.
+    assert navigation["status"] == 200
+    assert 0 < navigation["transfer"] < navigation["encoded"], navigation
+    again.close()
