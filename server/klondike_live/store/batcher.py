@@ -28,11 +28,11 @@ import contextlib
 import logging
 import time
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Any, Final, cast
 from urllib.parse import quote
 
 from redis.asyncio import Redis
-from redis.asyncio.connection import SSLConnection
+from redis.asyncio.connection import AbstractConnection, SSLConnection
 from redis.commands.core import AsyncScript
 from redis.exceptions import AskError, MovedError, NoScriptError, RedisError, ResponseError
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -251,14 +251,15 @@ class ScriptBatcher:
         results: list[Any] = [None] * len(calls)
         pending = list(range(len(calls)))
         for attempt in range(2):
-            async with client.pipeline(transaction=False) as pipe:
-                for index in pending:
-                    keys, args, _ = calls[index]
-                    pipe.evalsha(self.script.sha, len(keys), *keys, *args)
-                wanted = await self._wanted(client)
-                if wanted:
-                    pipe.execute_command("WAIT", wanted, self.wait_timeout_ms)
-                replies: list[Any] = await pipe.execute(raise_on_error=False)
+            sha = self.script.sha
+            commands = [
+                pack_command("EVALSHA", sha, len(calls[i][0]), *calls[i][0], *calls[i][1])
+                for i in pending
+            ]
+            wanted = await self._wanted(client)
+            if wanted:
+                commands.append(pack_command("WAIT", wanted, self.wait_timeout_ms))
+            replies = await exchange(client, commands)
             if wanted:
                 acknowledged = replies.pop()
                 if isinstance(acknowledged, int) and not await self._replicated(
@@ -276,3 +277,52 @@ class ScriptBatcher:
                 break
             self.script.sha = await client.script_load(self.script.script)
         return results
+
+
+def pack_command(*parts: str | bytes | int) -> bytes:
+    """One command in the Redis protocol (RESP), from strings, bytes and integers."""
+    out = [b"*%d\r\n" % len(parts)]
+    for part in parts:
+        if isinstance(part, str):
+            data = part.encode()
+        elif isinstance(part, bytes):
+            data = part
+        elif isinstance(part, int) and not isinstance(part, bool):
+            data = b"%d" % part
+        else:
+            raise TypeError(f"cannot send {type(part).__name__} to Redis")
+        out.append(b"$%d\r\n%s\r\n" % (len(data), data))
+    return b"".join(out)
+
+
+async def exchange(client: Redis, commands: list[bytes]) -> list[Any]:
+    """Send packed commands in one write on one of `client`'s pooled connections and
+    read their replies, an error reply as its exception (as a pipeline without a
+    transaction does, without its per-command machinery: this is every move's write).
+    A lost connection is retried as the client's own commands are."""
+    pool = client.connection_pool
+    # redis-py leaves `get_connection` untyped; it gives a connection of the pool.
+    connection: AbstractConnection = await cast(Any, pool).get_connection()
+    finished = False
+
+    async def once() -> list[Any]:
+        await connection.send_packed_command(b"".join(commands))
+        replies: list[Any] = []
+        for _ in commands:
+            try:
+                replies.append(await connection.read_response())
+            except ResponseError as error:
+                replies.append(error)
+        return replies
+
+    async def lost(error: Exception) -> None:
+        await connection.disconnect()
+
+    try:
+        replies: list[Any] = await connection.retry.call_with_retry(once, lost)
+        finished = True
+        return replies
+    finally:
+        if not finished:  # cancelled or failed mid-exchange: replies may be unread
+            await connection.disconnect()
+        await pool.release(connection)
