@@ -61,6 +61,9 @@ def test_render_exposes_every_metric_with_prefix() -> None:
         "klondike_bus_resubscribes",
         "klondike_connections_refused",
         "klondike_redis_pool_connections",
+        "klondike_gc_pause_seconds",
+        "klondike_gc_sweeps",
+        "klondike_gc_frozen_objects",
         "klondike_build_info",
     }
     assert {"process_resident_memory_bytes", "process_cpu_seconds", "python_info"} <= names
