@@ -406,7 +406,28 @@ export class BoardView {
    * @param {PileName} name
    */
   activate(name) {
+    if (name[0] === "f" && !this.selection.picked && !this.variant.f2t) return;
     if (this.view) this.apply(activate(this.selection, this.view, name));
+  }
+
+  /**
+   * Whether cards may be taken from `from`: a foundation gives cards back only in the
+   * optional variant (`f2t`).
+   * @param {Source} from
+   */
+  gives(from) {
+    return from.kind !== "foundation" || this.variant.f2t;
+  }
+
+  /**
+   * What a press on a card picks up (`sourceAt`), under this game's rules.
+   * @param {View} view
+   * @param {PileName} name
+   * @param {number} index
+   */
+  sourceAt(view, name, index) {
+    const from = sourceAt(view, name, index);
+    return from && this.gives(from) ? from : null;
   }
 
   // ------------------------------------------------------------ pointer input
@@ -456,7 +477,7 @@ export class BoardView {
     if (node.classList.contains("card")) {
       const from = sourceAt(view, name, Number(node.dataset.index));
       const placedCard = placed.cards.find((c) => c.key === node.dataset.key);
-      if (from && from.kind !== "stock" && placedCard) {
+      if (from && from.kind !== "stock" && this.gives(from) && placedCard) {
         const rect = this.root.getBoundingClientRect();
         grab = {
           from,
@@ -538,7 +559,7 @@ export class BoardView {
       tap(this.selection, view, {
         key: isCard ? (drag.node.dataset.key ?? "") : `slot:${drag.name}`,
         name: drag.name,
-        source: isCard ? sourceAt(view, drag.name, Number(drag.node.dataset.index)) : null,
+        source: isCard ? this.sourceAt(view, drag.name, Number(drag.node.dataset.index)) : null,
         now: performance.now(),
         autoMove: this.autoMove ? this.variant : null,
       }),

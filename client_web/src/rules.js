@@ -108,7 +108,8 @@ export function variantText({ draw, passes, f2t = false }) {
 }
 
 /**
- * Human words for a variant: "Draw 3 · 3 passes".
+ * Human words for a variant: "Draw 3 · 3 passes", "Draw 1 · 1 pass · cards back from
+ * foundations" (the optional variant, `f2t`).
  * @param {Variant} variant
  */
 export function describeVariant(variant) {
@@ -116,7 +117,7 @@ export function describeVariant(variant) {
     variant.passes === null
       ? "unlimited passes"
       : `${variant.passes} pass${variant.passes === 1 ? "" : "es"}`;
-  return `Draw ${variant.draw} · ${passes}`;
+  return `Draw ${variant.draw} · ${passes}${variant.f2t ? " · cards back from foundations" : ""}`;
 }
 
 /**

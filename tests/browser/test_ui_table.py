@@ -11,8 +11,9 @@ from redis import Redis
 
 from klondike_live import keys
 from klondike_live.engine import Board, Move
-from klondike_live.engine.moves import DRAW, RECYCLE, T2F, T2T, W2F, W2T
+from klondike_live.engine.moves import DRAW, F2T, RECYCLE, T2F, T2T, W2F, W2T
 from klondike_live.race.room import RoomState
+from klondike_live.solver.hints import best_move
 from klondike_live.solver.search import SOLVABLE, Budget, solve
 
 from pages import OWN, TOP_STRIP, BoardDriver, Pages, room_of, run_size, settle
@@ -245,3 +246,44 @@ def test_one_click_moves_send_a_card_to_its_place_and_drag_still_works(
     board.play(f"{origin}{'F' if place[0] == 'f' else int(place[1]) + 1}")
     dragged = next_card_move(board, driver)
     driver.play(board, str(dragged), "drag")
+
+
+def test_cards_back_from_foundations_when_the_variant_is_chosen(
+    pages: Pages, valkey_url: str
+) -> None:
+    """The optional variant is offered for solo games and races and named in the title;
+    in it a foundation card is dragged back onto a column that takes it."""
+    page = pages.open(name="Backwards")
+    page.check("[data-testid=race-f2t]")
+    page.click("[data-testid=create-race]")
+    expect(page.locator("h1")).to_contain_text("cards back from foundations")
+    page.goto("/#/")
+    page.check("[data-testid=solo-f2t]")
+    page.select_option("select[name=passes]", "unlimited")
+    page.click("[data-testid=start-solo]")
+    expect(page.locator(f"{OWN} .card").first).to_be_visible()
+    title = "Draw 1 · unlimited passes · cards back from foundations"
+    expect(page.locator("h1")).to_contain_text(title)
+    state = room_state(valkey_url, room_of(page))
+    assert state.variant.f2t
+    board = Board.from_seed(state.seed, state.variant)
+    driver = BoardDriver(page)
+    own = page.locator(OWN)
+    for _ in range(200):  # the heuristic's moves (it never moves a card back itself)
+        back = [m for m in board.legal_moves() if m.kind == F2T]
+        if back:
+            move = back[0]
+            card = board.foundations[move.src] + 13 * move.src - 1
+            target = board.tableau[move.dst]
+            settle(page)
+            before = int(own.get_attribute("data-moves") or 0)
+            drop = driver.card(int(target[-1])) if target else driver.slot(f"t{move.dst}")
+            driver.drag(driver.card(card), drop)
+            expect(own).to_have_attribute("data-moves", str(before + 1))
+            expect(own).to_have_attribute("data-pending", "0")
+            expect(driver.card(card)).to_have_attribute("data-place", f"t{move.dst}")
+            return
+        best = best_move(board)
+        assert best is not None, "the game is stuck before a card could go back"
+        driver.play(board, str(best), "click")
+    raise AssertionError("no foundation card could go back in 200 moves")

@@ -108,6 +108,12 @@ export class HomePage {
           "rules",
         ),
       ),
+      h(
+        "label.check",
+        { title: "A variant of computer versions: a card on a foundation may be moved back onto a column" },
+        h("input", { type: "checkbox", name: "f2t", "data-testid": "solo-f2t" }),
+        "Cards back from foundations",
+      ),
       h("label.check", {}, h("input", { type: "checkbox", name: "public" }), "Let anyone watch"),
       h(
         "label.check",
@@ -160,6 +166,12 @@ export class HomePage {
           ],
           "900",
         ),
+      ),
+      h(
+        "label.check",
+        { title: "A variant of computer versions: a card on a foundation may be moved back onto a column" },
+        h("input", { type: "checkbox", name: "f2t", "data-testid": "race-f2t" }),
+        "Cards back from foundations",
       ),
       h("label.check", {}, h("input", { type: "checkbox", name: "public" }), "List it publicly"),
       h(
@@ -264,7 +276,7 @@ export class HomePage {
       control(form, "passes", HTMLSelectElement).value === "unlimited" ? null : draw === 3 ? 3 : 1;
     await this.create(form, {
       kind: "solo",
-      variant: variantText({ draw, passes }),
+      variant: variantText({ draw, passes, f2t: control(form, "f2t", HTMLInputElement).checked }),
       time_limit: 0,
       public: control(form, "public", HTMLInputElement).checked,
       deal: control(form, "any", HTMLInputElement).checked ? "any" : "certified",
@@ -279,7 +291,10 @@ export class HomePage {
     this.rememberName(form);
     await this.create(form, {
       kind: "race",
-      variant: control(form, "variant", HTMLSelectElement).value,
+      variant: variantText({
+        ...parseVariant(control(form, "variant", HTMLSelectElement).value),
+        f2t: control(form, "f2t", HTMLInputElement).checked,
+      }),
       seats: Number(control(form, "seats", HTMLSelectElement).value),
       time_limit: Number(control(form, "time", HTMLSelectElement).value),
       public: control(form, "public", HTMLInputElement).checked,
