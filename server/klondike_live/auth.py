@@ -3,9 +3,11 @@
 The server mints guest tokens itself; an operator's own site may mint tokens with the
 same secret (`KLONDIKE_SECRET`), and those are accepted too: only `sub` is required,
 `exp` is checked when present (allowing `LEEWAY_SECONDS` of clock skew), `name` is
-optional and any `iss` is fine. Everything a client sends here is untrusted; failures
-raise `AuthError` with a stable code (`token_invalid`, `token_expired`) and a short
-message.
+optional and any `iss` is fine. A token with the claim `bot: true` is a bot account
+(`mint_bot_token`, issued by `klondike-live token --bot NAME`): it may race only in
+rooms that allow bots, and is labelled as a bot wherever it races. Everything a client
+sends here is untrusted; failures raise `AuthError` with a stable code (`token_invalid`,
+`token_expired`) and a short message.
 
 Keys come as a `KeyRing`: the current key signs (its `key_id` goes into the token's
 `kid` header), and every key of the ring verifies, so older keys keep their tokens
@@ -39,6 +41,7 @@ __all__ = [
     "Identity",
     "KeyRing",
     "key_id",
+    "mint_bot_token",
     "mint_guest_token",
     "validate_display_name",
     "verify_token",
@@ -47,6 +50,7 @@ __all__ = [
 ALGORITHM: Final = "HS256"
 ISSUER: Final = "klondike-live"
 GUEST_LIFETIME_SECONDS: Final = 30 * 24 * 3600
+BOT_LIFETIME_SECONDS: Final = 365 * 24 * 3600
 MAX_NAME_LENGTH: Final = 24
 MAX_TOKEN_LENGTH: Final = 4096
 LEEWAY_SECONDS: Final = 5
@@ -111,11 +115,13 @@ def _ring(keys: bytes | KeyRing) -> KeyRing:
 
 @dataclass(frozen=True, slots=True)
 class Identity:
-    """A verified user: stable id, display name, and whether it is a guest account."""
+    """A verified user: stable id, display name, whether it is a guest account, and
+    whether it is a bot account (claim `bot: true`)."""
 
     user_id: str
     name: str
     guest: bool
+    bot: bool = False
 
 
 _REFUSED_CATEGORIES: Final = frozenset({"Cc", "Cs", "Co", "Cn", "Zl", "Zp"})
@@ -206,6 +212,37 @@ def mint_guest_token(
     return token, identity
 
 
+def mint_bot_token(
+    keys: bytes | KeyRing,
+    name: str,
+    *,
+    now: float | None = None,
+    lifetime: int = BOT_LIFETIME_SECONDS,
+) -> tuple[str, Identity]:
+    """A bot account's token (claim `bot: true`): user id `bot_` + a slug of `name` and
+    a random suffix, valid for `lifetime` s, signed with the current key.
+
+    Raises `ValueError` if `name` is not a valid display name.
+    """
+    display = validate_display_name(name)
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", display).strip("-")[:32] or "bot"
+    identity = Identity(
+        user_id=f"bot_{slug}_{secrets.token_hex(4)}", name=display, guest=False, bot=True
+    )
+    issued = int(time.time() if now is None else now)
+    claims = {
+        "sub": identity.user_id,
+        "name": identity.name,
+        "iat": issued,
+        "exp": issued + lifetime,
+        "iss": ISSUER,
+        "bot": True,
+    }
+    ring = _ring(keys)
+    token = jwt.encode(claims, ring.current, algorithm=ALGORITHM, headers={"kid": ring.current_id})
+    return token, identity
+
+
 def verify_token(keys: bytes | KeyRing, token: str) -> Identity:
     """The identity in a token signed with a key of `keys`, or `AuthError`.
 
@@ -238,6 +275,7 @@ def verify_token(keys: bytes | KeyRing, token: str) -> Identity:
         user_id=user_id,
         name=_name_from_claim(claims.get("name"), user_id),
         guest=claims.get("guest") is True,
+        bot=claims.get("bot") is True,
     )
 
 

@@ -7,6 +7,9 @@
     klondike-live analyse FILE [--budget S] [--json]
                                               per-ply verdicts of a game record
     klondike-live daily prepare [--days N]    certify the coming days' daily deals
+    klondike-live token --bot NAME [--days N] [--data-dir DIR]
+                                              a bot account's token (claim `bot`), signed
+                                              with the node's secret
     klondike-live serve [--host H] [--port P] [--redis URL] [--data-dir DIR]
                         [--workers N|auto] [--log-level LEVEL] [--log-format text|json]
                                               run a server node (embedded Valkey without
@@ -184,6 +187,29 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_token(args: argparse.Namespace) -> int:
+    """Print a bot account's token, signed with the secret `serve` would use (the
+    variable KLONDIKE_SECRET, else the data directory's secret file)."""
+    from klondike_live.auth import mint_bot_token
+    from klondike_live.config import ConfigError, Settings
+
+    try:
+        settings = Settings.load(data_dir=args.data_dir)
+    except ConfigError as exc:
+        raise InputError(str(exc)) from None
+    if args.days < 1:
+        raise InputError("--days must be at least 1")
+    try:
+        token, identity = mint_bot_token(settings.keys, args.bot, lifetime=args.days * 86_400)
+    except ValueError as exc:
+        raise InputError(f"--bot: {exc}") from None
+    print(token)
+    print(
+        f"user {identity.user_id}, name {identity.name!r}, valid {args.days} days", file=sys.stderr
+    )
+    return EXIT_OK
+
+
 def cmd_cluster(args: argparse.Namespace) -> int:
     """Run a local Valkey Cluster and nodes on it until SIGTERM or SIGINT (devnodes)."""
     try:
@@ -237,6 +263,17 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--log-level", help="debug, info (default), warning, error or critical")
     serve.add_argument("--log-format", help="text (default) or json: one JSON object per line")
     serve.set_defaults(func=cmd_serve)
+
+    token = commands.add_parser(
+        "token",
+        help="issue a bot account's token",
+        description="Print a token for a bot account (claim `bot`): it races through the"
+        " websocket API in rooms that allow bots, labelled as a bot.",
+    )
+    token.add_argument("--bot", required=True, metavar="NAME", help="the bot's display name")
+    token.add_argument("--days", type=int, default=365, help="validity in days (default 365)")
+    token.add_argument("--data-dir", help="where the node's secret file lives")
+    token.set_defaults(func=cmd_token)
 
     cluster = commands.add_parser(
         "cluster",

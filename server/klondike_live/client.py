@@ -59,6 +59,10 @@ def apply_diff(view: Message, diff: Message) -> Message:
     return new
 
 
+def _ready_bots(room: Message) -> int:
+    return sum(1 for s in room["seats"] if s and s.get("bot") and s.get("ready"))
+
+
 @dataclass
 class BoardMirror:
     """The client's copy of one board for one audience."""
@@ -248,20 +252,47 @@ class Client:
     # ------------------------------------------------------------ rooms
 
     async def create_race(
-        self, variant: str = "draw=1", *, seats: int = 2, time_limit: int = 0, public: bool = False
+        self,
+        variant: str = "draw=1",
+        *,
+        seats: int = 2,
+        time_limit: int = 0,
+        public: bool = False,
+        bots: bool = False,
+        machine: str | None = None,
     ) -> str:
-        answer = await self._request(
-            {
-                "t": "create",
-                "kind": "race",
-                "variant": variant,
-                "seats": seats,
-                "time_limit": time_limit,
-                "public": public,
-            },
-            "created",
-        )
+        """A race room; `bots` lets bots take seats, `machine` (a bot level) makes it a
+        "race the machine" room: that bot seated at once, the start when you are ready."""
+        message: Message = {
+            "t": "create",
+            "kind": "race",
+            "variant": variant,
+            "seats": seats,
+            "time_limit": time_limit,
+            "public": public,
+        }
+        if bots or machine is not None:
+            message["bots"] = True
+        if machine is not None:
+            message["machine"] = machine
+        answer = await self._request(message, "created")
         return str(answer["room"])
+
+    async def add_bot(self, room: str, level: str = "steady") -> Message:
+        """Seat an in-server bot (host, lobby); returns the first room frame showing one
+        more ready bot than the last room frame received before the request."""
+        known = 0
+        for m in reversed(self.received):
+            if m.get("t") == "room" and m.get("room") == room:
+                known = _ready_bots(m)
+                break
+
+        def seated(m: Message) -> bool:
+            return m["t"] == "room" and m.get("room") == room and _ready_bots(m) > known
+
+        rid = self._new_id()
+        message = {"t": "add_bot", "room": room, "level": level, "rid": rid}
+        return await self.call(message, seated, timeout=20.0)
 
     async def create_solo(self, variant: str = "draw=1") -> str:
         answer = await self._request({"t": "create", "kind": "solo", "variant": variant}, "created")

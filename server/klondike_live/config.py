@@ -154,6 +154,10 @@ _RANGES: dict[str, _Range] = {
     "max_connections_per_address": _Range(int, 0, 1_000_000),
     "gc_freeze_seconds": _Range(float, 0, 3600),
     "gc_sweep_seconds": _Range(float, 0, 7 * 86_400),
+    "bot_workers": _Range(int, 1, 64),
+    "bot_max": _Range(int, 0, 100_000),
+    "bot_pace_scale": _Range(float, 0, 100, low_open=True),
+    "bot_moves_per_second": _Range(float, 0, 100_000, low_open=True),
 }
 
 DEFAULT_POOL_VARIANTS: tuple[Variant, ...] = (
@@ -241,6 +245,15 @@ class Settings:
     collection."""
     gc_sweep_seconds: float = 21_600.0
     """How often the frozen heap is swept by one full collection; 0: never."""
+    bot_workers: int = 1
+    """Processes that think for this node's in-server bots (run at a lower CPU priority)."""
+    bot_max: int = 200
+    """In-server bots this node runs at once; `add_bot` beyond it is refused (`busy`)."""
+    bot_pace_scale: float = 1.0
+    """Multiplies every bot's drawn think time (tests make bots quick)."""
+    bot_moves_per_second: float = 50.0
+    """Moves per second all of this node's bots may make together while the event loop
+    keeps up; the rate shrinks as the loop lags (docs/operations.md, "Bots")."""
     trusted_proxies: tuple[IPNetwork, ...] = parse_networks(
         "KLONDIKE_TRUSTED_PROXIES", DEFAULT_TRUSTED_PROXIES
     )

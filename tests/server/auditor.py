@@ -52,7 +52,7 @@ from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 
 import pytest
@@ -62,7 +62,7 @@ from klondike_live.engine.deal import DEAL_HEADER
 from klondike_live.engine.record import RECORD_HEADER
 
 if TYPE_CHECKING:
-    from klondike_live.client import Client
+    from klondike_live.client import Message
     from klondike_live.race.room import RoomState
     from klondike_live.store.connect import RedisClient
 
@@ -332,7 +332,17 @@ def _text(reply: bytes | str) -> str:
     return reply.decode()
 
 
-async def audit_clients(redis: RedisClient, clients: Sequence[Client]) -> int:
+class Receiver(Protocol):
+    """Who received frames: a test client, or an in-server bot's recorder."""
+
+    @property
+    def user(self) -> str: ...
+
+    @property
+    def received(self) -> list[Message]: ...
+
+
+async def audit_clients(redis: RedisClient, clients: Sequence[Receiver]) -> int:
     """Audit every race and daily frame the given clients received, against the games
     as stored.
 
@@ -390,7 +400,7 @@ async def _truth(redis: RedisClient, state: RoomState, gen: int) -> Truth | None
     return Truth(state.variant, state.seed, moves) if moves else None
 
 
-async def _audit_client_daily(redis: RedisClient, client: Client) -> int:
+async def _audit_client_daily(redis: RedisClient, client: Receiver) -> int:
     """Audit one client's frames of every daily challenge it saw a room of."""
     from klondike_live import keys
     from klondike_live.daily.leaderboard import DailyResult

@@ -1,7 +1,8 @@
 """Fixtures of the server tests: every test client's race frames go through the leak auditor.
 
 leak_audit (autouse)
-    Every `klondike_live.client.Client` a test creates is remembered; after the test,
+    Every `klondike_live.client.Client` a test creates is remembered, and every frame an
+    in-server bot's connection is handed (`BotConnection.deliver`); after the test,
     every race and daily frame each of them received is checked by the leak auditor
     (`auditor.audit_clients`) against the games as stored in Valkey. A card a client
     could not know fails the test. Test clocks made during the test (`daily_support.
@@ -32,6 +33,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any, Concatenate, ParamSpec
 
+import msgpack
 import pytest
 
 from klondike_live.client import Client, Message
@@ -39,6 +41,7 @@ from klondike_live.config import Settings
 from klondike_live.daily.variants import DRAW1, DRAW3
 from klondike_live.embedded import open_redis
 from klondike_live.gateway.server import Node, running
+from klondike_live.service.bots import BotConnection
 from klondike_live.store.connect import RedisClient
 
 from daily_support import DAY, MORNING, DayClock, prepare
@@ -109,19 +112,47 @@ def remembering(
     return remember
 
 
+class BotFrames:
+    """What an in-server bot received, in the form the auditor reads (`user`,
+    `received`)."""
+
+    def __init__(self, user: str) -> None:
+        self.user = user
+        self.received: list[Message] = Stamped()
+
+
+def recording_bots(bots: list[BotFrames]) -> Callable[[BotConnection, bytes], None]:
+    """`BotConnection.deliver` that also keeps every frame for the auditor."""
+    deliver = BotConnection.deliver
+
+    def record(self: BotConnection, frame: bytes) -> None:
+        mine = next((b for b in bots if b.user == self.user), None)
+        if mine is None:
+            mine = BotFrames(self.user)
+            bots.append(mine)
+        if not self.closed:
+            mine.received.append(msgpack.unpackb(frame, raw=False))
+        deliver(self, frame)
+
+    return record
+
+
 @pytest.fixture(autouse=True)
 async def leak_audit(valkey_url: str, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[None]:
-    """Audit, after the test, every frame every test client received (see above)."""
+    """Audit, after the test, every frame every test client and every in-server bot
+    received (see above)."""
     import auditor
     from auditor import audit_clients
 
     auditor.CLOCKS.clear()
     clients: list[Client] = []
+    bots: list[BotFrames] = []
     monkeypatch.setattr(Client, "__init__", remembering(Client.__init__, clients))
+    monkeypatch.setattr(BotConnection, "deliver", recording_bots(bots))
     yield
-    if clients:
+    if clients or bots:
         client = await open_redis(valkey_url)
         try:
-            await audit_clients(client, clients)
+            await audit_clients(client, [*clients, *bots])
         finally:
             await client.aclose()

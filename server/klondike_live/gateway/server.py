@@ -189,6 +189,7 @@ async def running(
                 asyncio.create_task(service.daily.run_prepare(), name="daily-prepare")
             )
         stack.push_async_callback(_cancel, background)
+        stack.push_async_callback(service.bots.stop)  # before the store and the bus close
 
         sessions: set[Session] = set()
         caps = ConnectionCaps(

@@ -43,7 +43,7 @@ from klondike_live.protocol import incoming as msg
 from klondike_live.protocol import outgoing
 from klondike_live.protocol.codes import CloseCode, ErrorCode
 from klondike_live.protocol.incoming import PROTOCOL_VERSION, ProtocolError, decode_client
-from klondike_live.service.connection import Connection
+from klondike_live.service.connection import Connection, InProcess
 from klondike_live.service.errors import RequestError
 from klondike_live.service.live import LiveService
 from klondike_live.store import StoreError
@@ -65,8 +65,15 @@ DRAIN_POLL = 0.05
 
 
 def broadcast(connections: Sequence[Connection], frame: bytes) -> None:
-    """Send `frame` to every connection (each a `Session`) without waiting for any."""
-    websockets.broadcast([cast(Session, c).websocket for c in connections], frame)
+    """Send `frame` to every connection (a `Session`, or an in-server bot's `InProcess`
+    connection) without waiting for any."""
+    sockets = []
+    for conn in connections:
+        if isinstance(conn, InProcess):
+            conn.deliver(frame)
+        else:
+            sockets.append(cast(Session, conn).websocket)
+    websockets.broadcast(sockets, frame)
 
 
 class TokenBucket:
@@ -108,6 +115,7 @@ class Session:
         self.conn_id = secrets.token_urlsafe(12)
         self.user = ""
         self.name = ""
+        self.bot = False  # a bot account (its token's `bot` claim)
         self.bucket = TokenBucket(settings.rate_per_second, settings.rate_burst)
         self.strikes: collections.deque[float] = collections.deque()
         self.limited_in_a_row = 0
@@ -174,7 +182,7 @@ class Session:
         try:
             if await self._admit_address() and await self._handshake():
                 log.info("connection %s open: user %s", self.conn_id, self.user)
-                self.service.connected(self)
+                self.service.connected(self, bot="api" if self.bot else "")
                 await self._serve()
         except ConnectionClosed:
             pass
@@ -260,6 +268,7 @@ class Session:
             self._counted_user = identity.user_id
         self.user = identity.user_id
         self.name = name or identity.name
+        self.bot = identity.bot
         await self.send(outgoing.welcome(self.user, self.name, token, self.service.now_ms()))
         return True
 
@@ -318,6 +327,7 @@ class Session:
                     | msg.Resign()
                     | msg.HintRequest()
                     | msg.Rematch()
+                    | msg.AddBot()
                     | msg.DailyWatch()
                     | msg.DailyUnwatch()
                 ):

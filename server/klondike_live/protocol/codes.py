@@ -38,6 +38,7 @@ class ErrorCode(enum.StrEnum):
     SPOILER = "spoiler"  # today's daily games are shown only to those who finished theirs
     UNAVAILABLE = "unavailable"  # the store is unreachable, or the daily challenge is not
     # ready yet: retry later with the same ids (a move that did get applied is acked)
+    BOTS_NOT_ALLOWED = "bots_not_allowed"  # a bot (account or seat) in a room without bots
     INTERNAL = "internal"  # the server failed; the message was not applied
 
 

@@ -19,7 +19,7 @@ import msgpack
 
 from klondike_live.engine import NotationError, Variant
 from klondike_live.protocol.codes import ErrorCode
-from klondike_live.protocol.kinds import DealMode, Role, RoomKind
+from klondike_live.protocol.kinds import BotLevel, DealMode, Role, RoomKind
 
 PROTOCOL_VERSION: Final = 1
 MAX_SAFE_INT: Final = 2**53 - 1
@@ -56,6 +56,8 @@ class Create:
     deal: DealMode = DealMode.CERTIFIED
     seed: str | None = None  # a solo game from a given position: the deal's seed
     prefix: tuple[str, ...] = ()  # ... and the moves made from it before the start
+    bots: bool = False  # bots may take seats (a race only)
+    machine: BotLevel | None = None  # "race the machine": one bot of that level, autostart
 
 
 MAX_PREFIX = 2000
@@ -125,6 +127,15 @@ class Rematch:
 
 
 @dataclass(frozen=True, slots=True)
+class AddBot:
+    """The host seats an in-server bot racer of `level` (lobby of a race allowing bots)."""
+
+    room: str
+    level: BotLevel
+    rid: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Ping:
     rid: int | None = None
 
@@ -157,6 +168,7 @@ ClientMessage = (
     | Resign
     | HintRequest
     | Rematch
+    | AddBot
     | Ping
     | DailyWatch
     | DailyUnwatch
@@ -316,6 +328,14 @@ def _create(f: _Fields) -> Create:
             raise f.fail("seed", "given with 'moves' (the deal they are played on)")
     if seed is not None and kind != "solo":
         raise f.fail("seed", "absent except for a solo game")
+    bots = f.flag("bots", default=False)
+    if bots and kind != "race":
+        raise f.fail("bots", "false (or absent) unless the room is a race")
+    machine = None
+    if f.get("machine", False) is not None:
+        machine = BotLevel(f.choice("machine", tuple(BotLevel)))
+        if kind != "race" or seats != 2 or not bots:
+            raise f.fail("machine", "absent unless the room is a 2-seat race allowing bots")
     return Create(
         rid=rid,
         kind=kind,
@@ -326,6 +346,8 @@ def _create(f: _Fields) -> Create:
         deal=DealMode(deal),
         seed=seed,
         prefix=tuple(moves or ()),
+        bots=bots,
+        machine=machine,
     )
 
 
@@ -401,6 +423,11 @@ _DECODERS: Final[dict[str, Callable[[_Fields], ClientMessage]]] = {
     "resign": lambda f: Resign(room=_room(f)),
     "hint": lambda f: HintRequest(room=_room(f), rid=f.req_int("rid", 0, MAX_SAFE_INT)),
     "rematch": lambda f: Rematch(room=_room(f)),
+    "add_bot": lambda f: AddBot(
+        room=_room(f),
+        level=BotLevel(f.choice("level", tuple(BotLevel))),
+        rid=f.integer("rid", 0, MAX_SAFE_INT, required=False),
+    ),
     "ping": lambda f: Ping(rid=f.integer("rid", 0, MAX_SAFE_INT, required=False)),
     "daily_watch": _daily_watch,
     "daily_unwatch": _daily_unwatch,

@@ -29,3 +29,11 @@ class DealMode(StrEnum):
 
     CERTIFIED = "certified"  # from the pool of deals proven winnable, when it has one
     ANY = "any"  # a random deal
+
+
+class BotLevel(StrEnum):
+    """How an in-server bot racer plays (docs/rules.md, "Bots")."""
+
+    RELAXED = "relaxed"  # slow, the hint heuristic, often a weaker move
+    STEADY = "steady"  # human pace, the hint heuristic, now and then a weaker move
+    EXPERT = "expert"  # quick, plans with the solver over what its view shows

@@ -65,6 +65,7 @@ ROW_FIELDS: Final = frozenset(
         "seat",
         "user",
         "name",
+        "bot",
         "rank",
         "status",
         "time_ms",

@@ -84,6 +84,7 @@ def build_results(
             "seat": seat,
             "user": occupant.user if occupant else "",
             "name": occupant.name if occupant else "",
+            "bot": bool(occupant and occupant.bot),
             "status": status,
             "moves": len(moves),
             "found": board.foundation_count,
@@ -184,6 +185,7 @@ def replay_boards(results: Mapping[str, Any], knowledge: Knowledge) -> list[dict
             {
                 "seat": row["seat"],
                 "name": row["name"],
+                "bot": bool(row.get("bot", False)),
                 "rank": row["rank"],
                 "status": row["status"],
                 "time_ms": row["time_ms"],

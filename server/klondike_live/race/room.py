@@ -69,6 +69,7 @@ class Seat:
     name: str
     ready: bool = False
     online: bool = True
+    bot: str = ""  # "" a person; a bot: its level (in-server bots) or "api" (a bot account)
 
 
 def commitment(deal: Deal) -> str:
@@ -101,6 +102,8 @@ class RoomState:
     ranked: bool = False  # a daily attempt: the account's one ranked attempt
     paused_at_ms: int = 0  # a practice game's clock stopped at this time (0: running)
     prefix: tuple[str, ...] = ()  # moves made on the deal before the game starts
+    bots: bool = False  # bots may take seats (never in a daily attempt)
+    autostart: bool = False  # "race the machine": starts once every seat is ready
 
     # ------------------------------------------------------------ queries
 
@@ -143,21 +146,25 @@ class RoomState:
 
     # ------------------------------------------------------------ transitions
 
-    def join(self, user: str, name: str) -> RoomState:
+    def join(self, user: str, name: str, bot: str = "") -> RoomState:
         """Take a racer seat (lobby only); joining again keeps the same seat. A lobby
-        that every racer left has no host: the next racer to join hosts it."""
+        that every racer left has no host: the next racer to join hosts it (never a
+        bot). `bot` labels a bot's seat (its level, or "api"); only a room that allows
+        bots seats one."""
         index = self.seat_of(user)
         if index is not None:
             seat = self.seats[index]
             assert seat is not None
             return self._with_seat(index, replace(seat, name=name, online=True))
+        if bot and not self.bots:
+            raise RoomError(ErrorCode.BOTS_NOT_ALLOWED, "this room does not allow bots")
         if self.state != LOBBY:
             raise RoomError(ErrorCode.WRONG_STATE, "the race has started; join as a spectator")
         free = next((i for i, s in enumerate(self.seats) if s is None), None)
         if free is None:
             raise RoomError(ErrorCode.ROOM_FULL, "every racer seat is taken")
-        joined = self._with_seat(free, Seat(user=user, name=name))
-        return joined if self.host else replace(joined, host=user)
+        joined = self._with_seat(free, Seat(user=user, name=name, bot=bot))
+        return joined if self.host or bot else replace(joined, host=user)
 
     def leave(self, user: str) -> RoomState:
         """Give up a seat in the lobby; the host role passes to the next racer."""
@@ -166,9 +173,17 @@ class RoomState:
             raise RoomError(ErrorCode.WRONG_STATE, "a started race cannot be left; resign")
         state = self._with_seat(index, None)
         if state.host == user:
-            others = state.seated()
-            state = replace(state, host=others[0][1].user if others else "")
+            people = [s for _, s in state.seated() if not s.bot]
+            state = replace(state, host=people[0].user if people else "")
         return state
+
+    def humans(self) -> list[Seat]:
+        """The seated racers that are people (not bots)."""
+        return [s for _, s in self.seated() if not s.bot]
+
+    def all_ready(self) -> bool:
+        """Every seat taken and every racer ready (an autostart room's start signal)."""
+        return all(s is not None and s.ready for s in self.seats)
 
     def set_ready(self, user: str, ready: bool) -> RoomState:
         index = self._require_seat(user)
@@ -311,10 +326,13 @@ class RoomState:
                     "name": s.name,
                     "ready": s.ready,
                     "online": s.online,
+                    "bot": bool(s.bot),
+                    **({"level": s.bot} if s.bot and s.bot != "api" else {}),
                 }
                 for i, s in enumerate(self.seats)
             ],
             "spectators": spectators,
+            "bots": self.bots,
             "certified": self.certified if self.state != LOBBY else self.deal == "certified",
         }
         if self.kind == "daily":
@@ -348,7 +366,8 @@ class RoomState:
             "state": self.state,
             "gen": self.gen,
             "seats": [
-                None if s is None else [s.user, s.name, s.ready, s.online] for s in self.seats
+                None if s is None else [s.user, s.name, s.ready, s.online, s.bot]
+                for s in self.seats
             ],
             "start_at": self.start_at_ms,
             "ended": self.ended_ms,
@@ -360,6 +379,8 @@ class RoomState:
             "ranked": self.ranked,
             "paused_at": self.paused_at_ms,
             "prefix": list(self.prefix),
+            "bots": self.bots,
+            "autostart": self.autostart,
         }
         blob: bytes = msgpack.packb(data, use_bin_type=True)
         return blob
@@ -378,7 +399,10 @@ class RoomState:
             created_ms=d["created"],
             state=RoomPhase(d["state"]),
             gen=d["gen"],
-            seats=tuple(None if s is None else Seat(s[0], s[1], s[2], s[3]) for s in d["seats"]),
+            seats=tuple(
+                None if s is None else Seat(s[0], s[1], s[2], s[3], s[4] if len(s) > 4 else "")
+                for s in d["seats"]
+            ),
             start_at_ms=d["start_at"],
             ended_ms=d["ended"],
             seed=d["seed"],
@@ -389,6 +413,8 @@ class RoomState:
             ranked=d.get("ranked", False),
             paused_at_ms=d.get("paused_at", 0),
             prefix=tuple(d.get("prefix", ())),
+            bots=d.get("bots", False),
+            autostart=d.get("autostart", False),
         )
 
 
@@ -413,10 +439,13 @@ def new_room(
     deal: DealMode = DealMode.CERTIFIED,
     daily: str = "",
     ranked: bool = False,
+    bots: bool = False,
+    autostart: bool = False,
+    host_bot: str = "",
 ) -> RoomState:
-    """A fresh room with its creator in seat 0."""
+    """A fresh room with its creator in seat 0 (`host_bot`: the creator is a bot)."""
     seats: list[Seat | None] = [None] * capacity
-    seats[0] = Seat(user=host, name=host_name)
+    seats[0] = Seat(user=host, name=host_name, bot=host_bot)
     return RoomState(
         id=room_id,
         kind=kind,
@@ -430,4 +459,6 @@ def new_room(
         deal=deal,
         daily=daily,
         ranked=ranked,
+        bots=bots and kind == "race",
+        autostart=autostart,
     )

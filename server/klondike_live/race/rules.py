@@ -84,11 +84,11 @@ def player_left(state: RoomState, user: str, now_ms: int) -> Step:
     return Step(away)
 
 
-def player_back(state: RoomState, user: str, name: str, now_ms: int) -> Step:
+def player_back(state: RoomState, user: str, name: str, now_ms: int, bot: str = "") -> Step:
     """`user` (re)joins as a racer: its seat (taken, or kept) shows it online and, in a
     practice game whose clock had started, the clock runs again (one not started yet
-    waits for the first move: `move_starts_clock`)."""
-    back = state.join(user, name)
+    waits for the first move: `move_starts_clock`). `bot` labels a bot's new seat."""
+    back = state.join(user, name, bot)
     if clock_waits(back) and back.paused and back.clock_started:
         return back.resume(now_ms)
     return Step(back)

@@ -51,3 +51,11 @@ class Connection(Protocol):
 
 Broadcast = Callable[[Sequence[Connection], bytes], None]
 """Send one encoded frame to many connections at once, never awaiting any of them."""
+
+
+class InProcess:
+    """A connection that lives in this process (an in-server bot): the transport's
+    `broadcast` hands it frames with `deliver`, which must never block."""
+
+    def deliver(self, frame: bytes) -> None:
+        raise NotImplementedError

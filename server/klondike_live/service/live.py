@@ -19,6 +19,7 @@ into room transitions, and hands the rest to its parts, one concern each:
     ending.py    the end of a game and its results
     timers.py    the tick loop: due timers (begin, deadline, grace), progress, counts
     daily.py     daily challenges: attempts, the spoiler gate, leaderboard watchers
+    bots.py      in-server bot racers (clients of this service) and their thinking
     hub.py       this node's rooms, their bus subscriptions and fan-out
 
 The rules it applies live in `race/` (room transitions, `race.rules`, visibility). The
@@ -59,6 +60,7 @@ from klondike_live.race.rules import (
 from klondike_live.race.status import BoardOp
 from klondike_live.service.analysis import Analyses, analysis_budget
 from klondike_live.service.boards import Boards
+from klondike_live.service.bots import Bots
 from klondike_live.service.catchup import CatchUp
 from klondike_live.service.connection import Connection
 from klondike_live.service.daily import Clock, DailyService, system_clock
@@ -86,6 +88,7 @@ RoomRequest = (
     | msg.Resign
     | msg.HintRequest
     | msg.Rematch
+    | msg.AddBot
     | msg.DailyWatch
     | msg.DailyUnwatch
 )
@@ -128,6 +131,8 @@ class LiveService:
         self.pool = pool
         # Each connection's rooms: a viewer per room it is in.
         self._members: dict[str, dict[str, Viewer]] = {}
+        # Bot connections and their seat label: a level (in-server bots) or "api".
+        self._bot_labels: dict[str, str] = {}
         # The daily part opens rooms and reads the clock through this service, once
         # requests come: by then `rooms` exists.
         self.daily = DailyService(
@@ -141,6 +146,7 @@ class LiveService:
         self.catchup = CatchUp(self.rooms, hub, metrics)
         self.boards = Boards(self.rooms, hub, metrics)
         self.timers = Timers(settings, self.rooms, self.boards, hub)
+        self.bots = Bots(self, settings)
         hub.on_progress = self.boards.on_progress
         hub.on_takeover = self._on_takeover
         hub.on_resync = self.catchup.resync
@@ -194,13 +200,17 @@ class LiveService:
 
     # ------------------------------------------------------------ connections
 
-    def connected(self, conn: Connection) -> None:
-        """A client said hello: it may send requests now."""
+    def connected(self, conn: Connection, *, bot: str = "") -> None:
+        """A client said hello: it may send requests now. `bot` labels a bot's
+        connection: its level (an in-server bot) or "api" (a bot account's token)."""
         self._members[conn.conn_id] = {}
+        if bot:
+            self._bot_labels[conn.conn_id] = bot
 
     async def disconnected(self, conn: Connection) -> None:
         """A connection closed: leave its rooms; a racer keeps the seat for the grace period."""
         self.daily.forget(conn)
+        self._bot_labels.pop(conn.conn_id, None)
         rooms = self._members.pop(conn.conn_id, {})
         for viewer in rooms.values():
             try:
@@ -235,6 +245,8 @@ class LiveService:
             case msg.Rematch():
                 self._viewer(conn, request.room, racer=True)
                 await self.rooms.transition(request.room, lambda s, _now: s.rematch(conn.user))
+            case msg.AddBot():
+                await self.add_bot(conn, request)
             case msg.DailyWatch():
                 await self.daily.watch(conn, request)
             case msg.DailyUnwatch():
@@ -245,6 +257,11 @@ class LiveService:
     # ------------------------------------------------------------ rooms
 
     async def create(self, conn: Connection, request: msg.Create) -> None:
+        label = self._bot_labels.get(conn.conn_id, "")
+        if label and (request.kind is not RoomKind.RACE or not request.bots):
+            raise RequestError(
+                ErrorCode.BOTS_NOT_ALLOWED, "a bot may only create races that allow bots"
+            )
         if request.kind is RoomKind.DAILY:
             room_id, info = await self.daily.open_attempt(conn.user, conn.name, request.variant)
             if not info["ranked"]:  # a practice game: one to come back to
@@ -264,6 +281,9 @@ class LiveService:
             host_name=conn.name,
             now_ms=now,
             deal=request.deal,
+            bots=request.bots,
+            autostart=request.machine is not None,
+            host_bot=label,
         )
         if request.kind is RoomKind.SOLO:
             if request.seed is not None:  # a start position: a deal and moves made on it
@@ -284,31 +304,59 @@ class LiveService:
                 raise RequestError(ErrorCode.BUSY, "could not create the room; try again")
             if request.public:
                 await self.store.set_public(room_id, True, now)
+            if request.machine is not None:  # race the machine: its bot is seated at once
+                await self.bots.add(room_id, request.machine)
         await conn.send(outgoing.created(request.rid, room_id))
+
+    async def add_bot(self, conn: Connection, request: msg.AddBot) -> None:
+        """The host seats an in-server bot (lobby of a race that allows bots)."""
+        self._viewer(conn, request.room, racer=True)
+        state = await self.rooms.load(request.room)
+        if state.host != conn.user:
+            raise RequestError(ErrorCode.NOT_HOST, "only the host can add a bot")
+        if not state.bots:
+            raise RequestError(ErrorCode.BOTS_NOT_ALLOWED, "this room does not allow bots")
+        if state.state != LOBBY:
+            raise RequestError(ErrorCode.WRONG_STATE, "bots join in the lobby")
+        if all(seat is not None for seat in state.seats):
+            raise RequestError(ErrorCode.ROOM_FULL, "every racer seat is taken")
+        await self.bots.add(request.room, request.level)
 
     async def ready(self, conn: Connection, request: msg.Ready) -> None:
         self._viewer(conn, request.room, racer=True)
-        await self.rooms.transition(
-            request.room, lambda s, _now: s.set_ready(conn.user, request.ready)
-        )
+        state = (
+            await self.rooms.transition(
+                request.room, lambda s, _now: s.set_ready(conn.user, request.ready)
+            )
+        ).state
+        if state.autostart and state.state == LOBBY and state.all_ready():
+            # Race the machine: it starts as soon as its person is ready.
+            with contextlib.suppress(RequestError):
+                await self._start(request.room, state.host)
 
     async def start(self, conn: Connection, request: msg.Start) -> None:
         self._viewer(conn, request.room, racer=True)
+        await self._start(request.room, conn.user)
+
+    async def _start(self, room_id: str, user: str) -> None:
         countdown = int(self.settings.countdown_seconds * 1000)
-        state = await self.rooms.load(request.room)
+        state = await self.rooms.load(room_id)
         try:  # a refused start must not use up a certified deal
-            state.start(conn.user, 0, countdown, "0")
+            state.start(user, 0, countdown, "0")
         except RoomError as exc:
             raise RequestError(exc.code, exc.message) from None
         seed, certified = await self.rooms.deal(state.variant, state.deal)
         await self.rooms.transition(
-            request.room, lambda s, now: s.start(conn.user, now, countdown, seed, certified)
+            room_id, lambda s, now: s.start(user, now, countdown, seed, certified)
         )
 
     # ------------------------------------------------------------ joining and leaving
 
     async def join(self, conn: Connection, request: msg.Join) -> None:
         state = await self.rooms.load(request.room)
+        label = self._bot_labels.get(conn.conn_id, "")
+        if label and not state.bots:
+            raise RequestError(ErrorCode.BOTS_NOT_ALLOWED, "this room does not allow bots")
         await self.daily.check_join(conn.user, state, request.role)  # the spoiler gate
         if request.role is Role.SPECTATOR:
             try:
@@ -328,7 +376,8 @@ class LiveService:
             if request.role is Role.RACER:
                 state = (
                     await self.rooms.transition(
-                        request.room, lambda s, now: player_back(s, conn.user, conn.name, now)
+                        request.room,
+                        lambda s, now: player_back(s, conn.user, conn.name, now, label),
                     )
                 ).state
                 local.reseat(viewer, state.seat_of(conn.user))

@@ -1,0 +1,183 @@
+"""Bot racers end to end: real Valkey, a real node, real websocket clients.
+
+In-server bots race a person at every level; their frames go through the leak auditor
+like every test client's (`server_fixtures.leak_audit` records what each bot's
+connection is handed). Bot accounts (a token with the `bot` claim) race through the
+API only where bots are allowed, with a stable error code elsewhere, and the example
+bot of docs/examples races a person through a real server.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from klondike_live.auth import mint_bot_token
+from klondike_live.client import Client, Message, ServerError
+from klondike_live.config import Settings
+from klondike_live.gateway.server import Node, running
+from klondike_live.store.connect import RedisClient
+
+from helpers import FAST, WON
+
+ROOT = Path(__file__).resolve().parents[2]
+
+if TYPE_CHECKING:
+    from conftest import WaitFor
+
+BOT_FAST = {**FAST, "bot_pace_scale": 0.02}
+"""Bots think for a fiftieth of their level's pace."""
+
+
+@pytest.fixture
+async def node(make_settings: Callable[..., Settings], redis: RedisClient) -> AsyncIterator[Node]:
+    """A node whose races deal the stored won game's seed, with quick bots."""
+    async with running(make_settings(**BOT_FAST), seed_source=lambda: str(WON.seed)) as started:
+        yield started
+
+
+def results_of(client: Client, room: str) -> Message:
+    return next(m for m in client.received if m["t"] == "results" and m["room"] == room)
+
+
+@pytest.mark.parametrize("level", ["relaxed", "steady", "expert"])
+async def test_a_race_against_a_bot_of_each_level_finishes(node: Node, level: str) -> None:
+    """A person adds a bot in the lobby, both race; the results label the bot."""
+    alice = await Client.connect(node.ws_url, name="Alice")
+    try:
+        room = await alice.create_race("draw=1", seats=2, bots=True, time_limit=300)
+        await alice.join(room)
+        shown = await alice.add_bot(room, level)
+        bot_seat = next(s for s in shown["seats"] if s and s["bot"])
+        assert bot_seat["level"] == level and bot_seat["ready"]
+        assert not next(s for s in shown["seats"] if s and s["user"] == alice.user)["bot"]
+        await alice.ready(room)
+        await alice.start(room)
+        await alice.expect(lambda m: m["t"] == "board" and m["audience"] == "own")
+        for token in WON.moves:
+            if alice.own_board(room, 0).status != "playing":
+                break
+            await alice.move(room, token)
+        assert alice.own_board(room, 0).status == "won"
+        results = await alice.expect(lambda m: m["t"] == "results", timeout=240)
+        rows = {row["seat"]: row for row in results["ranking"]}
+        assert rows[0]["bot"] is False and rows[1]["bot"] is True
+        assert rows[1]["user"] == bot_seat["user"]
+        assert rows[1]["moves"] > 0  # the bot played
+        assert rows[1]["status"] in ("won", "resigned")
+    finally:
+        await alice.close()
+
+
+async def test_race_the_machine_starts_when_the_person_is_ready(node: Node) -> None:
+    alice = await Client.connect(node.ws_url, name="Alice")
+    try:
+        room = await alice.create_race("draw=1", seats=2, machine="relaxed", time_limit=120)
+        state = await alice.join(room)
+        bots = [s for s in state["seats"] if s and s["bot"]]
+        assert len(bots) == 1 and bots[0]["level"] == "relaxed" and state["bots"] is True
+        await alice.ready(room)
+        board = await alice.expect(lambda m: m["t"] == "board" and m["audience"] == "own")
+        assert board["seat"] == 0
+        await alice.resign(room)
+        results = await alice.expect(lambda m: m["t"] == "results", timeout=200)
+        assert any(row["bot"] for row in results["ranking"])
+    finally:
+        await alice.close()
+
+
+async def test_only_the_host_adds_bots_and_only_where_bots_are_allowed(node: Node) -> None:
+    alice = await Client.connect(node.ws_url, name="Alice")
+    bob = await Client.connect(node.ws_url, name="Bob")
+    try:
+        closed = await alice.create_race("draw=1", seats=3)
+        await alice.join(closed)
+        with pytest.raises(ServerError) as refused:
+            await alice.add_bot(closed, "steady")
+        assert refused.value.code == "bots_not_allowed"
+        room = await alice.create_race("draw=1", seats=2, bots=True)
+        await alice.join(room)
+        await bob.join(room)
+        with pytest.raises(ServerError) as refused:
+            await bob.add_bot(room, "steady")
+        assert refused.value.code == "not_host"
+        with pytest.raises(ServerError) as refused:
+            await alice.add_bot(room, "steady")
+        assert refused.value.code == "room_full"
+    finally:
+        await alice.close()
+        await bob.close()
+
+
+async def test_a_bot_token_is_refused_where_bots_are_not_allowed(node: Node) -> None:
+    token, identity = mint_bot_token(node.settings.keys, "Outside Bot")
+    alice = await Client.connect(node.ws_url, name="Alice")
+    bot = await Client.connect(node.ws_url, token=token)
+    try:
+        assert bot.user == identity.user_id
+        closed = await alice.create_race("draw=1", seats=2)
+        for role in ("racer", "spectator"):
+            with pytest.raises(ServerError) as refused:
+                await bot.join(closed, role)
+            assert refused.value.code == "bots_not_allowed"
+        for kind in ("daily", "solo"):
+            rid = 900 if kind == "daily" else 901
+            message: dict[str, Any] = {"t": "create", "kind": kind, "variant": "draw=1"}
+            with pytest.raises(ServerError) as refused:
+                await bot.call({**message, "rid": rid}, lambda m: m["t"] == "created")
+            assert refused.value.code == "bots_not_allowed"
+        room = await alice.create_race("draw=1", seats=2, bots=True)
+        await alice.join(room)
+        state = await bot.join(room)
+        seat = next(s for s in state["seats"] if s and s["user"] == bot.user)
+        assert seat["bot"] is True and "level" not in seat
+    finally:
+        await alice.close()
+        await bot.close()
+
+
+def load_example() -> Any:
+    path = ROOT / "docs" / "examples" / "race_bot.py"
+    spec = importlib.util.spec_from_file_location("race_bot", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+async def test_the_example_bot_races_a_person_through_the_api(
+    node: Node, wait_for: WaitFor
+) -> None:
+    """docs/examples/race_bot.py, with a bot token, joins a race and plays it out."""
+    import asyncio
+
+    example = load_example()
+    token, identity = mint_bot_token(node.settings.keys, "Example Bot")
+    alice = await Client.connect(node.ws_url, name="Alice")
+    try:
+        room = await alice.create_race("draw=1", seats=2, bots=True, time_limit=300)
+        await alice.join(room)
+        racing = asyncio.create_task(example.race(node.ws_url, token, room))
+        await alice.expect(
+            lambda m: (
+                m["t"] == "room"
+                and any(s and s["user"] == identity.user_id and s["ready"] for s in m["seats"])
+            )
+        )
+        await alice.ready(room)
+        await alice.start(room)
+        await alice.expect(lambda m: m["t"] == "board" and m["audience"] == "own")
+        for token_ in WON.moves:
+            if alice.own_board(room, 0).status != "playing":
+                break
+            await alice.move(room, token_)
+        results = await asyncio.wait_for(racing, 240)
+        rows = {row["user"]: row for row in results["ranking"]}
+        assert rows[identity.user_id]["bot"] is True
+        assert rows[identity.user_id]["moves"] > 0
+    finally:
+        await alice.close()
