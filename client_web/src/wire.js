@@ -17,7 +17,9 @@
  * @typedef {{t: "ping"}} PingFrame
  * @typedef {{t: "create", kind: "race" | "solo" | "daily", variant: string, seats?: number,
  *   time_limit?: number, public?: boolean, deal?: "certified" | "any", seed?: string,
- *   moves?: string[]}} CreateFrame
+ *   moves?: string[], bots?: boolean, machine?: BotLevel}} CreateFrame
+ * @typedef {"relaxed" | "steady" | "expert"} BotLevel
+ * @typedef {{t: "add_bot", room: string, level: BotLevel}} AddBotFrame
  * @typedef {{t: "join", room: string, as: "racer" | "spectator", since?: [number, number, number][]}} JoinFrame
  * @typedef {{t: "leave", room: string}} LeaveFrame
  * @typedef {{t: "ready", room: string, ready: boolean}} ReadyFrame
@@ -33,7 +35,8 @@
 /**
  * Any message a client sends (requests get a `rid` added by the connection).
  * @typedef {HelloFrame | PingFrame | CreateFrame | JoinFrame | LeaveFrame | ReadyFrame | StartFrame
- *   | MoveFrame | UndoFrame | HintRequestFrame | ResignFrame | RematchFrame | DailyWatchFrame} ClientFrame
+ *   | MoveFrame | UndoFrame | HintRequestFrame | ResignFrame | RematchFrame | DailyWatchFrame
+ *   | AddBotFrame} ClientFrame
  */
 
 // ------------------------------------------------------------ server → client
@@ -53,8 +56,9 @@
  */
 
 /**
- * A seat of a room: who sits there, ready or not, connected or not.
- * @typedef {{seat: number, user: string, name: string, ready: boolean, online: boolean}} Seat
+ * A seat of a room: who sits there, ready or not, connected or not, a bot or not.
+ * @typedef {{seat: number, user: string, name: string, ready: boolean, online: boolean,
+ *   bot?: boolean, level?: BotLevel}} Seat
  */
 
 /**
@@ -71,6 +75,7 @@
  * @property {boolean} public
  * @property {(Seat | null)[]} seats
  * @property {number} spectators
+ * @property {boolean} [bots] bots may take seats
  * @property {boolean} certified
  * @property {DailyInfo} [daily]
  * @property {number} [start_at] ms, from the countdown on
@@ -115,6 +120,8 @@
  * @property {number} seat
  * @property {string} user
  * @property {string} name
+ * @property {boolean} [bot]
+ * @property {BotLevel} [level]
  * @property {number} rank
  * @property {BoardStatus} status
  * @property {number | null} [time_ms]
@@ -157,6 +164,8 @@
  * @typedef {object} ReplayBoardData
  * @property {number} seat
  * @property {string} name
+ * @property {boolean} [bot]
+ * @property {BotLevel} [level]
  * @property {number} rank
  * @property {BoardStatus} status
  * @property {number | null} [time_ms]

@@ -165,11 +165,13 @@ async def test_live_lists_public_games_while_they_are_played(node: Node, wait_fo
             "variant",
             "state",
             "racers",
+            "bots",
             "started_at",
             "spectators",
         }
         assert race["kind"] == "race" and race["state"] in ("countdown", "racing")
         assert race["racers"] == ["Alice", "Bob"] and race["variant"] == "draw=1 passes=1 f2t=no"
+        assert race["bots"] == [False, False]
         assert isinstance(race["started_at"], int)
         single = live[solo_room]
         assert (single["kind"], single["racers"], single["spectators"]) == ("solo", ["Sol"], 0)

@@ -7,10 +7,11 @@
 
 import { describeVariant, parseVariant, variantText } from "../rules.js";
 import { control, errorText, formatTime, getJSON, h } from "../ui.js";
+import { machineForm } from "./bots.js";
 import { summaryText } from "./stats.js";
 
 /** @import { App } from "../main.js" */
-/** @import { CreateFrame, FinishedGame, LiveGame, OpenRoom, PlayerStats, UnfinishedGame } from "../wire.js" */
+/** @import { BotLevel, CreateFrame, FinishedGame, LiveGame, OpenRoom, PlayerStats, UnfinishedGame } from "../wire.js" */
 
 const REFRESH_MS = 5000;
 
@@ -180,6 +181,7 @@ export class HomePage {
         h("input", { type: "checkbox", name: "any" }),
         "Any deal, even one that cannot be won",
       ),
+      h("label.check", {}, h("input", { type: "checkbox", name: "bots", checked: true }), "Allow bots"),
       h("button", { type: "submit", "data-testid": "create-race" }, "Create race"),
     );
     const join = h(
@@ -226,6 +228,8 @@ export class HomePage {
           { "aria-labelledby": "race-title" },
           h("h2", { id: "race-title" }, "New race"),
           race,
+          h("h2", { style: "margin-top:1rem" }, "Race the machine"),
+          machineForm((level, form) => this.raceMachine(level, form)),
           h("h2", { style: "margin-top:1rem" }, "Join by link"),
           join,
         ),
@@ -299,6 +303,25 @@ export class HomePage {
       time_limit: Number(control(form, "time", HTMLSelectElement).value),
       public: control(form, "public", HTMLInputElement).checked,
       deal: control(form, "any", HTMLInputElement).checked ? "any" : "certified",
+      bots: control(form, "bots", HTMLInputElement).checked,
+    });
+  }
+
+  /**
+   * A race against one bot on a certified draw-1 deal; it starts once you are ready.
+   * @param {BotLevel} level
+   * @param {HTMLFormElement} form
+   */
+  async raceMachine(level, form) {
+    this.rememberName(form);
+    await this.create(form, {
+      kind: "race",
+      variant: "draw=1 passes=1 f2t=no",
+      seats: 2,
+      time_limit: 900,
+      deal: "certified",
+      bots: true,
+      machine: level,
     });
   }
 

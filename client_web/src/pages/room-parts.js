@@ -8,6 +8,7 @@
 import { cardName } from "../cards.js";
 import { cardsAt, parseToken } from "../rules.js";
 import { formatTime, h, statusWord } from "../ui.js";
+import { labelled } from "./bots.js";
 
 /** @import { Target } from "../rules.js" */
 /** @import { View } from "../view.js" */
@@ -99,7 +100,7 @@ export function lobbyPanels(room, user, link, { onReady, onStart }) {
         ? h(
             `li${s.ready ? ".ready" : ""}${s.online ? "" : ".offline"}`,
             {},
-            h("strong", {}, s.name),
+            h("strong", {}, labelled(s)),
             h("span.muted", {}, s.user === room.host ? "host" : s.online ? "" : "away"),
           )
         : h("li.empty", {}, `Seat ${i + 1}: free`),
@@ -213,7 +214,7 @@ export function resultsPanel(results, { kind, user }) {
       `tr${row.user === user ? ".me" : ""}`,
       {},
       h("td", {}, String(row.rank)),
-      h("td", {}, row.name),
+      h("td", {}, labelled(row)),
       h("td", {}, statusWord(row.status)),
       h(
         "td",

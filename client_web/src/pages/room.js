@@ -15,6 +15,7 @@ import { movesAt, prepareBoard } from "../replay.js";
 import { describeVariant, parseVariant } from "../rules.js";
 import { announce, errorText, formatTime, getJSON, h, stat } from "../ui.js";
 import { faceDownCount, foundationCount } from "../view.js";
+import { addBotPanel, labelled } from "./bots.js";
 import { OwnGame } from "./own-game.js";
 import { leaderSeat, lobbyPanels, resultsPanel, rivalRow, watchedHeader } from "./room-parts.js";
 
@@ -376,6 +377,10 @@ export class RoomPage {
         onStart: () => this.conn.send({ t: "start", room: this.roomId }),
       }),
     );
+    const bots = addBotPanel(room, this.conn.user, (level) =>
+      this.conn.send({ t: "add_bot", room: this.roomId, level }),
+    );
+    if (bots) this.lobby.append(bots);
   }
 
   renderTools() {
@@ -487,7 +492,7 @@ export class RoomPage {
     const notYet = { found: 0, down: 21, moves: 0, status: "playing" };
     const rivals = this.room.seats.flatMap((s) =>
       s && s.seat !== this.seat
-        ? [{ key: `opponent-${s.seat}`, name: s.name, p: this.progress.get(s.seat) ?? notYet }]
+        ? [{ key: `opponent-${s.seat}`, name: labelled(s), p: this.progress.get(s.seat) ?? notYet }]
         : [],
     );
     if (this.ghost)
@@ -537,7 +542,7 @@ export class RoomPage {
       entry.wrap.classList.toggle("leader", seat === leader);
       entry.header.replaceChildren(
         ...watchedHeader(
-          seat === this.seat && this.role === "racer" ? `${occupant.name} (you)` : occupant.name,
+          seat === this.seat && this.role === "racer" ? `${occupant.name} (you)` : labelled(occupant),
           {
             leader: seat === leader,
             status,

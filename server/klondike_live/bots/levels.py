@@ -59,14 +59,19 @@ class LevelSpec:
     """A level's pace and policy settings."""
 
     level: BotLevel
+    factor: float  # its median think time over the human median
     pace: Pace
     mistake_rate: float  # heuristic levels: chance of playing a weaker move
     plans: bool  # plans with the solver (expert)
     name: str  # the default display name of a bot of this level
 
 
+def _level(level: BotLevel, factor: float, mistakes: float, plans: bool, name: str) -> LevelSpec:
+    return LevelSpec(level, factor, HUMAN.scaled(factor), mistakes, plans, name)
+
+
 LEVELS: Final = {
-    BotLevel.RELAXED: LevelSpec(BotLevel.RELAXED, HUMAN.scaled(1.5), 0.25, False, "Relaxed bot"),
-    BotLevel.STEADY: LevelSpec(BotLevel.STEADY, HUMAN.scaled(1.0), 0.08, False, "Steady bot"),
-    BotLevel.EXPERT: LevelSpec(BotLevel.EXPERT, HUMAN.scaled(0.6), 0.0, True, "Expert bot"),
+    BotLevel.RELAXED: _level(BotLevel.RELAXED, 1.5, 0.25, False, "Relaxed bot"),
+    BotLevel.STEADY: _level(BotLevel.STEADY, 1.0, 0.08, False, "Steady bot"),
+    BotLevel.EXPERT: _level(BotLevel.EXPERT, 0.6, 0.0, True, "Expert bot"),
 }

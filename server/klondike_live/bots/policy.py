@@ -25,7 +25,9 @@ decision. No winning line in any sample: the heuristic, without mistakes.
 
 Every level avoids positions it has already been in (its memory keeps the views it has
 seen): a move whose result it can already tell (one that turns no card) and that leads
-back to a seen view is not played. With nothing left to play, the bot resigns.
+back to a seen view is not played. With nothing left to play, or `IDLE_LIMIT` moves in a
+row that neither turned a card, drew from the stock nor put a card home, the bot
+resigns.
 
 This module must stay pure: no I/O, no asyncio.
 """
@@ -35,7 +37,7 @@ from __future__ import annotations
 import hashlib
 import random
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Final
 
 from klondike_live.bots.levels import LevelSpec
@@ -52,6 +54,10 @@ PLAN_NODES: Final = 40_000
 of the view alone, and costs about the same on any machine)."""
 
 
+IDLE_LIMIT: Final = 40
+"""Moves without progress after which a bot gives up (moving runs back and forth)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Memory:
     """What a bot keeps between moves of one game (all of it from its own views)."""
@@ -61,6 +67,8 @@ class Memory:
     sample: Board | None = None  # the determinization the plan was found on, at this point
     decisions: int = 0  # how often it searched (expert; for benchmarks)
     searched: int = -1  # the known cards of its last search that found no line
+    mark: tuple[int, int, int] = (0, 0, 0)  # cards shown, cards home, stock: progress
+    idle: int = 0  # moves since the mark last changed
 
 
 def view_key(view: View) -> str:
@@ -189,6 +197,15 @@ def _plan(view: View, moves: list[Move], seed: int) -> tuple[str, tuple[str, ...
 def decide(view: View, memory: Memory, spec: LevelSpec, seed: int) -> tuple[str | None, Memory]:
     """The bot's next move token (None: nothing left worth playing, resign) and its
     memory after it; see the module docstring."""
+    mark = (len(view.cards()), sum(view.foundations) + view.foundation_hidden, view.stock)
+    idle = 0 if mark != memory.mark else memory.idle + 1
+    if idle > IDLE_LIMIT:
+        return None, memory
+    token, after = _decide(view, memory, spec, seed)
+    return token, replace(after, mark=mark, idle=idle)
+
+
+def _decide(view: View, memory: Memory, spec: LevelSpec, seed: int) -> tuple[str | None, Memory]:
     key = view_key(view)
     seen = memory.seen | {key}
     board = determinize(view, _rng(seed, view, "moves"))

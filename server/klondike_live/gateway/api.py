@@ -69,6 +69,8 @@ class Api:
                     "variant": str(state.variant),
                     "host": host,
                     "racers": len(state.seated()),
+                    "bots": sum(1 for _, seat in state.seated() if seat.bot),
+                    "allows_bots": state.bots,
                     "capacity": state.capacity,
                     "time_limit": state.time_limit,
                     "created_at": state.created_ms,
@@ -94,6 +96,7 @@ class Api:
                     "variant": str(state.variant),
                     "state": state.state,
                     "racers": [seat.name for _, seat in state.seated()],
+                    "bots": [bool(seat.bot) for _, seat in state.seated()],
                     "started_at": state.start_at_ms,
                     "spectators": spectators,
                 }
@@ -116,6 +119,7 @@ class Api:
                     "ended_at": results["ended_at"],
                     "ranking": [
                         {k: row[k] for k in ("rank", "seat", "name", "status", "time_ms", "found")}
+                        | {"bot": bool(row.get("bot", False))}
                         for row in results["ranking"]
                     ],
                 }

@@ -66,6 +66,7 @@ ROW_FIELDS: Final = frozenset(
         "user",
         "name",
         "bot",
+        "level",
         "rank",
         "status",
         "time_ms",

@@ -26,7 +26,7 @@ import asyncio
 import logging
 import random
 import secrets
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import msgpack
 
@@ -40,17 +40,30 @@ from klondike_live.protocol import incoming as msg
 from klondike_live.protocol.codes import CloseCode, ErrorCode
 from klondike_live.protocol.kinds import BotLevel, Role
 from klondike_live.race.status import BoardStatus
-from klondike_live.service.connection import InProcess
+from klondike_live.service.connection import Connection, InProcess
 from klondike_live.service.errors import RequestError
+from klondike_live.service.rooms import Rooms
 from klondike_live.tasks import TaskGroup
-
-if TYPE_CHECKING:
-    from klondike_live.service.live import LiveService
 
 log = logging.getLogger(__name__)
 
 MOVE_WAIT = 5.0
 """Seconds a bot waits for its move's acknowledgement before it looks again."""
+
+
+class LiveService(Protocol):
+    """What a bot uses of the live service (`service.live.LiveService`): the requests
+    any client makes."""
+
+    rooms: Rooms
+
+    def connected(self, conn: Connection, *, bot: str = "") -> None: ...
+    async def disconnected(self, conn: Connection) -> None: ...
+    async def join(self, conn: Connection, request: msg.Join) -> None: ...
+    async def ready(self, conn: Connection, request: msg.Ready) -> None: ...
+    async def leave(self, conn: Connection, room_id: str) -> None: ...
+    async def handle(self, conn: Connection, request: msg.MoveRequest | msg.Resign) -> None: ...
+    def now_ms(self) -> int: ...
 
 
 class BotConnection(InProcess):

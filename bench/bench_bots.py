@@ -1,0 +1,97 @@
+"""The expert bot's win rate on certified deals, from its own view only.
+
+Certifies deals first: seeds `bots-0`, `bots-1`, ... (draw 1, one pass) are solved with
+full information (`--certify-nodes` nodes, as the deal pool does); the first `--deals`
+proven winnable are kept. Then a bot of `--level` plays each one from its racer view
+(`policy.Player`, exactly the policy the server runs) and the number of wins is
+printed, with each lost deal and the bot's thinking time (CPU) per game: median and
+p90, against the time the full-information solver took to certify the same deals
+(the baseline of the same run).
+
+    .venv/bin/python bench/bench_bots.py [--deals 50] [--level expert] [--workers 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import statistics
+import time
+
+from klondike_live.bots.levels import LEVELS
+from klondike_live.bots.policy import Player
+from klondike_live.engine import Board, Variant
+from klondike_live.engine.view import racer_view
+from klondike_live.protocol.kinds import BotLevel
+from klondike_live.solver.search import SOLVABLE, Budget, solve
+
+VARIANT = Variant(draw=1, passes=1)
+
+
+def certify(seed: str, nodes: int) -> tuple[str, bool, float]:
+    started = time.process_time()
+    result = solve(Board.from_seed(seed, VARIANT), Budget(nodes=nodes))
+    return seed, result.result == SOLVABLE, time.process_time() - started
+
+
+def play(seed: str, level: str) -> tuple[str, bool, int, int, float, int]:
+    """One game: seed, won, moves, cards home, CPU seconds, searches."""
+    board = Board.from_seed(seed, VARIANT)
+    player = Player(LEVELS[BotLevel(level)], seed=1)
+    started = time.process_time()
+    moves = 0
+    while not board.is_won() and moves < 1000:
+        token = player.choose(racer_view(board))
+        if token is None:
+            break
+        board.play(token)
+        moves += 1
+    spent = time.process_time() - started
+    return seed, board.is_won(), moves, board.foundation_count, spent, player.memory.decisions
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--deals", type=int, default=50)
+    parser.add_argument("--level", default="expert", choices=[str(x) for x in BotLevel])
+    parser.add_argument("--certify-nodes", type=int, default=300_000)
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+    with concurrent.futures.ProcessPoolExecutor(args.workers) as pool:
+        deals: list[str] = []
+        certify_cpu: list[float] = []
+        index = 0
+        while len(deals) < args.deals:
+            batch = [f"bots-{i}" for i in range(index, index + 4 * args.workers)]
+            index += len(batch)
+            for seed, won, spent in pool.map(certify, batch, [args.certify_nodes] * len(batch)):
+                if won and len(deals) < args.deals:
+                    deals.append(seed)
+                    certify_cpu.append(spent)
+        print(f"{len(deals)} certified deals among the first {index} seeds")
+        games = list(pool.map(play, deals, [args.level] * len(deals)))
+    wins = sum(1 for g in games if g[1])
+    cpu = [g[4] for g in games]
+    print(f"{args.level}: won {wins}/{len(games)} certified deals ({100 * wins / len(games):.0f}%)")
+    print(
+        f"thinking CPU per game: median {statistics.median(cpu):.2f} s, p90 "
+        f"{percentile(cpu, 0.9):.2f} s; searches per game: median "
+        f"{statistics.median(g[5] for g in games):.0f}"
+    )
+    baseline = statistics.median(certify_cpu)
+    print(
+        f"baseline, the full-information solver certifying a deal: median {baseline:.2f} s"
+        f" (the bot's thinking: {statistics.median(cpu) / baseline:.1f}x)"
+    )
+    for seed, won, moves, found, _, _ in games:
+        if not won:
+            print(f"  lost {seed}: {found}/52 home after {moves} moves")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,59 @@
+"""Bots in the browser: "race the machine" from the home page, and "add a bot" in a
+race's lobby, each bot labelled as one."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import expect
+
+from live_server import ServerProcess
+from pages import OWN, Pages, Screenshot, assert_accessible
+
+
+@pytest.fixture(scope="module")
+def server(valkey_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """A real server node whose bots think for a tenth of their level's pace."""
+    process = ServerProcess(
+        valkey_url,
+        tmp_path_factory.mktemp("serve-bots"),
+        env={"KLONDIKE_BOT_PACE_SCALE": "0.1"},
+    )
+    yield process
+    process.stop()
+
+
+def test_race_the_machine_from_the_home_page(pages: Pages, screenshot: Screenshot) -> None:
+    """One click makes a race with a labelled bot; it starts when the person is ready,
+    the bot plays, and the results label it."""
+    page = pages.open(name="Ann")
+    page.select_option("[data-testid=machine-level]", "relaxed")
+    page.click("[data-testid=race-machine]")
+    seats = page.locator("[data-testid=seats]")
+    expect(seats).to_contain_text("Relaxed bot (bot · relaxed)", timeout=15_000)
+    expect(page.locator("[data-testid=start]")).to_have_count(1)
+    page.click("[data-testid=ready]")
+    expect(page.locator(f"{OWN} .card").first).to_be_visible(timeout=20_000)
+    rival = page.locator("[data-testid=opponent-1]")
+    expect(rival).to_contain_text("(bot · relaxed)")
+    expect(rival).not_to_contain_text(" 0 moves", timeout=30_000)
+    screenshot(page, "race-the-machine")
+    page.click("[data-testid=resign]")
+    results = page.locator("table.results")
+    expect(results).to_contain_text("(bot · relaxed)", timeout=120_000)
+
+
+def test_the_host_adds_a_bot_in_the_lobby(pages: Pages, screenshot: Screenshot) -> None:
+    page = pages.open(name="Bea")
+    page.click("[data-testid=create-race]")
+    expect(page.locator("[data-testid=add-bot]")).to_be_visible(timeout=15_000)
+    assert_accessible(page)
+    page.select_option("[data-testid=bot-level]", "expert")
+    page.click("[data-testid=add-bot]")
+    seats = page.locator("[data-testid=seats]")
+    expect(seats).to_contain_text("Expert bot (bot · expert)", timeout=15_000)
+    expect(page.locator("[data-testid=add-bot]")).to_have_count(0)  # no free seat left
+    screenshot(page, "lobby-with-a-bot")
+    page.click("[data-testid=ready]")
+    expect(page.locator("[data-testid=start]")).to_be_enabled()
