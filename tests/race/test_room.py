@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 
 import pytest
 
@@ -165,3 +166,32 @@ def test_a_lobby_every_racer_left_is_hosted_by_the_next_to_join() -> None:
     assert joined.host == "u3"
     ready = joined.set_ready("u3", True).set_ready("u4", True)
     assert ready.start("u3", 0, 0, "x").state.state == COUNTDOWN
+
+
+def test_bots_take_seats_only_where_allowed_and_are_labelled() -> None:
+    closed = lobby()
+    with refused(ErrorCode.BOTS_NOT_ALLOWED):
+        closed.join("b1", "Steady bot", "steady")
+    room = replace(lobby(), bots=True).join("b1", "Steady bot", "steady")
+    seats = room.public()["seats"]
+    assert seats[2]["bot"] is True and seats[2]["level"] == "steady"
+    assert seats[0]["bot"] is False and "level" not in seats[0]
+    assert room.public()["bots"] is True
+    again = RoomState.from_blob(room.to_blob())
+    assert again == room and again.bots
+
+
+def test_a_bot_never_becomes_the_host() -> None:
+    room = replace(lobby(), bots=True).join("b1", "Bot", "api")
+    assert room.leave("u1").host == "u2"
+    only_bot = room.leave("u1").leave("u2")
+    assert only_bot.host == "" and only_bot.seated()[0][1].user == "b1"
+    assert only_bot.join("b2", "Other bot", "expert").host == ""
+
+
+def test_autostart_needs_every_seat_taken_and_ready() -> None:
+    room = replace(lobby(), bots=True, autostart=True).set_ready("u2", True)
+    assert not room.all_ready()
+    room = room.join("b1", "Bot", "relaxed").set_ready("b1", True)
+    assert not room.all_ready()
+    assert room.set_ready("u1", True).all_ready()
