@@ -88,6 +88,7 @@ def main() -> None:
         f"baseline, the full-information solver certifying a deal: median {baseline:.2f} s"
         f" (the bot's thinking: {statistics.median(cpu) / baseline:.1f}x)"
     )
+    print("won: " + " ".join(g[0] for g in games if g[1]))
     for seed, won, moves, found, _, _ in games:
         if not won:
             print(f"  lost {seed}: {found}/52 home after {moves} moves")
