@@ -9,13 +9,17 @@ bot of docs/examples races a person through a real server.
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
+import json
+import urllib.request
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from klondike_live import keys
 from klondike_live.auth import mint_bot_token
 from klondike_live.client import Client, Message, ServerError
 from klondike_live.config import Settings
@@ -73,7 +77,11 @@ async def test_a_race_against_a_bot_of_each_level_finishes(node: Node, level: st
         await alice.close()
 
 
-async def test_race_the_machine_starts_when_the_person_is_ready(node: Node) -> None:
+async def test_race_the_machine_starts_when_the_person_is_ready(
+    node: Node, redis: RedisClient
+) -> None:
+    """One bot seated at creation; `ready` alone starts the race; the person's
+    statistics count it as a race against the machine, and the bot has none."""
     alice = await Client.connect(node.ws_url, name="Alice")
     try:
         room = await alice.create_race("draw=1", seats=2, machine="relaxed", time_limit=120)
@@ -86,8 +94,21 @@ async def test_race_the_machine_starts_when_the_person_is_ready(node: Node) -> N
         await alice.resign(room)
         results = await alice.expect(lambda m: m["t"] == "results", timeout=200)
         assert any(row["bot"] for row in results["ranking"])
+        status, stats = await asyncio.to_thread(stats_of, node, alice.token)
+        assert status == 200
+        assert [(c["kind"], c["played"]) for c in stats["categories"]] == [("race_machine", 1)]
+        for key in (keys.user_stats(bots[0]["user"]), keys.user_recent(bots[0]["user"])):
+            assert not await redis.exists(key)
     finally:
         await alice.close()
+
+
+def stats_of(node: Node, token: str) -> tuple[int, Any]:
+    """GET /api/me/stats with a player's token."""
+    request = urllib.request.Request(node.url + "api/me/stats")
+    request.add_header("Authorization", f"Bearer {token}")
+    with urllib.request.urlopen(request, timeout=5) as response:
+        return response.status, json.loads(response.read())
 
 
 async def test_only_the_host_adds_bots_and_only_where_bots_are_allowed(node: Node) -> None:
@@ -153,8 +174,6 @@ async def test_the_example_bot_races_a_person_through_the_api(
     node: Node, wait_for: WaitFor
 ) -> None:
     """docs/examples/race_bot.py, with a bot token, joins a race and plays it out."""
-    import asyncio
-
     example = load_example()
     token, identity = mint_bot_token(node.settings.keys, "Example Bot")
     alice = await Client.connect(node.ws_url, name="Alice")

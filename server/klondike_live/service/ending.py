@@ -83,8 +83,9 @@ async def check_end(rooms: Rooms, room_id: str) -> None:
         await store.mark_finished(room_id, new.gen, new.ended_ms)
     if new.public_room:
         await store.set_live(room_id, False)
-    if built:
-        await record_game(store.players, new, built[0])
+    if built:  # bots are never players; a race with one counts as "vs machine"
+        bots = {seat.user for _, seat in new.seated() if seat.bot}
+        await record_game(store.players, new, built[0], vs_machine=bool(bots), bots=bots)
     log.info("race %s gen %d finished", room_id, new.gen)
     if rooms.on_finished is not None:  # its analysis, in the background
         rooms.on_finished(room_id, new.gen)
