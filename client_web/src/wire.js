@@ -184,6 +184,7 @@
  * @property {string} [seed]
  * @property {number} [ended_at]
  * @property {number} [from] record moves made before the game started (a game from a position)
+ * @property {DailyInfo} [daily]
  * @property {ReplayBoardData[]} boards
  */
 
@@ -226,6 +227,7 @@
  * @property {string} slug
  * @property {number} count
  * @property {boolean} closed
+ * @property {number | null} [par] the day's par, in tokens
  * @property {DailyRow[]} rows
  * @property {{rank: number, rows: DailyRow[]} | null} [me]
  */

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { describeRun, lostStep, plyAt, recordMoves, verdictRuns } from "../src/analysis.js";
+import { compareLine } from "../src/pages/replay-daily.js";
 
 /** @import { AnalysisBoard, Verdict } from "../src/wire.js" */
 
@@ -67,4 +68,20 @@ test("a record's moves are read from its moves line and the lines continuing it"
   ].join("\n");
   assert.deepEqual(recordMoves(text), ["36", "3F", "D", "D", "W1"]);
   assert.deepEqual(recordMoves("klondike-game 1\nvariant: draw=1\nseed: 1\nmoves:\n"), []);
+});
+
+test("a daily board is compared with par and with the leader's time", () => {
+  const leader = { rank: 1, user: "u1", name: "Ann", won: true, time_ms: 100_000, moves: 90, found: 52 };
+  assert.equal(
+    compareLine({ name: "Bob", moves: 98, won: true, time_ms: 116_300 }, 90, leader),
+    "Bob: 98 moves (par 90, +8) · time 1:56.3 (+0:16.3 on the leader, Ann)",
+  );
+  assert.equal(
+    compareLine({ name: "Ann", moves: 88, won: true, time_ms: 100_000 }, 90, leader),
+    "Ann: 88 moves (par 90, −2) · time 1:40.0 (the leader's time, Ann)",
+  );
+  assert.equal(
+    compareLine({ name: "Cy", moves: 40, won: false, time_ms: null }, null, leader),
+    "Cy: 40 moves · not won",
+  );
 });

@@ -89,6 +89,10 @@ def test_daily_challenge_won_ranked_gated_and_ghosted(
     expect(page.locator("[data-testid=replay-moves-0]")).to_contain_text("move 0/")
     page.click("[data-testid=replay-step]")
     expect(page.locator("[data-testid=replay-moves-0]")).to_contain_text("move 1/")
+    # A daily game's replay: moves against the day's par, time against the leader (her).
+    compare = page.locator("[data-testid=daily-compare-0]")
+    expect(compare).to_contain_text(f"(par {record.par}, ")
+    expect(compare).to_contain_text("the leader's time, Daisy")
     page.go_back()
     page.click(f"[data-testid=ghost-{SLUG}]")
     expect(page.locator("[data-testid=ghost]")).to_contain_text("Daisy (ghost)")

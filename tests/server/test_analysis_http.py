@@ -168,6 +168,9 @@ async def test_an_open_days_analysis_is_withheld_until_the_close(
         await carol.resign(carols)
         await carol.expect(lambda m: m["t"] == "results" and m["room"] == carols)
 
+        slug = "draw1-passes1-f2tno"
+        status, board_page = await get(daily_node, f"api/daily/{DAY}/{slug}/leaderboard", None)
+        assert status == 200 and board_page["par"] == record.par, "the day's par"
         path = f"api/analysis/{room}/1"
         assert await get(daily_node, path, None) == (403, {"error": "spoiler"})
         for token in (alice.token, carol.token):

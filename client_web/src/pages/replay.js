@@ -8,6 +8,7 @@ import { BoardView } from "../board.js";
 import { eventTimes, movesAt, nextTime, prepareBoard, previousTime } from "../replay.js";
 import { describeVariant, parseVariant } from "../rules.js";
 import { AnalysisPanel } from "./replay-analysis.js";
+import { dailyComparison } from "./replay-daily.js";
 import { control, errorText, formatTime, getJSON, h, statusWord } from "../ui.js";
 
 /** @import { App } from "../main.js" */
@@ -216,6 +217,7 @@ class Replayer {
           jump,
         ),
         grid,
+        dailyComparison(data, this.boards),
         this.analysis.element,
       ),
     );

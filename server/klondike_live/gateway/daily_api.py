@@ -174,6 +174,7 @@ class DailyApi:
             return _error(HTTPStatus.BAD_REQUEST, "bad_request")
         board = self.daily.leaderboard(day, variant)
         rows = await board.page(offset, max(1, limit))
+        record = await self.daily.stored_record(day, variant)
         me = None
         if user is not None:
             around = await board.around(user, NEIGHBOURS)
@@ -185,6 +186,7 @@ class DailyApi:
             "slug": slug,
             "count": await board.count(),
             "closed": is_closed(day, self.daily.clock()),
+            "par": record.par if record else None,
             "rows": [row_json(r) for r in rows],
             "me": me,
         }
