@@ -79,6 +79,8 @@ def broadcast(connections: Sequence[Connection], frame: bytes) -> None:
 class TokenBucket:
     """`rate` messages per second on average, bursts up to `burst`."""
 
+    __slots__ = ("burst", "rate", "stamp", "tokens")
+
     def __init__(self, rate: float, burst: int) -> None:
         self.rate = rate
         self.burst = burst
@@ -97,6 +99,24 @@ class TokenBucket:
 
 class Session:
     """A connected client and the rooms it is in."""
+
+    # One per connection, thousands per node: no per-instance dict.
+    __slots__ = (
+        "_closing",
+        "_counted_user",
+        "address",
+        "bot",
+        "bucket",
+        "caps",
+        "conn_id",
+        "limited_in_a_row",
+        "name",
+        "service",
+        "sessions",
+        "strikes",
+        "user",
+        "websocket",
+    )
 
     def __init__(
         self,
@@ -117,7 +137,9 @@ class Session:
         self.name = ""
         self.bot = False  # a bot account (its token's `bot` claim)
         self.bucket = TokenBucket(settings.rate_per_second, settings.rate_burst)
-        self.strikes: collections.deque[float] = collections.deque()
+        # When it was refused lately (abuse): made at the first refusal, as most
+        # connections never have one.
+        self.strikes: collections.deque[float] | None = None
         self.limited_in_a_row = 0
         self._closing: asyncio.Task[None] | None = None
 
@@ -163,10 +185,13 @@ class Session:
             return True
         now = time.monotonic()
         window = self.service.settings.abuse_window_seconds
-        self.strikes.append(now)
-        while self.strikes and self.strikes[0] < now - window:
-            self.strikes.popleft()
-        if len(self.strikes) >= self.service.settings.abuse_limit:
+        if self.strikes is None:
+            self.strikes = collections.deque()
+        strikes = self.strikes
+        strikes.append(now)
+        while strikes and strikes[0] < now - window:
+            strikes.popleft()
+        if len(strikes) >= self.service.settings.abuse_limit:
             self.service.metrics.rate_limit_closes.inc()
             await self.websocket.close(CloseCode.POLICY, "too many bad or excess messages")
             return False
