@@ -154,10 +154,10 @@ class Replayer {
         view: new BoardView(holder, { variant: this.variant, label: `${board.name}'s board` }),
       };
     });
-    this.analysis = new AnalysisPanel(app, data, this.boards, (index, n) => {
-      const board = this.boards[index];
-      this.seek(board.times[Math.max(0, Math.min(board.times.length - 1, n))]);
-    });
+    /** A board shown after exactly `n` moves (moves made in the same instant share a time). */
+    /** @type {{board: PreparedBoard, n: number} | null} */
+    this.pinned = null;
+    this.analysis = new AnalysisPanel(app, data, this.boards, (index, n) => this.seekMove(index, n));
     const when = this.data.ended_at ? new Date(this.data.ended_at).toLocaleString() : "";
     root.replaceChildren(
       h(
@@ -231,8 +231,32 @@ class Replayer {
     for (const entry of this.entries) entry.view.destroy();
   }
 
+  /**
+   * Show board `index` after exactly `n` moves (the others at that time).
+   * @param {number} index
+   * @param {number} n
+   */
+  seekMove(index, n) {
+    const board = this.boards[index];
+    const move = Math.max(0, Math.min(board.times.length - 1, n));
+    this.seek(board.times[move]);
+    this.pinned = { board, n: move };
+    this.show();
+  }
+
+  /**
+   * How many moves of `board` are shown at the current time.
+   * @param {PreparedBoard} board
+   */
+  shownMoves(board) {
+    const pinned = this.pinned;
+    if (pinned && pinned.board === board && board.times[pinned.n] === this.t) return pinned.n;
+    return movesAt(board, this.t);
+  }
+
   /** @param {number} t */
   seek(t) {
+    this.pinned = null;
     this.t = Math.max(0, Math.min(this.end, t));
     if (this.playingSince !== null) this.playingSince = { wall: performance.now(), t: this.t };
     this.show();
@@ -273,18 +297,16 @@ class Replayer {
     event.preventDefault();
     const form = event.target;
     if (!(form instanceof HTMLFormElement)) return;
-    const board = this.boards[Number(this.boardSelect.value) || 0];
     const move = control(form, "move", HTMLInputElement);
-    const n = Math.max(0, Math.min(board.times.length - 1, Number(move.value) || 0));
-    this.seek(board.times[n]);
+    this.seekMove(Number(this.boardSelect.value) || 0, Number(move.value) || 0);
   }
 
   show() {
-    this.analysis.update(this.boards.map((board) => movesAt(board, this.t)));
+    this.analysis.update(this.boards.map((board) => this.shownMoves(board)));
     this.slider.value = String(Math.round(this.t));
     this.clock.textContent = `${formatTime(this.t, { tenths: true })} / ${formatTime(this.end, { tenths: true })}`;
     for (const { board, header, view } of this.entries) {
-      const n = movesAt(board, this.t);
+      const n = this.shownMoves(board);
       view.update(board.views[n]);
       const done = n === board.views.length - 1;
       header.replaceChildren(
