@@ -24,6 +24,7 @@ from klondike_live.config import Settings
 from klondike_live.daily.variants import DRAW1
 from klondike_live.engine import Board, GameRecord
 from klondike_live.gateway.server import Node, running
+from klondike_live.service.analysis import MAX_QUEUED
 from klondike_live.store.connect import RedisClient
 
 from auditor import audit_http, http_audit
@@ -184,3 +185,15 @@ async def test_an_open_days_analysis_is_withheld_until_the_close(
         assert await audit_http(redis) >= 0
     finally:
         await close_all([alice, carol])
+
+
+async def test_the_backlog_is_bounded(node: Node) -> None:
+    """Requests beyond `MAX_QUEUED` waiting games are not queued (asked for over HTTP
+    later instead); games with no results are dropped at their claim."""
+    analyses = node.service.analyses
+    for n in range(MAX_QUEUED + 20):
+        analyses.request(f"no-such-room-{n:04d}", 1)
+    assert len(analyses._running) == MAX_QUEUED
+    await analyses.close()
+    await asyncio.sleep(0)  # the tasks' done callbacks
+    assert not analyses._tasks and not analyses._running

@@ -44,6 +44,11 @@ def analysis_budget(seconds: float) -> AnalysisBudget:
 NICE: Final = 10
 """How much lower than the node's the analysing child's scheduling priority is."""
 
+MAX_QUEUED: Final = 64
+"""Games at most waiting for (or in) analysis on one node; more are not queued (their
+analysis is made when it is asked for over HTTP), so a burst of finished games cannot
+grow the backlog without bound."""
+
 STALE_MS: Final = 10 * 60 * 1000
 """A claim older than this is taken to be abandoned (its node stopped)."""
 
@@ -69,12 +74,17 @@ class Analyses:
 
     def request(self, room_id: str, gen: int) -> None:
         """Analyse a finished game in the background unless it is stored or under way."""
-        if (room_id, gen) in self._running:
+        if (room_id, gen) in self._running or len(self._running) >= MAX_QUEUED:
             return
         self._running.add((room_id, gen))
         task = asyncio.create_task(self._run(room_id, gen), name=f"analysis {room_id}/{gen}")
         self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(lambda done: self._done(done, room_id, gen))
+
+    def _done(self, task: asyncio.Task[None], room_id: str, gen: int) -> None:
+        # Also for a task cancelled before it ran (its own `finally` never did).
+        self._tasks.discard(task)
+        self._running.discard((room_id, gen))
 
     async def load(self, room_id: str, gen: int) -> tuple[dict[str, Any] | None, bool]:
         """The stored analysis (or None) and whether one is being made."""
