@@ -98,4 +98,8 @@ def test_daily_challenge_won_ranked_gated_and_ghosted(
     expect(page.locator("[data-testid=ghost]")).to_contain_text("Daisy (ghost)")
     expect(page.locator("h1")).to_contain_text("unranked")
     expect(page.locator("[data-testid=undo]")).to_be_visible()
+    # A practice game's clock, and the ghost on it, start at the player's first move.
+    expect(page.locator(f"{OWN} .card").first).to_be_visible(timeout=30_000)
+    page.keyboard.press("d")
+    expect(page.locator(OWN)).to_have_attribute("data-moves", "1")
     expect(page.locator("[data-testid=ghost]")).not_to_contain_text("0 moves", timeout=15_000)
