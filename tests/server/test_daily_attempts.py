@@ -317,3 +317,40 @@ async def test_leaderboard_updates_reach_watchers_on_other_nodes(
             assert update == {"t": "daily_update", "date": "2030-01-01", "variant": D3, "count": 1}
         finally:
             await close_all([watcher, alice])
+
+
+async def test_a_finished_attempt_reloads_with_its_board_and_counts_in_statistics(
+    daily_node: Node,
+) -> None:
+    """Back in its finished ranked attempt (the day still open), the player gets its own
+    board as it ended, only the cards it saw; the attempt counts in its statistics as
+    `daily`; a practice room waits for it among its unfinished games."""
+    record = record_for(DAY, DRAW1)
+    alice = await Client.connect(daily_node.ws_url, name="Alice")
+    try:
+        room = str((await create_daily(alice))["room"])
+        await alice.join(room)
+        await alice.expect(lambda m: m["t"] == "board")
+        await play(alice, room, record.moves[:4])
+        seen = alice.own_board(room, 0).view
+        await alice.resign(room)
+        await alice.expect(lambda m: m["t"] == "results")
+        practice = str((await create_daily(alice))["room"])
+    finally:
+        await alice.close()
+    back = await Client.connect(daily_node.ws_url, token=alice.token)
+    try:
+        await back.join(room)
+        board = await back.expect(lambda m: m["t"] == "board" and m["room"] == room)
+        assert board["audience"] == "own" and board["status"] == "resigned"
+        assert board["moves"] == 4 and board["view"] == seen
+        stats = await get_ok(daily_node, "api/me/stats", back.token)
+        assert [(c["kind"], c["played"], c["won"]) for c in stats["categories"]] == [
+            ("daily", 1, 0)
+        ]
+        unfinished = await get_ok(daily_node, "api/me/unfinished", back.token)
+        assert [(g["room"], g["kind"], g["daily"]) for g in unfinished] == [
+            (practice, "daily", "2030-01-01")
+        ]
+    finally:
+        await back.close()
