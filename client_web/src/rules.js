@@ -392,3 +392,40 @@ export function autoMoveToken(view, from, variant) {
   if (empty !== null) return moveToken(from, { kind: "tableau", index: empty });
   return home ? moveToken(from, { kind: "foundation" }) : null;
 }
+
+/**
+ * True when the rest of the game is forced and this view alone can tell: every tableau
+ * card is face up, and the stock and waste are empty, or turned one card at a time with
+ * unlimited passes. Then the lowest card a foundation needs is always on top of a
+ * column (the cards on it in a built run are lower still, so already home) or will come
+ * up from the stock, and moving cards home wins.
+ * @param {View} view
+ * @param {Variant} variant
+ */
+export function isForced(view, variant) {
+  const allUp = view.tableau.every(([faceDown, cards]) => faceDown === 0 && !cards.includes(UNKNOWN));
+  if (!allUp) return false;
+  return (view.stock === 0 && view.waste.length === 0) || (variant.draw === 1 && variant.passes === null);
+}
+
+/**
+ * The next move of an auto-completion that may use the stock: the lowest card that
+ * fits its foundation (column tops and the waste's top), else a turn of the stock, else
+ * a turn of the waste when passes are left; null when none is possible.
+ * @param {View} view
+ * @param {Variant} variant
+ * @returns {string | null}
+ */
+export function finishToken(view, variant) {
+  const fromTableau = autoCompleteToken(view);
+  const top = view.waste[view.waste.length - 1];
+  const wasteFits = top !== undefined && fitsFoundation(top, view.foundations);
+  if (fromTableau) {
+    const card = topOf(view, Number(fromTableau[0]) - 1);
+    if (!wasteFits || (card !== null && card % 13 <= top % 13)) return fromTableau;
+  }
+  if (wasteFits) return "WF";
+  if (view.stock > 0) return "D";
+  if (view.waste.length && passesLeft(view, variant) > 0) return "R";
+  return null;
+}

@@ -27,6 +27,7 @@
  * @typedef {{t: "move", room: string, id: number, m: string}} MoveFrame
  * @typedef {{t: "undo", room: string, id: number}} UndoFrame
  * @typedef {{t: "hint", room: string}} HintRequestFrame
+ * @typedef {{t: "finish", room: string}} FinishRequestFrame
  * @typedef {{t: "resign", room: string}} ResignFrame
  * @typedef {{t: "rematch", room: string}} RematchFrame
  * @typedef {{t: "daily_watch" | "daily_unwatch", date: string, variant: string}} DailyWatchFrame
@@ -35,8 +36,8 @@
 /**
  * Any message a client sends (requests get a `rid` added by the connection).
  * @typedef {HelloFrame | PingFrame | CreateFrame | JoinFrame | LeaveFrame | ReadyFrame | StartFrame
- *   | MoveFrame | UndoFrame | HintRequestFrame | ResignFrame | RematchFrame | DailyWatchFrame
- *   | AddBotFrame} ClientFrame
+ *   | MoveFrame | UndoFrame | HintRequestFrame | FinishRequestFrame | ResignFrame | RematchFrame
+ *   | DailyWatchFrame | AddBotFrame} ClientFrame
  */
 
 // ------------------------------------------------------------ server → client
@@ -144,17 +145,18 @@
 /**
  * @typedef {{t: "hint", room: string, rid: number, m: string | null,
  *   verdict: "winning" | "lost" | "heuristic" | "won", msg: string}} HintFrame
+ * @typedef {{t: "finish", room: string, rid: number, ok: boolean}} FinishFrame
  */
 
 /**
  * Any message the server sends.
  * @typedef {WelcomeFrame | ErrorFrame | PongFrame | CreatedFrame | RoomFrame | BoardFrame | DiffFrame
- *   | AckFrame | ProgressFrame | ResultsFrame | DailyUpdateFrame | HintFrame} ServerFrame
+ *   | AckFrame | ProgressFrame | ResultsFrame | DailyUpdateFrame | HintFrame | FinishFrame} ServerFrame
  */
 
 /**
  * The reply a request gets, by the request's type.
- * @typedef {{ping: PongFrame, create: CreatedFrame, join: RoomFrame, hint: HintFrame}} Replies
+ * @typedef {{ping: PongFrame, create: CreatedFrame, join: RoomFrame, hint: HintFrame, finish: FinishFrame}} Replies
  */
 
 // ------------------------------------------------------------ HTTP answers

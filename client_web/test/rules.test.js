@@ -7,6 +7,8 @@ import { UNKNOWN, cardOf } from "../src/cards.js";
 import {
   autoMoveToken,
   canMove,
+  finishToken,
+  isForced,
   fitsFoundation,
   fitsTableau,
   foundationToken,
@@ -249,4 +251,43 @@ test("one-click moves: home when safe, else onto a column, else home all the sam
     ),
     "FC4",
   );
+});
+
+test("the rest is forced with every card face up and draw-1 unlimited; finishing moves", () => {
+  const C = 0,
+    H = 2,
+    S = 3;
+  const unlimited = { draw: 1, passes: null, f2t: false };
+  /** @type {import("../src/view.js").View} */
+  const view = {
+    tableau: [
+      [0, [cardOf(S, 3)]],
+      [0, [cardOf(H, 2)]],
+      [0, []],
+      [0, []],
+      [0, []],
+      [0, []],
+      [0, []],
+    ],
+    waste: [cardOf(C, 2)],
+    stock: 20,
+    foundations: [1, 13, 1, 2],
+    foundations_hidden: 0,
+    pass: 0,
+  };
+  assert.ok(isForced(view, unlimited));
+  assert.ok(!isForced(view, { ...unlimited, passes: 1 }), "limited passes: the stock's order matters");
+  assert.ok(!isForced(view, { ...unlimited, draw: 3 }));
+  assert.ok(
+    !isForced({ ...view, tableau: view.tableau.map((p, i) => (i === 2 ? [1, [UNKNOWN]] : p)) }, unlimited),
+  );
+  assert.ok(isForced({ ...view, stock: 0, waste: [] }, { ...unlimited, draw: 3, passes: 3 }));
+  assert.equal(finishToken(view, unlimited), "2F", "the lowest card first: 2♥");
+  assert.equal(
+    finishToken({ ...view, tableau: view.tableau.map((p, i) => (i === 1 ? [0, []] : p)) }, unlimited),
+    "WF",
+  );
+  const stuck = { ...view, waste: [cardOf(C, 9)], tableau: view.tableau.map(() => [0, []]) };
+  assert.equal(finishToken(/** @type {typeof view} */ (stuck), unlimited), "D");
+  assert.equal(finishToken(/** @type {typeof view} */ ({ ...stuck, stock: 0 }), unlimited), "R");
 });

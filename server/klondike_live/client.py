@@ -337,6 +337,10 @@ class Client:
     async def hint(self, room: str) -> Message:
         return await self._request({"t": "hint", "room": room}, "hint", timeout=30.0)
 
+    async def finish(self, room: str) -> Message:
+        """Ask whether the rest of a practice game is forced (moving cards home wins)."""
+        return await self._request({"t": "finish", "room": room}, "finish")
+
     async def resign(self, room: str) -> None:
         await self.send({"t": "resign", "room": room})
 

@@ -13,7 +13,7 @@ from klondike_live import keys
 from klondike_live.engine import Board, Move
 from klondike_live.engine.moves import DRAW, F2T, RECYCLE, T2F, T2T, W2F, W2T
 from klondike_live.race.room import RoomState
-from klondike_live.solver.hints import best_move
+from klondike_live.solver.hints import best_move, forced_finish
 from klondike_live.solver.search import SOLVABLE, Budget, solve
 
 from pages import OWN, TOP_STRIP, BoardDriver, Pages, room_of, run_size, settle
@@ -287,3 +287,56 @@ def test_cards_back_from_foundations_when_the_variant_is_chosen(
         assert best is not None, "the game is stuck before a card could go back"
         driver.play(board, str(best), "click")
     raise AssertionError("no foundation card could go back in 200 moves")
+
+
+def test_auto_complete_is_offered_once_the_rest_is_forced(pages: Pages, valkey_url: str) -> None:
+    """Draw 1 with unlimited passes: once every tableau card is face up, Auto-complete is
+    offered while the stock still has cards, and it wins the game."""
+    page = pages.open(name="Finisher")
+    for _ in range(3):
+        board, solution = start_winnable_solo(page, valkey_url)
+        driver = BoardDriver(page)
+        finish = page.locator("[data-testid=finish]")
+        for token in solution:
+            if not any(board.face_down):
+                break
+            expect(finish).to_have_count(0)
+            driver.play(board, token, "click")
+        if board.stock or board.waste:
+            break
+    else:
+        raise AssertionError("no game kept cards in the stock until every card was face up")
+    expect(finish).to_be_visible()
+    finish.click()
+    expect(page.locator(OWN)).to_have_attribute("data-status", "won", timeout=60_000)
+    expect(page.locator("[data-testid=found]")).to_have_text("52/52")
+
+
+def test_auto_complete_in_draw_3_is_offered_when_the_server_says_forced(
+    pages: Pages, valkey_url: str
+) -> None:
+    """Draw 3: once every card is face up, Auto-complete is offered exactly when moving
+    cards home wins from the stock's order (the server decides); then it wins."""
+    page = pages.open(name="DrawThree")
+    for _ in range(4):
+        board = start_solo(page, valkey_url, draw="3")
+        result = solve(board.copy(), Budget(seconds=10))
+        if result.result != SOLVABLE:
+            continue
+        driver = BoardDriver(page)
+        finish = page.locator("[data-testid=finish]")
+        for token in result.moves:
+            if not any(board.face_down):
+                break
+            driver.play(board, token, "click")
+        if not (board.stock or board.waste):
+            continue
+        settle(page)
+        page.wait_for_timeout(1_000)  # the server's answer
+        forced = forced_finish(board)
+        expect(finish).to_have_count(1 if forced else 0)
+        if forced:
+            finish.click()
+            expect(page.locator(OWN)).to_have_attribute("data-status", "won", timeout=60_000)
+            return
+    raise AssertionError("no game reached a forced finish with cards left in the stock")

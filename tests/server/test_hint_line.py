@@ -6,14 +6,14 @@ import asyncio
 
 import pytest
 
-from klondike_live.client import Client
+from klondike_live.client import Client, ServerError
 from klondike_live.engine import Board, Variant
 from klondike_live.gateway.server import Node
 from klondike_live.service import boards
 from klondike_live.solver.hints import Hint, KnownLine
 from klondike_live.solver.worker import hint_in_worker
 
-from helpers import WON, node
+from helpers import WON, close_all, node, started_race
 
 __all__ = ["node"]  # the fixture, imported for pytest
 
@@ -74,3 +74,24 @@ def test_known_line_follows_the_player_and_lets_go_when_they_leave_it() -> None:
     assert others, "the deal offers another first move"
     off.play(others[0])
     assert known.follow(off) is None
+
+
+async def test_finish_check_in_practice_games_only(node: Node) -> None:
+    """A practice game can ask whether its rest is forced (not at the deal: cards are
+    face down); a race is refused, as it is for hints."""
+    solo = await Client.connect(node.ws_url, name="Finisher")
+    try:
+        room = await solo.create_solo(str(WON.variant))
+        await solo.join(room)
+        await solo.expect(lambda m: m["t"] == "board")
+        answer = await solo.finish(room)
+        assert answer["ok"] is False and answer["room"] == room
+    finally:
+        await solo.close()
+    race, (alice, bob), _ = await started_race(node, "Alice", "Bob")
+    try:
+        with pytest.raises(ServerError) as info:
+            await alice.finish(race)
+        assert info.value.code == "not_allowed"
+    finally:
+        await close_all([alice, bob])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from klondike_live.engine import Board, Variant
 from klondike_live.engine.moves import Move
-from klondike_live.solver.hints import NO_WIN, best_move, hint, move_score
+from klondike_live.solver.hints import NO_WIN, best_move, forced_finish, hint, move_score
 
 from solver_helpers import position
 
@@ -59,3 +59,28 @@ def test_won_position_needs_no_hint() -> None:
     """A won game gets status 'won' and no move."""
     won = position(Variant(), [], foundations=(13, 13, 13, 13))
     assert hint(won).status == "won" and hint(won).move is None
+
+
+def test_forced_finish_plays_cards_home_turning_the_stock() -> None:
+    """With every card face up, the rest is forced when moving cards home (turning the
+    stock when none can go) wins; with one pass the stock's order decides it."""
+    one_pass = Variant(draw=1, passes=1)
+    unlimited = Variant.parse("draw=1 passes=unlimited")
+    home = (13, 13, 13, 1)  # clubs, diamonds and hearts home, and the ace of spades
+    columns = ["5S", "6S", "7S", "8S", "9S", "TS", "JS"]
+    orders = ("2S 3S 4S", "4S 3S 2S", "3S 2S 4S", "2S 4S 3S", "4S 2S 3S", "3S 4S 2S")
+    results = {
+        order: forced_finish(
+            position(one_pass, columns, stock=order, waste="KS QS", foundations=home)
+        )
+        for order in orders
+    }
+    assert set(results.values()) == {True, False}, results
+    for order in orders:
+        board = position(unlimited, columns, stock=order, waste="KS QS", foundations=home)
+        assert forced_finish(board), f"unlimited passes always finish ({order})"
+    hidden = [f"#{columns[0]} KH", *columns[1:]]
+    board = position(
+        unlimited, hidden, stock="2S 3S 4S", waste="KS QS", foundations=(13, 13, 12, 1)
+    )
+    assert not forced_finish(board), "a face-down card: not forced"

@@ -14,7 +14,15 @@ import { icon } from "../icons.js";
 import { playSound } from "../sound.js";
 import { acknowledge, displayed, newPlay, receive, reject, send } from "../game.js";
 import { UNKNOWN, cardLabel } from "../cards.js";
-import { autoCompleteToken, isTriviallyWon, movingCards, parseToken, passesLeft } from "../rules.js";
+import {
+  autoCompleteToken,
+  finishToken,
+  isForced,
+  isTriviallyWon,
+  movingCards,
+  parseToken,
+  passesLeft,
+} from "../rules.js";
 import { announce, h, statusWord } from "../ui.js";
 import { foundationCount, topOf } from "../view.js";
 import { describeMove } from "./room-parts.js";
@@ -108,6 +116,12 @@ export class OwnGame {
     this.autoTimer = undefined;
     /** @type {(() => void) | undefined} */
     this.stopCelebration = undefined;
+    /** The player asked to finish the game (auto-complete while the stock has cards). */
+    this.finishing = false;
+    /** @type {string | null} the position the server last said is forced */
+    this.forcedAt = null;
+    /** @type {string | null} the position last asked about */
+    this.askedAt = null;
   }
 
   get view() {
@@ -283,19 +297,75 @@ export class OwnGame {
   }
 
   /**
-   * A game that is not a race and is won in all but name finishes by itself, one
-   * foundation move at a time (races do this on the server, which adds the moves at once).
+   * Auto-completion can be offered: the rest of the game is forced (`isForced`) and
+   * the stock or waste still has cards (with them empty, a game that is not a race
+   * finishes by itself, and a race board is finished by the server).
+   */
+  canFinish() {
+    const view = this.view;
+    if (!this.playing() || this.finishing || isTriviallyWon(view)) return false;
+    return isForced(view, this.page.variant) || this.forcedAt === this.positionKey();
+  }
+
+  /** Which position the board is at (moves and undos made, and moves in flight). */
+  positionKey() {
+    return `${this.play.board.lastId}:${this.play.board.moves}:${this.play.pending.length}`;
+  }
+
+  /**
+   * In a practice game whose cards are all face up but whose stock's order decides
+   * (limited passes, draw 3), ask the server whether the rest is forced (`finish`):
+   * the answer says only that.
+   */
+  checkForced() {
+    const view = this.view;
+    const allUp = view.tableau.every(([down, cards]) => down === 0 && !cards.includes(UNKNOWN));
+    if (!allUp || !this.page.practice() || this.play.pending.length || !this.playing()) return;
+    if (isForced(view, this.page.variant) || isTriviallyWon(view)) return;
+    const key = this.positionKey();
+    if (this.askedAt === key) return;
+    this.askedAt = key;
+    this.page.conn.request({ t: "finish", room: this.page.roomId }).then(
+      (frame) => {
+        if (frame.ok && this.askedAt === key) {
+          this.forcedAt = key;
+          this.page.renderTools();
+        }
+      },
+      () => {},
+    );
+  }
+
+  /** The player asked to finish: the moves are made one at a time, as they are shown. */
+  finish() {
+    if (!this.canFinish()) return;
+    this.finishing = true;
+    announce("Finishing the game");
+    this.render();
+  }
+
+  /**
+   * Make the next move of an auto-completion: one the player asked for (`finish`), or
+   * a game that is not a race and is won in all but name, one foundation move at a time
+   * (races do this on the server, which adds the moves at once). A turn of the stock
+   * waits for the server's answer, which shows the card turned.
    */
   autoComplete() {
-    if (this.autoTimer || this.page.room?.kind === "race" || !this.playing()) return;
+    if (this.autoTimer || !this.playing()) return;
     const view = this.view;
-    if (!isTriviallyWon(view) || this.play.pending.length > 3) return;
-    const token = autoCompleteToken(view);
+    const variant = this.page.variant;
+    // Once the player asked, the verdict (this client's or the server's) holds to the
+    // end: these are the moves played to decide it.
+    const asked = this.finishing;
+    if (!asked && (this.page.room?.kind === "race" || !isTriviallyWon(view))) return;
+    if (this.play.pending.length > (asked ? 0 : 3)) return;
+    const token = asked ? finishToken(view, variant) : autoCompleteToken(view);
     if (!token) return;
     this.autoTimer = window.setTimeout(() => {
       this.autoTimer = undefined;
       const now = this.view;
-      if (this.playing() && isTriviallyWon(now) && autoCompleteToken(now) === token) this.sendMove(token);
+      const still = asked ? finishToken(now, variant) : isTriviallyWon(now) && autoCompleteToken(now);
+      if (this.playing() && still === token) this.sendMove(token);
     }, AUTO_COMPLETE_MS);
   }
 
@@ -329,6 +399,7 @@ export class OwnGame {
     });
     this.renderStats();
     page.renderTools();
+    this.checkForced();
     this.autoComplete();
   }
 

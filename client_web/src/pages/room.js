@@ -401,6 +401,15 @@ export class RoomPage {
         ),
       );
     }
+    if (this.role === "racer" && this.own?.canFinish()) {
+      buttons.push(
+        h(
+          "button",
+          { type: "button", onclick: () => this.own?.finish(), "data-testid": "finish" },
+          "Auto-complete",
+        ),
+      );
+    }
     if (this.role === "racer" && room.state === "racing" && this.own?.play.board.status === "playing") {
       buttons.push(
         h(

@@ -351,6 +351,7 @@ class Session:
                     | msg.Undo()
                     | msg.Resign()
                     | msg.HintRequest()
+                    | msg.FinishRequest()
                     | msg.Rematch()
                     | msg.AddBot()
                     | msg.DailyWatch()

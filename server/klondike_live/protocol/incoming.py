@@ -122,6 +122,12 @@ class HintRequest:
 
 
 @dataclass(frozen=True, slots=True)
+class FinishRequest:
+    room: str
+    rid: int
+
+
+@dataclass(frozen=True, slots=True)
 class Rematch:
     room: str
 
@@ -167,6 +173,7 @@ ClientMessage = (
     | Undo
     | Resign
     | HintRequest
+    | FinishRequest
     | Rematch
     | AddBot
     | Ping
@@ -422,6 +429,7 @@ _DECODERS: Final[dict[str, Callable[[_Fields], ClientMessage]]] = {
     "undo": lambda f: Undo(room=_room(f), id=f.req_int("id", 1, MAX_SAFE_INT)),
     "resign": lambda f: Resign(room=_room(f)),
     "hint": lambda f: HintRequest(room=_room(f), rid=f.req_int("rid", 0, MAX_SAFE_INT)),
+    "finish": lambda f: FinishRequest(room=_room(f), rid=f.req_int("rid", 0, MAX_SAFE_INT)),
     "rematch": lambda f: Rematch(room=_room(f)),
     "add_bot": lambda f: AddBot(
         room=_room(f),

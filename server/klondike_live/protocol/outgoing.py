@@ -190,6 +190,11 @@ def hint(room: str, rid: int, move: str | None, verdict: str, message: str) -> b
     )
 
 
+def finish(room: str, rid: int, ok: bool) -> bytes:
+    """Whether the rest of a practice game is forced (see docs/protocol.md, `finish`)."""
+    return pack({"t": "finish", "room": room, "rid": rid, "ok": ok})
+
+
 def daily_update(day: str, variant: str, count: int, rid: int | None = None) -> bytes:
     """A day's leaderboard changed (or, with `rid`, its state when watching began)."""
     return pack(

@@ -99,7 +99,9 @@ def move_starts_clock(state: RoomState, now_ms: int) -> Step:
     return state.resume(now_ms)
 
 
-def check_practice(race_rules: bool, what: Literal["undo", "hints"]) -> None:
+def check_practice(
+    race_rules: bool, what: Literal["undo", "hints", "auto-complete checks"]
+) -> None:
     """Undo and hints exist only under practice rules (solo, unranked daily): not in a
     room whose `RoomState.race_rules` hold."""
     if race_rules:

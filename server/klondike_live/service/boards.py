@@ -48,7 +48,7 @@ from klondike_live.service.errors import RequestError
 from klondike_live.service.hub import Hub
 from klondike_live.service.local import LocalRoom, Position, ProgressChange, Viewer
 from klondike_live.service.rooms import Rooms
-from klondike_live.solver.hints import KnownLine, hint
+from klondike_live.solver.hints import KnownLine, forced_finish, hint
 from klondike_live.solver.search import SolverError
 from klondike_live.solver.worker import hint_in_worker
 from klondike_live.store import WriteResult, WriteStatus
@@ -279,6 +279,23 @@ class Boards:
         await viewer.conn.send(
             outgoing.hint(request.room, request.rid, advice.move, advice.status, advice.message)
         )
+
+    async def finish_check(self, viewer: Viewer, request: msg.FinishRequest) -> None:
+        """Whether the rest of a practice board is forced (`forced_finish`): the client
+        then offers auto-completion. Refused in races and ranked attempts, where it
+        would tell something of the stock's order."""
+        local = self.hub.rooms.get(request.room)
+        if local is None or viewer.seat is None:
+            raise RequestError(ErrorCode.NOT_IN_ROOM, "join the room first")
+        state = await self.rooms.load(request.room)
+        try:
+            check_practice(state.race_rules, "auto-complete checks")
+        except RoomError as exc:
+            raise RequestError(exc.code, exc.message) from None
+        async with local.lock:
+            board = (await self._writer(local, state, viewer.seat)).board
+            ok = forced_finish(board)
+        await viewer.conn.send(outgoing.finish(request.room, request.rid, ok))
 
     # ------------------------------------------------------------ server-side writes
 

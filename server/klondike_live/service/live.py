@@ -87,6 +87,7 @@ RoomRequest = (
     | msg.Undo
     | msg.Resign
     | msg.HintRequest
+    | msg.FinishRequest
     | msg.Rematch
     | msg.AddBot
     | msg.DailyWatch
@@ -242,6 +243,9 @@ class LiveService:
             case msg.HintRequest():
                 viewer = self._viewer(conn, request.room, racer=True)
                 await self.boards.hint(viewer, request)
+            case msg.FinishRequest():
+                viewer = self._viewer(conn, request.room, racer=True)
+                await self.boards.finish_check(viewer, request)
             case msg.Rematch():
                 self._viewer(conn, request.room, racer=True)
                 await self.rooms.transition(request.room, lambda s, _now: s.rematch(conn.user))

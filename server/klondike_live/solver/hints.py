@@ -13,6 +13,10 @@ freeing a column while a king is waiting for one; then turning the stock; then a
 else (moving runs between piles, recycling, foundation-to-tableau). Ties keep the
 engine's order of `legal_moves()`.
 
+`forced_finish(board)` says whether the rest is forced: every tableau card is face up
+and moving cards home wins, turning the stock when no card can go (the browser's
+auto-completion plays exactly these moves).
+
 `KnownLine.of(board, line)` keeps a winning line found for a board: `follow(board)`
 answers the next hint from it without searching again while the board is still on the
 line (its position is one the line passes through, and the rest of the line replays
@@ -102,6 +106,44 @@ class KnownLine:
         except SolverError:
             return None
         return Hint("winning", rest[0], f"{rest[0]} starts a winning line", rest)
+
+
+def finish_move(board: Board) -> Move | None:
+    """The auto-completion's next move: the lowest card that fits its foundation (column
+    tops, left to right, before the waste's top at the same rank), else a turn of the
+    stock, else of the waste; None when no move is left."""
+    best: Move | None = None
+    best_rank = 99
+    for pile in range(7):
+        move = Move(T2F, pile)
+        if board.is_legal(move) and RANK[board.tableau[pile][-1]] < best_rank:
+            best, best_rank = move, RANK[board.tableau[pile][-1]]
+    waste = Move(W2F)
+    if board.is_legal(waste) and RANK[board.waste[-1]] < best_rank:
+        best = waste
+    if best is not None:
+        return best
+    for move in (Move(DRAW), Move(RECYCLE)):
+        if board.is_legal(move):
+            return move
+    return None
+
+
+def forced_finish(board: Board) -> bool:
+    """Every tableau card is face up and `finish_move` played to the end wins."""
+    if any(board.face_down):
+        return False
+    probe = board.copy()
+    # Each pass through the stock moves at least one card home or the game is stuck:
+    # 52 cards, a pass of at most 24 turns and one turn of the waste.
+    for _ in range(52 * 26):
+        if probe.is_won():
+            return True
+        move = finish_move(probe)
+        if move is None:
+            return False
+        probe.push(move)
+    return False
 
 
 def best_move(board: Board) -> Move | None:
