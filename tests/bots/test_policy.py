@@ -13,7 +13,7 @@ from dataclasses import replace
 import pytest
 
 from klondike_live.bots.levels import LEVELS
-from klondike_live.bots.policy import Memory, decide, determinize, hidden_cards
+from klondike_live.bots.policy import Memory, Player, decide, determinize, hidden_cards
 from klondike_live.bots.pool import LoadGate, ThinkPool
 from klondike_live.bots.wire import view_from_wire
 from klondike_live.engine import Board, Card
@@ -195,3 +195,29 @@ async def test_bots_yield_while_the_event_loop_lags() -> None:
     assert quiet > 100
     assert loaded * 4 < quiet
     assert waited < 0.5
+
+
+def test_the_expert_wins_once_its_view_shows_every_card() -> None:
+    """Follow a recorded win until nothing is hidden any more (no face-down card, no
+    stock): from there the expert's samples are the truth, and it plays a winning line
+    to the end."""
+    from klondike_live.engine import GameRecord
+
+    from testdata import DATA
+
+    record = GameRecord.parse((DATA / "won-draw1-seed31.txt").read_text())
+    board = Board.from_seed(str(record.seed), record.variant)
+    for token in record.moves:
+        if not any(board.face_down) and not board.stock:
+            break
+        board.play(token)
+    assert not hidden_cards(racer_view(board)) and not board.is_won()
+    player = Player(LEVELS[BotLevel.EXPERT], seed=3)
+    for _ in range(300):
+        token = player.choose(racer_view(board))
+        assert token is not None
+        board.play(token)
+        if board.is_won():
+            break
+    assert board.is_won()
+    assert player.memory.decisions >= 1  # it found its line by searching
