@@ -214,9 +214,9 @@ def test_the_expert_wins_once_its_view_shows_every_card() -> None:
     assert not hidden_cards(racer_view(board)) and not board.is_won()
     player = Player(LEVELS[BotLevel.EXPERT], seed=3)
     for _ in range(300):
-        token = player.choose(racer_view(board))
-        assert token is not None
-        board.play(token)
+        chosen = player.choose(racer_view(board))
+        assert chosen is not None
+        board.play(chosen)
         if board.is_won():
             break
     assert board.is_won()
