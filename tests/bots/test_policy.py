@@ -191,10 +191,10 @@ async def test_bots_yield_while_the_event_loop_lags() -> None:
         return count, worst
 
     quiet, _ = await moves_in(1.0, 0.0)
-    loaded, waited = await moves_in(1.0, 0.08)
-    assert quiet > 100
-    assert loaded * 4 < quiet
-    assert waited < 0.5
+    loaded, waited = await moves_in(1.0, 0.15)
+    assert quiet > 30  # (200 a second on a quiet machine; fewer when it is loaded)
+    assert loaded * 4 < quiet, (loaded, quiet)
+    assert waited < 0.6
 
 
 def test_the_expert_wins_once_its_view_shows_every_card() -> None:
