@@ -221,3 +221,21 @@ def test_the_expert_wins_once_its_view_shows_every_card() -> None:
             break
     assert board.is_won()
     assert player.memory.decisions >= 1  # it found its line by searching
+
+
+def test_the_expert_wins_a_certified_deal_from_its_own_view() -> None:
+    """`bots-0`, one of the certified deals of bench/bench_bots.py that the expert wins
+    (docs/benchmarks.md): the policy is deterministic (seeded, node budgets), so it wins
+    it again, from views alone."""
+    from klondike_live.engine import Variant
+
+    board = Board.from_seed("bots-0", Variant(draw=1, passes=1))
+    player = Player(LEVELS[BotLevel.EXPERT], seed=1)
+    for _ in range(400):
+        chosen = player.choose(racer_view(board))
+        if chosen is None:
+            break
+        board.play(chosen)
+        if board.is_won():
+            break
+    assert board.is_won()
