@@ -20,7 +20,7 @@ import pytest
 from playwright.sync_api import Browser, Page, Playwright, sync_playwright
 
 from live_server import ServerProcess
-from pages import Pages, Screenshot
+from pages import Pages, Screenshot, settle
 
 CHROMIUM = os.environ.get("KLONDIKE_CHROMIUM", "/usr/bin/chromium")
 ROOT = Path(__file__).resolve().parents[2]
@@ -76,7 +76,7 @@ def screenshot(screenshot_dir: Path) -> Screenshot:
 
     def save(page: Page, name: str, *, full_page: bool = False) -> None:
         screenshot_dir.mkdir(parents=True, exist_ok=True)
-        page.wait_for_function("document.getAnimations().length === 0")
+        settle(page)  # an endless pulse (a hint) moves nothing
         path = screenshot_dir / f"{name}.jpg"
         page.screenshot(path=str(path), full_page=full_page, type="jpeg", quality=82)
         assert path.stat().st_size > 10_000, f"{name}: an empty-looking screenshot"

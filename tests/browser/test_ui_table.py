@@ -16,7 +16,7 @@ from klondike_live.race.room import RoomState
 from klondike_live.solver.hints import best_move, forced_finish
 from klondike_live.solver.search import SOLVABLE, Budget, solve
 
-from pages import OWN, TOP_STRIP, BoardDriver, Pages, room_of, run_size, settle
+from pages import OWN, TOP_STRIP, BoardDriver, Pages, Screenshot, room_of, run_size, settle
 
 HINTED = """() => {
   const node = document.querySelector('[data-testid=own-board] .card.hinted');
@@ -102,7 +102,7 @@ def hinted(page: Page) -> dict[str, Any]:
 
 
 def test_hints_show_on_turned_cards_on_runs_and_without_motion(
-    pages: Pages, valkey_url: str
+    pages: Pages, valkey_url: str, screenshot: Screenshot
 ) -> None:
     """Following the hints: the hinted card always shows a pulsing ring, also when it
     was dealt or turned face up; a run's hint marks the card at its bottom; the message
@@ -130,6 +130,7 @@ def test_hints_show_on_turned_cards_on_runs_and_without_motion(
             seen_flip = seen_flip or looks["flip"]
             if move.kind == T2T and run_size(board, move) > 1:
                 seen_run = True
+                screenshot(page, "hint-desktop")
                 assert re.match(r"Move \S+ \(with the \d+ on it\) onto ", message.inner_text())
         if seen_flip and seen_run:
             break
@@ -166,7 +167,7 @@ def test_six_fast_clicks_on_the_stock_turn_six_cards(pages: Pages, valkey_url: s
 
 
 def test_a_win_cascades_and_sounds_when_asked_and_shows_no_emoji(
-    pages: Pages, valkey_url: str
+    pages: Pages, valkey_url: str, screenshot: Screenshot
 ) -> None:
     """Sounds are off until the player turns them on (kept over a reload); a won game
     plays them, cascades its cards and says "You won!" with an icon of the page's own,
@@ -186,6 +187,8 @@ def test_a_win_cascades_and_sounds_when_asked_and_shows_no_emoji(
     board, solution = start_winnable_solo(page, valkey_url)
     play_to_the_end(page, board, solution)
     expect(page.locator("[data-testid=celebration]")).to_be_attached()
+    page.wait_for_timeout(1_500)  # some cards on their way
+    screenshot(page, "win-desktop")
     message = page.locator("[data-testid=message]")
     expect(message).to_contain_text("You won!")
     expect(message.locator("svg.icon-trophy")).to_be_visible()
