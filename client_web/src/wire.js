@@ -57,9 +57,10 @@
  */
 
 /**
- * A seat of a room: who sits there, ready or not, connected or not, a bot or not.
+ * A seat of a room: who sits there, ready or not, connected or not, a bot or not;
+ * `away_since`: when an away racer's connection left (ms, server clock).
  * @typedef {{seat: number, user: string, name: string, ready: boolean, online: boolean,
- *   bot?: boolean, level?: BotLevel}} Seat
+ *   bot?: boolean, level?: BotLevel, away_since?: number}} Seat
  */
 
 /**
@@ -84,6 +85,7 @@
  * @property {string} [commitment]
  * @property {number} [ended_at]
  * @property {string} [seed]
+ * @property {number} [grace] ms an away racer keeps its seat before it counts as resigned (races under way)
  */
 
 /**
@@ -126,6 +128,7 @@
  * @property {number} rank
  * @property {BoardStatus} status
  * @property {number | null} [time_ms]
+ * @property {number | null} [end_ms] when the board stopped playing (ms since the start)
  * @property {number} found
  * @property {number} moves
  * @property {View} view the final board, in full

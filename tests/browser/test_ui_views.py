@@ -16,7 +16,17 @@ from klondike_live.engine import Board
 from klondike_live.engine.moves import T2F, W2F
 from klondike_live.race.room import RoomState
 
-from pages import OWN, PHONE, BoardDriver, Pages, Screenshot, assert_accessible, room_of
+from pages import (
+    OWN,
+    PHONE,
+    BoardDriver,
+    Pages,
+    Screenshot,
+    all_cards_drawn,
+    assert_accessible,
+    cards_drawn,
+    room_of,
+)
 from reading import assert_indices_readable, moves_to_long_column, overflowing
 
 LAPTOP: ViewportSize = {"width": 1366, "height": 768}
@@ -301,3 +311,72 @@ def test_daily_game_says_playing_and_its_leaderboard_fits(pages: Pages) -> None:
         assert not spilled, f"at {size}: {spilled}"
     page.set_viewport_size(LAPTOP)
     assert_accessible(page)
+
+
+def test_watching_clocks_away_racers_and_a_finished_racer_watching(
+    pages: Pages, screenshot: Screenshot
+) -> None:
+    """A spectator sees each racer's clock and the race's time left; a racer who drops
+    shows as away with the grace countdown; a racer who resigned watches the remaining
+    boards, shown only the cards every racer still playing has seen."""
+    ann = pages.open(name="Ann", viewport=LAPTOP)
+    ann.select_option("form:has([data-testid=create-race]) select[name=seats]", "3")
+    ann.select_option("form:has([data-testid=create-race]) select[name=time]", "600")
+    ann.click("[data-testid=create-race]")
+    invite = ann.locator("[data-testid=invite-link]")
+    expect(invite).to_have_value(re.compile(r"#/room/[A-Za-z0-9_-]{8,}$"))
+    room = room_of(ann)
+    bea = pages.open(invite.input_value(), name="Bea", viewport=LAPTOP)
+    cy = pages.open(invite.input_value(), name="Cy", viewport=LAPTOP)
+    dee = pages.open(f"/#/watch/{room}", name="Dee", viewport=LAPTOP)
+    expect(ann.locator("[data-testid=seats]")).to_contain_text("Cy")
+    for racer in (ann, bea, cy):
+        racer.click("[data-testid=ready]")
+    expect(ann.locator("[data-testid=start]")).to_be_enabled()
+    ann.click("[data-testid=start]")
+    for racer in (ann, bea, cy):
+        expect(racer.locator(f"{OWN} .card").first).to_be_visible(timeout=10_000)
+
+    # Each racer's clock runs, and the race's time left counts down.
+    clock = dee.locator("[data-testid=board-0] [data-testid=racer-clock]")
+    expect(clock).to_have_text(re.compile(r"^0:0[1-9]$"), timeout=15_000)
+    expect(dee.locator("[data-testid=board-2] [data-testid=racer-clock]")).to_be_visible()
+    left = dee.locator("[data-testid=time-left]")
+    expect(left).to_contain_text(re.compile(r"9:[0-5]\d left"))
+
+    # Bea drops: she shows away, with the time before she counts as resigned.
+    bea_seen = cards_drawn(bea, "own-board")
+    bea.context.close()
+    away = dee.locator("[data-testid=board-1] [data-testid=away]")
+    expect(away).to_contain_text(re.compile(r"resigns in 0:[0-5]\d"), timeout=15_000)
+    first = away.inner_text()
+    expect(away).not_to_have_text(first, timeout=5_000)  # it counts down
+    expect(dee.locator("[data-testid=board-0] [data-testid=away]")).to_have_count(0)
+    screenshot(dee, "watching-desktop")
+    assert_accessible(dee)
+
+    # Ann resigns and watches the rest: Cy's turned cards stay backs (Bea has not seen them).
+    ann.click("[data-testid=resign]")
+    expect(ann.locator("[data-testid=subtitle]")).to_contain_text(
+        "Your game is over · watching", timeout=10_000
+    )
+    expect(ann.locator("[data-testid=board-2] .card").first).to_be_visible()
+    expect(ann.locator(OWN)).to_be_hidden()
+    for _ in range(3):
+        moves = int(cy.locator(OWN).get_attribute("data-moves") or 0)
+        cy.keyboard.press("d")
+        expect(cy.locator(OWN)).to_have_attribute("data-moves", str(moves + 1))
+    expect(ann.locator("[data-testid=board-2] header")).to_contain_text("3 moves")
+    expect(ann.locator("[data-testid=board-2] .card[data-place=waste]")).to_have_count(3)
+    assert ann.locator("[data-testid=board-2] .card.back[data-place=waste]").count() == 3
+    cy_seen = cards_drawn(cy, "own-board")
+    watched = all_cards_drawn(ann, "board-")
+    assert watched and watched <= cy_seen & bea_seen, watched - (cy_seen & bea_seen)
+    expect(ann.locator("[data-testid=message]")).not_to_contain_text("own race")
+    assert_accessible(ann)
+
+    # Cy resigns too; Bea's grace runs out or not, the race ends and Ann has her seat
+    # back for the rematch.
+    cy.click("[data-testid=resign]")
+    expect(ann.locator("[data-testid=results]")).to_contain_text("Cy", timeout=90_000)
+    expect(ann.locator("[data-testid=rematch]")).to_be_visible(timeout=10_000)

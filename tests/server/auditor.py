@@ -10,6 +10,9 @@ each frame, exactly what each racer knew at that moment:
   cards it has seen face up after that many moves;
 - a spectator may see a card only if every racer still playing has seen it (each
   racer's knowledge taken at its last frame received before this one);
+- a racer whose own board is done (its own frames said `won`, `resigned` or `timeout`)
+  may watch the rest of its race: spectator frames, under the spectator rule, and none
+  before its own board was done;
 - nobody sees the seed, or a card beyond those rules, before the race's results;
 - progress frames carry no card at all; error messages name only cards the viewer knows.
 
@@ -141,6 +144,7 @@ def audit(
     seats = sorted(truth.moves)
     moves_at = dict.fromkeys(seats, 0)
     status_at = dict.fromkeys(seats, "playing")
+    own_done = False  # a racer's own frames said its board is done
     revealed = False
     checked = 0
     for index, message in enumerate(received):
@@ -169,13 +173,13 @@ def audit(
             if message["audience"] == "final":
                 assert revealed, f"{where}: a final board before the results"
                 continue
-            if role == "racer":
-                assert message["audience"] == "own", (
-                    f"{where}: a racer got a {message['audience']} frame"
-                )
+            if role == "racer" and message["audience"] == "own":
                 assert s == seat, f"{where}: racer {seat} got board {s}"
                 allowed = truth.seen(s, message["moves"])
+                own_done = own_done or message["status"] in DONE
             else:
+                if role == "racer":
+                    assert own_done, f"{where}: a racer got a {message['audience']} frame"
                 assert message["audience"] == "spectator", f"{where}: a spectator got an own frame"
                 allowed = ALL
                 for t in seats:

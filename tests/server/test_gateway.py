@@ -476,3 +476,58 @@ async def test_a_race_with_no_countdown_still_sends_every_viewer_its_boards(
         await alice.move(room, WON.moves[0])
         assert alice.own_board(room, 0).moves == 1
         await close_all([alice, bob, carol])
+
+
+async def test_a_racer_whose_board_is_done_watches_the_rest_as_a_spectator(node: Node) -> None:
+    """Once its own board is done a racer may watch its race, and is shown exactly the
+    spectator view: the cards every racer still playing has seen (the leak auditor checks
+    every frame it got). A racer still playing is still refused."""
+    room, (alice, bob, cyd), _ = await started_race(node, "Alice", "Bob", "Cyd")
+    try:
+        with pytest.raises(ServerError) as info:
+            await bob.join(room, "spectator")
+        assert info.value.code == "own_race"
+        await alice.resign(room)
+        await alice.expect(lambda m: m["t"] == "diff" and m.get("status") == "resigned")
+        state = await alice.join(room, "spectator")
+        assert state["state"] in ("countdown", "racing")
+        for seat in (0, 1, 2):
+            await alice.expect(
+                lambda m, s=seat: (
+                    m["t"] == "board" and m["seat"] == s and m["audience"] == "spectator"
+                )
+            )
+        for _ in range(3):
+            await bob.move(room, "D")
+        await alice.expect(
+            lambda m: (
+                m["t"] == "diff"
+                and m["seat"] == 1
+                and m["moves"] == 3
+                and m["audience"] == "spectator"
+            )
+        )
+        watched = alice.boards[(room, 1, "spectator")]
+        # Cyd has not seen the cards Bob turned: a spectator, Alice included, may not.
+        assert watched.view["waste"] == [-1, -1, -1]
+        assert all(m.get("audience") != "own" or m["seat"] == 0 for m in alice.received)
+    finally:
+        await close_all([alice, bob, cyd])
+
+
+async def test_an_away_racer_shows_since_when_and_the_grace_period(node: Node) -> None:
+    """A racer whose connection closed shows away, with the time it left and the race's
+    grace period, so that others can count down to its resignation."""
+    _room, (alice, bob), _ = await started_race(node, "Alice", "Bob")
+    try:
+        before = int(time.time() * 1000)
+        await bob.close()
+        frame = await alice.expect(
+            lambda m: m["t"] == "room" and m["seats"][1] is not None and not m["seats"][1]["online"]
+        )
+        away = frame["seats"][1]["away_since"]
+        assert before - 5_000 <= away <= int(time.time() * 1000) + 5_000
+        assert frame["grace"] == int(node.settings.grace_seconds * 1000)
+        assert "away_since" not in frame["seats"][0]
+    finally:
+        await close_all([alice, bob])

@@ -186,18 +186,23 @@ export function rivalRow({ key, name, p }) {
 }
 
 /**
- * The header over a watched board.
+ * The header over a watched board: name, badges, the racer's clock (null when not
+ * known) and, for a racer away from a race, the time left before it counts as resigned.
  * @param {string} name
- * @param {Progress & {leader: boolean}} state
+ * @param {Progress & {leader: boolean, clock: number | null, awayLeft: number | null}} state
  */
-export function watchedHeader(name, { leader, status, found, down, moves }) {
+export function watchedHeader(name, { leader, status, found, down, moves, clock, awayLeft }) {
   return [
     h("strong", {}, name),
     h(
       "span.row",
       {},
       leader ? h("span.badge.lead", {}, "leader") : null,
+      awayLeft === null
+        ? null
+        : h("span.badge.away", { "data-testid": "away" }, `away · resigns in ${formatTime(awayLeft)}`),
       h(`span.badge${status === "won" ? ".won" : ""}`, {}, statusWord(status)),
+      clock === null ? null : h("span.clock", { "data-testid": "racer-clock" }, formatTime(clock)),
       h("span.muted", {}, `${found} home · ${down} down · ${moves} moves`),
     ),
   ];

@@ -78,6 +78,10 @@ export class RoomPage {
     /** @type {number | null} */
     this.finishedAt = null;
     this.pendingResend = false;
+    /** A racer whose own board is done watches the rest of its race as a spectator. */
+    this.watchingRest = false;
+    /** @type {Map<number, number>} when (server ms) this page saw each board end */
+    this.doneAt = new Map();
     this.ticks = 0;
     /** @type {number | undefined} */
     this.clock = undefined;
@@ -89,6 +93,7 @@ export class RoomPage {
     const [passNode, setPass] = stat("Pass", "pass");
     this.set = { time: setTime, moves: setMoves, score: setScore, found: setFound, pass: setPass };
     this.title = h("h1", { style: "margin:0;font-size:1.2rem" }, "Joining…");
+    this.timeLeft = h("span.time-left", { "data-testid": "time-left", hidden: true });
     this.subtitle = h("span.muted", {});
     this.tools = h("div.row");
     this.message = h("p.message", { role: "status", "data-testid": "message" });
@@ -110,7 +115,13 @@ export class RoomPage {
       h(
         "section.game",
         {},
-        h("div.statusbar", {}, h("div", {}, this.title, this.subtitle), this.stats, this.tools),
+        h(
+          "div.statusbar",
+          {},
+          h("div", {}, this.title, this.subtitle, this.timeLeft),
+          this.stats,
+          this.tools,
+        ),
         this.message,
         this.lobby,
         this.resultsBox,
@@ -269,6 +280,7 @@ export class RoomPage {
     this.own = this.seat === null ? null : new OwnGame(this, this.seat);
     this.boards.clear();
     this.progress.clear();
+    this.doneAt.clear();
     this.results = null;
     this.finishedAt = null;
     this.say(""); // the last game's words do not belong to the next one
@@ -288,6 +300,9 @@ export class RoomPage {
       this.join();
       return;
     }
+    // A board seen ending live: its clock stops now (a frame only a tick late).
+    if (frame.t === "diff" && board.status === "playing" && next.status !== "playing")
+      this.doneAt.set(frame.seat, this.conn.now());
     this.boards.set(frame.seat, next);
     this.renderWatched();
   }
@@ -327,9 +342,36 @@ export class RoomPage {
 
   // ------------------------------------------------------------ rendering
 
+  /**
+   * A racer whose own board is done while the race goes on watches the other boards
+   * (the server then allows it, with the spectator's view); once the race is over it
+   * takes its seat again (for the rematch).
+   */
+  followRole() {
+    const room = this.room;
+    if (!room || this.seat === null) return;
+    const mineDone = this.own !== null && this.own.play.board.status !== "playing";
+    if (
+      this.role === "racer" &&
+      room.kind === "race" &&
+      room.state === "racing" &&
+      mineDone &&
+      !this.results
+    ) {
+      this.role = "spectator";
+      this.watchingRest = true;
+      this.join();
+    } else if (this.watchingRest && room.state !== "racing" && room.state !== "countdown") {
+      this.role = "racer";
+      this.watchingRest = false;
+      this.join();
+    }
+  }
+
   render() {
     const room = this.room;
     if (!room) return;
+    this.followRole();
     const kind = room.daily
       ? `Daily challenge ${room.daily.date}${room.daily.ranked ? "" : " (unranked)"}`
       : room.kind === "solo"
@@ -345,7 +387,7 @@ export class RoomPage {
       racing: room.kind === "race" ? "Racing" : "Playing",
       finished: "Finished",
     };
-    this.subtitle.textContent = `${this.role === "spectator" ? "Watching · " : ""}${stateWords[room.state] ?? room.state}${certified}${watchers}`;
+    this.subtitle.textContent = `${this.watchingRest ? "Your game is over · watching · " : this.role === "spectator" ? "Watching · " : ""}${stateWords[room.state] ?? room.state}${certified}${watchers}`;
     this.subtitle.dataset.testid = "subtitle";
     const racer = this.role === "racer" && this.seat !== null;
     this.lobby.hidden = room.state !== "lobby";
@@ -544,30 +586,58 @@ export class RoomPage {
       const row = final?.get(seat);
       const view = row ? row.view : live?.ready ? live.view : null;
       if (view) entry.board.update(view, { reveal: Boolean(row) });
-      const status = row ? row.status : (live?.status ?? "playing");
-      const moves = row ? row.moves : (live?.moves ?? 0);
-      const found = view ? foundationCount(view) : 0;
-      const down = view ? faceDownCount(view) : 21;
       entry.wrap.classList.toggle("leader", seat === leader);
-      entry.header.replaceChildren(
-        ...watchedHeader(
-          seat === this.seat && this.role === "racer" ? `${occupant.name} (you)` : labelled(occupant),
-          {
-            leader: seat === leader,
-            status,
-            found,
-            down,
-            moves,
-          },
-        ),
-      );
     }
+    this.renderHeaders(leader);
     for (const [seat, entry] of this.views) {
-      if (!seats.includes(seat)) {
+      if (!this.room.seats[seat]) {
         entry.board.destroy();
         entry.wrap.remove();
         this.views.delete(seat);
       }
+    }
+  }
+
+  /**
+   * The headers over the watched boards: status, progress, each racer's clock and, for
+   * a racer away from a race under way, the time before it counts as resigned.
+   * @param {number | null} leader
+   */
+  renderHeaders(leader) {
+    const room = this.room;
+    if (!room || this.watchGrid.hidden) return;
+    const final = this.results ? new Map(this.results.ranking.map((row) => [row.seat, row])) : null;
+    const now = this.conn.now();
+    for (const [seat, entry] of this.views) {
+      const occupant = room.seats[seat];
+      if (!occupant) continue;
+      const live = this.boards.get(seat);
+      const row = final?.get(seat);
+      const view = row ? row.view : live?.ready ? live.view : null;
+      const status = row ? row.status : (live?.status ?? "playing");
+      const start = room.start_at;
+      /** @type {number | null} */
+      let clock = null;
+      if (start !== undefined && now >= start && room.kind === "race") {
+        const end = row?.end_ms;
+        if (end !== null && end !== undefined) clock = end;
+        else if (status === "playing") clock = (room.ended_at ?? now) - start;
+        else if (this.doneAt.has(seat)) clock = (this.doneAt.get(seat) ?? now) - start;
+      }
+      const away = !occupant.online && occupant.away_since && room.grace && status === "playing";
+      const awayLeft = away ? Math.max(0, (occupant.away_since ?? 0) + (room.grace ?? 0) - now) : null;
+      const name = seat === this.seat ? `${occupant.name} (you)` : labelled(occupant);
+      entry.header.replaceChildren(
+        ...watchedHeader(name, {
+          leader: seat === leader,
+          status,
+          found: view ? foundationCount(view) : 0,
+          down: view ? faceDownCount(view) : 21,
+          moves: row ? row.moves : (live?.moves ?? 0),
+          clock: clock === null ? null : Math.max(0, clock),
+          awayLeft,
+        }),
+      );
     }
   }
 
@@ -611,19 +681,42 @@ export class RoomPage {
     return Math.max(0, end - start);
   }
 
+  /** The leader of the boards on the page (as renderWatched outlines it). */
+  currentLeader() {
+    const room = this.room;
+    if (!room) return null;
+    const seats = room.seats.flatMap((s) => (s ? [s.seat] : []));
+    const final = this.results ? new Map(this.results.ranking.map((row) => [row.seat, row])) : null;
+    return this.leader(seats, final);
+  }
+
   tick() {
     const room = this.room;
     if (!room) return;
-    if (this.ghost && room.state === "racing" && (this.ticks += 1) % 3 === 0) this.renderProgress();
+    this.ticks += 1;
+    if (this.role === "racer" && room.kind === "race" && room.state === "racing" && this.ticks % 3 === 0) {
+      const before = this.role;
+      this.followRole();
+      if (this.role !== before) this.render();
+    }
+    if (this.ghost && room.state === "racing" && this.ticks % 3 === 0) this.renderProgress();
     const now = this.conn.now();
     const start = room.start_at ?? 0;
     const counting = room.state === "countdown" && start > now;
     this.countdown.hidden = !counting;
     if (counting) this.countdown.textContent = String(Math.ceil((start - now) / 1000));
+    // The race's time left, for everyone in a race with a time limit.
+    const deadline = room.time_limit && start ? start + room.time_limit * 1000 : 0;
+    this.timeLeft.hidden = !(deadline && room.state === "racing" && now >= start);
+    if (!this.timeLeft.hidden)
+      this.timeLeft.textContent = ` · ${formatTime(Math.max(0, deadline - now))} left`;
     if (!start || now < start) {
       this.set.time(formatTime(0));
       return;
     }
     this.set.time(formatTime(this.elapsed()));
+    // Racers' clocks and away countdowns run on spectators' pages.
+    if (!this.watchGrid.hidden && room.state === "racing" && this.ticks % 5 === 0)
+      this.renderHeaders(this.currentLeader());
   }
 }

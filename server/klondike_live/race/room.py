@@ -70,6 +70,7 @@ class Seat:
     ready: bool = False
     online: bool = True
     bot: str = ""  # "" a person; a bot: its level (in-server bots) or "api" (a bot account)
+    away_ms: int = 0  # when its player's last connection left (shared clock); 0 if online
 
 
 def commitment(deal: Deal) -> str:
@@ -155,7 +156,7 @@ class RoomState:
         if index is not None:
             seat = self.seats[index]
             assert seat is not None
-            return self._with_seat(index, replace(seat, name=name, online=True))
+            return self._with_seat(index, replace(seat, name=name, online=True, away_ms=0))
         if bot and not self.bots:
             raise RoomError(ErrorCode.BOTS_NOT_ALLOWED, "this room does not allow bots")
         if self.state != LOBBY:
@@ -193,13 +194,15 @@ class RoomState:
         assert seat is not None
         return self._with_seat(index, replace(seat, ready=ready))
 
-    def set_online(self, user: str, online: bool) -> RoomState:
+    def set_online(self, user: str, online: bool, now_ms: int = 0) -> RoomState:
+        """Show a racer online, or away since `now_ms` (kept if it already was away)."""
         index = self.seat_of(user)
         if index is None:
             return self
         seat = self.seats[index]
         assert seat is not None
-        return self._with_seat(index, replace(seat, online=online))
+        away = 0 if online else (seat.away_ms if not seat.online else now_ms)
+        return self._with_seat(index, replace(seat, online=online, away_ms=away))
 
     @property
     def race_rules(self) -> bool:
@@ -328,6 +331,7 @@ class RoomState:
                     "online": s.online,
                     "bot": bool(s.bot),
                     **({"level": s.bot} if s.bot and s.bot != "api" else {}),
+                    **({"away_since": s.away_ms} if not s.online and s.away_ms else {}),
                 }
                 for i, s in enumerate(self.seats)
             ],
@@ -366,7 +370,7 @@ class RoomState:
             "state": self.state,
             "gen": self.gen,
             "seats": [
-                None if s is None else [s.user, s.name, s.ready, s.online, s.bot]
+                None if s is None else [s.user, s.name, s.ready, s.online, s.bot, s.away_ms]
                 for s in self.seats
             ],
             "start_at": self.start_at_ms,
@@ -400,7 +404,16 @@ class RoomState:
             state=RoomPhase(d["state"]),
             gen=d["gen"],
             seats=tuple(
-                None if s is None else Seat(s[0], s[1], s[2], s[3], s[4] if len(s) > 4 else "")
+                None
+                if s is None
+                else Seat(
+                    s[0],
+                    s[1],
+                    s[2],
+                    s[3],
+                    s[4] if len(s) > 4 else "",
+                    s[5] if len(s) > 5 else 0,
+                )
                 for s in d["seats"]
             ),
             start_at_ms=d["start_at"],

@@ -7,7 +7,8 @@ Each rule has exactly this one home; the service calls it and acts on the answer
     clock_waits(state)                           a practice game's clock waits for its player
     player_left(state, user, now) / player_back(...)   seat online, clock stopped or run
     check_practice(race_rules, "undo" | "hints") races and ranked attempts have neither
-    check_spectator(state, user)                 a racer may not watch its own race
+    check_spectator(state, user, own_board_done) a racer watches its own race only once done
+    absence_resigns(state)                       an away racer is resigned after the grace
     attempt_outcome(state, ...)                  a ranked daily attempt's result
     listed_publicly(state)                       who may find a game without its link
 
@@ -57,9 +58,15 @@ def grace_expiry(state: RoomState, user: str, *, connected: bool) -> GraceExpiry
         return GraceExpiry.NOTHING
     if state.state is RoomPhase.LOBBY:
         return GraceExpiry.LEAVE
-    if state.state in (RoomPhase.COUNTDOWN, RoomPhase.RACING) and state.kind is RoomKind.RACE:
+    if absence_resigns(state):
         return GraceExpiry.RESIGN
     return GraceExpiry.NOTHING
+
+
+def absence_resigns(state: RoomState) -> bool:
+    """Whether a racer away for the grace period now counts as resigned: only in a race
+    under way (the room frame then gives the grace period, for the away racers' countdown)."""
+    return state.state in (RoomPhase.COUNTDOWN, RoomPhase.RACING) and state.kind is RoomKind.RACE
 
 
 def clock_waits(state: RoomState) -> bool:
@@ -78,7 +85,7 @@ def new_game_clock(state: RoomState) -> RoomState:
 def player_left(state: RoomState, user: str, now_ms: int) -> Step:
     """No connection speaks for `user` any more: its seat shows it away and, in a
     practice game, the clock stops."""
-    away = state.set_online(user, False)
+    away = state.set_online(user, False, now_ms)
     if clock_waits(away) and away.seat_of(user) is not None:
         return away.pause(now_ms)
     return Step(away)
@@ -108,10 +115,14 @@ def check_practice(
         raise RoomError(ErrorCode.NOT_ALLOWED, f"races and ranked attempts have no {what}")
 
 
-def check_spectator(state: RoomState, user: str) -> None:
-    """A racer may not watch its own race while it can still be played."""
-    if state.seat_of(user) is not None and state.state is not RoomPhase.FINISHED:
-        raise RoomError(ErrorCode.OWN_RACE, "a racer cannot watch their own race")
+def check_spectator(state: RoomState, user: str, *, own_board_done: bool = False) -> None:
+    """A racer may not watch its own race while its own board can still be played; once
+    its board is done (won, resigned, out of time), or the race is over, it may, and then
+    sees exactly what any spectator sees (`race.visibility`): the cards every racer still
+    playing has seen."""
+    if state.seat_of(user) is None or state.state is RoomPhase.FINISHED or own_board_done:
+        return
+    raise RoomError(ErrorCode.OWN_RACE, "you can watch your own race once your board is done")
 
 
 @dataclass(frozen=True, slots=True)

@@ -57,7 +57,7 @@ from klondike_live.race.rules import (
     player_back,
     player_left,
 )
-from klondike_live.race.status import BoardOp
+from klondike_live.race.status import BoardOp, BoardStatus
 from klondike_live.service.analysis import Analyses, analysis_budget
 from klondike_live.service.boards import Boards
 from klondike_live.service.bots import Bots
@@ -139,7 +139,14 @@ class LiveService:
         self.daily = DailyService(
             settings, store, clock, metrics, now_ms=self.now_ms, open_room=self.open_room
         )
-        self.rooms = Rooms(store, hub, self.daily, pool=pool, new_seed=seed_source or _new_seed)
+        self.rooms = Rooms(
+            store,
+            hub,
+            self.daily,
+            pool=pool,
+            new_seed=seed_source or _new_seed,
+            grace_ms=int(settings.grace_seconds * 1000),
+        )
         # Finished games are analysed in the background (`service.analysis`).
         self.analyses = Analyses(store, budget=analysis_budget(settings.analysis_seconds))
         if settings.analysis_seconds > 0:
@@ -363,8 +370,9 @@ class LiveService:
             raise RequestError(ErrorCode.BOTS_NOT_ALLOWED, "this room does not allow bots")
         await self.daily.check_join(conn.user, state, request.role)  # the spoiler gate
         if request.role is Role.SPECTATOR:
+            done = await self._own_board_done(state, conn.user)
             try:
-                check_spectator(state, conn.user)
+                check_spectator(state, conn.user, own_board_done=done)
             except RoomError as exc:  # refused before anything changes
                 raise RequestError(exc.code, exc.message) from None
         mine = self._members.setdefault(conn.conn_id, {})
@@ -395,6 +403,14 @@ class LiveService:
             # Its end may be due already: the node that applied the last board's end
             # may have died (or lost the store) before it finished the race.
             self.hub.spawn(check_end(self.rooms, request.room), f"end-{request.room}")
+
+    async def _own_board_done(self, state: RoomState, user: str) -> bool:
+        """Whether `user` has a seat in the race under way whose board is done."""
+        seat = state.seat_of(user)
+        if seat is None or state.state not in (COUNTDOWN, RACING):
+            return False
+        record = (await self.store.load_boards(state.id, state.gen, [seat])).get(seat)
+        return record is not None and BoardStatus(record.fields["status"]).done
 
     async def leave(self, conn: Connection, room_id: str) -> None:
         viewer = self._members.get(conn.conn_id, {}).pop(room_id, None)

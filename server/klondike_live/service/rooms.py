@@ -38,6 +38,7 @@ from klondike_live.race.live_board import Progress
 from klondike_live.race.redaction import disclosure, results_for
 from klondike_live.race.results import board_after
 from klondike_live.race.room import RoomError, RoomEvent, RoomState, Step
+from klondike_live.race.rules import absence_resigns
 from klondike_live.race.status import BoardStatus
 from klondike_live.service.daily import DailyService
 from klondike_live.service.errors import RequestError
@@ -69,8 +70,10 @@ class Rooms:
         *,
         pool: DealPool | None,
         new_seed: Callable[[], str],
+        grace_ms: int = 60_000,
     ) -> None:
         self.store = store
+        self.grace_ms = grace_ms
         self.hub = hub
         self.daily = daily
         self.pool = pool
@@ -244,10 +247,14 @@ class Rooms:
     # ------------------------------------------------------------ frames
 
     def public(self, state: RoomState) -> dict[str, Any]:
-        """The room frame's content (a daily room's seed only once its day closed)."""
-        return state.public(
+        """The room frame's content (a daily room's seed only once its day closed); in a
+        race under way also `grace`, how long an away racer keeps its seat (ms)."""
+        data = state.public(
             spectators=self._spectators(state.id), day_closed=self.daily.day_closed(state)
         )
+        if absence_resigns(state):
+            data["grace"] = self.grace_ms
+        return data
 
     def shown(self, state: RoomState, results: dict[str, Any]) -> dict[str, Any]:
         """Results as sent in the room, under the policy of `race.redaction` (a daily
