@@ -7,6 +7,7 @@ import json
 import time
 import urllib.request
 from collections.abc import Callable
+from typing import Any
 
 import jwt
 import msgpack
@@ -492,11 +493,11 @@ async def test_a_racer_whose_board_is_done_watches_the_rest_as_a_spectator(node:
         state = await alice.join(room, "spectator")
         assert state["state"] in ("countdown", "racing")
         for seat in (0, 1, 2):
-            await alice.expect(
-                lambda m, s=seat: (
-                    m["t"] == "board" and m["seat"] == s and m["audience"] == "spectator"
-                )
-            )
+
+            def spectator_board(m: dict[str, Any], s: int = seat) -> bool:
+                return bool(m["t"] == "board" and m["seat"] == s and m["audience"] == "spectator")
+
+            await alice.expect(spectator_board)
         for _ in range(3):
             await bob.move(room, "D")
         await alice.expect(

@@ -221,7 +221,7 @@ class RaceMachine(RuleBasedStateMachine):
                 expected = ErrorCode.WRONG_STATE
             elif seat is None and all(s is not None for s in state.seats):
                 expected = ErrorCode.ROOM_FULL
-        elif seat is not None and state.state != FINISHED:
+        elif seat is not None and state.state != FINISHED and not self._done(seat):
             expected = ErrorCode.OWN_RACE
         last = self.past.get(user)
         since: tuple[msg.Since, ...] = ()
@@ -236,6 +236,11 @@ class RaceMachine(RuleBasedStateMachine):
         after = self.now()
         assert after.state == before.state, "a refused join changed the room"
         self.run(self.c.disconnect(conn))
+
+    def _done(self, seat: int) -> bool:
+        """The model's board of `seat` is done (won, resigned, out of time)."""
+        status = self.status.get(seat)
+        return status is not None and status.done
 
     def _leavers(self) -> list[str]:
         """Who may leave: anyone but a racer of a race under way, whose leaving is
@@ -305,12 +310,14 @@ class RaceMachine(RuleBasedStateMachine):
     @rule(data=st.data())
     def spectate_own_race(self, data: st.DataObject) -> None:
         """A racer asks to watch its own race on its connection: refused with `own_race`
-        (nothing changes: it races on), unless the race is over (then it watches)."""
+        (nothing changes: it races on), unless the race is over or its own board is done
+        (then it watches)."""
         user = data.draw(st.sampled_from(self._racers_live()), label="racer")
         conn = self.live[user]
         before = self.now()
+        seat = before.state.seat_of(user)
         code = self.run(self.c.request(conn, msg.Join(self.room, Role.SPECTATOR)))
-        if before.finished:
+        if before.finished or (seat is not None and self._done(seat)):
             assert code is None, code
             assert self.c.role(conn, self.room) is Role.SPECTATOR
             return
