@@ -310,7 +310,7 @@ def test_daily_game_says_playing_and_its_leaderboard_fits(pages: Pages) -> None:
     expect(page.locator("[data-testid=results]")).to_be_visible()
     page.click("[data-testid=daily-back]")
     board = page.locator(f"[data-testid=leaderboard-{SLUG}]")
-    expect(board.get_by_role("link", name="Replay")).to_be_visible()
+    expect(board.get_by_role("link", name="Replay").first).to_be_visible()
     for size in (LAPTOP, WIDE, PHONE):
         page.set_viewport_size(size)
         spilled = overflowing(page, CELLS, "section.panel")
