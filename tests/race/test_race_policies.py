@@ -46,7 +46,7 @@ def room(kind: RoomKind = RoomKind.RACE, *, ranked: bool = False) -> RoomState:
 
 def started(state: RoomState) -> RoomState:
     ready = state.set_ready("ann", True).set_ready("bea", True)
-    return ready.start("ann", 1_000, 0, "42").state.begin()
+    return ready.start("ann", 1_000, 0, "42").state  # no countdown: racing at once
 
 
 def test_a_race_is_over_when_every_board_is_done_or_time_is_up() -> None:

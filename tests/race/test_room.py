@@ -83,6 +83,15 @@ def test_start_needs_the_host_and_everyone_ready() -> None:
         alone.start("u1", 0, 3000, "seed")
 
 
+def test_a_start_without_a_countdown_is_racing_at_once() -> None:
+    """Solo and daily games start with no countdown: racing from the deal on, with no
+    begin step to wait for."""
+    room = lobby().set_ready("u1", True).set_ready("u2", True).start("u1", 5_000, 0, "s").state
+    assert room.state is RACING
+    assert room.start_at_ms == 5_000
+    assert room.is_live(5_000)
+
+
 def test_start_sets_the_countdown_and_commits_to_the_deal() -> None:
     """Start fixes start_at on the server clock and the SHA-256 commitment of the deal."""
     room = (
@@ -165,7 +174,7 @@ def test_a_lobby_every_racer_left_is_hosted_by_the_next_to_join() -> None:
     joined = empty.join("u3", "Cy").join("u4", "Di")
     assert joined.host == "u3"
     ready = joined.set_ready("u3", True).set_ready("u4", True)
-    assert ready.start("u3", 0, 0, "x").state.state == COUNTDOWN
+    assert ready.start("u3", 0, 3_000, "x").state.state == COUNTDOWN
 
 
 def test_bots_take_seats_only_where_allowed_and_are_labelled() -> None:

@@ -218,7 +218,8 @@ class RoomState:
         certified: bool = False,
         prefix: tuple[str, ...] = (),
     ) -> Step:
-        """The host starts the countdown: every seated racer ready, at least two of them."""
+        """The host starts the countdown (or, with none, the race): every seated racer
+        ready, at least two of them in a race."""
         if self.state != LOBBY:
             raise RoomError(ErrorCode.WRONG_STATE, f"the room is {self.state}, not in the lobby")
         if user != self.host:
@@ -231,7 +232,9 @@ class RoomState:
             raise RoomError(ErrorCode.NOT_READY, "not ready yet: " + ", ".join(waiting))
         dealt = replace(
             self,
-            state=COUNTDOWN,
+            # With no countdown (solo and daily games) the race is on at once: nothing
+            # waits for the begin timer.
+            state=COUNTDOWN if countdown_ms > 0 else RACING,
             start_at_ms=now_ms + countdown_ms,
             seed=seed,
             commitment=commitment(Deal.from_seed(seed)),
