@@ -168,6 +168,9 @@ export class BoardView {
     this.autoMove = false;
     /** @type {Hint | null} */
     this.hint = null;
+    /** Cards drawn as ghosts (a replay's winning line): translucent, dashed. */
+    /** @type {Set<Card>} */
+    this.ghosts = new Set();
     /** @type {Press | null} */
     this.drag = null;
     /** @type {(() => void)[]} */
@@ -225,6 +228,15 @@ export class BoardView {
     this.render();
   }
 
+  /**
+   * Draw these face-up cards as ghosts (empty: none).
+   * @param {Set<Card>} ghosts
+   */
+  setGhosts(ghosts) {
+    this.ghosts = ghosts;
+    this.render();
+  }
+
   /** @param {Hint | null} hint */
   setHint(hint) {
     this.hint = hint;
@@ -264,9 +276,11 @@ export class BoardView {
         this.layer.append(node);
         if (from !== item) node.getBoundingClientRect();
       }
-      if (node.dataset.painted !== `${item.card}:${item.up}`) {
+      const ghost = item.up && this.ghosts.has(item.card);
+      if (node.dataset.painted !== `${item.card}:${item.up}:${ghost}`) {
         paintCard(node, item.card, item.up);
-        node.dataset.painted = `${item.card}:${item.up}`;
+        if (ghost) node.setAttribute("aria-label", `${cardName(item.card)}, moved by the winning line`);
+        node.dataset.painted = `${item.card}:${item.up}:${ghost}`;
       }
       node.dataset.place = item.place;
       node.dataset.index = String(item.index);
@@ -275,6 +289,7 @@ export class BoardView {
       node.classList.toggle("revealed", Boolean(item.revealed));
       node.classList.toggle("selected", isPicked(this.selection, view, item));
       node.classList.toggle("hinted", this.isHinted(item));
+      node.classList.toggle("ghost", ghost);
     }
     for (const [key, node] of this.elements) {
       if (!seen.has(key)) {

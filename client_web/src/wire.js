@@ -187,6 +187,7 @@
  * @property {RoomKind} kind
  * @property {string} variant
  * @property {string} [seed]
+ * @property {string} [deal] the deal text (notation section 3), with `seed`
  * @property {number} [ended_at]
  * @property {number} [from] record moves made before the game started (a game from a position)
  * @property {DailyInfo} [daily]

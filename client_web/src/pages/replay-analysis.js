@@ -29,12 +29,14 @@ export class AnalysisPanel {
    * @param {ReplayData} data
    * @param {PreparedBoard[]} boards in the order the page shows them
    * @param {(index: number, n: number) => void} seek show board `index` after `n` moves
+   * @param {() => void} [shown] called once the analysis is on the page
    */
-  constructor(app, data, boards, seek) {
+  constructor(app, data, boards, seek, shown = () => {}) {
     this.app = app;
     this.data = data;
     this.boards = boards;
     this.seek = seek;
+    this.shown = shown;
     this.from = data.from ?? 0;
     this.element = h(
       "section.panel.analysis",
@@ -105,6 +107,20 @@ export class AnalysisPanel {
       this.parts.push(this.boardPart(index, prepared, board));
     });
     this.update(this.positions);
+    this.shown();
+  }
+
+  /**
+   * The winning line from board `index` after `n` moves of the replay, or null when the
+   * analysis has none there.
+   * @param {number} index
+   * @param {number} n
+   * @returns {string[] | null}
+   */
+  lineAt(index, n) {
+    const part = this.parts.find((p) => p.index === index);
+    const ply = part ? plyAt(part.board, this.from, n) : null;
+    return ply && ply.verdict === "winnable" && ply.line && ply.line.length ? ply.line : null;
   }
 
   /**

@@ -1,10 +1,12 @@
 // @ts-check
 /**
  * A finished game by link: every board stepping through its moves in sync, with play
- * and pause, speed, a time slider, single steps and a jump to any move.
+ * and pause, speed, a time slider, single steps and a jump to any move. Where the solver
+ * found a winning line, a board can show it step by step as ghost cards (line.js).
  */
 
 import { BoardView } from "../board.js";
+import { dealStock, playLine, stockAt } from "../line.js";
 import { eventTimes, movesAt, nextTime, prepareBoard, previousTime } from "../replay.js";
 import { describeVariant, parseVariant } from "../rules.js";
 import { AnalysisPanel } from "./replay-analysis.js";
@@ -14,6 +16,8 @@ import { control, errorText, formatTime, getJSON, h, statusWord } from "../ui.js
 /** @import { App } from "../main.js" */
 /** @import { PreparedBoard } from "../replay.js" */
 /** @import { ReplayData } from "../wire.js" */
+/** @import { LineStep } from "../line.js" */
+/** @import { Card } from "../cards.js" */
 
 const FRAME_MS = 50;
 
@@ -136,28 +140,43 @@ class Replayer {
       h("button.ghost", { type: "submit" }, "Go"),
     );
     const grid = h("div.boards", { "data-testid": "boards" });
-    /** @type {{board: PreparedBoard, header: HTMLElement, view: BoardView}[]} */
+    /** The deal's stock, top first: what a winning line's turns of the stock show. */
+    this.dealStock = data.deal ? dealStock(data.deal) : null;
+    /** A winning line shown on board `index` (from its move `n`), at its move `k`. */
+    /** @type {{index: number, n: number, steps: LineStep[], length: number, k: number} | null} */
+    this.ghost = null;
+    /** @type {{board: PreparedBoard, header: HTMLElement, bar: HTMLElement, holder: HTMLElement, view: BoardView}[]} */
     this.entries = this.boards.map((board) => {
       const holder = h("div");
       const header = h("header");
+      const bar = h("div.ghost-bar", { "data-testid": `ghost-bar-${board.seat}` });
       grid.append(
         h(
           "article.watched",
           { "aria-label": `${board.name}'s board`, "data-testid": `board-${board.seat}` },
           header,
+          bar,
           holder,
         ),
       );
       return {
         board,
         header,
+        bar,
+        holder,
         view: new BoardView(holder, { variant: this.variant, label: `${board.name}'s board` }),
       };
     });
     /** A board shown after exactly `n` moves (moves made in the same instant share a time). */
     /** @type {{board: PreparedBoard, n: number} | null} */
     this.pinned = null;
-    this.analysis = new AnalysisPanel(app, data, this.boards, (index, n) => this.seekMove(index, n));
+    this.analysis = new AnalysisPanel(
+      app,
+      data,
+      this.boards,
+      (index, n) => this.seekMove(index, n),
+      () => this.show(),
+    );
     const when = this.data.ended_at ? new Date(this.data.ended_at).toLocaleString() : "";
     root.replaceChildren(
       h(
@@ -256,6 +275,7 @@ class Replayer {
 
   /** @param {number} t */
   seek(t) {
+    this.ghost = null;
     this.pinned = null;
     this.t = Math.max(0, Math.min(this.end, t));
     if (this.playingSince !== null) this.playingSince = { wall: performance.now(), t: this.t };
@@ -269,6 +289,7 @@ class Replayer {
   }
 
   toggle() {
+    if (this.ghost) this.closeLine();
     if (this.playingSince !== null) {
       this.pause();
       return;
@@ -305,9 +326,13 @@ class Replayer {
     this.analysis.update(this.boards.map((board) => this.shownMoves(board)));
     this.slider.value = String(Math.round(this.t));
     this.clock.textContent = `${formatTime(this.t, { tenths: true })} / ${formatTime(this.end, { tenths: true })}`;
-    for (const { board, header, view } of this.entries) {
+    for (const [index, { board, header, view }] of this.entries.entries()) {
       const n = this.shownMoves(board);
-      view.update(board.views[n]);
+      this.showBar(index, n);
+      const ghost = this.ghost?.index === index ? this.ghost : null;
+      const step = ghost ? ghost.steps[ghost.k] : null;
+      view.update(step ? step.view : board.views[n]);
+      if (view.ghosts.size || step) view.setGhosts(step ? step.ghosts : new Set());
       const done = n === board.views.length - 1;
       header.replaceChildren(
         h("strong", {}, `${board.rank}. ${board.name}`),
@@ -325,8 +350,144 @@ class Replayer {
     }
   }
 
+  // ------------------------------------------------------------ the winning line
+
+  /**
+   * Board `index`'s bar above it: "Show the winning line" where the analysis has one
+   * (and the deal tells the stock's order), the line's steps while it is shown. It is
+   * rebuilt only when what it offers changes, so its buttons keep focus.
+   * @param {number} index
+   * @param {number} n
+   */
+  showBar(index, n) {
+    const { bar, holder, board } = this.entries[index];
+    const ghost = this.ghost?.index === index ? this.ghost : null;
+    holder.classList.toggle("ghost-line", Boolean(ghost));
+    if (ghost) {
+      const step = ghost.steps[ghost.k];
+      const state = `line:${ghost.k}`;
+      if (bar.dataset.state === state) return;
+      const fresh = !bar.dataset.state?.startsWith("line:");
+      bar.dataset.state = state;
+      if (fresh) {
+        bar.replaceChildren(
+          h("span", { role: "status", "data-testid": `ghost-status-${board.seat}` }),
+          h(
+            "button.ghost",
+            {
+              type: "button",
+              "data-testid": `ghost-previous-${board.seat}`,
+              onclick: () => this.stepLine(-1),
+            },
+            "◀ Previous",
+          ),
+          h(
+            "button.ghost",
+            { type: "button", "data-testid": `ghost-next-${board.seat}`, onclick: () => this.stepLine(1) },
+            "Next ▶",
+          ),
+          h(
+            "button",
+            { type: "button", "data-testid": `ghost-close-${board.seat}`, onclick: () => this.closeLine() },
+            "Back to the game",
+          ),
+        );
+      }
+      const [status, previous, next] = /** @type {HTMLElement[]} */ ([...bar.children]);
+      const cut = ghost.steps.length - 1 < ghost.length && ghost.k === ghost.steps.length - 1;
+      status.textContent =
+        ghost.k === 0
+          ? `Winning line of ${ghost.length} moves from move ${ghost.n}: before its first move.`
+          : `Winning line, move ${ghost.k} of ${ghost.length}: ${step.text}` +
+            (cut ? " (the rest of the line could not be drawn)" : "");
+      /** @type {HTMLButtonElement} */ (previous).disabled = ghost.k === 0;
+      /** @type {HTMLButtonElement} */ (next).disabled = ghost.k === ghost.steps.length - 1;
+      return;
+    }
+    const offered = this.lineFrom(index, n) !== null;
+    const state = offered ? `offer:${n}` : "";
+    if (bar.dataset.state === state) return;
+    const focused = bar.contains(document.activeElement);
+    bar.dataset.state = state;
+    bar.replaceChildren(
+      ...(offered
+        ? [
+            h(
+              "button.ghost",
+              {
+                type: "button",
+                "data-testid": `ghost-open-${board.seat}`,
+                onclick: () => this.openLine(index),
+              },
+              "Show the winning line",
+            ),
+          ]
+        : []),
+    );
+    if (focused && offered) /** @type {HTMLElement} */ (bar.firstElementChild).focus();
+  }
+
+  /**
+   * The winning line from board `index` after `n` moves and the stock there, or null.
+   * @param {number} index
+   * @param {number} n
+   * @returns {{line: string[], stock: Card[]} | null}
+   */
+  lineFrom(index, n) {
+    const line = this.analysis.lineAt(index, n);
+    if (!line || !this.dealStock) return null;
+    const stock = stockAt(this.entries[index].board.views[n], this.dealStock);
+    return stock ? { line, stock } : null;
+  }
+
+  /**
+   * Show board `index`'s winning line on it, at the line's first move.
+   * @param {number} index
+   */
+  openLine(index) {
+    const board = this.boards[index];
+    const n = this.shownMoves(board);
+    const found = this.lineFrom(index, n);
+    if (!found) return;
+    this.pause();
+    // Keep the replay at exactly this move while the line is shown.
+    this.pinned = { board, n };
+    const steps = playLine(board.views[n], found.stock, found.line, this.variant);
+    this.ghost = { index, n, steps, length: found.line.length, k: Math.min(1, steps.length - 1) };
+    this.show();
+    /** @type {HTMLElement | null} */ (
+      this.entries[index].bar.querySelector("[data-testid^=ghost-next]")
+    )?.focus();
+  }
+
+  /**
+   * Step the shown line by `delta` moves (to its start with -Infinity, its end with Infinity).
+   * @param {number} delta
+   */
+  stepLine(delta) {
+    const ghost = this.ghost;
+    if (!ghost) return;
+    const k = Math.max(0, Math.min(ghost.steps.length - 1, ghost.k + delta));
+    if (k === ghost.k) return;
+    ghost.k = k;
+    this.show();
+  }
+
+  /** Back to the real position of the replay. */
+  closeLine() {
+    const ghost = this.ghost;
+    if (!ghost) return;
+    this.ghost = null;
+    this.show();
+    /** @type {HTMLElement | null} */ (this.entries[ghost.index].bar.querySelector("button"))?.focus();
+  }
+
   /** @param {KeyboardEvent} event */
   onKey(event) {
+    if (this.ghost) {
+      this.onLineKey(event);
+      return;
+    }
     /** @type {Record<string, () => void>} */
     const actions = {
       ArrowRight: () => this.seek(nextTime(this.stops, this.t)),
@@ -340,6 +501,27 @@ class Replayer {
     // A focused button or link keeps Space (it presses it); the arrows, Home and End
     // still step the replay. Form fields keep their keys (main.js never passes them).
     if (action && !(event.key === " " && target?.closest("button, a, input, select"))) {
+      event.preventDefault();
+      action();
+    }
+  }
+
+  /**
+   * Keys while a winning line is shown: the arrows step it, Home and End go to its
+   * start and end, Escape goes back to the game.
+   * @param {KeyboardEvent} event
+   */
+  onLineKey(event) {
+    /** @type {Record<string, () => void>} */
+    const actions = {
+      ArrowRight: () => this.stepLine(1),
+      ArrowLeft: () => this.stepLine(-1),
+      Home: () => this.stepLine(-Infinity),
+      End: () => this.stepLine(Infinity),
+      Escape: () => this.closeLine(),
+    };
+    const action = actions[event.key];
+    if (action) {
       event.preventDefault();
       action();
     }
