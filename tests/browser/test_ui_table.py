@@ -3,18 +3,22 @@ counted, the win celebration, one-click moves, auto-completion and the f2t varia
 
 from __future__ import annotations
 
+import asyncio
 import re
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from playwright.sync_api import Page, expect
 from redis import Redis
 
 from klondike_live import keys
-from klondike_live.engine import Board, Move
+from klondike_live.engine import Board, Move, Variant
 from klondike_live.engine.moves import DRAW, F2T, RECYCLE, T2F, T2T, W2F, W2T
 from klondike_live.race.room import RoomState
 from klondike_live.solver.hints import best_move, forced_finish
 from klondike_live.solver.search import SOLVABLE, Budget, solve
+from klondike_live.store.connect import open_redis
+from klondike_live.store.pool import PoolStore
 
 from pages import OWN, TOP_STRIP, BoardDriver, Pages, Screenshot, room_of, run_size, settle
 
@@ -31,6 +35,33 @@ HINTED = """() => {
     color: style.outlineColor,
   };
 }"""
+
+
+FORCED_DRAW_3 = ("t3", "t6", "t8")
+"""Draw-3 deals (unlimited passes) where following the solver's line leaves cards in the
+stock and waste when the last card turns face up, and moving cards home then wins
+(found by trying seeds t1, t2, ... with this file's own check): the pool deals them."""
+
+
+def queue_deals(valkey_url: str, variant: Variant, seeds: tuple[str, ...]) -> None:
+    """Put `seeds` first in the certified deal pool of `variant`, so that the next solo
+    games of that variant get them in order (a seed the pool handed out before, in an
+    earlier run on the same Valkey, is not queued again)."""
+
+    async def push() -> None:
+        redis = await open_redis(valkey_url)
+        try:
+            pool = PoolStore(redis)
+            for seed in seeds:
+                line = solve(Board.from_seed(seed, variant), Budget(seconds=10))
+                assert line.result == SOLVABLE, seed
+                await pool.push(variant, seed, line.moves)
+        finally:
+            await redis.aclose()
+
+    # Playwright's sync API runs an event loop in this thread: the store's in another.
+    with ThreadPoolExecutor(1) as thread:
+        thread.submit(asyncio.run, push()).result()
 
 
 def room_state(valkey_url: str, room_id: str) -> RoomState:
@@ -320,6 +351,7 @@ def test_auto_complete_in_draw_3_is_offered_when_the_server_says_forced(
 ) -> None:
     """Draw 3: once every card is face up, Auto-complete is offered exactly when moving
     cards home wins from the stock's order (the server decides); then it wins."""
+    queue_deals(valkey_url, Variant.parse("draw=3 passes=unlimited f2t=no"), FORCED_DRAW_3)
     page = pages.open(name="DrawThree")
     for _ in range(4):
         board = start_solo(page, valkey_url, draw="3")
