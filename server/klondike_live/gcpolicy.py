@@ -17,8 +17,9 @@ The policy (`GcPolicy.run`, a node's background task under `klondike-live serve`
   interval the operator chooses, reclaiming any cycles that died frozen.
 - the node's own per-connection objects die without cycles (`gateway.server` releases
   the one cycle CPython 3.11's socket transports leave behind, as 3.12 does), so little
-  waits for a sweep; `tests/server/test_gc.py` checks that connection churn leaves no
-  cyclic garbage.
+  waits for a sweep; `tests/server/test_gc.py` checks that connections frozen while
+  open leave nothing in cycles once closed. Short-lived garbage (a request's own, even
+  in cycles) dies before a freeze reaches it and is freed by automatic collections.
 
 `GcPauses` records every collection's pause in the `klondike_gc_pause_seconds`
 histogram (by generation; sweeps as generation "sweep") through `gc.callbacks`.
