@@ -68,8 +68,14 @@ export class App {
     this.conn = null;
     /** @type {Page | null} */
     this.page = null;
+    /** A room this page's `create` (with `join`) already joined: its page need not join. */
+    /** @type {string | null} */
+    this.joined = null;
     /** @type {Set<(settings: Settings) => void>} */
     this.settingsListeners = new Set();
+    // The websocket opens (and says hello) now, while the page's modules run and its first
+    // page renders: a game's requests then go out at once, not after a handshake.
+    this.connection();
     this.applySettings();
     this.bindChrome();
     window.addEventListener("hashchange", () => this.route());
@@ -77,7 +83,7 @@ export class App {
     this.route();
   }
 
-  /** The page's connection, started on first use. */
+  /** The page's connection, started with the page. */
   connection() {
     if (!this.conn) {
       this.conn = new Connection(defaultUrl(window.location), {
@@ -107,6 +113,43 @@ export class App {
         resolve(conn);
       });
     });
+  }
+
+  /**
+   * Wait until the connection has sent hello: requests may go (their replies follow
+   * `welcome`); no need to wait for the server's answer first.
+   * @returns {Promise<Connection>}
+   */
+  session() {
+    const conn = this.connection();
+    if (conn.greeted) return Promise.resolve(conn);
+    return new Promise((resolve) => {
+      const off = conn.on("hello", () => {
+        off();
+        resolve(conn);
+      });
+    });
+  }
+
+  /**
+   * Show room `room` whose `create` joined it already: mounted at once (no `hashchange`
+   * to wait for), so its page gets the `room` and board frames that follow `created`.
+   * @param {string} room
+   */
+  openJoined(room) {
+    this.joined = room;
+    window.history.pushState(null, "", `#/room/${encodeURIComponent(room)}`);
+    this.route();
+  }
+
+  /**
+   * Whether `room`'s page should skip its first `join` (its `create` joined it); once.
+   * @param {string} room
+   */
+  takeJoined(room) {
+    const joined = this.joined === room;
+    this.joined = null;
+    return joined;
   }
 
   /** @param {string} name */

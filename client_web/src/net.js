@@ -3,8 +3,10 @@
  * The connection to a Klondike Live server: msgpack frames over one WebSocket, the
  * `hello` handshake, requests matched by `rid`, and reconnection with backoff.
  *
- * Rooms and boards are not kept here: listeners get every frame and an `open` event
- * after each (re)connection, on which they rejoin with their offsets.
+ * Rooms and boards are not kept here: listeners get every frame, a `hello` event as soon
+ * as each (re)connection has sent `hello` (requests may follow at once: the server answers
+ * a connection's frames in order, so their replies come after `welcome`; protocol
+ * section 2), on which they rejoin with their offsets, and an `open` event on `welcome`.
  */
 
 import { decode, encode } from "@msgpack/msgpack";
@@ -15,6 +17,7 @@ import { decode, encode } from "@msgpack/msgpack";
  * What each event of a connection hands its listeners.
  * @typedef {object} ConnectionEvents
  * @property {ServerFrame} frame every frame but `welcome`
+ * @property {null} hello this socket sent `hello`: requests may go (their replies follow `welcome`)
  * @property {WelcomeFrame} open the server said hello (again, after a reconnection)
  * @property {{code: number, delay: number, wasOnline: boolean}} down the socket closed; a reconnection follows after `delay` ms
  * @property {{code: number, message: string}} final the socket closed for good
@@ -78,7 +81,13 @@ export class Connection {
     this.storage = storage;
     this.WebSocketImpl = WebSocketImpl;
     /** @type {Listeners} */
-    this.listeners = { frame: new Set(), open: new Set(), down: new Set(), final: new Set() };
+    this.listeners = {
+      frame: new Set(),
+      hello: new Set(),
+      open: new Set(),
+      down: new Set(),
+      final: new Set(),
+    };
     /** @type {Map<number, Waiting>} */
     this.requests = new Map();
     this.nextRid = 1;
@@ -87,6 +96,8 @@ export class Connection {
     this.attempt = 0;
     this.closed = false;
     this.online = false;
+    /** Whether this socket has sent `hello`: requests may be pipelined after it. */
+    this.greeted = false;
     /** @type {string | null} */
     this.user = null;
     this.clockOffset = 0;
@@ -96,7 +107,7 @@ export class Connection {
   }
 
   /**
-   * Register `handler` for `event` ("frame", "open", "down", "final"); returns its removal.
+   * Register `handler` for `event` ("frame", "hello", "open", "down", "final"); returns its removal.
    * @template {keyof ConnectionEvents} K
    * @param {K} event
    * @param {(value: ConnectionEvents[K]) => void} handler
@@ -140,7 +151,9 @@ export class Connection {
       if (this.token) hello.token = this.token;
       if (this.name) hello.name = this.name;
       this.sentAt = Date.now();
-      this.transmit(hello);
+      socket.send(encode(hello));
+      this.greeted = true;
+      this.emit("hello", null);
     };
     socket.onmessage = (event) => this.receive(event.data);
     socket.onclose = (event) => this.lost(socket, event.code);
@@ -202,6 +215,7 @@ export class Connection {
     this.socket = null;
     const wasOnline = this.online;
     this.online = false;
+    this.greeted = false;
     for (const { reject } of this.requests.values()) reject(new Error("disconnected"));
     this.requests.clear();
     if (this.closed) return;
@@ -226,7 +240,7 @@ export class Connection {
 
   /** @param {ClientFrame & {rid?: number}} frame */
   transmit(frame) {
-    if (!this.socket || this.socket.readyState !== 1) return false;
+    if (!this.socket || this.socket.readyState !== 1 || !this.greeted) return false;
     this.socket.send(encode(frame));
     return true;
   }
@@ -240,7 +254,8 @@ export class Connection {
   }
 
   /**
-   * Send a frame with a fresh `rid`; resolves with the reply, rejects on `error`.
+   * Send a frame with a fresh `rid` (at once after `hello`: no need to wait for `welcome`);
+   * resolves with the reply, rejects on `error` or when the socket closes first.
    * @template {keyof Replies} T
    * @param {ClientFrame & {t: T}} frame
    * @returns {Promise<Replies[T] & {sentAt: number}>}

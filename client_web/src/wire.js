@@ -17,7 +17,7 @@
  * @typedef {{t: "ping"}} PingFrame
  * @typedef {{t: "create", kind: "race" | "solo" | "daily", variant: string, seats?: number,
  *   time_limit?: number, public?: boolean, deal?: "certified" | "any", seed?: string,
- *   moves?: string[], bots?: boolean, machine?: BotLevel}} CreateFrame
+ *   moves?: string[], bots?: boolean, machine?: BotLevel, join?: boolean}} CreateFrame
  * @typedef {"relaxed" | "steady" | "expert"} BotLevel
  * @typedef {{t: "add_bot", room: string, level: BotLevel}} AddBotFrame
  * @typedef {{t: "join", room: string, as: "racer" | "spectator", since?: [number, number, number][]}} JoinFrame

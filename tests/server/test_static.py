@@ -10,7 +10,7 @@ import re
 import shutil
 from pathlib import Path
 
-from klondike_live.gateway.assets import IMMUTABLE, ClientAssets
+from klondike_live.gateway.assets import IMMUTABLE, PAGE, ClientAssets
 from klondike_live.gateway.client_files import SOURCE, client_files
 from klondike_live.gateway.server import Node
 
@@ -52,14 +52,14 @@ async def page(node: Node) -> tuple[str, str]:
     return text, version.group(1)
 
 
-async def test_the_page_is_revalidated_and_names_versioned_urls(node: Node) -> None:
-    """index.html: no-cache with an ETag; its style, msgpack's script, entry module and
-    import map point at /static/<version>/, with a modulepreload link for every module of
-    the graph."""
+async def test_the_page_is_cached_briefly_and_names_versioned_urls(node: Node) -> None:
+    """index.html: cached 5 minutes (`max-age=300`), then revalidated with its ETag; its
+    style, msgpack's script, entry module and import map point at /static/<version>/, with
+    a modulepreload link for every module of the graph."""
     status, headers, _ = await http(node, "/")
     assert status == 200
     assert headers["content-type"] == "text/html; charset=utf-8"
-    assert headers["cache-control"] == "no-cache"
+    assert headers["cache-control"] == PAGE == "max-age=300"
     assert re.fullmatch(r'"[0-9a-f]{20}"', headers["etag"])
     text, version = await page(node)
     prefix = f"/static/{version}/"

@@ -335,9 +335,15 @@ export class HomePage {
     if (submit) submit.disabled = true;
     this.error.textContent = "";
     try {
-      const conn = await this.app.ready();
-      const reply = await conn.request({ t: "create", ...request });
-      this.app.navigate(`#/room/${reply.room}`);
+      const conn = await this.app.session();
+      if (request.kind === "solo") {
+        // One round trip: `created`, then the room and its board (protocol section 5).
+        const reply = await conn.request({ t: "create", ...request, join: true });
+        this.app.openJoined(reply.room);
+      } else {
+        const reply = await conn.request({ t: "create", ...request });
+        this.app.navigate(`#/room/${reply.room}`);
+      }
     } catch (error) {
       this.error.textContent = `Could not create the game: ${errorText(error)}`;
       if (submit) submit.disabled = false;

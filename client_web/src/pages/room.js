@@ -132,8 +132,10 @@ export class RoomPage {
     );
     const conn = this.conn;
     this.unbinders.push(conn.on("frame", (frame) => this.onFrame(frame)));
+    const joined = this.app.takeJoined(this.roomId); // its `create` joined it (solo)
     this.unbinders.push(
-      conn.on("open", () => {
+      // The join goes right after `hello`, in the same round trip (protocol section 2).
+      conn.on("hello", () => {
         // Moves in flight when the connection dropped may not have arrived: send them
         // again once rejoined (their ids make a repeat harmless).
         this.pendingResend = true;
@@ -141,7 +143,7 @@ export class RoomPage {
       }),
     );
     this.unbinders.push(this.app.onSettings(() => this.own?.renderStats()));
-    if (conn.online) this.join();
+    if (conn.greeted && !joined) this.join();
     this.clock = window.setInterval(() => this.tick(), 100);
     if (this.ghostSource) this.loadGhost();
   }
@@ -182,7 +184,7 @@ export class RoomPage {
     try {
       await this.conn.request(request);
     } catch (error) {
-      if (!(error instanceof ServerError)) return; // disconnected: the next `open` rejoins
+      if (!(error instanceof ServerError)) return; // disconnected: the next `hello` rejoins
       this.joinRefused(error);
     }
   }

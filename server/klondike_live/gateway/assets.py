@@ -10,7 +10,7 @@ imports, directly or not, is added at the end of `<head>`. A module's relative i
 resolve against its own URL, so they stay under the same prefix; the import map covers
 the npm runtime's bare name. Nothing inside a module is rewritten.
 
-    /  and  /index.html      the rewritten page          Cache-Control: no-cache, ETag
+    /  and  /index.html      the rewritten page          max-age=300, ETag (PAGE)
     /static/<version>/<path> a client file               public, max-age=31536000, immutable
     /static/<other>/<path>   the current file (a page of another version, e.g. during a
                              rolling deploy)             no-cache, ETag
@@ -41,11 +41,17 @@ from pathlib import Path
 
 from klondike_live.gateway.client_files import client_files
 
-__all__ = ["IMMUTABLE", "PREFIX", "REVALIDATE", "Asset", "ClientAssets", "Reply"]
+__all__ = ["IMMUTABLE", "PAGE", "PREFIX", "REVALIDATE", "Asset", "ClientAssets", "Reply"]
 
 PREFIX = "/static/"
 IMMUTABLE = "public, max-age=31536000, immutable"
 REVALIDATE = "no-cache"
+PAGE = "max-age=300"
+"""The page's lifetime: a visit within 5 minutes of the last uses it with no request (a
+round trip saved), a later one revalidates it (304). Chromium does not apply
+`stale-while-revalidate` to navigations, so only a `max-age` spares the page's round trip.
+A page up to 5 minutes old is safe: its other version's URLs get the current files, and
+a reload always revalidates it. docs/operations.md, *Static files*."""
 INDEX = "index.html"
 
 _TYPES = {
@@ -244,6 +250,7 @@ class ClientAssets:
         if path in ("/", f"/{INDEX}"):
             self.refresh()
             name = INDEX
+            cache = PAGE
         elif path.startswith(PREFIX):
             version, _, name = path.removeprefix(PREFIX).partition("/")
             if name == INDEX:

@@ -58,6 +58,7 @@ class Create:
     prefix: tuple[str, ...] = ()  # ... and the moves made from it before the start
     bots: bool = False  # bots may take seats (a race only)
     machine: BotLevel | None = None  # "race the machine": one bot of that level, autostart
+    join: bool = False  # the creator joins as racer at once (a solo game only)
 
 
 MAX_PREFIX = 2000
@@ -343,6 +344,9 @@ def _create(f: _Fields) -> Create:
         machine = BotLevel(f.choice("machine", tuple(BotLevel)))
         if kind != "race" or seats != 2 or not bots:
             raise f.fail("machine", "absent unless the room is a 2-seat race allowing bots")
+    join = f.flag("join", default=False)
+    if join and kind != "solo":
+        raise f.fail("join", "false (or absent) unless the room is a solo game")
     return Create(
         rid=rid,
         kind=kind,
@@ -355,6 +359,7 @@ def _create(f: _Fields) -> Create:
         prefix=tuple(moves or ()),
         bots=bots,
         machine=machine,
+        join=join,
     )
 
 

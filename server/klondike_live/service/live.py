@@ -318,6 +318,8 @@ class LiveService:
             if request.machine is not None:  # race the machine: its bot is seated at once
                 await self.bots.add(room_id, request.machine)
         await conn.send(outgoing.created(request.rid, room_id))
+        if request.join:  # the creator's seat at once: `room` and its board follow `created`
+            await self.join(conn, msg.Join(room=room_id, role=Role.RACER))
 
     async def add_bot(self, conn: Connection, request: msg.AddBot) -> None:
         """The host seats an in-server bot (lobby of a race that allows bots)."""
