@@ -86,10 +86,14 @@ export class App {
   /** The page's connection, started with the page. */
   connection() {
     if (!this.conn) {
+      // index.html's first script opened the socket while the modules loaded.
+      const early = /** @type {{klondikeSocket?: WebSocket}} */ (/** @type {unknown} */ (window));
       this.conn = new Connection(defaultUrl(window.location), {
         name: storage.getItem("klondike.name") ?? "",
         storage,
+        early: early.klondikeSocket ?? null,
       });
+      delete early.klondikeSocket;
       this.conn.on("down", ({ delay }) =>
         this.showBanner(`Connection lost. Reconnecting in ${Math.ceil(delay / 1000)} s…`, true),
       );

@@ -73,10 +73,13 @@ export class ServerError extends Error {
 export class Connection {
   /**
    * @param {string} url
-   * @param {{name?: string, storage?: Storage | null, WebSocketImpl?: typeof WebSocket}} options
+   * @param {{name?: string, storage?: Storage | null, WebSocketImpl?: typeof WebSocket, early?: WebSocket | null}} options
+   *   `early`: a socket to `url` the page opened before its modules ran, used for the first
+   *   connection unless it is closing or closed
    */
-  constructor(url, { name = "", storage = null, WebSocketImpl = WebSocket } = {}) {
+  constructor(url, { name = "", storage = null, WebSocketImpl = WebSocket, early = null } = {}) {
     this.url = url;
+    this.early = early;
     this.name = name;
     this.storage = storage;
     this.WebSocketImpl = WebSocketImpl;
@@ -142,21 +145,30 @@ export class Connection {
   }
 
   open() {
-    const socket = new this.WebSocketImpl(this.url);
+    const early = this.early;
+    this.early = null;
+    const socket = early && early.readyState <= 1 ? early : new this.WebSocketImpl(this.url);
     socket.binaryType = "arraybuffer";
     this.socket = socket;
-    socket.onopen = () => {
-      /** @type {HelloFrame} */
-      const hello = { t: "hello", v: PROTOCOL_VERSION };
-      if (this.token) hello.token = this.token;
-      if (this.name) hello.name = this.name;
-      this.sentAt = Date.now();
-      socket.send(encode(hello));
-      this.greeted = true;
-      this.emit("hello", null);
-    };
+    socket.onopen = () => this.greet(socket);
     socket.onmessage = (event) => this.receive(event.data);
     socket.onclose = (event) => this.lost(socket, event.code);
+    if (socket.readyState === 1) this.greet(socket); // an early socket, open already
+  }
+
+  /**
+   * Say hello on a socket just open; requests may follow at once.
+   * @param {WebSocket} socket
+   */
+  greet(socket) {
+    /** @type {HelloFrame} */
+    const hello = { t: "hello", v: PROTOCOL_VERSION };
+    if (this.token) hello.token = this.token;
+    if (this.name) hello.name = this.name;
+    this.sentAt = Date.now();
+    socket.send(encode(hello));
+    this.greeted = true;
+    this.emit("hello", null);
   }
 
   /** @param {ArrayBuffer | string} data a message's data (binary frames come as ArrayBuffer) */
