@@ -181,7 +181,7 @@ export function rivalRow({ key, name, p }) {
     ),
     bar("div.bar", `${name}: cards on foundations`, p.found, 52),
     bar("div.bar.down", `${name}: face-down cards turned`, 21 - p.down, 21),
-    h("small", {}, `${p.found} home · ${p.down} face down · ${p.moves} moves`),
+    h("small", {}, `${p.found} home · ${p.down} face down · ${p.moves} move${p.moves === 1 ? "" : "s"}`),
   );
 }
 
@@ -203,7 +203,7 @@ export function watchedHeader(name, { leader, status, found, down, moves, clock,
         : h("span.badge.away", { "data-testid": "away" }, `away · resigns in ${formatTime(awayLeft)}`),
       h(`span.badge${status === "won" ? ".won" : ""}`, {}, statusWord(status)),
       clock === null ? null : h("span.clock", { "data-testid": "racer-clock" }, formatTime(clock)),
-      h("span.muted", {}, `${found} home · ${down} down · ${moves} moves`),
+      h("span.muted", {}, `${found} home · ${down} down · ${moves} move${moves === 1 ? "" : "s"}`),
     ),
   ];
 }
