@@ -3,6 +3,7 @@ stopped together, and a failed start reported as one line with status 2."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -78,7 +79,10 @@ def _workers_of(pid: int) -> list[int]:
     """The worker processes among `pid`'s children (not multiprocessing's helper)."""
     found = []
     for child in _children(pid):
-        command = Path(f"/proc/{child}/cmdline").read_bytes()
+        try:
+            command = Path(f"/proc/{child}/cmdline").read_bytes()
+        except OSError:  # it has just exited
+            continue
         if b"spawn_main" in command and b"resource_tracker" not in command:
             found.append(child)
     return found
@@ -93,9 +97,17 @@ def workers(valkey_url: str, tmp_path: Path) -> Iterator[tuple[subprocess.Popen[
         assert process.stdout.readline().startswith("Klondike Live: 2 workers on ")
         yield process, port
     finally:
+        workers = _workers_of(process.pid)
         if process.poll() is None:
-            process.kill()
-            process.wait()
+            process.terminate()  # every worker stops gracefully, then the parent
+            try:
+                process.wait(timeout=40)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        for pid in workers:  # never leave a node behind
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
 
 
 def test_two_workers_share_the_port_and_stop_together(
@@ -140,6 +152,21 @@ def test_a_worker_that_dies_is_started_again(
     assert victim not in _workers_of(process.pid)
     assert len(_nodes_answering(port, 2, seconds=40)) == 2  # both workers answer again
     assert process.poll() is None
+
+
+def test_a_parent_killed_outright_takes_its_workers_along(
+    workers: tuple[subprocess.Popen[str], int],
+) -> None:
+    process, port = workers
+    assert len(_nodes_answering(port, 2)) == 2
+    children = _workers_of(process.pid)
+    assert len(children) == 2
+    process.kill()  # SIGKILL: the parent cannot stop them itself
+    process.wait()
+    deadline = time.monotonic() + 40
+    while any(map(_running, children)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [pid for pid in children if _running(pid)]
 
 
 def test_a_port_in_use_fails_the_start_with_one_line(valkey_url: str, tmp_path: Path) -> None:

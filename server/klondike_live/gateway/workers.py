@@ -15,11 +15,16 @@ The parent process:
   daily challenges, as one node of a multi-node deployment does;
 - on SIGTERM or SIGINT tells every worker to stop (each stops gracefully) and waits;
 - restarts a worker that dies after it started (logged); a worker that fails to start
-  stops them all, with the worker's one-line error and status 2.
+  stops them all, with the worker's one-line error and status 2;
+- takes its workers along if it is killed outright: each asks Linux for SIGTERM when
+  its parent dies.
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import ctypes.util
 import dataclasses
 import logging
 import multiprocessing
@@ -41,6 +46,8 @@ log = logging.getLogger(__name__)
 
 STOP_SECONDS = 20.0
 """How long a worker gets to stop gracefully before it is killed."""
+
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 RESTART_PAUSE = 1.0
 """Seconds before a worker that died is started again."""
@@ -80,6 +87,16 @@ def _free_port(host: str) -> int:
         return int(sock.getsockname()[1])
 
 
+def _stop_with_parent() -> None:
+    """Ask Linux for SIGTERM when the parent dies (`PR_SET_PDEATHSIG`), so that a parent
+    killed outright (SIGKILL, the OOM killer) leaves no worker serving unsupervised."""
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    if os.getppid() == 1:  # the parent died before the request: stop now
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
 def _worker(settings: Settings, started: Event, log_level: str, log_format: str) -> None:
     """A worker process: one node until SIGTERM or SIGINT."""
     import asyncio
@@ -90,6 +107,7 @@ def _worker(settings: Settings, started: Event, log_level: str, log_format: str)
     from klondike_live.logs import configure as configure_logging
 
     configure_logging(log_level, cast(LogFormat, log_format))
+    _stop_with_parent()
     try:
         asyncio.run(serve_forever(settings, reuse_port=True, on_started=started.set))
     except StartupError as exc:
