@@ -61,7 +61,7 @@ test("a hinted run marks the card at its bottom, the one the move picks up", () 
 test("hints are told in words, not notation", () => {
   assert.equal(
     hintText(withRun, hintFrame("51", "winning")),
-    "Move 8♣ (with the 1 on it) onto 9♦ (a winning line).",
+    "Move 8♣ (with the 1 card on it) onto 9♦ (a winning line).",
   );
   assert.equal(hintText(view, hintFrame("D", "winning")), "Draw from the stock (a winning line).");
   assert.equal(

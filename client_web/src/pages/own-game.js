@@ -79,7 +79,8 @@ export function hintMoveText(view, token) {
   if (parsed.kind === "R") return "Turn the waste over";
   const cards = movingCards(view, token);
   const name = cards ? cardLabel(cards[0]) : "the cards";
-  const run = cards && cards.length > 1 ? ` (with the ${cards.length - 1} on it)` : "";
+  const riding = cards ? cards.length - 1 : 0;
+  const run = riding > 0 ? ` (with the ${riding} card${riding === 1 ? "" : "s"} on it)` : "";
   const to = parsed.to;
   if (to.kind === "foundation") return `Move ${name} to its foundation`;
   const top = topOf(view, to.index);
