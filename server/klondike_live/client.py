@@ -23,9 +23,14 @@ import msgpack
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from klondike_live.bots.wire import apply_wire_diff
 from klondike_live.protocol.incoming import PROTOCOL_VERSION
 
 Message = dict[str, Any]
+
+apply_diff = apply_wire_diff
+"""The wire view after a wire diff (both as decoded maps): one function for the client
+and the in-server bots."""
 
 
 class ServerError(Exception):
@@ -41,22 +46,6 @@ def _acknowledges(message: Message, move_id: int) -> bool:
     """An applied move is acknowledged by its own `diff` (carrying its id), a resent one
     by an `ack`."""
     return message["t"] in ("ack", "diff") and message.get("id") == move_id
-
-
-def apply_diff(view: Message, diff: Message) -> Message:
-    """The wire view after a wire diff (both as decoded maps)."""
-    tableau = [list(pile) for pile in view["tableau"]]
-    waste = list(view["waste"])
-    for pile, keep, down, cards in diff["piles"]:
-        if pile == 7:
-            waste = waste[:keep] + list(cards)
-        else:
-            tableau[pile] = [down, tableau[pile][1][:keep] + list(cards)]
-    new = dict(view, tableau=tableau, waste=waste)
-    for key in ("stock", "foundations", "foundations_hidden", "pass"):
-        if key in diff:
-            new[key] = diff[key]
-    return new
 
 
 def _ready_bots(room: Message) -> int:
