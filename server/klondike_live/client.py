@@ -42,9 +42,14 @@ class ServerError(Exception):
         self.message = message
 
 
-def _acknowledges(message: Message, move_id: int) -> bool:
+def _acknowledges(message: Message, room: str, move_id: int) -> bool:
     """An applied move is acknowledged by its own `diff` (carrying its id), a resent one
-    by an `ack`."""
+    by an `ack`, and either by an own snapshot of its room that includes it (`last_id`
+    at or above the id: a resync's snapshot stands in for the diff it covers)."""
+    if message.get("room") != room:
+        return False
+    if message["t"] == "board":
+        return message.get("audience") == "own" and int(message.get("last_id", 0)) >= move_id
     return message["t"] in ("ack", "diff") and message.get("id") == move_id
 
 
@@ -316,12 +321,12 @@ class Client:
         (or an `ack` when the id was already applied). Refusals raise `ServerError`."""
         move_id = self._new_id() if move_id is None else move_id
         message = {"t": "move", "room": room, "id": move_id, "m": token}
-        return await self.call(message, lambda m: _acknowledges(m, move_id))
+        return await self.call(message, lambda m: _acknowledges(m, room, move_id))
 
     async def undo(self, room: str) -> Message:
         move_id = self._new_id()
         message = {"t": "undo", "room": room, "id": move_id}
-        return await self.call(message, lambda m: _acknowledges(m, move_id))
+        return await self.call(message, lambda m: _acknowledges(m, room, move_id))
 
     async def hint(self, room: str) -> Message:
         return await self._request({"t": "hint", "room": room}, "hint", timeout=30.0)

@@ -6,6 +6,7 @@ viewer may not know, no gap or repeat in any board stream.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -16,7 +17,7 @@ from klondike_live.protocol.codes import CloseCode, ErrorCode
 from klondike_live.protocol.kinds import Role
 from klondike_live.race.room import FINISHED, RACING
 from klondike_live.race.status import BoardStatus
-from klondike_live.store import TimerKind
+from klondike_live.store import StoreError, TimerKind
 
 from race_support import board_of, pick_move, play, start_race
 from service_checks import Streams
@@ -342,3 +343,40 @@ async def test_a_racer_who_left_a_race_and_stays_away_is_resigned(cluster: Clust
     assert (await cluster.race(race.room)).status(1) is BoardStatus.RESIGNED
     assert await cluster.request(ann, msg.Resign(race.room)) is None
     assert (await cluster.race(race.room)).state.state == FINISHED
+
+
+async def test_a_move_made_while_a_resync_fails_is_acknowledged_after_it(
+    cluster: Cluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A racer resynced after a bus gap while the store fails (a failover): its move's
+    diff is held while the resync tries, and once a try succeeds the move is
+    acknowledged, by the diff or by an own snapshot whose `last_id` includes it."""
+    race = await start_race(cluster)
+    ann = race.racers[0]
+    node = cluster.nodes[0]
+    (viewer,) = [v for v in node.hub.rooms[race.room].viewers if v.conn is ann]
+    rooms = node.service.rooms
+    load = rooms.load
+    entered, fail = asyncio.Event(), asyncio.Event()
+
+    async def failing_once(room_id: str) -> Any:
+        monkeypatch.setattr(rooms, "load", load)
+        entered.set()
+        await fail.wait()
+        raise StoreError("the master went away")
+
+    monkeypatch.setattr(rooms, "load", failing_once)
+    resync = asyncio.create_task(node.service.catchup.resync(viewer))
+    await entered.wait()
+    now = await cluster.race(race.room)
+    token = str(pick_move(board_of(now, 0)))
+    move = msg.MoveRequest(race.room, 1, token)
+    assert await cluster.request(ann, move, settle=False) is None
+    assert not [m for m in ann.of_kind("diff") if m.get("id") == 1], "overtook the resync"
+    fail.set()
+    await asyncio.wait_for(resync, 5)
+    await cluster.settle()
+    acked = [m for m in ann.of_kind("diff") if m.get("id") == 1]
+    acked += [m for m in ann.of_kind("board") if m.get("last_id", 0) >= 1]
+    assert acked, "the move was never acknowledged"
+    assert (await cluster.race(race.room)).moves[0] == [token]

@@ -50,7 +50,7 @@ class CloseCode(enum.IntEnum):
     POLICY = 1008  # floods and repeated abuse
     TOO_BIG = 1009  # a frame over the size limit
     INTERNAL = 1011
-    SERVER_RESTART = 4000  # the server is shutting down: reconnect (with backoff) and resume
+    SERVER_RESTART = 4000  # shutting down or store lost: reconnect (with backoff) and resume
     REPLACED = 4001  # a newer connection of the same account took over
     AUTH_FAILED = 4002  # hello with a token that is forged, expired or malformed
     VERSION = 4003  # hello with an unsupported protocol version

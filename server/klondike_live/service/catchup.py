@@ -31,6 +31,7 @@ from klondike_live.engine import GameRecord
 from klondike_live.metrics import Metrics
 from klondike_live.protocol import incoming as msg
 from klondike_live.protocol import outgoing
+from klondike_live.protocol.codes import CloseCode
 from klondike_live.protocol.kinds import Role
 from klondike_live.protocol.outgoing import BoardHeader
 from klondike_live.race.live_board import snapshot
@@ -46,8 +47,9 @@ from klondike_live.store import BoardRecord, StoreError
 
 log = logging.getLogger(__name__)
 
-RESYNC_PAUSES = (0.2, 0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
-"""Pauses between tries of a resync that the store failed (about a minute in all)."""
+RESYNC_PAUSES = (0.1, 0.2, 0.5, 1.0) + (2.0,) * 30
+"""Pauses between tries of a resync that the store failed (about a minute in all):
+short, because live frames (a move's acknowledgement among them) wait for it."""
 
 MAX_BACKLOG = 200
 """A resuming viewer missing more events than this gets a snapshot instead."""
@@ -71,6 +73,8 @@ class CatchUp:
         self.store = rooms.store
         self.metrics = metrics
         self._reveals: dict[tuple[str, int], asyncio.Task[None]] = {}
+        # Viewers being resynced, with whether another resync was asked for meanwhile.
+        self._resyncing: dict[Viewer, bool] = {}
 
     async def catch_up(
         self,
@@ -227,25 +231,49 @@ class CatchUp:
 
     async def resync(self, viewer: Viewer) -> None:
         """A lagging viewer drained its buffer, or the bus had a gap: fresh snapshots,
-        then live again. While the store fails (it may be restarting) it is tried again,
-        so the viewer is never left without the room as it is."""
+        then live again. While the store fails (it may be restarting or failing over) it
+        is tried again, and live frames stay held from the first try until one succeeds:
+        none is lost (a racer's move acknowledgement among them), none overtakes the
+        snapshots. A resync asked for while one runs makes that one go round once more.
+        A store away for longer than the tries closes the connection (`SERVER_RESTART`:
+        the client reconnects and resumes)."""
+        if viewer in self._resyncing:
+            self._resyncing[viewer] = True
+            return
+        viewer.lagging = False
+        self._resyncing[viewer] = True
+        try:
+            while self._resyncing[viewer]:
+                self._resyncing[viewer] = False
+                if not await self._resync_once(viewer):
+                    return
+        finally:
+            del self._resyncing[viewer]
+            viewer.catching_up = None
+
+    async def _resync_once(self, viewer: Viewer) -> bool:
+        """One resync, tried until it succeeds; False when the viewer is gone or was
+        closed because the store stayed away."""
         for pause in RESYNC_PAUSES:
             local = self.hub.rooms.get(viewer.room_id)
             if local is None or viewer not in local.viewers:
-                return
-            viewer.catching_up = []
-            viewer.lagging = False
+                return False
+            if viewer.catching_up is None:
+                viewer.catching_up = []
             try:
                 state = await self.rooms.load(local.room_id)
                 await self.catch_up(local, viewer, state, ())
-                return
+                return True
             except (StoreError, RequestError) as exc:
                 log.info(
                     "catching %s up failed (%s); again in %g s", viewer.conn.conn_id, exc, pause
                 )
-            finally:
-                viewer.catching_up = None
             await asyncio.sleep(pause)
+        log.warning("could not catch %s up: the store stayed away", viewer.conn.conn_id)
+        viewer.conn.close_soon(
+            CloseCode.SERVER_RESTART, "the server lost its store; reconnect and resume"
+        )
+        return False
 
     async def on_room_frame(self, local: LocalRoom, message: RoomFrame) -> None:
         """A room frame of a local room: a new race resets the local cache (its boards
