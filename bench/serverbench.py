@@ -308,11 +308,18 @@ class Harness:
         child.first_line = line.strip()
         return child
 
-    def node(self, redis_url: str, name: str = "node", env: dict[str, str] | None = None) -> Child:
+    def node(
+        self,
+        redis_url: str,
+        name: str = "node",
+        env: dict[str, str] | None = None,
+        args: Sequence[str] = (),
+    ) -> Child:
         """Start `klondike-live serve --port 0 --redis URL --data-dir <tmp>/<name>`, with
         no background solver work (deal pool refill, daily deals prepared ahead), which
         would otherwise share the machine with what is measured, and no connection caps
-        (`NO_CAPS`). `env` adds or overrides `KLONDIKE_*` settings."""
+        (`NO_CAPS`). `env` adds or overrides `KLONDIKE_*` settings; `args` adds flags
+        (e.g. `--workers 2`)."""
         data_dir = self.tmp / name
         data_dir.mkdir(exist_ok=True)
         argv = [
@@ -324,6 +331,7 @@ class Harness:
             redis_url,
             "--data-dir",
             str(data_dir),
+            *args,
         ]
         env = {"KLONDIKE_SECRET": self.secret, **NO_SOLVER, **NO_CAPS, **(env or {})}
         return self.spawn(name, argv, env)

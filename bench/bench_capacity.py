@@ -1,0 +1,437 @@
+"""Capacity of one machine: how many spectators and races a node (or `--workers N`
+nodes on one port) serves before a move takes over 100 ms to reach a spectator.
+
+    .venv/bin/python bench/bench_capacity.py                       # one node
+    .venv/bin/python bench/bench_capacity.py --workers 2           # one node per core
+    .venv/bin/python bench/bench_capacity.py --soak 3600 --level 6000:300
+
+Load (bench/capacity_load.py, in worker processes): races of 2 racers each making 2
+moves per second (stock turns, paced: a racer's next move waits for its last one's
+acknowledgement), one timed spectator per race, and the other spectators as raw-socket
+sinks spread evenly over the rooms. Levels step up (`--levels S:R,...`: S spectators in
+all, R races) on one node that keeps running, so each level adds to the last; after
+`--warmup` seconds each level is measured for `--window` seconds. The run stops after
+the first level whose p99 passes `--limit` ms: the knee lies between it and the level
+before.
+
+Per level: moves per second, move -> spectator latency p50 / p99 / max (send to the
+timed spectator's receipt, one clock), moves sent late (a racer waited over half an
+interval for its acknowledgement), CPU of the node (its workers summed), of Valkey and
+of the load generator (in cores), the node's RSS, frames per second to the sinks,
+sinks the server closed, resyncs (viewers skipped as laggards, then given snapshots)
+and the longest garbage-collection pause (an upper bound from the node's
+`klondike_gc_pause_seconds` histogram).
+
+`--soak SECONDS` holds one level (`--level S:R`) for that long and prints the same row
+every `--sample` seconds, then how the node's RSS moved: flat memory is the proof that
+nothing accumulates.
+
+The baseline of the run is its first level: the later levels' latency and CPU per move
+are printed against it, as ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import multiprocessing
+import re
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from multiprocessing.context import SpawnProcess
+from pathlib import Path
+from typing import Any
+
+from capacity_load import MOVE_INTERVAL, race_worker, sink_worker
+from serverbench import (
+    FAST_RATE,
+    Harness,
+    code_version,
+    cpu_seconds,
+    percentile,
+    rss_kib,
+    run_bench,
+    table,
+)
+
+NODE_ENV = {**FAST_RATE, "KLONDIKE_COUNTDOWN_SECONDS": "0"}
+DEFAULT_LEVELS = "500:25,1000:50,2000:100,4000:200,6000:300,8000:400,10000:500,12000:600"
+
+
+class Pool:
+    """Worker processes of one kind (capacity_load.py), driven over pipes."""
+
+    def __init__(self, target: Any, url: str, count: int) -> None:
+        context = multiprocessing.get_context("spawn")
+        self.procs: list[SpawnProcess] = []
+        self.pipes: list[Connection[Any, Any]] = []
+        for _ in range(count):
+            ours, theirs = context.Pipe()
+            proc = context.Process(target=target, args=(url, theirs), daemon=True)
+            proc.start()
+            self.procs.append(proc)
+            self.pipes.append(ours)
+
+    async def ask(self, commands: list[tuple[Any, ...]], timeout: float) -> list[Any]:
+        """Send command i to worker i (all at once) and collect the answers."""
+
+        def one(pipe: Connection[Any, Any], command: tuple[Any, ...]) -> Any:
+            pipe.send(command)
+            if not pipe.poll(timeout):
+                raise RuntimeError(f"a load worker gave no answer in {timeout:.0f} s")
+            answer = pipe.recv()
+            if answer[0] == "failed":
+                raise RuntimeError(f"a load worker failed: {answer[1]}")
+            return answer
+
+        pairs = zip(self.pipes, commands, strict=True)
+        return list(await asyncio.gather(*(asyncio.to_thread(one, p, c) for p, c in pairs)))
+
+    def cpu(self) -> float:
+        return sum(cpu_seconds(p.pid) for p in self.procs if p.pid is not None)
+
+    def close(self) -> None:
+        for pipe in self.pipes:
+            with contextlib.suppress(OSError):
+                pipe.send(("stop",))
+        for proc in self.procs:
+            proc.join(10)
+            if proc.is_alive():
+                proc.terminate()
+                proc.join(5)
+
+
+def split(total: int, parts: int) -> list[int]:
+    return [total // parts + (i < total % parts) for i in range(parts)]
+
+
+def descendants(pid: int) -> list[int]:
+    """`pid` and every process under it (a `--workers` parent and its workers)."""
+    found = [pid]
+    for index in range(len(found) + 1000):
+        if index >= len(found):
+            break
+        with contextlib.suppress(OSError):
+            text = Path(f"/proc/{found[index]}/task/{found[index]}/children").read_text()
+            found += [int(child) for child in text.split()]
+    return found
+
+
+def node_metrics(port: int, workers: int) -> list[str]:
+    """The /metrics text of every worker (they share the port: ask until each answered)."""
+    seen: dict[str, str] = {}
+    for _ in range(workers * 20):
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as reply:
+            text = reply.read().decode()
+        match = re.search(r"^process_start_time_seconds (\S+)$", text, re.M)
+        seen[match.group(1) if match else str(len(seen))] = text
+        if len(seen) >= workers:
+            break
+    return list(seen.values())
+
+
+def summed(texts: list[str], name: str) -> float:
+    total = 0.0
+    for text in texts:
+        for line in text.splitlines():
+            if line.startswith(name) and line[len(name)] in " {":
+                total += float(line.rsplit(" ", 1)[1])
+    return total
+
+
+def gc_buckets(texts: list[str]) -> dict[float, float]:
+    """Cumulative count of generation 0-2 pauses at or below each bucket bound."""
+    out: dict[float, float] = {}
+    pattern = re.compile(
+        r'^klondike_gc_pause_seconds_bucket\{generation="[012]",le="([^"]+)"\} (\S+)$', re.M
+    )
+    for text in texts:
+        for bound, count in pattern.findall(text):
+            key = float("inf") if bound == "+Inf" else float(bound)
+            out[key] = out.get(key, 0.0) + float(count)
+    return out
+
+
+def longest_pause_ms(before: dict[float, float], after: dict[float, float]) -> float:
+    """An upper bound of the longest pause between two readings: the smallest bucket
+    that holds every pause since (0 when there was none)."""
+    total = after.get(float("inf"), 0.0) - before.get(float("inf"), 0.0)
+    if total <= 0:
+        return 0.0
+    for bound in sorted(after):
+        if after[bound] - before.get(bound, 0.0) >= total:
+            return bound * 1000
+    return float("inf")
+
+
+@dataclass
+class Row:
+    spectators: int
+    races: int
+    moves_per_s: float
+    p50: float
+    p99: float
+    worst: float
+    late: int
+    node_cpu: float
+    valkey_cpu: float
+    load_cpu: float
+    rss_mib: float
+    sink_fps: float
+    sinks_closed: int
+    resyncs: int
+    gc_ms: float
+    errors: list[str]
+
+    def cells(self) -> list[object]:
+        return [
+            f"{self.spectators:,} + {self.races}",
+            self.moves_per_s,
+            self.p50,
+            self.p99,
+            self.worst,
+            self.late,
+            self.node_cpu,
+            self.valkey_cpu,
+            self.load_cpu,
+            self.rss_mib,
+            self.sink_fps,
+            self.sinks_closed,
+            self.resyncs,
+            "-" if self.gc_ms == 0 else f"<= {self.gc_ms:g}",
+        ]
+
+
+HEADERS = [
+    "spectators + races",
+    "moves/s",
+    "p50 ms",
+    "p99 ms",
+    "max ms",
+    "late",
+    "node cpu",
+    "valkey cpu",
+    "load cpu",
+    "node rss MiB",
+    "sink frames/s",
+    "closed",
+    "resyncs",
+    "gc pause ms",
+]
+
+
+class Load:
+    """The node under test and its load: races and sinks, grown level by level."""
+
+    def __init__(self, harness: Harness, args: argparse.Namespace) -> None:
+        self.harness = harness
+        self.args = args
+        self.rooms: list[str] = []
+        self.sinks_per_room: list[int] = []
+        self.sinks = 0
+        self.races: Pool | None = None
+        self.sink_pool: Pool | None = None
+        self.next_sink_proc = 0
+
+    def start(self) -> None:
+        valkey_url = self.harness.valkey()
+        env = NODE_ENV | dict(kv.split("=", 1) for kv in self.args.env)
+        extra = ["--workers", str(self.args.workers)] if self.args.workers > 1 else []
+        self.node = self.harness.node(valkey_url, env=env, args=extra)
+        self.races = Pool(race_worker, self.node.ws_url, self.args.race_procs)
+        self.sink_pool = Pool(sink_worker, self.node.ws_url, self.args.sink_procs)
+
+    def node_pids(self) -> list[int]:
+        return descendants(self.node.pid)
+
+    async def grow(self, spectators: int, races: int) -> None:
+        """Add races and sinks up to the level (spectators counts the timed ones)."""
+        assert self.races is not None and self.sink_pool is not None
+        new = races - len(self.rooms)
+        if new > 0:
+            shares = split(new, len(self.races.pipes))
+            answers = await self.races.ask([("add", n) for n in shares], 600)
+            for answer in answers:
+                self.rooms += answer[1]
+                self.sinks_per_room += [0] * len(answer[1])
+        wanted = split(max(0, spectators - len(self.rooms)), len(self.rooms))
+        rooms: list[str] = []
+        for index, room in enumerate(self.rooms):
+            more = wanted[index] - self.sinks_per_room[index]
+            if more > 0:
+                rooms += [room] * more
+                self.sinks_per_room[index] += more
+        if rooms:
+            procs = len(self.sink_pool.pipes)
+            parts: list[list[str]] = [rooms[i::procs] for i in range(procs)]
+            answers = await self.sink_pool.ask([("add", part) for part in parts], 900)
+            self.sinks += sum(answer[1] for answer in answers)
+
+    async def measure(self, seconds: float) -> Row:
+        assert self.races is not None and self.sink_pool is not None
+        workers = max(1, self.args.workers)
+        pids = self.node_pids()
+        valkey = self.harness.valkey_pid()
+        texts0 = await asyncio.to_thread(node_metrics, self.node.port, workers)
+        node0 = sum(cpu_seconds(p) for p in pids)
+        valkey0 = cpu_seconds(valkey) if valkey else 0.0
+        load0 = self.races.cpu() + self.sink_pool.cpu()
+        wall0 = time.monotonic()
+        race_answers, sink_answers = await asyncio.gather(
+            self.races.ask([("window", seconds)] * len(self.races.pipes), seconds + 120),
+            self.sink_pool.ask([("window", seconds)] * len(self.sink_pool.pipes), seconds + 120),
+        )
+        wall = time.monotonic() - wall0
+        node_cpu = (sum(cpu_seconds(p) for p in pids) - node0) / wall
+        valkey_cpu = ((cpu_seconds(valkey) if valkey else 0.0) - valkey0) / wall
+        load_cpu = (self.races.cpu() + self.sink_pool.cpu() - load0) / wall
+        texts1 = await asyncio.to_thread(node_metrics, self.node.port, workers)
+        samples = sorted(s for answer in race_answers for s in answer[1])
+        sent = sum(answer[2] for answer in race_answers)
+        late = sum(answer[3] for answer in race_answers)
+        errors = [e for answer in race_answers for e in answer[4]]
+        frames = sum(answer[1] for answer in sink_answers)
+        closed = sum(answer[2] for answer in sink_answers)
+        name = "klondike_resyncs_total"
+        resyncs = summed(texts1, name) - summed(texts0, name)
+        return Row(
+            spectators=self.sinks + len(self.rooms),
+            races=len(self.rooms),
+            moves_per_s=sent / wall,
+            p50=percentile(samples, 50),
+            p99=percentile(samples, 99),
+            worst=samples[-1] if samples else float("nan"),
+            late=late,
+            node_cpu=node_cpu,
+            valkey_cpu=valkey_cpu,
+            load_cpu=load_cpu,
+            rss_mib=sum(rss_kib(p) for p in pids) / 1024,
+            sink_fps=frames / wall,
+            sinks_closed=closed,
+            resyncs=int(resyncs),
+            gc_ms=longest_pause_ms(gc_buckets(texts0), gc_buckets(texts1)),
+            errors=errors,
+        )
+
+    def close(self) -> None:
+        for pool in (self.races, self.sink_pool):
+            if pool is not None:
+                pool.close()
+
+
+def parse_level(text: str) -> tuple[int, int]:
+    spectators, races = text.split(":")
+    return int(spectators), int(races)
+
+
+async def knee(harness: Harness, args: argparse.Namespace) -> int:
+    levels = [parse_level(t) for t in args.levels.split(",")]
+    load = Load(harness, args)
+    load.start()
+    print(
+        f"capacity at {code_version()}: {max(1, args.workers)} worker(s); races of 2 racers at "
+        f"{1 / MOVE_INTERVAL:g} moves/s each, a timed spectator per race, the rest sinks; "
+        f"warm-up {args.warmup:g} s, window {args.window:g} s, limit p99 {args.limit:g} ms",
+        flush=True,
+    )
+    rows: list[Row] = []
+    try:
+        for spectators, races in levels:
+            await load.grow(spectators, races)
+            await asyncio.sleep(args.warmup)
+            row = await load.measure(args.window)
+            rows.append(row)
+            print(table(HEADERS, [r.cells() for r in rows]).splitlines()[-1], flush=True)
+            for error in sorted(set(row.errors))[:5]:
+                print(f"  error: {error}", flush=True)
+            if row.p99 > args.limit:
+                break
+    finally:
+        load.close()
+    print()
+    print(table(HEADERS, [r.cells() for r in rows]))
+    under = [r for r in rows if r.p99 <= args.limit]
+    if under:
+        best = under[-1]
+        print(
+            f"\nknee: {best.spectators:,} spectators + {best.races} races held p99 "
+            f"{best.p99:.1f} ms at {best.node_cpu:.2f} node cores"
+            + (
+                f"; {rows[-1].spectators:,} + {rows[-1].races} passed {args.limit:g} ms"
+                if rows[-1].p99 > args.limit
+                else "; the last level was still under the limit"
+            )
+        )
+    base = rows[0]
+    print("\nagainst the first level (the run's baseline):")
+    for row in rows[1:]:
+        per_move = row.node_cpu / row.moves_per_s if row.moves_per_s else float("nan")
+        base_per_move = base.node_cpu / base.moves_per_s if base.moves_per_s else float("nan")
+        print(
+            f"  {row.spectators:,} + {row.races}: p50 {row.p50 / base.p50:.2f}x, "
+            f"p99 {row.p99 / base.p99:.2f}x, node CPU per move {per_move / base_per_move:.2f}x"
+        )
+    return 0
+
+
+async def soak(harness: Harness, args: argparse.Namespace) -> int:
+    spectators, races = parse_level(args.level)
+    load = Load(harness, args)
+    load.start()
+    print(
+        f"soak at {code_version()}: {spectators:,} spectators + {races} races for "
+        f"{args.soak:g} s, a row every {args.sample:g} s",
+        flush=True,
+    )
+    rows: list[Row] = []
+    try:
+        await load.grow(spectators, races)
+        await asyncio.sleep(args.warmup)
+        print(table(["minute", *HEADERS], [["0", *HEADERS]]).splitlines()[0], flush=True)
+        ends = time.monotonic() + args.soak
+        while time.monotonic() < ends:
+            row = await load.measure(min(args.sample, max(1.0, ends - time.monotonic())))
+            rows.append(row)
+            minute = f"{len(rows) * args.sample / 60:.0f}"
+            print(f"{minute:>6}  " + "  ".join(str(c) for c in row.cells()), flush=True)
+    finally:
+        load.close()
+    print()
+    print(table(["window", *HEADERS], [[i + 1, *r.cells()] for i, r in enumerate(rows)]))
+    if len(rows) >= 4:
+        quarter = max(1, len(rows) // 4)
+        first = sum(r.rss_mib for r in rows[:quarter]) / quarter
+        last = sum(r.rss_mib for r in rows[-quarter:]) / quarter
+        print(
+            f"\nnode RSS: first quarter {first:.1f} MiB, last quarter {last:.1f} MiB "
+            f"({last / first:.3f}x); p99 over the windows: max "
+            f"{max(r.p99 for r in rows):.1f} ms; longest GC pause "
+            f"<= {max(r.gc_ms for r in rows):g} ms"
+        )
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--workers", type=int, default=1, help="`serve --workers N`")
+    parser.add_argument("--levels", default=DEFAULT_LEVELS, help="S:R,S:R,... (S includes timed)")
+    parser.add_argument("--window", type=float, default=20.0)
+    parser.add_argument("--warmup", type=float, default=5.0)
+    parser.add_argument("--limit", type=float, default=100.0, help="p99 in ms")
+    parser.add_argument("--race-procs", type=int, default=2)
+    parser.add_argument("--sink-procs", type=int, default=2)
+    parser.add_argument("--soak", type=float, default=0.0, help="seconds at --level")
+    parser.add_argument("--level", default="6000:300")
+    parser.add_argument("--sample", type=float, default=60.0, help="soak: seconds per row")
+    parser.add_argument("--env", action="append", default=[], help="KLONDIKE_X=value")
+    args = parser.parse_args()
+    bench = soak if args.soak > 0 else knee
+    return run_bench(lambda harness: bench(harness, args), ["node"])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

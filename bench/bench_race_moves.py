@@ -1,0 +1,370 @@
+"""Node CPU per race move of every kind, against stock turns in solo games, same node.
+
+    .venv/bin/python bench/bench_race_moves.py [--races 20] [--duration 10] [--rounds 5]
+
+Topology: a private Valkey and two nodes (bench/race_node.py: `serve` dealing races
+from one seed). On node A, `--races` races of two racers, each racer replaying the
+recorded won game tests/data/won-draw1-seed31.txt move by move (closed loop: the next
+move once the last one's own diff came back): tableau moves, waste moves, stock
+draws, moves home, cards turned over, runs moved, a win; then the results, a
+rematch, ready, start, and the same game again. Each race has one spectator on node
+B, so every move also crosses the bus and is masked for spectators there. Racers and
+spectators live in worker processes.
+
+Baseline, same node, same run: `2 x --races` solo racers turning the stock
+(`serverbench.LoadGenerator`, the old throughput benchmark's load). Race rounds and
+stock-turn rounds alternate `--rounds` times; while one plays the other is idle.
+Reported per kind: moves per second, node A's CPU per move (what the racer's node
+pays: validating, the board script, the own diff, the spectator diff published), node
+B's CPU per move (what a remote spectator's node pays), and the race / stock ratio of
+each round pair; medians over the rounds. `--profile DIR` runs py-spy on node A during
+the first race round (`.venv/bin/pip install py-spy`) and prints where its CPU went.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import multiprocessing
+import statistics
+import sys
+import time
+from multiprocessing.connection import Connection
+from multiprocessing.context import SpawnProcess
+from pathlib import Path
+from typing import Any
+
+from websockets.asyncio.client import ClientConnection
+from websockets.exceptions import ConnectionClosed
+
+from serverbench import (
+    BENCH_DIR,
+    FAST_RATE,
+    NO_CAPS,
+    NO_SOLVER,
+    ROOT,
+    Child,
+    Harness,
+    LoadGenerator,
+    Profiler,
+    code_version,
+    expect,
+    hello,
+    pack,
+    run_bench,
+    table,
+    unpack,
+)
+
+RECORD = ROOT / "tests" / "data" / "won-draw1-seed31.txt"
+
+
+def recorded() -> tuple[str, str, list[str]]:
+    """(seed, variant, move tokens) of the recorded won game."""
+    fields: dict[str, str] = {}
+    for line in RECORD.read_text().splitlines():
+        key, _, value = line.partition(":")
+        fields[key.strip()] = value.strip()
+    return fields["seed"], fields["variant"], fields["moves"].split()
+
+
+class ReplayRace:
+    """Two racers replaying the record in one room, and its spectator on another node."""
+
+    def __init__(self, racers: list[ClientConnection], watcher: ClientConnection, room: str):
+        self.racers = racers
+        self.watcher = watcher
+        self.room = room
+        self.next_id = [1, 1]
+        self.gen = 1
+
+    @classmethod
+    async def create(cls, url_a: str, url_b: str, variant: str) -> ReplayRace:
+        host, other = await hello(url_a, "Racer A"), await hello(url_a, "Racer B")
+        watcher = await hello(url_b, "Watcher")
+        await host.send(
+            pack(
+                {"t": "create", "rid": 1, "kind": "race", "variant": variant, "seats": 2}
+                | {"deal": "any"}
+            )
+        )
+        room = str((await expect(host, lambda m: m["t"] == "created"))["room"])
+        for rid, conn in enumerate((host, other), start=2):
+            await conn.send(pack({"t": "join", "room": room, "as": "racer", "rid": rid}))
+            await expect(conn, lambda m, rid=rid: m["t"] == "room" and m.get("rid") == rid)
+        await watcher.send(pack({"t": "join", "room": room, "as": "spectator", "rid": 1}))
+        await expect(watcher, lambda m: m["t"] == "room" and m.get("rid") == 1)
+        race = cls([host, other], watcher, room)
+        await race.start()
+        return race
+
+    async def start(self) -> None:
+        """Ready both racers, start, and wait for both own boards."""
+        host = self.racers[0]
+        for conn in self.racers:
+            await conn.send(pack({"t": "ready", "room": self.room, "ready": True}))
+        await expect(
+            host, lambda m: m["t"] == "room" and all(s and s.get("ready") for s in m["seats"])
+        )
+        await host.send(pack({"t": "start", "room": self.room}))
+        for seat, conn in enumerate(self.racers):
+            board = await expect(conn, lambda m: m["t"] == "board" and m["audience"] == "own", 60)
+            self.next_id[seat] = int(board.get("last_id", 0)) + 1
+
+    async def play(self, seat: int, token: str) -> bool:
+        """One move, acknowledged; whether the board still plays (the server ends a board
+        as won once every card is face up, before the record's last moves home)."""
+        conn = self.racers[seat]
+        move_id = self.next_id[seat]
+        self.next_id[seat] += 1
+        await conn.send(pack({"t": "move", "room": self.room, "id": move_id, "m": token}))
+        while True:
+            message = unpack(await asyncio.wait_for(conn.recv(), 30))
+            if message["t"] == "error":
+                raise RuntimeError(f"move {token} refused: {message}")
+            if message["t"] == "diff" and message.get("id") == move_id:
+                return message.get("status", "playing") == "playing"
+
+    async def rematch(self) -> None:
+        """After both won: results, a rematch, and the next race started."""
+        host = self.racers[0]
+        await expect(host, lambda m: m["t"] == "results", 60)
+        await host.send(pack({"t": "rematch", "room": self.room}))
+        self.gen += 1
+        await expect(host, lambda m: m["t"] == "room" and m.get("state") == "lobby", 60)
+        await self.start()
+
+
+async def _drain(conn: ClientConnection, counts: list[int]) -> None:
+    with contextlib.suppress(ConnectionClosed):
+        async for _ in conn:
+            counts[0] += 1
+
+
+async def _replay_main(url_a: str, url_b: str, races: int, pipe: Connection[Any, Any]) -> None:
+    _, variant, moves = recorded()
+    try:
+        rooms = [await ReplayRace.create(url_a, url_b, variant) for _ in range(races)]
+    except Exception as exc:
+        pipe.send(("failed", repr(exc)))
+        return
+    seen = [0]
+    drains = [asyncio.create_task(_drain(r.watcher, seen)) for r in rooms]
+    replay = Replay(rooms, moves)
+    pipe.send(("ready",))
+    try:
+        while True:
+            command = await asyncio.to_thread(pipe.recv)
+            if command[0] != "go":
+                return
+            before = seen[0]
+            try:
+                counted = await replay.go(time.monotonic() + command[1])
+            except Exception as exc:
+                pipe.send(("failed", repr(exc)))
+                return
+            pipe.send(("done", counted, seen[0] - before))
+    finally:
+        for task in drains:
+            task.cancel()
+        conns = [c for r in rooms for c in (*r.racers, r.watcher)]
+        await asyncio.gather(*(c.close() for c in conns), return_exceptions=True)
+
+
+class Replay:
+    """Where each racer is in the record; rounds of play until a deadline."""
+
+    def __init__(self, rooms: list[ReplayRace], moves: list[str]) -> None:
+        self.rooms = rooms
+        self.moves = moves
+        self.at = {(id(r), seat): 0 for r in rooms for seat in (0, 1)}
+        self.counted = 0
+
+    async def go(self, ends: float) -> int:
+        """Play every room until `ends`; the moves acknowledged meanwhile."""
+        self.counted = 0
+        await asyncio.gather(*(self._room(r, ends) for r in self.rooms))
+        return self.counted
+
+    async def _racer(self, race: ReplayRace, seat: int, ends: float) -> None:
+        key = (id(race), seat)
+        while time.monotonic() < ends and self.at[key] < len(self.moves):
+            playing = await race.play(seat, self.moves[self.at[key]])
+            self.at[key] = self.at[key] + 1 if playing else len(self.moves)
+            self.counted += 1
+
+    async def _room(self, race: ReplayRace, ends: float) -> None:
+        done = len(self.moves)
+        while time.monotonic() < ends:
+            await asyncio.gather(self._racer(race, 0, ends), self._racer(race, 1, ends))
+            if self.at[(id(race), 0)] == self.at[(id(race), 1)] == done:
+                await race.rematch()
+                self.at[(id(race), 0)] = self.at[(id(race), 1)] = 0
+
+
+def _replay_worker(url_a: str, url_b: str, races: int, pipe: Connection[Any, Any]) -> None:
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(_replay_main(url_a, url_b, races, pipe))
+
+
+class Replayers:
+    """Race replayers in worker processes."""
+
+    def __init__(self, url_a: str, url_b: str, races: int, procs: int) -> None:
+        context = multiprocessing.get_context("spawn")
+        self.procs: list[SpawnProcess] = []
+        self.pipes: list[Connection[Any, Any]] = []
+        for share in [races // procs + (i < races % procs) for i in range(procs)]:
+            ours, theirs = context.Pipe()
+            proc = context.Process(
+                target=_replay_worker, args=(url_a, url_b, share, theirs), daemon=True
+            )
+            proc.start()
+            self.procs.append(proc)
+            self.pipes.append(ours)
+
+    async def _all(self, command: tuple[Any, ...] | None, timeout: float) -> list[Any]:
+        def ask(pipe: Connection[Any, Any]) -> Any:
+            if command is not None:
+                pipe.send(command)
+            if not pipe.poll(timeout):
+                raise RuntimeError(f"a race replayer gave no answer in {timeout:.0f} s")
+            answer = pipe.recv()
+            if answer[0] == "failed":
+                raise RuntimeError(f"a race replayer failed: {answer[1]}")
+            return answer
+
+        return list(await asyncio.gather(*(asyncio.to_thread(ask, p) for p in self.pipes)))
+
+    async def ready(self) -> None:
+        await self._all(None, 300)
+
+    async def go(self, seconds: float) -> tuple[int, int]:
+        """Play for `seconds`; (moves acknowledged, frames the spectators got)."""
+        answers = await self._all(("go", seconds), seconds + 120)
+        return sum(a[1] for a in answers), sum(a[2] for a in answers)
+
+    def close(self) -> None:
+        for pipe in self.pipes:
+            with contextlib.suppress(OSError):
+                pipe.send(("stop",))
+        for proc in self.procs:
+            proc.join(10)
+            if proc.is_alive():
+                proc.terminate()
+                proc.join(5)
+
+
+def start_node(harness: Harness, url: str, name: str, seed: str) -> Child:
+    data_dir = harness.tmp / name
+    data_dir.mkdir(exist_ok=True)
+    argv = [sys.executable, str(BENCH_DIR / "race_node.py"), seed, "serve", "--port", "0"]
+    argv += ["--redis", url, "--data-dir", str(data_dir)]
+    env = {"KLONDIKE_SECRET": harness.secret, **NO_SOLVER, **NO_CAPS, **FAST_RATE}
+    env["KLONDIKE_COUNTDOWN_SECONDS"] = "0"
+    return harness.spawn(name, argv, env)
+
+
+async def cpu_between(child: Child, begin: float, end: float) -> float:
+    """CPU seconds `child` used from `begin` to `end` (time.monotonic)."""
+    await asyncio.sleep(max(0.0, begin - time.monotonic()))
+    used = child.cpu()
+    await asyncio.sleep(max(0.0, end - time.monotonic()))
+    return child.cpu() - used
+
+
+async def bench(harness: Harness, args: argparse.Namespace) -> int:
+    seed, _, moves = recorded()
+    url = harness.valkey()
+    node_a = start_node(harness, url, "node-a", seed)
+    node_b = start_node(harness, url, "node-b", seed)
+    replayers = Replayers(node_a.ws_url, node_b.ws_url, args.races, args.procs)
+    solo = LoadGenerator()
+    try:
+        await replayers.ready()
+        await solo.start([node_a.ws_url], 2 * args.races, args.procs)
+        print(
+            f"race moves at {code_version()}: {args.races} races (2 racers on node A, a "
+            f"spectator on node B) replaying {RECORD.name} ({len(moves)} moves, seed {seed}) "
+            f"against {2 * args.races} solo stock turners on node A; {args.rounds} rounds of "
+            f"{args.duration:g} s each",
+            flush=True,
+        )
+        await replayers.go(2.0)  # warm-up
+        rows: list[list[object]] = []
+        profile = ""
+        ratios_a: list[float] = []
+        for index in range(args.rounds):
+            profiler = None
+            if args.profile is not None and index == 0:
+                profiler = Profiler(node_a.pid, args.profile / "node-a-race-moves.txt")
+            a0, b0 = node_a.cpu(), node_b.cpu()
+            wall0 = time.monotonic()
+            race_moves, frames = await replayers.go(args.duration)
+            race_wall = time.monotonic() - wall0
+            if profiler is not None:
+                profile = profiler.stop(top=30)
+            race_a = (node_a.cpu() - a0) / race_moves * 1e6
+            race_b = (node_b.cpu() - b0) / race_moves * 1e6
+            begin = time.monotonic() + 1.0  # a second of warm-up, played, not counted
+            used, stock = await asyncio.gather(
+                cpu_between(node_a, begin, begin + args.duration),
+                solo.round(begin, begin + args.duration),
+            )
+            stock_a = used / stock.moves * 1e6
+            ratios_a.append(race_a / stock_a)
+            rows.append(
+                [
+                    index + 1,
+                    race_moves / race_wall,
+                    race_a,
+                    race_b,
+                    frames / race_wall,
+                    stock.moves / args.duration,
+                    stock_a,
+                    race_a / stock_a,
+                ]
+            )
+            print("  ".join(str(c) for c in rows[-1]), flush=True)
+    finally:
+        replayers.close()
+        await solo.close()
+    print()
+    headers = [
+        "round",
+        "race moves/s",
+        "node A µs/race move",
+        "node B µs/race move",
+        "spectator frames/s",
+        "stock turns/s",
+        "node A µs/stock turn",
+        "race / stock",
+    ]
+    print(table(headers, rows))
+    if profile:
+        print(f"\nnode A in race round 1 (py-spy):\n{profile}")
+    median = [statistics.median(float(str(r[i])) for r in rows) for i in (2, 3, 6)]
+    print(
+        f"\nmedians: node A {median[0]:.0f} µs per race move, node B {median[1]:.0f} µs per "
+        f"race move (its spectator), node A {median[2]:.0f} µs per stock turn; race / stock "
+        f"{statistics.median(ratios_a):.2f}x"
+    )
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--races", type=int, default=20)
+    parser.add_argument("--duration", type=float, default=10.0)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--procs", type=int, default=1, help="load worker processes per kind")
+    parser.add_argument(
+        "--profile", type=Path, help="py-spy node A in the first race round, to this dir"
+    )
+    args = parser.parse_args()
+    return run_bench(lambda harness: bench(harness, args), ["node-a", "node-b"])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

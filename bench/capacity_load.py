@@ -1,0 +1,396 @@
+"""The load of the capacity benchmark (bench_capacity.py), run in worker processes.
+
+Two kinds of worker, each driven over a pipe by the benchmark:
+
+- a **race worker** holds paced races: per race two racers on raw websockets, each
+  sending its next legal move (stock turns: `D` until the stock is empty, then `R`)
+  every `MOVE_INTERVAL` seconds once the last one was acknowledged, and one *timed
+  spectator* that stamps when each move's spectator diff arrives. A latency sample is
+  arrival - send for one move, both read from this process's clock.
+- a **sink worker** holds the other spectators: raw TCP connections that speak just
+  enough WebSocket to say hello, join a room as spectator and then read and discard
+  every frame (answering pings), so that ten thousand of them cost the load generator
+  little next to the node. A sink counts its frames and notices a close.
+
+Commands (tuples over the pipe) and answers:
+
+    race worker   ("add", count)            -> ("added", [room, ...])
+                  ("window", seconds)       -> ("window", samples_ms, sent, late, errors)
+                  ("stop",)                 -> ("stopped",)
+    sink worker   ("add", [room, ...])      -> ("added", opened)
+                  ("window", seconds)       -> ("window", frames, closed)
+                  ("stop",)                 -> ("stopped",)
+
+Any failure answers ("failed", text).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import os
+import random
+import struct
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from typing import Any
+from urllib.parse import urlsplit
+
+from websockets.asyncio.client import ClientConnection
+from websockets.exceptions import ConnectionClosed
+
+from serverbench import STOCK_CARDS, expect, hello, pack, unpack
+
+MOVE_INTERVAL = 0.5
+"""Seconds between a racer's moves: 2 moves per second each."""
+
+VARIANT = "draw=1 passes=unlimited"
+"""Stock turns are always legal in it: the racers never run out of moves."""
+
+SETUP_CONCURRENCY = 8
+"""Races set up at once by one worker."""
+
+SINK_CONCURRENCY = 64
+"""Sinks connecting at once in one worker."""
+
+
+# ---------------------------------------------------------------- paced races
+
+
+@dataclass(eq=False)
+class PacedRacer:
+    """One racer of a paced race: sends a move, waits for its own diff, and so on."""
+
+    conn: ClientConnection
+    room: str
+    seat: int
+    moves: int = 0
+    move_id: int = 0
+    acked: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def next_move(self) -> tuple[int, bytes]:
+        """(board move count after it, encoded frame) of the next stock turn."""
+        self.move_id += 1
+        token = "R" if self.moves % (STOCK_CARDS + 1) == STOCK_CARDS else "D"
+        self.moves += 1
+        frame = pack({"t": "move", "room": self.room, "id": self.move_id, "m": token})
+        return self.moves, frame
+
+
+@dataclass(eq=False)
+class PacedRace:
+    """Two racers and the timed spectator of one race room."""
+
+    room: str
+    racers: list[PacedRacer]
+    watcher: ClientConnection
+    sent: dict[tuple[int, int], float] = field(default_factory=dict)  # (seat, moves) -> t
+
+
+class RaceWorker:
+    """Paced races in this process; latency samples are kept per measuring window."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.races: list[PacedRace] = []
+        self.tasks: list[asyncio.Task[None]] = []
+        self.samples: list[float] = []
+        self.sent = 0
+        self.late = 0  # moves sent later than their schedule (the racer was kept waiting)
+        self.errors: list[str] = []
+
+    async def add(self, count: int) -> list[str]:
+        gate = asyncio.Semaphore(SETUP_CONCURRENCY)
+
+        async def one() -> PacedRace:
+            async with gate:
+                return await self._race()
+
+        races = await asyncio.gather(*(one() for _ in range(count)))
+        for race in races:
+            self.races.append(race)
+            self.tasks.append(asyncio.create_task(self._watch(race)))
+            for racer in race.racers:
+                self.tasks.append(asyncio.create_task(self._read_own(racer)))
+                self.tasks.append(asyncio.create_task(self._play(race, racer)))
+        return [race.room for race in races]
+
+    async def _race(self) -> PacedRace:
+        """Create, join, ready and start one race; the timed spectator joins first."""
+        host = await hello(self.url, "Racer A")
+        other = await hello(self.url, "Racer B")
+        watcher = await hello(self.url, "Timer")
+        await host.send(
+            pack({"t": "create", "rid": 1, "kind": "race", "variant": VARIANT, "seats": 2})
+        )
+        room = str((await expect(host, lambda m: m["t"] == "created"))["room"])
+        for rid, conn in enumerate((host, other), start=2):
+            await conn.send(pack({"t": "join", "room": room, "as": "racer", "rid": rid}))
+            await expect(conn, lambda m, rid=rid: m["t"] == "room" and m.get("rid") == rid)
+        await watcher.send(pack({"t": "join", "room": room, "as": "spectator", "rid": 1}))
+        await expect(watcher, lambda m: m["t"] == "room" and m.get("rid") == 1)
+        for conn in (host, other):
+            await conn.send(pack({"t": "ready", "room": room, "ready": True}))
+        await expect(
+            host, lambda m: m["t"] == "room" and all(s and s.get("ready") for s in m["seats"])
+        )
+        await host.send(pack({"t": "start", "room": room}))
+        racers = []
+        for seat, conn in enumerate((host, other)):
+            board = await expect(conn, lambda m: m["t"] == "board" and m["audience"] == "own", 60)
+            racers.append(PacedRacer(conn, room, seat, int(board["moves"])))
+        await expect(watcher, lambda m: m["t"] == "board", 60)
+        return PacedRace(room, racers, watcher)
+
+    async def _read_own(self, racer: PacedRacer) -> None:
+        try:
+            async for frame in racer.conn:
+                message = unpack(frame)
+                kind = message["t"]
+                if kind == "diff" and message.get("id") == racer.move_id:
+                    racer.acked.set()
+                elif kind == "error":
+                    self.errors.append(f"{message.get('code')}: {message.get('msg')}")
+                    racer.acked.set()
+        except ConnectionClosed as exc:
+            self.errors.append(f"racer connection closed: {exc}")
+
+    async def _play(self, race: PacedRace, racer: PacedRacer) -> None:
+        clock = time.monotonic
+        due = clock() + random.uniform(0, MOVE_INTERVAL)  # spread the races' phases
+        with contextlib.suppress(ConnectionClosed):
+            while True:
+                await asyncio.sleep(max(0.0, due - clock()))
+                racer.acked.clear()
+                moves, frame = racer.next_move()
+                now = clock()
+                if now - due > MOVE_INTERVAL / 2:
+                    self.late += 1
+                race.sent[(racer.seat, moves)] = now
+                self.sent += 1
+                await racer.conn.send(frame)
+                await racer.acked.wait()
+                due = max(due + MOVE_INTERVAL, clock())
+
+    async def _watch(self, race: PacedRace) -> None:
+        clock = time.monotonic
+        try:
+            async for frame in race.watcher:
+                now = clock()
+                message = unpack(frame)
+                if message["t"] != "diff":
+                    continue
+                sent = race.sent.pop((int(message["seat"]), int(message["moves"])), None)
+                if sent is not None:
+                    self.samples.append((now - sent) * 1000)
+        except ConnectionClosed as exc:
+            self.errors.append(f"timed spectator closed: {exc}")
+
+    def window_start(self) -> None:
+        self.samples = []
+        self.sent = self.late = 0
+        self.errors = []
+
+    async def stop(self) -> None:
+        for task in self.tasks:
+            task.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+        conns = [r.conn for race in self.races for r in race.racers]
+        conns += [race.watcher for race in self.races]
+        await asyncio.gather(*(c.close() for c in conns), return_exceptions=True)
+
+
+# ---------------------------------------------------------------- sinks
+
+
+class Sink(asyncio.Protocol):
+    """A spectator that reads frames and throws them away (pings get their pong)."""
+
+    def __init__(self, key: bytes, request: bytes, first: bytes) -> None:
+        self.key = key
+        self.request = request
+        self.first = first  # hello and join, sent once the handshake is answered
+        self.transport: asyncio.Transport | None = None
+        self.buffer = bytearray()
+        self.upgraded = asyncio.get_running_loop().create_future()
+        self.frames = 0
+        self.closed = False
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        transport.write(self.request)
+
+    def data_received(self, data: bytes) -> None:
+        self.buffer += data
+        if not self.upgraded.done():
+            end = self.buffer.find(b"\r\n\r\n")
+            if end < 0:
+                return
+            head = bytes(self.buffer[:end])
+            del self.buffer[: end + 4]
+            if not head.startswith(b"HTTP/1.1 101"):
+                self.upgraded.set_exception(RuntimeError(head.split(b"\r\n")[0].decode()))
+                return
+            self.upgraded.set_result(None)
+            assert self.transport is not None
+            self.transport.write(self.first)
+        self._frames()
+
+    def _frames(self) -> None:
+        buffer = self.buffer
+        at = 0
+        while len(buffer) - at >= 2:
+            opcode = buffer[at] & 0x0F
+            length = buffer[at + 1] & 0x7F
+            head = 2
+            if length == 126:
+                if len(buffer) - at < 4:
+                    break
+                (length,) = struct.unpack_from("!H", buffer, at + 2)
+                head = 4
+            elif length == 127:
+                if len(buffer) - at < 10:
+                    break
+                (length,) = struct.unpack_from("!Q", buffer, at + 2)
+                head = 10
+            if len(buffer) - at < head + length:
+                break
+            if opcode == 0x9 and self.transport is not None:  # ping: pong, same payload
+                payload = bytes(buffer[at + head : at + head + length])
+                self.transport.write(_frame(0xA, payload))
+            elif opcode == 0x8:
+                self.closed = True
+            else:
+                self.frames += 1
+            at += head + length
+        del buffer[:at]
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closed = True
+        if not self.upgraded.done():
+            self.upgraded.set_exception(ConnectionError("closed during the handshake"))
+
+
+def _frame(opcode: int, payload: bytes) -> bytes:
+    """A masked client frame (FIN set)."""
+    mask = os.urandom(4)
+    length = len(payload)
+    if length < 126:
+        head = struct.pack("!BB", 0x80 | opcode, 0x80 | length)
+    elif length < 65536:
+        head = struct.pack("!BBH", 0x80 | opcode, 0x80 | 126, length)
+    else:
+        head = struct.pack("!BBQ", 0x80 | opcode, 0x80 | 127, length)
+    masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+    return head + mask + masked
+
+
+class SinkWorker:
+    """Sinks of this process."""
+
+    def __init__(self, url: str) -> None:
+        parts = urlsplit(url)
+        self.host = parts.hostname or "127.0.0.1"
+        self.port = parts.port or 80
+        self.path = parts.path or "/"
+        self.sinks: list[Sink] = []
+        self.counted = 0
+
+    async def add(self, rooms: Sequence[str]) -> int:
+        gate = asyncio.Semaphore(SINK_CONCURRENCY)
+        loop = asyncio.get_running_loop()
+
+        async def one(index: int, room: str) -> Sink:
+            key = base64.b64encode(os.urandom(16))
+            request = (
+                f"GET {self.path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n"
+                "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+                f"Sec-WebSocket-Key: {key.decode()}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+            ).encode()
+            first = _frame(0x2, pack({"t": "hello", "v": 1, "name": f"Sink {index}"}))
+            first += _frame(0x2, pack({"t": "join", "room": room, "as": "spectator", "rid": 1}))
+            async with gate:
+                _, sink = await loop.create_connection(
+                    lambda: Sink(key, request, first), self.host, self.port
+                )
+                await asyncio.wait_for(sink.upgraded, 60)
+                return sink
+
+        base = len(self.sinks)
+        added = await asyncio.gather(*(one(base + i, r) for i, r in enumerate(rooms)))
+        self.sinks += added
+        return len(added)
+
+    def frames(self) -> int:
+        return sum(s.frames for s in self.sinks)
+
+    def closed(self) -> int:
+        return sum(1 for s in self.sinks if s.closed)
+
+    def stop(self) -> None:
+        for sink in self.sinks:
+            if sink.transport is not None:
+                sink.transport.abort()
+
+
+# ---------------------------------------------------------------- worker processes
+
+
+def race_worker(url: str, pipe: Connection[Any, Any]) -> None:
+    """A race worker process (see the module docstring)."""
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(_serve_races(url, pipe))
+
+
+def sink_worker(url: str, pipe: Connection[Any, Any]) -> None:
+    """A sink worker process (see the module docstring)."""
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(_serve_sinks(url, pipe))
+
+
+async def _serve_races(url: str, pipe: Connection[Any, Any]) -> None:
+    worker = RaceWorker(url)
+    try:
+        while True:
+            command = await asyncio.to_thread(pipe.recv)
+            try:
+                if command[0] == "add":
+                    pipe.send(("added", await worker.add(command[1])))
+                elif command[0] == "window":
+                    worker.window_start()
+                    await asyncio.sleep(command[1])
+                    pipe.send(("window", worker.samples, worker.sent, worker.late, worker.errors))
+                else:
+                    break
+            except Exception as exc:
+                pipe.send(("failed", repr(exc)))
+    finally:
+        await worker.stop()
+        with contextlib.suppress(OSError):
+            pipe.send(("stopped",))
+
+
+async def _serve_sinks(url: str, pipe: Connection[Any, Any]) -> None:
+    worker = SinkWorker(url)
+    try:
+        while True:
+            command = await asyncio.to_thread(pipe.recv)
+            try:
+                if command[0] == "add":
+                    pipe.send(("added", await worker.add(command[1])))
+                elif command[0] == "window":
+                    before = worker.frames()
+                    await asyncio.sleep(command[1])
+                    pipe.send(("window", worker.frames() - before, worker.closed()))
+                else:
+                    break
+            except Exception as exc:
+                pipe.send(("failed", repr(exc)))
+    finally:
+        worker.stop()
+        with contextlib.suppress(OSError):
+            pipe.send(("stopped",))
