@@ -50,9 +50,10 @@ from serverbench import (
     Profiler,
     code_version,
     expect,
-    hello,
     pack,
+    race_room,
     run_bench,
+    start_race_now,
     table,
     unpack,
 )
@@ -81,36 +82,15 @@ class ReplayRace:
 
     @classmethod
     async def create(cls, url_a: str, url_b: str, variant: str) -> ReplayRace:
-        host, other = await hello(url_a, "Racer A"), await hello(url_a, "Racer B")
-        watcher = await hello(url_b, "Watcher")
-        await host.send(
-            pack(
-                {"t": "create", "rid": 1, "kind": "race", "variant": variant, "seats": 2}
-                | {"deal": "any"}
-            )
-        )
-        room = str((await expect(host, lambda m: m["t"] == "created"))["room"])
-        for rid, conn in enumerate((host, other), start=2):
-            await conn.send(pack({"t": "join", "room": room, "as": "racer", "rid": rid}))
-            await expect(conn, lambda m, rid=rid: m["t"] == "room" and m.get("rid") == rid)
-        await watcher.send(pack({"t": "join", "room": room, "as": "spectator", "rid": 1}))
-        await expect(watcher, lambda m: m["t"] == "room" and m.get("rid") == 1)
-        race = cls([host, other], watcher, room)
+        room, racers, watcher = await race_room(url_a, url_b, variant, deal="any")
+        race = cls(racers, watcher, room)
         await race.start()
         return race
 
     async def start(self) -> None:
-        """Ready both racers, start, and wait for both own boards."""
-        host = self.racers[0]
-        for conn in self.racers:
-            await conn.send(pack({"t": "ready", "room": self.room, "ready": True}))
-        await expect(
-            host, lambda m: m["t"] == "room" and all(s and s.get("ready") for s in m["seats"])
-        )
-        await host.send(pack({"t": "start", "room": self.room}))
-        for seat, conn in enumerate(self.racers):
-            board = await expect(conn, lambda m: m["t"] == "board" and m["audience"] == "own", 60)
-            self.next_id[seat] = int(board.get("last_id", 0)) + 1
+        """Ready both racers, start, and note the move ids to go on from."""
+        boards = await start_race_now(self.room, self.racers)
+        self.next_id = [int(board.get("last_id", 0)) + 1 for board in boards]
 
     async def play(self, seat: int, token: str) -> bool:
         """One move, acknowledged; whether the board still plays (the server ends a board
@@ -124,7 +104,7 @@ class ReplayRace:
             if message["t"] == "error":
                 raise RuntimeError(f"move {token} refused: {message}")
             if message["t"] == "diff" and message.get("id") == move_id:
-                return message.get("status", "playing") == "playing"
+                return bool(message.get("status", "playing") == "playing")
 
     async def rematch(self) -> None:
         """After both won: results, a rematch, and the next race started."""

@@ -42,7 +42,7 @@ from urllib.parse import urlsplit
 from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
 
-from serverbench import STOCK_CARDS, expect, hello, pack, unpack
+from serverbench import STOCK_CARDS, expect, pack, race_room, start_race_now, unpack
 
 MOVE_INTERVAL = 0.5
 """Seconds between a racer's moves: 2 moves per second each."""
@@ -120,29 +120,13 @@ class RaceWorker:
 
     async def _race(self) -> PacedRace:
         """Create, join, ready and start one race; the timed spectator joins first."""
-        host = await hello(self.url, "Racer A")
-        other = await hello(self.url, "Racer B")
-        watcher = await hello(self.url, "Timer")
-        await host.send(
-            pack({"t": "create", "rid": 1, "kind": "race", "variant": VARIANT, "seats": 2})
-        )
-        room = str((await expect(host, lambda m: m["t"] == "created"))["room"])
-        for rid, conn in enumerate((host, other), start=2):
-            await conn.send(pack({"t": "join", "room": room, "as": "racer", "rid": rid}))
-            await expect(conn, lambda m, rid=rid: m["t"] == "room" and m.get("rid") == rid)
-        await watcher.send(pack({"t": "join", "room": room, "as": "spectator", "rid": 1}))
-        await expect(watcher, lambda m: m["t"] == "room" and m.get("rid") == 1)
-        for conn in (host, other):
-            await conn.send(pack({"t": "ready", "room": room, "ready": True}))
-        await expect(
-            host, lambda m: m["t"] == "room" and all(s and s.get("ready") for s in m["seats"])
-        )
-        await host.send(pack({"t": "start", "room": room}))
-        racers = []
-        for seat, conn in enumerate((host, other)):
-            board = await expect(conn, lambda m: m["t"] == "board" and m["audience"] == "own", 60)
-            racers.append(PacedRacer(conn, room, seat, int(board["moves"])))
+        room, conns, watcher = await race_room(self.url, self.url, VARIANT)
+        boards = await start_race_now(room, conns)
         await expect(watcher, lambda m: m["t"] == "board", 60)
+        racers = [
+            PacedRacer(conn, room, seat, int(board["moves"]))
+            for seat, (conn, board) in enumerate(zip(conns, boards, strict=True))
+        ]
         return PacedRace(room, racers, watcher)
 
     async def _read_own(self, racer: PacedRacer) -> None:

@@ -456,6 +456,44 @@ async def expect(
                 return message
 
 
+def _answers(rid: int) -> Callable[[Message], bool]:
+    return lambda m: m["t"] == "room" and m.get("rid") == rid
+
+
+async def race_room(
+    racer_url: str, watcher_url: str, variant: str, **options: Any
+) -> tuple[str, list[ClientConnection], ClientConnection]:
+    """A two-racer race created (`options` go into `create`), joined by both racers on
+    `racer_url` and by a spectator on `watcher_url`, then started (`start_race_now`);
+    (room, racers, watcher)."""
+    host, other = await hello(racer_url, "Racer A"), await hello(racer_url, "Racer B")
+    watcher = await hello(watcher_url, "Watcher")
+    create = {"t": "create", "rid": 1, "kind": "race", "variant": variant, "seats": 2}
+    await host.send(pack(create | options))
+    room = str((await expect(host, lambda m: m["t"] == "created"))["room"])
+    for rid, conn in enumerate((host, other), start=2):
+        await conn.send(pack({"t": "join", "room": room, "as": "racer", "rid": rid}))
+        await expect(conn, _answers(rid))
+    await watcher.send(pack({"t": "join", "room": room, "as": "spectator", "rid": 1}))
+    await expect(watcher, _answers(1))
+    return room, [host, other], watcher
+
+
+async def start_race_now(room: str, racers: Sequence[ClientConnection]) -> list[Message]:
+    """Every racer ready, the host (the first) starts: each racer's own board, in order
+    (the node runs with no countdown)."""
+    for conn in racers:
+        await conn.send(pack({"t": "ready", "room": room, "ready": True}))
+    await expect(
+        racers[0], lambda m: m["t"] == "room" and all(s and s.get("ready") for s in m["seats"])
+    )
+    await racers[0].send(pack({"t": "start", "room": room}))
+    return [
+        await expect(conn, lambda m: m["t"] == "board" and m["audience"] == "own", 60)
+        for conn in racers
+    ]
+
+
 class Racer:
     """A solo game's player on a raw connection: an endless stream of legal moves
     (`D` until the stock is empty, then `R`, forever)."""
