@@ -380,3 +380,24 @@ async def test_a_move_made_while_a_resync_fails_is_acknowledged_after_it(
     acked += [m for m in ann.of_kind("board") if m.get("last_id", 0) >= 1]
     assert acked, "the move was never acknowledged"
     assert (await cluster.race(race.room)).moves[0] == [token]
+
+
+async def test_a_move_count_alone_is_progress_news_to_racers_only(cluster: Cluster) -> None:
+    """A stock draw changes only a move count: the racers hear it in `progress`, the
+    spectators (whose diffs carry `moves`) do not; a new spectator count reaches all."""
+    race = await start_race(cluster)
+    ann, bob = race.racers
+    (sue,) = race.spectators
+    await cluster.tick()
+    racer_frames, spectator_frames = len(bob.of_kind("progress")), len(sue.of_kind("progress"))
+    assert await cluster.request(ann, msg.MoveRequest(race.room, 1, "D")) is None
+    await cluster.tick()
+    assert len(bob.of_kind("progress")) == racer_frames + 1
+    assert bob.of_kind("progress")[-1]["boards"][0][3] == 1  # ann's moves
+    assert len(sue.of_kind("progress")) == spectator_frames
+    assert board_frames(sue, seat=0)[-1]["moves"] == 1
+    tom = cluster.connect("tom")
+    assert await cluster.request(tom, msg.Join(race.room, Role.SPECTATOR)) is None
+    await cluster.tick()
+    assert sue.of_kind("progress")[-1]["spectators"] == 2
+    assert bob.of_kind("progress")[-1]["spectators"] == 2

@@ -100,7 +100,10 @@ class LocalRoom:
     gen: int = 0
     revealed_gen: int = 0  # the race whose start this node has scheduled or sent
     spectators_total: int = 0
-    progress_dirty: bool = False
+    progress_dirty: bool = False  # a `progress` frame is due to the racers
+    # ... and to the spectators: something other than a move count changed (they see
+    # every move in the diffs, which carry `moves`).
+    spectator_progress_dirty: bool = False
     viewers: set[Viewer] = field(default_factory=set)
     writers: dict[int, LiveBoard] = field(default_factory=dict)
     hint_lines: dict[int, KnownLine] = field(default_factory=dict)
@@ -142,6 +145,9 @@ class LocalRoom:
 
     def spectators(self) -> list[Viewer]:
         return self._spectators
+
+    def all_racers(self) -> list[Viewer]:
+        return [viewer for viewers in self._racers.values() for viewer in viewers]
 
     @property
     def idle(self) -> bool:
@@ -194,8 +200,15 @@ class LocalRoom:
     def apply_progress(self, progress: Progress) -> ProgressChange:
         """A board's progress, from its writer here or from the bus."""
         before = self._seats.get(progress.seat)
+        shown = self._progress.get(progress.seat)
         self._store(progress)
         self.progress_dirty = True
+        if shown is None or (shown.found, shown.down, shown.status) != (
+            progress.found,
+            progress.down,
+            progress.status,
+        ):
+            self.spectator_progress_dirty = True
         after = self._seats[progress.seat]
         return ProgressChange(
             status_changed=before is None or before.status is not after.status,

@@ -121,11 +121,19 @@ class Timers:
                     total = totals.get(local.room_id, local.spectators_total)
                     if total != local.spectators_total:
                         local.spectators_total = total
-                        local.progress_dirty = True
+                        local.progress_dirty = local.spectator_progress_dirty = True
         for local in rooms:
             if local.progress_dirty and local.loaded:
                 local.progress_dirty = False
-                self.hub.deliver(list(local.viewers), progress_frame(local), None)
+                # Spectators see every move in its diff: a change of move counts alone
+                # is news to the racers only.
+                if local.spectator_progress_dirty:
+                    local.spectator_progress_dirty = False
+                    viewers = list(local.viewers)
+                else:
+                    viewers = local.all_racers()
+                if viewers:
+                    self.hub.deliver(viewers, progress_frame(local), None)
 
     def _next_buckets(self) -> list[int]:
         first = self._bucket
