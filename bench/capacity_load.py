@@ -50,10 +50,16 @@ MOVE_INTERVAL = 0.5
 VARIANT = "draw=1 passes=unlimited"
 """Stock turns are always legal in it: the racers never run out of moves."""
 
+RETRYABLE = frozenset({"wrong_state", "busy", "unavailable", "rate_limited"})
+"""Refusals after which a racer sends the same move (same id) again."""
+
 SETUP_CONCURRENCY = 8
 """Races set up at once by one worker."""
 
 SINK_CONCURRENCY = 64
+
+JOINED_FRAMES = 3
+"""Frames a sink has received once its join was served: welcome, room, a board."""
 """Sinks connecting at once in one worker."""
 
 
@@ -70,6 +76,7 @@ class PacedRacer:
     moves: int = 0
     move_id: int = 0
     acked: asyncio.Event = field(default_factory=asyncio.Event)
+    refused: str | None = None  # the error code that answered the last move, if any
 
     def next_move(self) -> tuple[int, bytes]:
         """(board move count after it, encoded frame) of the next stock turn."""
@@ -135,28 +142,42 @@ class RaceWorker:
                 message = unpack(frame)
                 kind = message["t"]
                 if kind == "diff" and message.get("id") == racer.move_id:
+                    racer.refused = None
                     racer.acked.set()
-                elif kind == "error":
+                elif kind == "board" and message.get("last_id", 0) >= racer.move_id:
+                    racer.refused = None  # a resync's snapshot stands in for the diff
+                    racer.acked.set()
+                elif kind == "error" and message.get("id") == racer.move_id:
+                    racer.refused = str(message.get("code"))
                     self.errors.append(f"{message.get('code')}: {message.get('msg')}")
                     racer.acked.set()
         except ConnectionClosed as exc:
             self.errors.append(f"racer connection closed: {exc}")
 
     async def _play(self, race: PacedRace, racer: PacedRacer) -> None:
+        """Paced moves; a retryable refusal (the start instant not reached yet on the
+        store's clock, a busy or unavailable store) sends the same move again, any
+        other stops this racer (its idea of the board would be wrong)."""
         clock = time.monotonic
         due = clock() + random.uniform(0, MOVE_INTERVAL)  # spread the races' phases
         with contextlib.suppress(ConnectionClosed):
             while True:
                 await asyncio.sleep(max(0.0, due - clock()))
-                racer.acked.clear()
                 moves, frame = racer.next_move()
                 now = clock()
                 if now - due > MOVE_INTERVAL / 2:
                     self.late += 1
                 race.sent[(racer.seat, moves)] = now
                 self.sent += 1
-                await racer.conn.send(frame)
-                await racer.acked.wait()
+                while True:
+                    racer.acked.clear()
+                    await racer.conn.send(frame)
+                    await racer.acked.wait()
+                    if racer.refused is None:
+                        break
+                    if racer.refused not in RETRYABLE:
+                        return
+                    await asyncio.sleep(0.05)
                 due = max(due + MOVE_INTERVAL, clock())
 
     async def _watch(self, race: PacedRace) -> None:
@@ -199,7 +220,10 @@ class Sink(asyncio.Protocol):
         self.first = first  # hello and join, sent once the handshake is answered
         self.transport: asyncio.Transport | None = None
         self.buffer = bytearray()
-        self.upgraded = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        self.upgraded = loop.create_future()
+        # Set at the third frame (welcome, the room, a first board): the join was served.
+        self.joined = loop.create_future()
         self.frames = 0
         self.closed = False
 
@@ -250,6 +274,8 @@ class Sink(asyncio.Protocol):
                 self.closed = True
             else:
                 self.frames += 1
+                if self.frames == JOINED_FRAMES and not self.joined.done():
+                    self.joined.set_result(None)
             at += head + length
         del buffer[:at]
 
@@ -257,6 +283,8 @@ class Sink(asyncio.Protocol):
         self.closed = True
         if not self.upgraded.done():
             self.upgraded.set_exception(ConnectionError("closed during the handshake"))
+        if not self.joined.done():
+            self.joined.set_exception(ConnectionError("closed before the join was served"))
 
 
 def _frame(opcode: int, payload: bytes) -> bytes:
@@ -302,7 +330,10 @@ class SinkWorker:
                     lambda: Sink(key, request, first), self.host, self.port
                 )
                 await asyncio.wait_for(sink.upgraded, 60)
-                return sink
+            # The join is answered outside the gate: the node serves joins as fast as it
+            # can, and the level is measured only once every sink has been served.
+            await asyncio.wait_for(sink.joined, 300)
+            return sink
 
         base = len(self.sinks)
         added = await asyncio.gather(*(one(base + i, r) for i, r in enumerate(rooms)))
