@@ -251,3 +251,23 @@ def user_unfinished(user: str) -> str:
     """Sorted set: room ids of the user's practice games not finished yet, scored by
     creation or by when their clock last stopped (ms)."""
     return f"{_user_tag(user)}:unfinished"
+
+
+# ------------------------------------------------------------ tournaments
+#
+# Each tournament has a hash tag of its own (`{t:<id>}`); ids have the shape of room ids
+# (`is_room_id`). The public listing is one sorted set, written when a tournament is
+# created or ends and read per page; updates go out on one channel (a few per minute).
+
+
+def tournament(tournament_id: str) -> str:
+    """Hash: the tournament's state blob (`state`) and its revision (`rev`)."""
+    return f"{PREFIX}:{{t:{tournament_id}}}:t"
+
+
+TOURNAMENTS: Final = f"{PREFIX}:tournaments"
+"""Sorted set of public tournaments, scored by creation time (ms)."""
+
+TOURNAMENT_UPDATES: Final = f"{PREFIX}:tournament:updates"
+"""Channel: a `bus.messages.TournamentUpdate` each time a tournament is written (every
+node with watchers of it reads it again)."""

@@ -96,6 +96,13 @@ class DailyUpdate:
     count: int
 
 
+@dataclass(frozen=True, slots=True)
+class TournamentUpdate:
+    """A tournament was written: nodes with watchers of it read it again."""
+
+    tournament: str
+
+
 RoomMessage = RoomFrame | BoardFrame | ProgressNote | Takeover
 """What arrives on a room's channels."""
 
@@ -132,6 +139,11 @@ def encode(message: RoomMessage) -> bytes:
 def encode_daily(update: DailyUpdate) -> bytes:
     """One daily channel message."""
     return _pack([update.day, update.variant, update.count])
+
+
+def encode_tournament(update: TournamentUpdate) -> bytes:
+    """One tournament channel message."""
+    return _pack([update.tournament])
 
 
 def _pack(value: object) -> bytes:
@@ -183,6 +195,17 @@ def decode_daily(data: bytes) -> DailyUpdate:
         return DailyUpdate(str(day), str(variant), int(count))
     except (ValueError, TypeError) as exc:
         raise BusError(f"malformed daily update: {exc}") from None
+
+
+def decode_tournament(data: bytes) -> TournamentUpdate:
+    """A tournament channel message; `BusError` when it is malformed."""
+    try:
+        (tournament,) = _unpack(data)
+        if not isinstance(tournament, str):
+            raise TypeError("the id is not text")
+        return TournamentUpdate(tournament)
+    except (ValueError, TypeError) as exc:
+        raise BusError(f"malformed tournament update: {exc}") from None
 
 
 def _unpack(body: bytes) -> list[Any]:

@@ -12,7 +12,8 @@ request for `/ws` goes on to become a websocket, anything else gets a response h
     GET /api/...                   the JSON API (`api.py`): lobbies, live games, results,
                                    replays; `/api/daily...` (`daily_api.py`);
                                    `/api/analysis/<room>/<gen>`: the solver's per-ply
-                                   verdicts of a finished game (`service.analysis`)
+                                   verdicts of a finished game (`service.analysis`);
+                                   `/api/tournaments...` (`tournament_api.py`)
     GET /, /static/<version>/<path>, /<path>
                                    the browser client's files (`assets.py`: versioned
                                    URLs, cache lifetimes, ETags and 304, gzip), from
@@ -53,10 +54,12 @@ from klondike_live.gateway.api import Api, game_key
 from klondike_live.gateway.assets import ClientAssets
 from klondike_live.gateway.client_files import client_root
 from klondike_live.gateway.daily_api import DailyApi
+from klondike_live.gateway.tournament_api import TournamentApi
 from klondike_live.metrics import Metrics
 from klondike_live.race.redaction import Disclosure, analysis_for, results_for
 from klondike_live.service.analysis import Analyses
 from klondike_live.service.daily import DailyService
+from klondike_live.service.tournaments import Tournaments
 from klondike_live.store import Store
 from klondike_live.store.connect import ping
 
@@ -103,11 +106,13 @@ class HttpRoutes:
         *,
         bus_connected: Callable[[], bool] | None = None,
         analyses: Analyses | None = None,
+        tournaments: Tournaments | None = None,
     ) -> None:
         self.store = store
         self.analyses = analyses if analyses is not None else Analyses(store)
         self.api = Api(store, hidden=daily.hidden)
         self.daily = DailyApi(daily)
+        self.tournaments = TournamentApi(tournaments) if tournaments is not None else None
         self.metrics = metrics
         self.node_id = node_id
         self.keys = keys
@@ -186,6 +191,11 @@ class HttpRoutes:
             if route == "me/stats":
                 return json_response(await self.api.stats(user))
             return json_response(await self.api.unfinished(user))
+        if self.tournaments is not None and (
+            route == "tournaments" or route.startswith("tournaments/")
+        ):
+            status, data = await self.tournaments.route(route)
+            return json_response(data, status)
         if route == "daily" or route.startswith("daily/"):
             parsed = parse_qs(query[:1024], keep_blank_values=False)
             status, data = await self.daily.route(route, parsed, self._user(headers))

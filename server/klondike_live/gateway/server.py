@@ -166,7 +166,7 @@ async def running(
             on_reconnect=metrics.bus_resubscribes.inc,
         )
         hub.attach(subscriber)
-        await subscriber.start(keys.DAILY_UPDATES)
+        await subscriber.start(keys.DAILY_UPDATES, keys.TOURNAMENT_UPDATES)
         stack.push_async_callback(subscriber.stop)
         gc_policy = GcPolicy(settings.gc_freeze_seconds, settings.gc_sweep_seconds, metrics.gc)
         if settings.gc_freeze_seconds > 0:
@@ -212,6 +212,7 @@ async def running(
                 settings.keys,
                 bus_connected=lambda: subscriber.connected,
                 analyses=service.analyses,
+                tournaments=service.tournaments,
             ),
             create_connection=_Connection,
             reuse_port=reuse_port or None,

@@ -356,6 +356,12 @@ class Session:
                     | msg.AddBot()
                     | msg.DailyWatch()
                     | msg.DailyUnwatch()
+                    | msg.TournamentCreate()
+                    | msg.TournamentEnter()
+                    | msg.TournamentWithdraw()
+                    | msg.TournamentAction()
+                    | msg.TournamentWatch()
+                    | msg.TournamentUnwatch()
                 ):
                     # A store that does not answer (a failover in progress, a stalled
                     # server) must not leave the client waiting: it hears `unavailable`

@@ -19,11 +19,15 @@ import msgpack
 
 from klondike_live.engine import NotationError, Variant
 from klondike_live.protocol.codes import ErrorCode
-from klondike_live.protocol.kinds import BotLevel, DealMode, Role, RoomKind
+from klondike_live.protocol.kinds import BotLevel, DealMode, Role, RoomKind, TournamentFormat
 
 PROTOCOL_VERSION: Final = 1
 MAX_SAFE_INT: Final = 2**53 - 1
 ROOM_ID_MAX: Final = 64
+MAX_SEATS: Final = 100
+MAX_HEATS: Final = 10
+"""Seats a room may have: up to 8 in a race a player creates, up to 100 in a
+tournament's heat."""
 DEAL_MODES: Final = tuple(DealMode)
 _ISO_DATE: Final = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
@@ -163,6 +167,67 @@ class DailyUnwatch:
     rid: int | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class TournamentCreate:
+    """A signed-in player organizes a tournament (`race.tournament` checks the rest)."""
+
+    rid: int
+    name: str
+    format: TournamentFormat
+    variants: tuple[Variant, ...]
+    public: bool
+    cap: int
+    closes_at: int  # registration closes (ms)
+    opens_at: int | None = None  # registration opens (ms); now when absent
+    first_day: date | None = None  # a series' dates, inclusive
+    last_day: date | None = None
+    start_at: int = 0  # heats: the first heat's start (ms)
+    heats: int = 0
+    pause: int = 0  # heats: seconds between a heat's end and the next one's start
+    time_limit: int = 0  # heats: each heat's time limit (s)
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentEnter:
+    tournament: str
+    rid: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentWithdraw:
+    tournament: str
+    rid: int | None = None
+
+
+TOURNAMENT_ACTIONS: Final = ("open", "close", "remove", "start_heat", "cancel")
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentAction:
+    """An organizer's action (`user`: the entrant to remove)."""
+
+    tournament: str
+    action: str
+    user: str | None = None
+    rid: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentWatch:
+    tournament: str
+    rid: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentUnwatch:
+    tournament: str
+    rid: int | None = None
+
+
+TournamentRequest = (
+    TournamentEnter | TournamentWithdraw | TournamentAction | TournamentWatch | TournamentUnwatch
+)
+
 ClientMessage = (
     Hello
     | Create
@@ -180,6 +245,8 @@ ClientMessage = (
     | Ping
     | DailyWatch
     | DailyUnwatch
+    | TournamentCreate
+    | TournamentRequest
 )
 
 
@@ -363,14 +430,14 @@ def _create(f: _Fields) -> Create:
     )
 
 
-def _day(f: _Fields) -> date:
-    text = f.req_str("date", 10)
+def _day(f: _Fields, key: str = "date") -> date:
+    text = f.req_str(key, 10)
     try:
         if not _ISO_DATE.match(text):
             raise ValueError(text)
         return date.fromisoformat(text)
     except ValueError:
-        raise f.fail("date", "a date YYYY-MM-DD") from None
+        raise f.fail(key, "a date YYYY-MM-DD") from None
 
 
 def _daily_watch(f: _Fields) -> DailyWatch:
@@ -389,23 +456,106 @@ def _daily_unwatch(f: _Fields) -> DailyUnwatch:
     )
 
 
+MAX_TOURNAMENT_NAME: Final = 60
+_CONTROL: Final = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def _tournament_create(f: _Fields) -> TournamentCreate:
+    rid = f.req_int("rid", 0, MAX_SAFE_INT)
+    name = f.req_str("name", MAX_TOURNAMENT_NAME).strip()
+    if not name or _CONTROL.search(name):
+        raise f.fail("name", f"1..{MAX_TOURNAMENT_NAME} printable characters")
+    form = TournamentFormat(f.choice("format", tuple(TournamentFormat)))
+    raw = f.get("variants", True)
+    if not isinstance(raw, list) or not 1 <= len(raw) <= 2:
+        raise f.fail("variants", "a list of 1 or 2 variants")
+    variants: list[Variant] = []
+    for text in raw:
+        try:
+            if not isinstance(text, str) or len(text) > 64:
+                raise NotationError("not a variant")
+            variants.append(Variant.parse(text))
+        except NotationError:
+            raise f.fail("variants", "variants such as 'draw=1 passes=1 f2t=no'") from None
+    if len(set(variants)) != len(variants):
+        raise f.fail("variants", "different variants")
+    public = f.flag("public", default=False)
+    cap = f.integer("cap", 2, MAX_SEATS, required=False) or MAX_SEATS
+    opens_at = f.integer("opens_at", 0, MAX_SAFE_INT, required=False)
+    closes_at = f.req_int("closes_at", 0, MAX_SAFE_INT)
+    if form is TournamentFormat.SERIES:
+        for absent in ("start_at", "heats", "pause", "time_limit"):
+            if f.get(absent, False) is not None:
+                raise f.fail(absent, "absent for a series")
+        return TournamentCreate(
+            rid=rid,
+            name=name,
+            format=form,
+            variants=tuple(variants),
+            public=public,
+            cap=cap,
+            closes_at=closes_at,
+            opens_at=opens_at,
+            first_day=_day(f, "from"),
+            last_day=_day(f, "to"),
+        )
+    for absent in ("from", "to"):
+        if f.get(absent, False) is not None:
+            raise f.fail(absent, "absent for heats")
+    if len(variants) != 1:
+        raise f.fail("variants", "one variant for heats")
+    return TournamentCreate(
+        rid=rid,
+        name=name,
+        format=form,
+        variants=tuple(variants),
+        public=public,
+        cap=cap,
+        closes_at=closes_at,
+        opens_at=opens_at,
+        start_at=f.req_int("start_at", 0, MAX_SAFE_INT),
+        heats=f.req_int("heats", 1, MAX_HEATS),
+        pause=f.integer("pause", 10, 3600, required=False) or 60,
+        time_limit=f.integer("time_limit", 60, 3600, required=False) or 600,
+    )
+
+
+def _tournament_id(f: _Fields) -> str:
+    return f.req_str("tournament", ROOM_ID_MAX)
+
+
+def _tournament_action(f: _Fields) -> TournamentAction:
+    action = f.choice("action", TOURNAMENT_ACTIONS)
+    user = f.text("user", 128, required=False)
+    if (action == "remove") != (user is not None):
+        raise f.fail("user", "given with 'remove' only (the entrant to remove)")
+    return TournamentAction(
+        tournament=_tournament_id(f),
+        action=action,
+        user=user,
+        rid=f.integer("rid", 0, MAX_SAFE_INT, required=False),
+    )
+
+
 def _since(f: _Fields) -> tuple[Since, ...]:
     value = f.get("since", False)
     if value is None:
         return ()
-    if not isinstance(value, list) or len(value) > 8:
-        raise f.fail("since", "a list of at most 8 [seat, epoch, offset] triples")
+    if not isinstance(value, list) or len(value) > MAX_SEATS:
+        raise f.fail("since", f"a list of at most {MAX_SEATS} [seat, epoch, offset] triples")
     out = []
     for item in value:
         if (
             not isinstance(item, list)
             or len(item) != 3
             or not all(isinstance(x, int) and not isinstance(x, bool) for x in item)
-            or not 0 <= item[0] < 8
+            or not 0 <= item[0] < MAX_SEATS
             or not 0 <= item[1] <= MAX_SAFE_INT
             or not 0 <= item[2] <= MAX_SAFE_INT
         ):
-            raise f.fail("since", "a list of [seat 0..7, epoch >= 0, offset >= 0] triples")
+            raise f.fail(
+                "since", f"a list of [seat 0..{MAX_SEATS - 1}, epoch >= 0, offset >= 0] triples"
+            )
         out.append(Since(item[0], item[1], item[2]))
     return tuple(out)
 
@@ -444,6 +594,20 @@ _DECODERS: Final[dict[str, Callable[[_Fields], ClientMessage]]] = {
     "ping": lambda f: Ping(rid=f.integer("rid", 0, MAX_SAFE_INT, required=False)),
     "daily_watch": _daily_watch,
     "daily_unwatch": _daily_unwatch,
+    "tournament_create": _tournament_create,
+    "tournament_enter": lambda f: TournamentEnter(
+        _tournament_id(f), f.integer("rid", 0, MAX_SAFE_INT, required=False)
+    ),
+    "tournament_withdraw": lambda f: TournamentWithdraw(
+        _tournament_id(f), f.integer("rid", 0, MAX_SAFE_INT, required=False)
+    ),
+    "tournament_action": _tournament_action,
+    "tournament_watch": lambda f: TournamentWatch(
+        _tournament_id(f), f.integer("rid", 0, MAX_SAFE_INT, required=False)
+    ),
+    "tournament_unwatch": lambda f: TournamentUnwatch(
+        _tournament_id(f), f.integer("rid", 0, MAX_SAFE_INT, required=False)
+    ),
 }
 
 CLIENT_TYPES: Final = tuple(_DECODERS)

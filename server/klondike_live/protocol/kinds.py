@@ -37,3 +37,10 @@ class BotLevel(StrEnum):
     RELAXED = "relaxed"  # slow, the hint heuristic, often a weaker move
     STEADY = "steady"  # human pace, the hint heuristic, now and then a weaker move
     EXPERT = "expert"  # quick, plans with the solver over what its view shows
+
+
+class TournamentFormat(StrEnum):
+    """How a tournament is played (docs/tournaments.md)."""
+
+    SERIES = "series"  # each day's daily deal over a date range
+    HEATS = "heats"  # scheduled live races of every entrant on one deal

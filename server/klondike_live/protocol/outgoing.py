@@ -200,3 +200,14 @@ def daily_update(day: str, variant: str, count: int, rid: int | None = None) -> 
     return pack(
         _optional({"t": "daily_update", "date": day, "variant": variant, "count": count}, rid=rid)
     )
+
+
+def tournament_created(rid: int, tournament_id: str) -> bytes:
+    """A tournament was created: its id (the invite link's part)."""
+    return pack({"t": "tournament_created", "rid": rid, "tournament": tournament_id})
+
+
+def tournament(data: dict[str, Any], rid: int | None) -> bytes:
+    """A tournament as everyone sees it (`race.tournament_view`): when watching began,
+    after each change, and as the answer to a request about it (with its `rid`)."""
+    return pack(_optional({"t": "tournament", "tournament": data}, rid=rid))

@@ -105,6 +105,7 @@ class RoomState:
     prefix: tuple[str, ...] = ()  # moves made on the deal before the game starts
     bots: bool = False  # bots may take seats (never in a daily attempt)
     autostart: bool = False  # "race the machine": starts once every seat is ready
+    tournament: str = ""  # a tournament's heat: "<tournament id>/<heat number>"
 
     # ------------------------------------------------------------ queries
 
@@ -159,6 +160,8 @@ class RoomState:
             return self._with_seat(index, replace(seat, name=name, online=True, away_ms=0))
         if bot and not self.bots:
             raise RoomError(ErrorCode.BOTS_NOT_ALLOWED, "this room does not allow bots")
+        if self.tournament:
+            raise RoomError(ErrorCode.NOT_ALLOWED, "a heat's seats are its tournament's entrants'")
         if self.state != LOBBY:
             raise RoomError(ErrorCode.WRONG_STATE, "the race has started; join as a spectator")
         free = next((i for i, s in enumerate(self.seats) if s is None), None)
@@ -177,6 +180,14 @@ class RoomState:
             people = [s for _, s in state.seated() if not s.bot]
             state = replace(state, host=people[0].user if people else "")
         return state
+
+    def drop_seat(self, user: str) -> RoomState:
+        """Take a racer's seat away in the lobby (a tournament's organizer removed its
+        entrant from a heat's room)."""
+        index = self.seat_of(user)
+        if index is None or self.state != LOBBY:
+            return self
+        return self._with_seat(index, None)
 
     def humans(self) -> list[Seat]:
         """The seated racers that are people (not bots)."""
@@ -225,7 +236,7 @@ class RoomState:
         if user != self.host:
             raise RoomError(ErrorCode.NOT_HOST, "only the host can start the race")
         seated = self.seated()
-        if self.kind == "race" and len(seated) < 2:
+        if self.kind == "race" and len(seated) < 2 and not self.tournament:
             raise RoomError(ErrorCode.NOT_READY, "a race needs at least two racers")
         waiting = [s.name for _, s in seated if not s.ready]
         if waiting:
@@ -279,6 +290,8 @@ class RoomState:
         """Back to the lobby for a fresh deal with the same racers (any racer may ask)."""
         if self.kind == "daily":
             raise RoomError(ErrorCode.WRONG_STATE, "a daily attempt has no rematch")
+        if self.tournament:
+            raise RoomError(ErrorCode.WRONG_STATE, "a heat has no rematch; the tournament goes on")
         if self.state != FINISHED:
             raise RoomError(ErrorCode.WRONG_STATE, "a rematch follows a finished race")
         self._require_seat(user)
@@ -342,6 +355,9 @@ class RoomState:
             "bots": self.bots,
             "certified": self.certified if self.state != LOBBY else self.deal == "certified",
         }
+        if self.tournament:
+            tournament_id, _, heat = self.tournament.partition("/")
+            data["tournament"] = {"id": tournament_id, "heat": int(heat)}
         if self.kind == "daily":
             data["daily"] = {
                 "date": self.daily,
@@ -388,6 +404,7 @@ class RoomState:
             "prefix": list(self.prefix),
             "bots": self.bots,
             "autostart": self.autostart,
+            "tournament": self.tournament,
         }
         blob: bytes = msgpack.packb(data, use_bin_type=True)
         return blob
@@ -431,6 +448,7 @@ class RoomState:
             prefix=tuple(d.get("prefix", ())),
             bots=d.get("bots", False),
             autostart=d.get("autostart", False),
+            tournament=d.get("tournament", ""),
         )
 
 

@@ -57,7 +57,8 @@ def grace_expiry(state: RoomState, user: str, *, connected: bool) -> GraceExpiry
     if occupant is None or occupant.online:
         return GraceExpiry.NOTHING
     if state.state is RoomPhase.LOBBY:
-        return GraceExpiry.LEAVE
+        # A heat's seat is its entrant's until the heat starts, present or not.
+        return GraceExpiry.NOTHING if state.tournament else GraceExpiry.LEAVE
     if absence_resigns(state):
         return GraceExpiry.RESIGN
     return GraceExpiry.NOTHING

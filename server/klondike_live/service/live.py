@@ -40,7 +40,7 @@ from collections.abc import Callable
 from typing import assert_never
 
 from klondike_live import keys
-from klondike_live.bus.messages import BusError, decode_daily
+from klondike_live.bus.messages import BusError, decode_daily, decode_tournament
 from klondike_live.config import Settings
 from klondike_live.daily.pool import DealPool
 from klondike_live.engine import Board, KlondikeError, Move, NotationError, Variant
@@ -71,6 +71,7 @@ from klondike_live.service.local import LocalRoom, Viewer
 from klondike_live.service.players import note_unfinished
 from klondike_live.service.rooms import Rooms
 from klondike_live.service.timers import Timers
+from klondike_live.service.tournaments import Tournaments
 from klondike_live.store import Store, TimerKind
 
 __all__ = ["LiveService", "RequestError"]
@@ -92,6 +93,8 @@ RoomRequest = (
     | msg.AddBot
     | msg.DailyWatch
     | msg.DailyUnwatch
+    | msg.TournamentCreate
+    | msg.TournamentRequest
 )
 """The requests the service answers (the transport answers `hello` and `ping`)."""
 
@@ -149,11 +152,12 @@ class LiveService:
         )
         # Finished games are analysed in the background (`service.analysis`).
         self.analyses = Analyses(store, budget=analysis_budget(settings.analysis_seconds))
-        if settings.analysis_seconds > 0:
-            self.rooms.on_finished = self.analyses.request
+        self.rooms.on_finished = self._finished
         self.catchup = CatchUp(self.rooms, hub, metrics)
         self.boards = Boards(self.rooms, hub, metrics)
+        self.tournaments = Tournaments(settings, store, self.rooms, self.boards, self.daily, hub)
         self.timers = Timers(settings, self.rooms, self.boards, hub)
+        self.timers.on_tournament = self.tournaments.run_timer
         self.bots = Bots(self, settings)
         hub.on_progress = self.boards.on_progress
         hub.on_takeover = self._on_takeover
@@ -179,8 +183,21 @@ class LiveService:
         False when a room of that id exists already."""
         return await self.rooms.open_room(state)
 
+    def _finished(self, room_id: str, gen: int) -> None:
+        """This node finished a game: its analysis, and a heat's score."""
+        if self.settings.analysis_seconds > 0:
+            self.analyses.request(room_id, gen)
+        self.tournaments.room_finished(room_id, gen)
+
     async def on_bus_message(self, channel: str, data: bytes) -> None:
-        """One message from the bus: a daily update, or a room's (see `hub.py`)."""
+        """One message from the bus: a daily or tournament update, or a room's
+        (see `hub.py`)."""
+        if channel == keys.TOURNAMENT_UPDATES:
+            try:
+                self.tournaments.on_update(decode_tournament(data).tournament)
+            except BusError as exc:
+                log.warning("dropped a tournament update: %s", exc)
+            return
         if channel != keys.DAILY_UPDATES:
             await self.hub.on_message(channel, data)
             return
@@ -190,6 +207,7 @@ class LiveService:
             log.warning("dropped a daily update: %s", exc)
             return
         self.daily.on_update(update, self.hub.broadcast)
+        self.tournaments.on_daily_update(update.day, update.variant)
 
     async def on_resubscribed(self, channels: set[str]) -> None:
         """The bus lost these channels for a while (Redis restarted, failed over, or a
@@ -218,6 +236,7 @@ class LiveService:
     async def disconnected(self, conn: Connection) -> None:
         """A connection closed: leave its rooms; a racer keeps the seat for the grace period."""
         self.daily.forget(conn)
+        self.tournaments.forget(conn)
         self._bot_labels.pop(conn.conn_id, None)
         rooms = self._members.pop(conn.conn_id, {})
         for viewer in rooms.values():
@@ -262,6 +281,19 @@ class LiveService:
                 await self.daily.watch(conn, request)
             case msg.DailyUnwatch():
                 self.daily.unwatch(conn, request)
+            case msg.TournamentCreate():
+                self._person(conn, "organize a tournament")
+                await self.tournaments.create(conn, request)
+            case (
+                msg.TournamentEnter()
+                | msg.TournamentWithdraw()
+                | msg.TournamentAction()
+                | msg.TournamentWatch()
+                | msg.TournamentUnwatch()
+            ):
+                if not isinstance(request, (msg.TournamentWatch, msg.TournamentUnwatch)):
+                    self._person(conn, "enter or run a tournament")
+                await self.tournaments.handle(conn, request)
             case _:
                 assert_never(request)
 
@@ -430,7 +462,7 @@ class LiveService:
             if await self.store.release_connection(room_id, conn.user, conn.conn_id):
                 user = conn.user
                 state = await self.rooms.load(room_id)
-                if leaving and state.state == LOBBY:
+                if leaving and state.state == LOBBY and not state.tournament:
                     await self.rooms.transition(room_id, lambda s, _now: s.leave(user))
                 else:
                     # Gone from a game under way (a closed connection, or `leave`): the
@@ -460,6 +492,11 @@ class LiveService:
         if racer and viewer.role is not Role.RACER:
             raise RequestError(ErrorCode.NOT_A_RACER, "spectators cannot do that")
         return viewer
+
+    def _person(self, conn: Connection, what: str) -> None:
+        """Tournaments are for people's accounts: bots may not enter or organize them."""
+        if conn.conn_id in self._bot_labels:
+            raise RequestError(ErrorCode.BOTS_NOT_ALLOWED, f"a bot may not {what}")
 
     def _on_takeover(self, local: LocalRoom, user: str, conn_id: str) -> None:
         for viewer in list(local.viewers):

@@ -11,6 +11,8 @@ node whose removal succeeds runs the item (late by at most one round of buckets)
     deadline <gen>    the time limit: boards still playing time out, the race ends
     grace <user>      a racer's connection closed `grace_seconds` ago: what follows is
                       `race.rules.grace_expiry` (leave the lobby, resign, or nothing)
+    tournament <arg>  a tournament's heat (its id in place of a room's): `open:<n>`,
+                      `start:<n>`, `check:<n>` (`service.tournaments`)
 
 Each tick also sends the coalesced `progress` of the local rooms that changed, and once
 a second reports and reads spectator counts.
@@ -24,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+from collections.abc import Awaitable, Callable
 from typing import assert_never
 
 from klondike_live import keys
@@ -59,10 +62,17 @@ class Timers:
         self.boards = boards
         self.store = rooms.store
         self.hub = hub
+        # Tournament timers (their id in place of a room's) go to the tournaments' part.
+        self.on_tournament: Callable[[str, str], Awaitable[None]] | None = None
 
     async def run_timer(self, room_id: str, kind: TimerKind, arg: str) -> None:
         """A due timer this node won: begin a race, end it at its limit, or apply the
-        end of an absent racer's grace period (`race.rules.grace_expiry`)."""
+        end of an absent racer's grace period (`race.rules.grace_expiry`); or a
+        tournament's heat timer."""
+        if kind is TimerKind.TOURNAMENT:
+            if self.on_tournament is not None:
+                await self.on_tournament(room_id, arg)
+            return
         try:
             state = await self.rooms.load(room_id)
         except RequestError:
@@ -100,6 +110,8 @@ class Timers:
                         pass
                     case unknown:
                         assert_never(unknown)
+            case TimerKind.TOURNAMENT:  # pragma: no cover - handled above
+                pass
             case unknown_kind:
                 assert_never(unknown_kind)
 

@@ -160,6 +160,13 @@ class DailyStore:
         raw = await self.redis.hget(keys.daily_entries(*_names(day, variant)), user)
         return None if raw is None else _text(raw)
 
+    async def entries(self, day: date, variant: Variant, users: list[str]) -> dict[str, str]:
+        """The entries (text) of those of `users` that have one."""
+        if not users:
+            return {}
+        raw: list[Any] = await self.redis.hmget(keys.daily_entries(*_names(day, variant)), users)
+        return {user: _text(value) for user, value in zip(users, raw, strict=True) if value}
+
     async def has_entry(self, day: date, variant: Variant, user: str) -> bool:
         """Whether the account has an entry."""
         return bool(await self.redis.hexists(keys.daily_entries(*_names(day, variant)), user))

@@ -1,0 +1,580 @@
+"""Tournaments in a running node: requests, heats' rooms and timers, standings, watchers.
+
+    tournaments = Tournaments(settings, store, rooms, boards, daily, hub)
+    await tournaments.create(conn, request)        # `tournament_create`
+    await tournaments.handle(conn, request)        # enter, withdraw, action, watch, unwatch
+    await tournaments.run_timer(tid, arg)          # a due `tournament` timer
+    tournaments.room_finished(room_id, gen)        # a game this node finished
+    tournaments.on_update(tid)                     # the bus: a tournament was written
+    tournaments.on_daily_update(day, variant)      # the bus: a daily leaderboard grew
+
+The rules are `race.tournament`'s (transitions, points, standings); this module applies
+them with the store's compare-and-set and acts on what changed:
+
+- A heat's room opens (`open:<n>` timer) with a seat for every entrant, ready and away
+  until its entrant joins; it starts at its time (`start:<n>`) on the deal committed
+  when the tournament was created; entrants still away then have the usual grace period
+  to come (then they count as resigned). Its end, on whichever node finishes it (or at
+  the `check:<n>` timer after its time limit, should that node die first), scores it
+  and schedules the next heat after the pause.
+- A series reads each day's results from the daily leaderboards (an entrant's ranked
+  attempt, finished after it entered), so its standings change whenever a leaderboard
+  of one of its days does; the daily spoiler gate applies to its entrants as to anyone.
+
+Watchers (`tournament_watch`) get the `tournament` frame now and again after every
+change, from any node: a write publishes `<id>|<rev>` on `keys.TOURNAMENT_UPDATES`.
+
+This module never sends a heat's seed before its heat is over, nor a daily seed or deal
+of an open day (`tournament_view` decides what is shown).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import secrets
+from collections.abc import Callable, Sequence
+from datetime import date
+from typing import Any, Final
+
+import msgpack
+
+from klondike_live.config import Settings
+from klondike_live.daily.leaderboard import DailyResult
+from klondike_live.engine import Deal
+from klondike_live.protocol import incoming as msg
+from klondike_live.protocol import outgoing
+from klondike_live.protocol.codes import ErrorCode
+from klondike_live.protocol.kinds import DealMode, RoomKind, TournamentFormat
+from klondike_live.race.room import (
+    COUNTDOWN,
+    FINISHED,
+    LOBBY,
+    RACING,
+    RoomState,
+    Seat,
+    commitment,
+)
+from klondike_live.race.status import BoardOp
+from klondike_live.race.tournament import (
+    HeatPhase,
+    NewTournament,
+    Result,
+    TournamentError,
+    TournamentState,
+    new_tournament,
+)
+from klondike_live.race.tournament_view import SeriesRound, tournament_wire
+from klondike_live.service.boards import Boards
+from klondike_live.service.connection import Connection
+from klondike_live.service.daily import DailyService
+from klondike_live.service.ending import check_end
+from klondike_live.service.errors import RequestError
+from klondike_live.service.hub import Hub
+from klondike_live.service.rooms import Rooms
+from klondike_live.store import Conflict, Store, StoreError, TimerKind
+from klondike_live.store.tournaments import TournamentStore
+
+log = logging.getLogger(__name__)
+
+OPEN_LEAD_MS: Final = 120_000
+"""A heat's room opens this long before its start (at once when it is due sooner)."""
+
+CHECK_AFTER_MS: Final = 5_000
+"""After a heat's time limit, a timer makes sure its end was scored."""
+
+MAX_WATCHES: Final = 8
+"""Tournaments one connection may watch at once."""
+
+LISTED: Final = 50
+"""Tournaments `GET /api/tournaments` lists."""
+
+
+def _tid(text: str) -> str:
+    """A tournament id from a timer or room field."""
+    return text.partition("/")[0]
+
+
+class Tournaments:
+    """The tournament part of one node (see the module docstring)."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        rooms: Rooms,
+        boards: Boards,
+        daily: DailyService,
+        hub: Hub,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.tournaments = TournamentStore(store.redis, store.retention)
+        self.rooms = rooms
+        self.boards = boards
+        self.daily = daily
+        self.hub = hub
+        self._watchers: dict[str, set[Connection]] = {}
+        self._watching: dict[Connection, set[str]] = {}
+
+    # ------------------------------------------------------------ reading
+
+    async def load(self, tournament_id: str) -> TournamentState:
+        loaded = await self.tournaments.load(tournament_id)
+        if loaded is None:
+            raise RequestError(ErrorCode.NO_ROOM, "no such tournament")
+        return self._current(loaded[0])
+
+    def _current(self, state: TournamentState) -> TournamentState:
+        """A series' phase follows the calendar (days start and close by the clock)."""
+        if state.format is not TournamentFormat.SERIES or state.over:
+            return state
+        today = self.daily.today()
+        closed = not self.daily.is_open(date.fromisoformat(state.last_day))
+        return state.series_progress(self.rooms.now_ms(), today, closed)
+
+    async def view(self, state: TournamentState) -> dict[str, Any]:
+        """The tournament as everyone sees it: settings, entrants, rounds and standings."""
+        rounds = await self._series_rounds(state) if state.format is TournamentFormat.SERIES else []
+        return tournament_wire(state, rounds, now_ms=self.rooms.now_ms())
+
+    async def _series_rounds(self, state: TournamentState) -> list[SeriesRound]:
+        """Each day and variant of a series with its entrants' counted results."""
+        users = [e.user for e in state.entrants]
+        entered = {e.user: e.entered_ms for e in state.entrants}
+        out = []
+        for day in state.days():
+            started = day <= self.daily.today()
+            for variant in state.variants:
+                record = await self.daily.stored_record(day, variant) if started else None
+                closed = not self.daily.is_open(day)
+                results: list[Result] = []
+                if started:
+                    entries = await self.daily.daily_store.entries(day, variant, users)
+                    for user, text in entries.items():
+                        entry = DailyResult.from_json(text)
+                        if entry.finished_at < entered[user]:
+                            continue  # played before entering: not the tournament's
+                        results.append(
+                            Result(
+                                user=user,
+                                won=entry.won,
+                                time_ms=entry.time_ms,
+                                found=entry.found,
+                                moves=entry.moves,
+                                by_moves=True,
+                                game=f"{entry.room}/{entry.gen}" if entry.room else "",
+                            )
+                        )
+                out.append(
+                    SeriesRound(
+                        day=day,
+                        variant=variant,
+                        started=started,
+                        closed=closed,
+                        commitment=record.commitment if record is not None else "",
+                        seed=record.seed if record is not None and closed else "",
+                        results=tuple(results),
+                    )
+                )
+        return out
+
+    async def listed(self) -> list[dict[str, Any]]:
+        """Public tournaments, newest first, in brief."""
+        out = []
+        for tournament_id in await self.tournaments.listed(LISTED):
+            loaded = await self.tournaments.load(tournament_id)
+            if loaded is None:
+                await self.tournaments.unlist(tournament_id)
+                continue
+            state = self._current(loaded[0])
+            out.append(
+                {
+                    "id": state.id,
+                    "name": state.name,
+                    "format": str(state.format),
+                    "variants": [str(v) for v in state.variants],
+                    "state": str(state.phase),
+                    "entrants": len(state.entrants),
+                    "cap": state.cap,
+                    "organizer": state.organizer_name,
+                    **(
+                        {"from": state.first_day, "to": state.last_day}
+                        if state.format is TournamentFormat.SERIES
+                        else {"start_at": state.heats[0].start_at_ms, "heats": len(state.heats)}
+                    ),
+                }
+            )
+        return out
+
+    # ------------------------------------------------------------ requests
+
+    async def create(self, conn: Connection, request: msg.TournamentCreate) -> None:
+        now = self.rooms.now_ms()
+        deals: list[tuple[str, str, bool]] = []
+        if request.format is TournamentFormat.HEATS:
+            for _ in range(request.heats):
+                seed, certified = await self.rooms.deal(request.variants[0], DealMode.CERTIFIED)
+                deals.append((seed, commitment(Deal.from_seed(seed)), certified))
+        wanted = NewTournament(
+            name=request.name,
+            format=request.format,
+            variants=request.variants,
+            public=request.public,
+            cap=request.cap,
+            opens_ms=request.opens_at if request.opens_at is not None else now,
+            closes_ms=request.closes_at,
+            first_day=request.first_day,
+            last_day=request.last_day,
+            start_ms=request.start_at,
+            heats=request.heats,
+            pause_s=request.pause,
+            time_limit_s=request.time_limit,
+            deals=tuple(deals),
+        )
+        if (
+            request.format is TournamentFormat.SERIES
+            and request.first_day is not None
+            and request.first_day < self.daily.today()
+        ):
+            raise RequestError(ErrorCode.BAD_FIELD, "a series starts today or later")
+        tournament_id = secrets.token_urlsafe(12)  # 96 bits: the invite link
+        try:
+            state = new_tournament(tournament_id, wanted, conn.user, conn.name, now)
+        except TournamentError as exc:
+            raise RequestError(exc.code, exc.message) from None
+        if not await self.tournaments.create(state):
+            raise RequestError(ErrorCode.BUSY, "could not create the tournament; try again")
+        if state.format is TournamentFormat.HEATS:
+            await self._schedule(state.id, 1, state.heats[0].start_at_ms)
+        log.info("tournament %s created by %s (%s)", state.id, conn.user, state.format)
+        await conn.send(outgoing.tournament_created(request.rid, state.id))
+
+    async def handle(
+        self,
+        conn: Connection,
+        request: msg.TournamentEnter
+        | msg.TournamentWithdraw
+        | msg.TournamentAction
+        | msg.TournamentWatch
+        | msg.TournamentUnwatch,
+    ) -> None:
+        match request:
+            case msg.TournamentWatch():
+                await self.watch(conn, request.tournament, request.rid)
+            case msg.TournamentUnwatch():
+                self.unwatch(conn, request.tournament)
+            case msg.TournamentEnter():
+                now = self.rooms.now_ms()
+                await self._change(request.tournament, lambda s: s.enter(conn.user, conn.name, now))
+                await self._answer(conn, request.tournament, request.rid)
+            case msg.TournamentWithdraw():
+                now = self.rooms.now_ms()
+                await self._change(request.tournament, lambda s: s.withdraw(conn.user, now))
+                await self._answer(conn, request.tournament, request.rid)
+            case msg.TournamentAction():
+                await self.action(conn, request)
+                await self._answer(conn, request.tournament, request.rid)
+
+    async def _answer(self, conn: Connection, tournament_id: str, rid: int | None) -> None:
+        """The requester's answer: the tournament as it is now (with its `rid`)."""
+        state = await self.load(tournament_id)
+        await conn.send(outgoing.tournament(await self.view(state), rid))
+
+    async def action(self, conn: Connection, request: msg.TournamentAction) -> None:
+        """An organizer's action, logged on the tournament."""
+        tid = request.tournament
+        user = conn.user
+        now = self.rooms.now_ms()
+        match request.action:
+            case "open" | "close":
+                opening = request.action == "open"
+                await self._change(tid, lambda s: s.set_registration(user, opening, now))
+            case "remove":
+                target = request.user or ""
+                _, new = await self._change(tid, lambda s: s.remove(user, target, now))
+                await self._unseat(new, target)
+            case "cancel":
+                old, new = await self._change(tid, lambda s: s.cancel(user, now))
+                for heat in old.heats:
+                    if heat.phase is HeatPhase.RACING and heat.room:
+                        await self._stop_heat_room(heat.room)
+            case "start_heat":
+                state = await self.load(tid)
+                try:
+                    state.check_organizer(user)
+                except TournamentError as exc:
+                    raise RequestError(exc.code, exc.message) from None
+                waiting = state.current_heat()
+                if state.format is not TournamentFormat.HEATS or waiting is None:
+                    raise RequestError(ErrorCode.WRONG_STATE, "no heat is waiting to start")
+                if waiting.phase is HeatPhase.RACING:
+                    raise RequestError(ErrorCode.WRONG_STATE, f"heat {waiting.number} is under way")
+                name = state.organizer_name
+                number = waiting.number
+                await self._change(
+                    tid,
+                    lambda s: s.reschedule(number, now).logged(
+                        now, name, f"started heat {number} early"
+                    ),
+                )
+                await self._open_heat(tid, number)
+                await self._start_heat(tid, number)
+            case _:  # pragma: no cover - the protocol allows only these
+                raise RequestError(ErrorCode.BAD_FIELD, "unknown action")
+
+    async def _change(
+        self, tournament_id: str, change: Callable[[TournamentState], TournamentState]
+    ) -> tuple[TournamentState, TournamentState]:
+        try:
+            return await self.tournaments.update(tournament_id, lambda s: change(self._current(s)))
+        except TournamentError as exc:
+            raise RequestError(exc.code, exc.message) from None
+        except LookupError:
+            raise RequestError(ErrorCode.NO_ROOM, "no such tournament") from None
+        except Conflict:
+            raise RequestError(ErrorCode.BUSY, "the tournament is busy; try again") from None
+
+    # ------------------------------------------------------------ watchers
+
+    async def watch(self, conn: Connection, tournament_id: str, rid: int | None) -> None:
+        state = await self.load(tournament_id)
+        mine = self._watching.setdefault(conn, set())
+        if tournament_id not in mine and len(mine) >= MAX_WATCHES:
+            raise RequestError(
+                ErrorCode.NOT_ALLOWED, f"a connection may watch at most {MAX_WATCHES} tournaments"
+            )
+        mine.add(tournament_id)
+        self._watchers.setdefault(tournament_id, set()).add(conn)
+        await conn.send(outgoing.tournament(await self.view(state), rid))
+
+    def unwatch(self, conn: Connection, tournament_id: str) -> None:
+        self._watching.get(conn, set()).discard(tournament_id)
+        watchers = self._watchers.get(tournament_id)
+        if watchers is not None:
+            watchers.discard(conn)
+            if not watchers:
+                self._watchers.pop(tournament_id, None)
+
+    def forget(self, conn: Connection) -> None:
+        """A connection closed: drop its watches."""
+        for tournament_id in self._watching.pop(conn, set()):
+            self.unwatch(conn, tournament_id)
+        self._watching.pop(conn, None)
+
+    def on_update(self, tournament_id: str) -> None:
+        """A tournament was written (by any node): its local watchers get it again."""
+        if tournament_id in self._watchers:
+            self.hub.spawn(self._push(tournament_id), f"tournament-{tournament_id}")
+
+    def on_daily_update(self, day: str, variant: str) -> None:
+        """A daily leaderboard grew: series watched here that include it change."""
+        for tournament_id in list(self._watchers):
+            self.hub.spawn(self._push(tournament_id, (day, variant)), f"tournament-{tournament_id}")
+
+    async def _push(self, tournament_id: str, daily: tuple[str, str] | None = None) -> None:
+        try:
+            state = await self.load(tournament_id)
+        except (RequestError, StoreError) as exc:
+            log.warning("tournament %s: not sent to its watchers: %s", tournament_id, exc)
+            return
+        if daily is not None and (
+            state.format is not TournamentFormat.SERIES
+            or daily[0] not in {d.isoformat() for d in state.days()}
+            or daily[1] not in {str(v) for v in state.variants}
+        ):
+            return
+        watchers = list(self._watchers.get(tournament_id, ()))
+        if watchers:
+            frame = outgoing.tournament(await self.view(state), None)
+            self.hub.broadcast(watchers, frame)
+
+    # ------------------------------------------------------------ heats
+
+    async def _schedule(self, tournament_id: str, number: int, start_ms: int) -> None:
+        """Timers of one heat: its room opens a little before its start."""
+        await self.store.add_timer(
+            tournament_id, TimerKind.TOURNAMENT, f"open:{number}", start_ms - OPEN_LEAD_MS
+        )
+        await self.store.add_timer(tournament_id, TimerKind.TOURNAMENT, f"start:{number}", start_ms)
+
+    async def run_timer(self, tournament_id: str, arg: str) -> None:
+        """A due tournament timer this node won: open, start or check a heat."""
+        what, _, number_text = arg.partition(":")
+        if not number_text.isdigit():
+            log.warning("tournament %s: unknown timer %r", tournament_id, arg)
+            return
+        number = int(number_text)
+        try:
+            if what == "open":
+                await self._open_heat(tournament_id, number)
+            elif what == "start":
+                await self._open_heat(tournament_id, number)
+                await self._start_heat(tournament_id, number)
+            elif what == "check":
+                await self._check_heat(tournament_id, number)
+        except RequestError as exc:
+            log.warning("tournament %s heat %d: %s: %s", tournament_id, number, what, exc.message)
+
+    async def _open_heat(self, tournament_id: str, number: int) -> None:
+        """The heat's room, with a seat for every entrant: named in the tournament first,
+        then written if it is not there yet (so a node that died between the two writes
+        leaves a name that the next open or start writes)."""
+        state = await self.load(tournament_id)
+        if state.over or state.heat(number).phase is HeatPhase.SCHEDULED:
+            if state.over:
+                return
+            fresh = secrets.token_urlsafe(16)
+            _, state = await self._change(tournament_id, lambda s: s.heat_opened(number, fresh, 1))
+        heat = state.heat(number)
+        if heat.phase is not HeatPhase.LOBBY or await self.store.load_room(heat.room) is not None:
+            return
+        seats = tuple(
+            Seat(user=e.user, name=e.name, ready=True, online=False) for e in state.entrants
+        )
+        room = RoomState(
+            id=heat.room,
+            kind=RoomKind.RACE,
+            variant=state.variants[0],
+            capacity=max(1, len(seats)),
+            time_limit=state.time_limit_s,
+            public_room=state.public_listing,
+            host=state.organizer,
+            created_ms=self.rooms.now_ms(),
+            seats=seats or (None,),
+            deal=DealMode.CERTIFIED,
+            tournament=f"{tournament_id}/{number}",
+        )
+        await self.store.write_room(room, 0)
+
+    async def _start_heat(self, tournament_id: str, number: int) -> None:
+        """Deal the committed deal to the heat's room; the countdown starts now."""
+        state = await self.load(tournament_id)
+        heat = state.heat(number)
+        if state.over or heat.phase is not HeatPhase.LOBBY:
+            return
+        countdown = int(self.settings.countdown_seconds * 1000)
+        try:
+            step = await self.rooms.transition(
+                heat.room,
+                lambda s, now: (
+                    s.start(s.host, now, countdown, heat.seed, heat.certified)
+                    if s.state == LOBBY
+                    else s
+                ),
+            )
+        except RequestError as exc:
+            if exc.code is not ErrorCode.NOT_READY:
+                raise
+            # Nobody entered: the heat is over at once, with no results.
+            now = self.rooms.now_ms()
+            await self._change(tournament_id, lambda s: s.heat_started(number, now, now))
+            await self._score(tournament_id, number, [])
+            return
+        room = step.state
+        now = self.rooms.now_ms()
+        await self._change(tournament_id, lambda s: s.heat_started(number, room.start_at_ms, now))
+        # Entrants not there yet have the grace period to come, then count as resigned.
+        grace = int(self.settings.grace_seconds * 1000)
+        for _, seat in room.seated():
+            if not seat.online:
+                due = max(now, room.start_at_ms) + grace
+                await self.store.add_timer(room.id, TimerKind.GRACE, seat.user, due)
+        if room.time_limit:
+            check = room.start_at_ms + room.time_limit * 1000 + CHECK_AFTER_MS
+            await self.store.add_timer(
+                tournament_id, TimerKind.TOURNAMENT, f"check:{number}", check
+            )
+        log.info("tournament %s heat %d started in room %s", tournament_id, number, room.id)
+
+    def room_finished(self, room_id: str, gen: int) -> None:
+        """A game this node finished: a heat's end is scored (in the background)."""
+        self.hub.spawn(self._room_finished(room_id), f"heat-end-{room_id}")
+
+    async def _room_finished(self, room_id: str) -> None:
+        loaded = await self.store.load_room(room_id)
+        if loaded is None or not loaded[0].tournament:
+            return
+        tournament_id, _, number = loaded[0].tournament.partition("/")
+        await self._check_heat(tournament_id, int(number))
+
+    async def _check_heat(self, tournament_id: str, number: int) -> None:
+        """Score the heat if its race is over (idempotent: any node, any number of times)."""
+        state = await self.load(tournament_id)
+        heat = state.heat(number)
+        if heat.phase is not HeatPhase.RACING:
+            return
+        loaded = await self.store.load_room(heat.room)
+        if loaded is None:
+            return
+        room = loaded[0]
+        if room.state in (COUNTDOWN, RACING):
+            await check_end(self.rooms, heat.room)  # due, if its node died before ending it
+            loaded = await self.store.load_room(heat.room)
+            if loaded is None or loaded[0].state != FINISHED:
+                return
+            room = loaded[0]
+        if room.state != FINISHED:
+            return
+        blob = await self.store.load_results(room.id, room.gen)
+        if blob is None:
+            return
+        payload = msgpack.unpackb(blob, raw=False)
+        await self._score(tournament_id, number, heat_results(room.id, payload))
+
+    async def _score(self, tournament_id: str, number: int, results: Sequence[Result]) -> None:
+        now = self.rooms.now_ms()
+        pause = (await self.load(tournament_id)).pause_s * 1000
+        _, new = await self._change(
+            tournament_id, lambda s: s.heat_finished(number, results, now, now + pause)
+        )
+        if number < len(new.heats) and not new.over:
+            following = new.heat(number + 1)
+            await self._schedule(tournament_id, number + 1, following.start_at_ms)
+        log.info("tournament %s heat %d scored (%d results)", tournament_id, number, len(results))
+
+    async def _stop_heat_room(self, room_id: str) -> None:
+        """The organizer cancelled during a heat: its boards stop now and the race ends
+        with results as they stand (kept, never scored)."""
+        with contextlib.suppress(RequestError):
+            room = await self.rooms.load(room_id)
+            if room.state in (COUNTDOWN, RACING):
+                await self.boards.end_playing(room, BoardOp.TIMEOUT)
+                await check_end(self.rooms, room_id)
+
+    async def _unseat(self, state: TournamentState, user: str) -> None:
+        """A removed entrant: its seat in a heat's lobby goes, its board under way resigns."""
+        heat = state.current_heat()
+        if heat is None or not heat.room:
+            return
+        with contextlib.suppress(RequestError):
+            room = await self.rooms.load(heat.room)
+            seat = room.seat_of(user)
+            if seat is None:
+                return
+            if room.state == LOBBY:
+                await self.rooms.transition(heat.room, lambda s, _now: s.drop_seat(user))
+            elif room.state in (COUNTDOWN, RACING):
+                await self.boards.end_playing(room, BoardOp.RESIGN, only_seat=seat)
+                await check_end(self.rooms, heat.room)
+
+
+def heat_results(room_id: str, payload: dict[str, Any]) -> list[Result]:
+    """The results of a heat's race that count: each racer who made a move (an entrant
+    who never played the heat scores nothing for it), in the race's own terms."""
+    out = []
+    for row in payload["ranking"]:
+        if not row.get("user") or not row.get("moves"):
+            continue
+        won = row["status"] == "won"
+        out.append(
+            Result(
+                user=row["user"],
+                won=won,
+                time_ms=int(row["time_ms"]) if won else int(row["found_ms"]),
+                found=int(row["found"]),
+                moves=int(row["moves"]),
+                game=f"{room_id}/{payload['gen']}",
+            )
+        )
+    return out
