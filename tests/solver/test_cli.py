@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
 from pathlib import Path
 
@@ -103,6 +104,41 @@ def test_batch_text_summary(capsys: pytest.CaptureFixture[str]) -> None:
     assert "1 deals" in out and "median" in out and "p90" in out and "nodes/s" in out
 
 
+def test_batch_reads_seeds_and_answers_each_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--batch FILE`: one JSON line per seed line, in order, each in its own variant."""
+    path = tmp_path / "seeds.txt"
+    path.write_text("4\n\n# a comment\n6 draw=3 passes=3\n11 draw=3\n")
+    assert run(["--batch", str(path), "--timeout", "20"]) == 0
+    captured = capsys.readouterr()
+    lines = [json.loads(line) for line in captured.out.splitlines()]
+    assert [(line["seed"], line["variant"]) for line in lines] == [
+        ("4", "draw=1 passes=1 f2t=no"),
+        ("6", "draw=3 passes=3 f2t=no"),
+        ("11", "draw=3 passes=3 f2t=no"),
+    ]
+    assert lines[0]["result"] == "solvable"
+    assert wins(Board.from_seed("4", Variant(1, 1)), lines[0]["moves"])
+    for line in lines:
+        assert set(line) >= {"result", "moves", "nodes", "seconds"}
+        if line["result"] == "solvable":
+            board = Board.from_seed(line["seed"], Variant.parse(line["variant"]))
+            assert wins(board, line["moves"])
+    assert "solvable" in captured.err
+
+
+def test_batch_from_stdin_with_a_bad_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--batch -` reads stdin; a bad line gets an error answer, the rest go on, exit 2."""
+    monkeypatch.setattr("sys.stdin", io.StringIO("6 draw=7\n6\n"))
+    assert run(["--batch", "-", "--timeout", "5"]) == 2
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert lines[0]["result"] == "error" and "draw" in lines[0]["error"]
+    assert lines[1]["seed"] == "6" and lines[1]["result"] in ("solvable", "unsolvable")
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
@@ -111,6 +147,9 @@ def test_batch_text_summary(capsys: pytest.CaptureFixture[str]) -> None:
         (["1", "--seeds", "1-2"], "not both"),
         ([], "give a SEED"),
         (["1", "--jsonl", "x"], "batch mode"),
+        (["1", "--batch", "-"], "not both"),
+        (["--batch", "-", "--jsonl", "x"], "stdout"),
+        (["--batch", "/nonexistent/seeds.txt"], "cannot read"),
     ],
 )
 def test_bad_arguments_exit_2(

@@ -3,6 +3,12 @@
     klondike-live solve SEED|FILE [--draw 1|3] [--passes N|unlimited] [--f2t]
                         [--timeout SECONDS] [--nodes N] [--par] [--json]
     klondike-live solve --seeds 1-1000 [variant and budget options] [--jsonl OUT]
+    klondike-live solve --batch FILE|- [variant and budget options]
+
+`--batch` reads one seed per line (optionally followed by a variant, `12 draw=3
+passes=3`) from a file or stdin and answers each with one JSON line on stdout as soon
+as it is solved, all in one process: a persistent worker that pays the interpreter's
+start-up once, not per deal.
 
 A FILE holds a deal text, a position text or a game record (solved from the position
 after its last move; records and positions carry their own variant). The main CLI
@@ -63,6 +69,12 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="a seed, or a file with a deal text, a position or a game record",
     )
     parser.add_argument("--seeds", metavar="A-B", help="batch mode: solve seeds A to B")
+    parser.add_argument(
+        "--batch",
+        metavar="FILE|-",
+        help="read seeds (one a line, optionally with a variant) from FILE or stdin (-); "
+        "one JSON line each on stdout",
+    )
     parser.add_argument("--draw", type=int, choices=(1, 3), default=1, help="cards per turn")
     parser.add_argument(
         "--passes",
@@ -89,12 +101,17 @@ def run(args: argparse.Namespace) -> int:
             draw=args.draw, passes=-1 if args.passes is None else args.passes, f2t=args.f2t
         )
         budget = Budget(args.timeout, args.nodes)
+        given = [args.source is not None, args.seeds is not None, args.batch is not None]
+        if sum(given) > 1:
+            raise _InputError("give one of SEED|FILE, --seeds A-B or --batch FILE, not both")
         if args.seeds is not None:
-            if args.source is not None:
-                raise _InputError("give either SEED|FILE or --seeds A-B, not both")
             return _batch(args, _seed_range(args.seeds), variant, budget)
+        if args.batch is not None:
+            if args.jsonl is not None:
+                raise _InputError("--batch writes JSON lines to stdout; --jsonl is for --seeds")
+            return _stream(args, variant, budget)
         if args.source is None:
-            raise _InputError("give a SEED or FILE to solve, or --seeds A-B")
+            raise _InputError("give a SEED or FILE to solve, or --seeds A-B, or --batch FILE")
         if args.jsonl is not None:
             raise _InputError("--jsonl is for batch mode (--seeds A-B)")
         board = load(args.source, variant)
@@ -193,6 +210,59 @@ def _batch(args: argparse.Namespace, seeds: range, variant: Variant, budget: Bud
             f"{summary['nodes_per_second']} nodes/s"
         )
     return EXIT_SOLVER_BUG if counts["error"] else EXIT_OK
+
+
+def _stream(args: argparse.Namespace, variant: Variant, budget: Budget) -> int:
+    """`--batch`: solve each line's seed as it is read; one JSON line out per line in.
+
+    A line is `SEED` or `SEED VARIANT` (`12 draw=3 passes=3 f2t=no`; the options'
+    variant otherwise). Blank lines and `#` comments are skipped. A bad line is answered
+    with `{"result": "error", "error": ...}` and the batch goes on; the exit status is
+    then 2 (1 if the solver produced a line the engine rejects). Counts go to stderr.
+    """
+    try:
+        source: TextIO = (
+            sys.stdin if args.batch == "-" else Path(args.batch).open(encoding="utf-8")  # noqa: SIM115
+        )
+    except OSError as exc:
+        raise _InputError(f"cannot read {args.batch}: {exc}") from None
+    counts = {"solvable": 0, "unsolvable": 0, "unknown": 0, "error": 0, "bad": 0}
+    try:
+        for raw in source:
+            text = raw.strip()
+            if not text or text.startswith("#"):
+                continue
+            seed, _, rest = text.partition(" ")
+            line: dict[str, object] = {"seed": seed}
+            try:
+                this = Variant.parse(rest) if rest.strip() else variant
+                board = Board.from_seed(seed, this)
+                line["variant"] = str(this)
+            except (KlondikeError, ValueError) as exc:
+                counts["bad"] += 1
+                line |= {"result": "error", "error": str(exc)}
+            else:
+                try:
+                    result = (par if args.par else solve)(board, budget)
+                    if result.result == SOLVABLE:
+                        check_line(board, result.moves)  # replayed again here, always
+                    line |= result.to_json()
+                    counts[result.result] += 1
+                except SolverError as exc:
+                    counts["error"] += 1
+                    line |= {"result": "error", "error": f"solver bug: {exc}"}
+            sys.stdout.write(json.dumps(line) + "\n")
+            sys.stdout.flush()
+    finally:
+        if source is not sys.stdin:
+            source.close()
+    print(
+        "klondike-live solve --batch: " + ", ".join(f"{k} {v}" for k, v in counts.items()),
+        file=sys.stderr,
+    )
+    if counts["error"]:
+        return EXIT_SOLVER_BUG
+    return EXIT_BAD_INPUT if counts["bad"] else EXIT_OK
 
 
 def _summary(
