@@ -43,6 +43,11 @@ stock and waste when the last card turns face up, and moving cards home then win
 (found by trying seeds t1, t2, ... with this file's own check): the pool deals them."""
 
 
+HARD_DRAW_1 = "h27"
+"""A draw-1, one-pass deal the pool's search certifies (in about 220,000 nodes) and a
+one-second search, a hint's, does not win from its start."""
+
+
 def queue_deals(valkey_url: str, variant: Variant, seeds: tuple[str, ...]) -> None:
     """Put `seeds` first in the certified deal pool of `variant`, so that the next solo
     games of that variant get them in order (a seed the pool handed out before, in an
@@ -180,6 +185,31 @@ def test_hints_show_on_turned_cards_on_runs_and_without_motion(
     looks = hinted(page)
     assert looks["animation"] == "none", looks
     assert looks["outline"] == "solid" and looks["width"] >= 2, looks
+
+
+def test_following_the_hints_on_a_certified_deal_wins(pages: Pages, valkey_url: str) -> None:
+    """A player who plays every hint on a certified deal (the home page's draw 1, one
+    pass) wins it: from the first hint on, each one is a move of a winning line (the
+    deal's line, kept and followed, not searched for again against the clock)."""
+    queue_deals(valkey_url, Variant.parse("draw=1 passes=1 f2t=no"), (HARD_DRAW_1,))
+    page = pages.open(name="Follower")
+    board = start_solo(page, valkey_url, passes="rules")
+    state = room_state(valkey_url, room_of(page))
+    assert state.certified and state.seed == HARD_DRAW_1, "the queued deal was not dealt"
+    driver = BoardDriver(page)
+    message = page.locator("[data-testid=message]")
+    verdicts: list[str] = []
+    for _ in range(400):
+        if board.is_trivially_won():
+            break
+        token = ask_hint(page)
+        verdict = message.get_attribute("data-verdict") or ""
+        assert verdict == "winning", (
+            f"hint {len(verdicts) + 1} after {len(board.moves)} moves: {message.inner_text()!r}"
+        )
+        verdicts.append(verdict)
+        driver.play(board, token, "click")
+    expect(page.locator(OWN)).to_have_attribute("data-status", "won", timeout=20_000)
 
 
 def test_six_fast_clicks_on_the_stock_turn_six_cards(pages: Pages, valkey_url: str) -> None:

@@ -49,14 +49,19 @@ from klondike_live.service.hub import Hub
 from klondike_live.service.local import LocalRoom, Position, ProgressChange, Viewer
 from klondike_live.service.rooms import Rooms
 from klondike_live.solver.hints import KnownLine, forced_finish, hint
-from klondike_live.solver.search import SolverError
-from klondike_live.solver.worker import hint_in_worker
+from klondike_live.solver.search import SOLVABLE, Budget, SolverError
+from klondike_live.solver.worker import hint_in_worker, solve_in_worker
 from klondike_live.store import WriteResult, WriteStatus
 
 log = logging.getLogger(__name__)
 
 HINT_SECONDS = 1.0
 """Search budget of a practice hint (in a worker process, off the event loop)."""
+DEAL_LINE_BUDGET = Budget(seconds=10.0, nodes=300_000)
+"""The search that certified a pooled deal (`daily.pool`'s budget, with more time for a
+busy machine): it finds that deal's winning line from its start again."""
+NO_LINE = KnownLine((), ())
+"""Kept for a certified board whose line was looked for and not found: not again."""
 
 WRITE_ATTEMPTS = 3
 """Tries of one write against concurrent writers before the client is told `busy`."""
@@ -261,6 +266,12 @@ class Boards:
         async with local.lock:
             position = (await self._writer(local, state, seat)).board.copy()
             known = local.hint_lines.get(seat)
+        if known is None and state.certified:
+            # A certified deal is winnable from its start: its line, once per board, so
+            # that a player who follows the hints from the deal is led to the win.
+            known = await self._deal_line(state)
+            async with local.lock:
+                local.hint_lines.setdefault(seat, known)
         # A winning line found before still holds while the player follows it: its next
         # move, with no search (a search against the clock may miss the win it found).
         advice = known.follow(position) if known is not None else None
@@ -279,6 +290,17 @@ class Boards:
         await viewer.conn.send(
             outgoing.hint(request.room, request.rid, advice.move, advice.status, advice.message)
         )
+
+    async def _deal_line(self, state: RoomState) -> KnownLine:
+        """The winning line of a certified deal from its start (NO_LINE if not found)."""
+        start = board_after(state, ())
+        result = await solve_in_worker(start, DEAL_LINE_BUDGET)
+        if result.result == SOLVABLE:
+            try:
+                return KnownLine.of(start, result.moves)
+            except SolverError:
+                log.warning("the deal line of room %s does not win; not kept", state.id)
+        return NO_LINE
 
     async def finish_check(self, viewer: Viewer, request: msg.FinishRequest) -> None:
         """Whether the rest of a practice board is forced (`forced_finish`): the client
