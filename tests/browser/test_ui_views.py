@@ -287,8 +287,9 @@ def test_phone_board_uses_the_screen_and_shows_the_stock_count(
 
 
 def test_daily_game_says_playing_and_its_leaderboard_fits(pages: Pages) -> None:
-    """Today's daily game says "Playing", not "Racing"; at 1366 px the leaderboard with
-    its "Replay" links stays inside its panel."""
+    """Today's daily game says "Playing", not "Racing"; given up and reloaded, it shows
+    its board as it ended; at 1366 px the leaderboard with its "Replay" links stays
+    inside its panel."""
     page = pages.open("/#/daily", name="Marguerite Delacroix", viewport=LAPTOP)
     # The server certifies today's deal on first use: that takes a while on a busy machine.
     card = page.locator(f"[data-testid=challenge-{SLUG}]")
@@ -308,6 +309,15 @@ def test_daily_game_says_playing_and_its_leaderboard_fits(pages: Pages) -> None:
     expect(page.locator(OWN)).to_have_attribute("data-moves", "1")
     page.click("[data-testid=resign]")
     expect(page.locator("[data-testid=results]")).to_be_visible()
+    # Reloaded, the finished attempt shows its board as it ended, with its stats.
+    page.reload()
+    own = page.locator(OWN)
+    expect(own).to_have_attribute("data-status", "resigned", timeout=10_000)
+    expect(page.locator("[data-testid=results]")).to_be_visible()
+    expect(own).to_have_attribute("data-moves", "1")
+    expect(page.locator("[data-testid=moves]")).to_have_text("1")
+    expect(own.locator('.card[data-place="waste"]')).to_have_count(1)
+    expect(own.locator('.card[data-place^="t"]')).to_have_count(28)
     page.click("[data-testid=daily-back]")
     board = page.locator(f"[data-testid=leaderboard-{SLUG}]")
     expect(board.get_by_role("link", name="Replay").first).to_be_visible()
