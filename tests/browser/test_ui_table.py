@@ -319,7 +319,8 @@ def test_cards_back_from_foundations_when_the_variant_is_chosen(
     pages: Pages, valkey_url: str
 ) -> None:
     """The optional variant is offered for solo games and races and named in the title;
-    in it a foundation card is dragged back onto a column that takes it."""
+    in it a foundation card is dragged back onto a column that takes it, and tapped back
+    (the card, then the column) once it went home again."""
     page = pages.open(name="Backwards")
     page.check("[data-testid=race-f2t]")
     page.click("[data-testid=create-race]")
@@ -347,6 +348,18 @@ def test_cards_back_from_foundations_when_the_variant_is_chosen(
             drop = driver.card(int(target[-1])) if target else driver.slot(f"t{move.dst}")
             driver.drag(driver.card(card), drop)
             expect(own).to_have_attribute("data-moves", str(before + 1))
+            expect(own).to_have_attribute("data-pending", "0")
+            expect(driver.card(card)).to_have_attribute("data-place", f"t{move.dst}")
+            # Home again with a double click, then back by a tap on it and on the column.
+            settle(page)
+            driver.card(card).dblclick(position=TOP_STRIP)
+            expect(own).to_have_attribute("data-moves", str(before + 2))
+            expect(driver.card(card)).to_have_attribute("data-place", f"f{move.src}")
+            expect(own).to_have_attribute("data-pending", "0")
+            settle(page)
+            driver.card(card).click(position=TOP_STRIP)
+            drop.click(position=TOP_STRIP)
+            expect(own).to_have_attribute("data-moves", str(before + 3))
             expect(own).to_have_attribute("data-pending", "0")
             expect(driver.card(card)).to_have_attribute("data-place", f"t{move.dst}")
             return
