@@ -79,7 +79,7 @@ def test_good_frames_decode_to_values(data: dict[str, object], expected: object)
             ErrorCode.BAD_FIELD,
         ),
         (
-            frame({"t": "join", "room": "abcdefgh", "as": "racer", "since": [[9, 1, 1]]}),
+            frame({"t": "join", "room": "abcdefgh", "as": "racer", "since": [[100, 1, 1]]}),
             ErrorCode.BAD_FIELD,
         ),
         (

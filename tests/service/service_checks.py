@@ -42,8 +42,8 @@ from klondike_live.store import Store
 
 from auditor import ALL, CARD_TOKEN, Truth, diff_cards, view_cards
 
-StreamKey = tuple[int, str, int]
-"""A board stream as a client sees it: (seat, audience, epoch)."""
+StreamKey = tuple[str, int, str, int]
+"""A board stream as a client sees it: (room, seat, audience, epoch)."""
 
 
 # ------------------------------------------------------------ streams
@@ -55,17 +55,17 @@ class Streams:
 
     at: dict[StreamKey, int] = field(default_factory=dict)
 
-    def resume(self, audience: str, since: Iterable[msg.Since]) -> None:
+    def resume(self, room: str, audience: str, since: Iterable[msg.Since]) -> None:
         """The client (re)joined saying it holds these streams up to these offsets."""
         for mark in since:
-            self.at[(mark.seat, audience, mark.epoch)] = mark.offset
+            self.at[(room, mark.seat, audience, mark.epoch)] = mark.offset
 
     def feed(self, message: Mapping[str, Any], where: str) -> None:
         """One received frame; a board frame must continue its stream."""
         kind = message.get("t")
         if kind not in ("board", "diff"):
             return
-        key = (message["seat"], message["audience"], message["epoch"])
+        key = (message["room"], message["seat"], message["audience"], message["epoch"])
         offset = message["off"]
         last = self.at.get(key)
         if kind == "board":
@@ -133,7 +133,7 @@ class RaceNow:
             wanted = [(s, "spectator") for s in sorted(self.moves)]
         behind = []
         for s, audience in wanted:
-            have = streams.at.get((s, audience, self.state.gen))
+            have = streams.at.get((self.state.id, s, audience, self.state.gen))
             if have != self.offset(s, audience):
                 behind.append(f"{audience} {s}: at {have}, stored {self.offset(s, audience)}")
         return behind

@@ -58,6 +58,7 @@ from klondike_live.protocol import outgoing
 from klondike_live.protocol.codes import CloseCode, ErrorCode
 from klondike_live.protocol.kinds import Role, RoomKind
 from klondike_live.service.connection import Connection
+from klondike_live.service.daily import Clock, system_clock
 from klondike_live.service.errors import RequestError
 from klondike_live.service.hub import Hub
 from klondike_live.service.live import LiveService, RoomRequest
@@ -237,7 +238,11 @@ class ServiceNode:
 
 
 async def start_node(
-    index: int, url: str, settings: Settings, seed_source: Callable[[], str]
+    index: int,
+    url: str,
+    settings: Settings,
+    seed_source: Callable[[], str],
+    clock: Clock = system_clock,
 ) -> ServiceNode:
     """A node on `url`, wired as `gateway.server.running` does (no websocket server, no
     background loops: tests tick by hand). Its subscriber also listens to the node's
@@ -247,7 +252,7 @@ async def start_node(
     metrics = Metrics()
     store = Store.from_settings(redis, settings, url=url)
     hub = Hub(broadcast, metrics, settings.node_id)
-    service = LiveService(settings, store, hub, metrics, seed_source=seed_source)
+    service = LiveService(settings, store, hub, metrics, seed_source=seed_source, clock=clock)
     barrier = Barrier(f"test:barrier:{settings.node_id}", service)
     subscriber = Subscriber(redis, url, barrier.on_bus, on_resubscribed=service.on_resubscribed)
     hub.attach(subscriber)
@@ -265,9 +270,14 @@ class Cluster:
     """One or two nodes on one Valkey, their clients, and a way to let them settle."""
 
     def __init__(
-        self, url: str, settings_for: Callable[[int], Settings], seed_source: Callable[[], str]
+        self,
+        url: str,
+        settings_for: Callable[[int], Settings],
+        seed_source: Callable[[], str],
+        clock: Clock = system_clock,
     ) -> None:
         self.url = url
+        self.clock = clock
         self.settings_for = settings_for
         self.seed_source = seed_source
         self.nodes: list[ServiceNode] = []
@@ -283,9 +293,14 @@ class Cluster:
 
     @classmethod
     async def start(
-        cls, url: str, settings_for: Callable[[int], Settings], seed_source: Callable[[], str]
+        cls,
+        url: str,
+        settings_for: Callable[[int], Settings],
+        seed_source: Callable[[], str],
+        clock: Clock = system_clock,
     ) -> Cluster:
-        cluster = cls(url, settings_for, seed_source)
+        """Nodes whose daily part reads `clock` (today is its UTC date)."""
+        cluster = cls(url, settings_for, seed_source, clock)
         cluster._baseline = set(asyncio.all_tasks())
         await cluster.add_node()
         return cluster
@@ -293,7 +308,9 @@ class Cluster:
     async def add_node(self) -> ServiceNode:
         """Start one more node; its clock reads as far on as the others'."""
         index = len(self.nodes)
-        node = await start_node(index, self.url, self.settings_for(index), self.seed_source)
+        node = await start_node(
+            index, self.url, self.settings_for(index), self.seed_source, self.clock
+        )
         self._baseline |= node.background
         if self.nodes:
             node.service.rooms.clock_offset_ms = self.nodes[0].service.rooms.clock_offset_ms
@@ -348,7 +365,7 @@ class Cluster:
         nodes settle after it, and what arrived meanwhile is checked."""
         if isinstance(message, msg.Join) and message.since:
             audience = "own" if message.role is Role.RACER else "spectator"
-            self.streams[conn.conn_id].resume(audience, message.since)
+            self.streams[conn.conn_id].resume(message.room, audience, message.since)
         code = None
         first = len(conn.received)
         try:

@@ -39,7 +39,7 @@ def since_of(streams: Streams, audience: str) -> tuple[msg.Since, ...]:
     """What a client resuming would send: its last offset of each board stream."""
     return tuple(
         msg.Since(seat, epoch, offset)
-        for (seat, aud, epoch), offset in sorted(streams.at.items())
+        for (_room, seat, aud, epoch), offset in sorted(streams.at.items())
         if aud == audience
     )
 

@@ -102,7 +102,7 @@ def since_of(
     streams = cluster.streams[conn.conn_id].at
     return tuple(
         msg.Since(seat, epoch, offset)
-        for (seat, aud, epoch), offset in sorted(streams.items())
+        for (_room, seat, aud, epoch), offset in sorted(streams.items())
         if aud == audience
     )
 

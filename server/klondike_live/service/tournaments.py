@@ -246,7 +246,7 @@ class Tournaments:
         if not await self.tournaments.create(state):
             raise RequestError(ErrorCode.BUSY, "could not create the tournament; try again")
         if state.format is TournamentFormat.HEATS:
-            await self._schedule(state.id, 1, state.heats[0].start_at_ms)
+            await self._schedule(state, 1, state.heats[0].start_at_ms)
         log.info("tournament %s created by %s (%s)", state.id, conn.user, state.format)
         await conn.send(outgoing.tournament_created(request.rid, state.id))
 
@@ -391,11 +391,13 @@ class Tournaments:
 
     # ------------------------------------------------------------ heats
 
-    async def _schedule(self, tournament_id: str, number: int, start_ms: int) -> None:
-        """Timers of one heat: its room opens a little before its start."""
-        await self.store.add_timer(
-            tournament_id, TimerKind.TOURNAMENT, f"open:{number}", start_ms - OPEN_LEAD_MS
-        )
+    async def _schedule(self, state: TournamentState, number: int, start_ms: int) -> None:
+        """Timers of one heat: the first heat's room opens a little before its start,
+        once the registration has closed (its seats are the entrants then); a later
+        heat's at once, so that its entrants wait in it during the pause."""
+        opens = max(start_ms - OPEN_LEAD_MS, state.closes_ms) if number == 1 else 0
+        await self.store.add_timer(state.id, TimerKind.TOURNAMENT, f"open:{number}", opens)
+        tournament_id = state.id
         await self.store.add_timer(tournament_id, TimerKind.TOURNAMENT, f"start:{number}", start_ms)
 
     async def run_timer(self, tournament_id: str, arg: str) -> None:
@@ -530,7 +532,7 @@ class Tournaments:
         )
         if number < len(new.heats) and not new.over:
             following = new.heat(number + 1)
-            await self._schedule(tournament_id, number + 1, following.start_at_ms)
+            await self._schedule(new, number + 1, following.start_at_ms)
         log.info("tournament %s heat %d scored (%d results)", tournament_id, number, len(results))
 
     async def _stop_heat_room(self, room_id: str) -> None:
