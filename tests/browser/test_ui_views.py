@@ -128,7 +128,7 @@ def test_race_results_watch_replay_and_words(
     """After a race each racer sees one board per player, revealed and readable, the
     deal's proof behind "Verify this deal"; the replay keys work after a replay button
     was clicked; the finished game is listed as "led with 1 card"; the rematch lobby
-    does not keep the last game's message."""
+    does not keep the last game's message; the race counts in the statistics."""
     ann = pages.open(name="Ann", viewport=LAPTOP)
     ann.check("form:has([data-testid=create-race]) input[name=public]")
     ann.click("[data-testid=create-race]")
@@ -221,6 +221,13 @@ def test_race_results_watch_replay_and_words(
     expect(bea.locator("[data-testid=seats]")).to_contain_text("Ann")
     expect(bea.locator("[data-testid=message]")).to_have_text("")
 
+    # The race counts in each racer's statistics.
+    bea.goto("/#/stats")
+    row = bea.locator("[data-testid=stats-race]")
+    expect(row).to_contain_text("Race · Draw 1")
+    expect(row.locator("td").nth(0)).to_have_text("1")  # played
+    expect(bea.locator("[data-testid=stats-recent]")).to_contain_text("Race · Draw 1")
+
 
 def test_a_finished_solo_game_reads_right_to_a_stranger(pages: Pages) -> None:
     """A stranger opening someone's finished solo game is told nothing about races and
@@ -289,7 +296,7 @@ def test_phone_board_uses_the_screen_and_shows_the_stock_count(
 def test_daily_game_says_playing_and_its_leaderboard_fits(pages: Pages) -> None:
     """Today's daily game says "Playing", not "Racing"; given up and reloaded, it shows
     its board as it ended; at 1366 px the leaderboard with its "Replay" links stays
-    inside its panel."""
+    inside its panel; the attempt counts in the statistics."""
     page = pages.open("/#/daily", name="Marguerite Delacroix", viewport=LAPTOP)
     # The server certifies today's deal on first use: that takes a while on a busy machine.
     card = page.locator(f"[data-testid=challenge-{SLUG}]")
@@ -327,6 +334,10 @@ def test_daily_game_says_playing_and_its_leaderboard_fits(pages: Pages) -> None:
         assert not spilled, f"at {size}: {spilled}"
     page.set_viewport_size(LAPTOP)
     assert_accessible(page)
+    page.goto("/#/stats")
+    row = page.locator("[data-testid=stats-daily]")
+    expect(row).to_contain_text("Daily challenge · Draw 1")
+    expect(row.locator("td").nth(0)).to_have_text("1")  # played
 
 
 def test_watching_clocks_away_racers_and_a_finished_racer_watching(
