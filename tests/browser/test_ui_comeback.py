@@ -12,12 +12,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, ViewportSize, expect
 
 from live_server import ServerProcess
 from pages import DESKTOP, OWN, PHONE, Pages, Screenshot, assert_accessible, room_of
+from reading import overflowing
 
 STOCK = f'{OWN} .card[data-place="stock"]'
+LAPTOP: ViewportSize = {"width": 1366, "height": 768}
+WIDE: ViewportSize = {"width": 1920, "height": 1080}
 GRACE_SECONDS = 2
 
 
@@ -222,6 +225,14 @@ def test_unfinished_games_to_resume_and_statistics(pages: Pages, screenshot: Scr
     expect(page.locator("[data-testid=stats-recent]")).to_contain_text("resigned · 1 move")
     assert_accessible(page)
     screenshot(page, "stats-desktop")
+    for size in (LAPTOP, WIDE, PHONE):
+        page.set_viewport_size(size)
+        spilled = overflowing(page, "[data-testid=stats-page] :is(table, li)", "main")
+        wide = page.evaluate("document.documentElement.scrollWidth")
+        assert not spilled and wide <= size["width"], f"at {size}: {wide} px wide, {spilled}"
+    assert_accessible(page)
+    screenshot(page, "stats-phone", full_page=True)
+    page.set_viewport_size(DESKTOP)
 
     stranger = pages.open(name="Stranger")
     expect(stranger.locator("[data-testid=finished-games]")).to_be_visible()

@@ -113,7 +113,7 @@ export class StatsPage {
     if (!stats.categories.length)
       return [h("p", { "data-testid": "stats-empty" }, "No games finished yet: play one and come back.")];
     const table = h(
-      "table.results",
+      "table.results.stats-table",
       { "data-testid": "stats-table" },
       h("caption.muted", { style: "text-align:left" }, summaryText(stats.totals)),
       h(
