@@ -344,5 +344,75 @@ class Client:
     async def leave(self, room: str) -> None:
         await self.send({"t": "leave", "room": room})
 
+    # ------------------------------------------------------------ tournaments
+
+    async def create_tournament(
+        self, name: str, fmt: str, variants: list[str], **fields: Any
+    ) -> str:
+        """Organize a tournament (`fmt` "series" with `from`/`to` dates, or "heats" with
+        `start_at`, `heats`, `pause`?, `time_limit`?; always `closes_at`): its id."""
+        message: Message = {
+            "t": "tournament_create",
+            "name": name,
+            "format": fmt,
+            "variants": variants,
+            **fields,
+        }
+        answer = await self._request(message, "tournament_created")
+        return str(answer["tournament"])
+
+    async def watch_tournament(self, tournament: str) -> Message:
+        """Get the tournament now and after every change (`tournament` frames)."""
+        answer = await self._request(
+            {"t": "tournament_watch", "tournament": tournament}, "tournament"
+        )
+        return dict(answer["tournament"])
+
+    async def unwatch_tournament(self, tournament: str) -> None:
+        await self.send({"t": "tournament_unwatch", "tournament": tournament})
+
+    async def enter_tournament(self, tournament: str) -> Message:
+        """Enter (registration open); the tournament as it is now."""
+        answer = await self._request(
+            {"t": "tournament_enter", "tournament": tournament}, "tournament"
+        )
+        return dict(answer["tournament"])
+
+    async def withdraw_tournament(self, tournament: str) -> Message:
+        message = {"t": "tournament_withdraw", "tournament": tournament}
+        return dict((await self._request(message, "tournament"))["tournament"])
+
+    async def tournament_action(
+        self, tournament: str, action: str, user: str | None = None
+    ) -> Message:
+        """The organizer's `open`, `close`, `remove` (with `user`), `start_heat` or
+        `cancel`; the tournament as it is after it."""
+        message: Message = {"t": "tournament_action", "tournament": tournament, "action": action}
+        if user is not None:
+            message["user"] = user
+        return dict((await self._request(message, "tournament"))["tournament"])
+
+    def tournament(self, tournament: str) -> Message | None:
+        """The last `tournament` frame received of it, or None."""
+        for m in reversed(self.received):
+            if m.get("t") == "tournament" and m["tournament"].get("id") == tournament:
+                return dict(m["tournament"])
+        return None
+
+    async def heat_room(self, tournament: str, heat: int, timeout: float = 30.0) -> str:
+        """The room of a heat once it is open (watch the tournament first)."""
+
+        def opened(m: Message) -> bool:
+            if m.get("t") != "tournament" or m["tournament"].get("id") != tournament:
+                return False
+            rounds = m["tournament"]["rounds"]
+            return len(rounds) >= heat and "room" in rounds[heat - 1]
+
+        known = self.tournament(tournament)
+        if known is not None and "room" in known["rounds"][heat - 1]:
+            return str(known["rounds"][heat - 1]["room"])
+        found = await self.expect(opened, timeout)
+        return str(found["tournament"]["rounds"][heat - 1]["room"])
+
     def own_board(self, room: str, seat: int) -> BoardMirror:
         return self.boards[(room, seat, "own")]
