@@ -259,8 +259,9 @@ def test_phone_board_uses_the_screen_and_shows_the_stock_count(
     pages: Pages, screenshot: Screenshot
 ) -> None:
     """On a phone (touch) the board reaches the bottom of the screen with cards as large
-    as the width allows, and column 1 never covers the stock count."""
-    page = pages.open(name="Thumb", viewport=PHONE)
+    as the width allows, and column 1 never covers the stock count; the game's results,
+    its deal's proof open, stay within the screen's width."""
+    page = pages.open(name="Marguerite Delacroix", viewport=PHONE)
     page.click("[data-testid=start-solo]")
     own = page.locator(OWN)
     expect(own.locator(".card").first).to_be_visible()
@@ -289,6 +290,18 @@ def test_phone_board_uses_the_screen_and_shows_the_stock_count(
     first, last = column.first.bounding_box(), column.last.bounding_box()
     assert first is not None and last is not None
     assert last["y"] - first["y"] >= 6 * 0.18 * card["height"]
+    assert_indices_readable(page, OWN, at_least=7)
+    assert_accessible(page)
+
+    page.click("[data-testid=resign]")
+    expect(page.locator("[data-testid=results]")).to_contain_text("resigned")
+    page.locator("[data-testid=verify] summary").tap()
+    expect(page.locator("[data-testid=verify-seed]")).to_be_visible()
+    page.wait_for_function("document.getAnimations().length === 0")
+    wide = page.evaluate("document.documentElement.scrollWidth")
+    assert wide <= PHONE["width"], (
+        f"the results page is {wide} px wide on a {PHONE['width']} px screen"
+    )
     assert_indices_readable(page, OWN, at_least=7)
     assert_accessible(page)
 
