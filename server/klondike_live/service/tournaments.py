@@ -299,6 +299,8 @@ class Tournaments:
                 for heat in old.heats:
                     if heat.phase is HeatPhase.RACING and heat.room:
                         await self._stop_heat_room(heat.room)
+                    elif heat.phase is HeatPhase.LOBBY and heat.room:
+                        await self.store.expire_room(heat.room)  # never to be played
             case "start_heat":
                 state = await self.load(tid)
                 try:

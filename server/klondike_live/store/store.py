@@ -166,6 +166,11 @@ class Store:
 
     # ------------------------------------------------------------ rooms
 
+    async def expire_room(self, room_id: str) -> None:
+        """A room that will never be played (a cancelled tournament's waiting heat)
+        expires as a finished race's room does (`Retention.race_ms`)."""
+        await self._timed(self.redis.pexpire(keys.room(room_id), self.retention.race_ms))
+
     async def load_room(self, room_id: str) -> tuple[RoomState, int] | None:
         """The room's state and revision, or None when there is no such room."""
         reply: list[Any] = await self._timed(self.redis.hmget(keys.room(room_id), ["state", "rev"]))
