@@ -527,14 +527,20 @@ class Tournaments:
         await self._score(tournament_id, number, heat_results(room.id, payload))
 
     async def _score(self, tournament_id: str, number: int, results: Sequence[Result]) -> None:
+        """Score a heat and set the next one going. The next heat's timers are written
+        first: a node that dies between the two writes leaves timers that find the heat
+        not scored (and do nothing) rather than a scored heat whose successor never
+        opens; another node's `check` timer scores it again."""
         now = self.rooms.now_ms()
-        pause = (await self.load(tournament_id)).pause_s * 1000
-        _, new = await self._change(
-            tournament_id, lambda s: s.heat_finished(number, results, now, now + pause)
+        state = await self.load(tournament_id)
+        if state.heat(number).phase is not HeatPhase.RACING:
+            return
+        following = now + state.pause_s * 1000
+        if number < len(state.heats):
+            await self._schedule(state, number + 1, following)
+        await self._change(
+            tournament_id, lambda s: s.heat_finished(number, results, now, following)
         )
-        if number < len(new.heats) and not new.over:
-            following = new.heat(number + 1)
-            await self._schedule(new, number + 1, following.start_at_ms)
         log.info("tournament %s heat %d scored (%d results)", tournament_id, number, len(results))
 
     async def _stop_heat_room(self, room_id: str) -> None:
