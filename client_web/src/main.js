@@ -6,7 +6,8 @@
  * Routes: `#/` home, `#/room/ID` play or watch a room (racers rejoin their seat; with
  * `/ghost/ROOM/GEN/SEAT` after it, against that finished game's ghost), `#/watch/ID`
  * watch only, `#/replay/ID/GEN` a finished game, `#/daily` today's challenges and
- * `#/daily/DATE/SLUG` one day's leaderboard, `#/stats` your statistics.
+ * `#/daily/DATE/SLUG` one day's leaderboard, `#/stats` your statistics, `#/tournaments` the
+ * tournaments and `#/t/ID` one of them.
  */
 
 import { Connection, defaultUrl } from "./net.js";
@@ -15,6 +16,8 @@ import { HomePage } from "./pages/home.js";
 import { ReplayPage } from "./pages/replay.js";
 import { RoomPage } from "./pages/room.js";
 import { StatsPage } from "./pages/stats.js";
+import { TournamentPage } from "./pages/tournament.js";
+import { TournamentsPage } from "./pages/tournaments.js";
 import { control, h } from "./ui.js";
 
 /**
@@ -207,6 +210,8 @@ export class App {
       this.page = new ReplayPage(this, args[0], Number(args[1]));
     else if (name === "daily") this.page = new DailyPage(this, args[0] ?? null, args[1] ?? null);
     else if (name === "stats") this.page = new StatsPage(this);
+    else if (name === "tournaments") this.page = new TournamentsPage(this);
+    else if (name === "t" && args[0]) this.page = new TournamentPage(this, args[0]);
     else this.page = new HomePage(this);
     this.page.mount(this.main);
   }

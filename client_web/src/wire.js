@@ -31,13 +31,20 @@
  * @typedef {{t: "resign", room: string}} ResignFrame
  * @typedef {{t: "rematch", room: string}} RematchFrame
  * @typedef {{t: "daily_watch" | "daily_unwatch", date: string, variant: string}} DailyWatchFrame
+ * @typedef {{t: "tournament_create", name: string, format: "series" | "heats", variants: string[],
+ *   public?: boolean, cap?: number, opens_at?: number, closes_at: number, from?: string, to?: string,
+ *   start_at?: number, heats?: number, pause?: number, time_limit?: number}} TournamentCreateFrame
+ * @typedef {{t: "tournament_watch" | "tournament_unwatch" | "tournament_enter" | "tournament_withdraw",
+ *   tournament: string}} TournamentRequestFrame
+ * @typedef {"open" | "close" | "remove" | "start_heat" | "cancel"} TournamentActionName
+ * @typedef {{t: "tournament_action", tournament: string, action: TournamentActionName, user?: string}} TournamentActionFrame
  */
 
 /**
  * Any message a client sends (requests get a `rid` added by the connection).
  * @typedef {HelloFrame | PingFrame | CreateFrame | JoinFrame | LeaveFrame | ReadyFrame | StartFrame
  *   | MoveFrame | UndoFrame | HintRequestFrame | FinishRequestFrame | ResignFrame | RematchFrame
- *   | DailyWatchFrame | AddBotFrame} ClientFrame
+ *   | DailyWatchFrame | AddBotFrame | TournamentCreateFrame | TournamentRequestFrame | TournamentActionFrame} ClientFrame
  */
 
 // ------------------------------------------------------------ server → client
@@ -86,6 +93,7 @@
  * @property {number} [ended_at]
  * @property {string} [seed]
  * @property {number} [grace] ms an away racer keeps its seat before it counts as resigned (races under way)
+ * @property {{id: string, heat: number}} [tournament] a tournament's heat: its tournament and number
  */
 
 /**
@@ -149,17 +157,23 @@
  * @typedef {{t: "hint", room: string, rid: number, m: string | null,
  *   verdict: "winning" | "lost" | "heuristic" | "won", msg: string}} HintFrame
  * @typedef {{t: "finish", room: string, rid: number, ok: boolean}} FinishFrame
+ * @typedef {{t: "tournament_created", rid: number, tournament: string}} TournamentCreatedFrame
+ * @typedef {{t: "tournament", tournament: Tournament, rid?: number}} TournamentFrame
  */
 
 /**
  * Any message the server sends.
  * @typedef {WelcomeFrame | ErrorFrame | PongFrame | CreatedFrame | RoomFrame | BoardFrame | DiffFrame
- *   | AckFrame | ProgressFrame | ResultsFrame | DailyUpdateFrame | HintFrame | FinishFrame} ServerFrame
+ *   | AckFrame | ProgressFrame | ResultsFrame | DailyUpdateFrame | HintFrame | FinishFrame
+ *   | TournamentCreatedFrame | TournamentFrame} ServerFrame
  */
 
 /**
  * The reply a request gets, by the request's type.
- * @typedef {{ping: PongFrame, create: CreatedFrame, join: RoomFrame, hint: HintFrame, finish: FinishFrame}} Replies
+ * @typedef {{ping: PongFrame, create: CreatedFrame, join: RoomFrame, hint: HintFrame, finish: FinishFrame,
+ *   tournament_create: TournamentCreatedFrame, tournament_watch: TournamentFrame,
+ *   tournament_enter: TournamentFrame, tournament_withdraw: TournamentFrame,
+ *   tournament_action: TournamentFrame}} Replies
  */
 
 // ------------------------------------------------------------ HTTP answers
@@ -342,4 +356,81 @@ export {};
  * @property {number} time_ms
  * @property {boolean} paused
  * @property {number} created_at
+ */
+
+// ------------------------------------------------------------ tournaments (protocol section 7d)
+
+/**
+ * An entrant's result in one round, best first.
+ * @typedef {object} RoundResult
+ * @property {string} user
+ * @property {string} name
+ * @property {number} place
+ * @property {number} points shared places share their points (4.5)
+ * @property {boolean} won
+ * @property {number | null} time_ms a winner's time, else when its foundation count was reached
+ * @property {number} found
+ * @property {number} moves
+ * @property {string} [game] `<room>/<gen>` of the game, for its replay
+ * @property {string} [replay] the archive's replay path (`/api/replay/<room>/<gen>`)
+ */
+
+/**
+ * A round: a heat, or a series day and variant.
+ * @typedef {object} TournamentRound
+ * @property {number} round
+ * @property {string} label
+ * @property {string} state heats: scheduled/lobby/racing/finished/cancelled; days: scheduled/open/closed
+ * @property {string} commitment SHA-256 of the deal text ("" until prepared)
+ * @property {RoundResult[]} results
+ * @property {boolean} [certified]
+ * @property {number} [start_at]
+ * @property {string} [room] a heat's room, once open
+ * @property {number} [gen]
+ * @property {string} [seed] once the round is over
+ * @property {string} [date] a series day
+ * @property {string} [variant] a series day's variant
+ */
+
+/** @typedef {{rank: number, user: string, name: string, points: number, wins: number, rounds: number}} Standing */
+
+/**
+ * The `tournament` object (also `GET /api/tournaments/ID` and its archive).
+ * @typedef {object} Tournament
+ * @property {string} id
+ * @property {string} name
+ * @property {"series" | "heats"} format
+ * @property {string[]} variants
+ * @property {boolean} public
+ * @property {number} cap
+ * @property {{user: string, name: string}} organizer
+ * @property {number} created_at
+ * @property {number} opens_at
+ * @property {number} closes_at
+ * @property {"open" | "closed"} registration
+ * @property {"upcoming" | "running" | "finished" | "cancelled"} state
+ * @property {{user: string, name: string}[]} entrants
+ * @property {TournamentRound[]} rounds
+ * @property {Standing[]} standings
+ * @property {{at: number, by: string, text: string}[]} log
+ * @property {number} [ended_at]
+ * @property {{from: string, to: string}} [series]
+ * @property {{count: number, start_at: number, pause: number, time_limit: number}} [heats]
+ */
+
+/**
+ * A tournament of `GET /api/tournaments`, in brief.
+ * @typedef {object} ListedTournament
+ * @property {string} id
+ * @property {string} name
+ * @property {"series" | "heats"} format
+ * @property {string[]} variants
+ * @property {string} state
+ * @property {number} entrants
+ * @property {number} cap
+ * @property {string} organizer
+ * @property {string} [from]
+ * @property {string} [to]
+ * @property {number} [start_at]
+ * @property {number} [heats]
  */

@@ -211,6 +211,8 @@ export class HomePage {
               {},
               "Same cards, same clock, live. Or play on your own and let others watch. ",
               h("a", { href: "#/daily", "data-testid": "home-daily" }, "Today's daily challenge →"),
+              " ",
+              h("a", { href: "#/tournaments", "data-testid": "home-tournaments" }, "Tournaments →"),
             ),
           ),
           h("label.row", {}, "Playing as ", name),

@@ -1,0 +1,198 @@
+// @ts-check
+/**
+ * Tournaments as plain data (docs/tournaments.md): the live leaders of a heat, points
+ * and ranks in words, the heat under way, and the create form's fields turned into a
+ * `tournament_create` request. Nothing here touches the DOM or the network.
+ */
+
+import { formatTime } from "./ui.js";
+
+/** @import { BoardStatus, RoundResult, Standing, Tournament, TournamentCreateFrame, TournamentRound } from "./wire.js" */
+
+/**
+ * A racer of a heat as this client sees it live.
+ * @typedef {object} LiveRacer
+ * @property {number} seat
+ * @property {string} name
+ * @property {number} found cards on the foundations
+ * @property {number} down face-down cards left
+ * @property {number} moves
+ * @property {BoardStatus} status
+ * @property {number | null} [doneAt] when this client saw the board end (ms), if it did
+ */
+
+/**
+ * Racers best first, as the race rules rank them as far as a spectator can tell:
+ * winners first (the earlier seen finishing first), then the most cards home, then the
+ * fewest face-down cards left, then seat order. A new array; the argument is not changed.
+ * @param {LiveRacer[]} racers
+ */
+export function leaderOrder(racers) {
+  return [...racers].sort((a, b) => {
+    const won = Number(b.status === "won") - Number(a.status === "won");
+    if (won) return won;
+    if (a.status === "won") {
+      const at = (a.doneAt ?? Infinity) - (b.doneAt ?? Infinity);
+      if (at && !Number.isNaN(at)) return at;
+    }
+    return b.found - a.found || a.down - b.down || a.seat - b.seat;
+  });
+}
+
+/**
+ * Points as they are shown: whole numbers as they are, shared points with their half.
+ * @param {number} points
+ */
+export function pointsText(points) {
+  return Number.isInteger(points) ? String(points) : points.toFixed(2).replace(/0$/, "");
+}
+
+/**
+ * The ranks held by more than one entrant (shown as ties: "=1").
+ * @param {{rank: number}[]} rows
+ */
+export function sharedRanks(rows) {
+  /** @type {Map<number, number>} */
+  const counts = new Map();
+  for (const { rank } of rows) counts.set(rank, (counts.get(rank) ?? 0) + 1);
+  return new Set([...counts].filter(([, n]) => n > 1).map(([rank]) => rank));
+}
+
+/**
+ * A rank in words, "=2" when shared.
+ * @param {number} rank
+ * @param {Set<number>} shared
+ */
+export function rankText(rank, shared) {
+  return shared.has(rank) ? `=${rank}` : String(rank);
+}
+
+/**
+ * A round's result in words: a winner's time, else the cards home.
+ * @param {RoundResult} row
+ */
+export function resultText(row) {
+  return row.won ? `won in ${formatTime(row.time_ms, { tenths: true })}` : `${row.found} cards home`;
+}
+
+/**
+ * The heat whose room is open (lobby or racing), if any.
+ * @param {Tournament} t
+ * @returns {TournamentRound | null}
+ */
+export function liveHeat(t) {
+  if (t.format !== "heats") return null;
+  return t.rounds.find((r) => r.room && (r.state === "lobby" || r.state === "racing")) ?? null;
+}
+
+/**
+ * Whether `user` is one of the tournament's entrants.
+ * @param {Tournament} t
+ * @param {string | null} user
+ */
+export function isEntrant(t, user) {
+  return user !== null && t.entrants.some((e) => e.user === user);
+}
+
+/**
+ * The standing of `user`, if entered.
+ * @param {Standing[]} standings
+ * @param {string | null} user
+ */
+export function standingOf(standings, user) {
+  return standings.find((s) => s.user === user) ?? null;
+}
+
+/**
+ * The replay address of a result's game (`<room>/<gen>`), or null.
+ * @param {RoundResult} row
+ */
+export function replayHash(row) {
+  const match = /^([A-Za-z0-9_-]+)\/(\d+)$/.exec(row.game ?? "");
+  return match ? `#/replay/${match[1]}/${match[2]}` : null;
+}
+
+/**
+ * A `datetime-local` input's value (local time) as ms since the epoch; NaN when empty.
+ * @param {string} value
+ */
+export function localMs(value) {
+  return value ? new Date(value).getTime() : Number.NaN;
+}
+
+/**
+ * A time as a `datetime-local` value, to the minute, in local time.
+ * @param {number} ms
+ */
+export function localInput(ms) {
+  const d = new Date(ms);
+  const pad = (/** @type {number} */ n) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
+/**
+ * A day as `YYYY-MM-DD`, in UTC (the daily challenges' days).
+ * @param {number} ms
+ */
+export function utcDay(ms) {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+/**
+ * What the create form holds, as read from its controls.
+ * @typedef {object} CreateFields
+ * @property {string} name
+ * @property {"series" | "heats"} format
+ * @property {boolean} listed
+ * @property {number} cap
+ * @property {string} closes a `datetime-local` value
+ * @property {string} from series: first day
+ * @property {string} to series: last day
+ * @property {string[]} dailyVariants series: one or two
+ * @property {string} variant heats
+ * @property {string} start heats: a `datetime-local` value
+ * @property {number} heats
+ * @property {number} pause seconds
+ * @property {number} timeLimit seconds
+ */
+
+/**
+ * The `tournament_create` request for the form's fields, or an error in words.
+ * @param {CreateFields} f
+ * @returns {{request: TournamentCreateFrame} | {error: string}}
+ */
+export function createRequest(f) {
+  const name = f.name.trim();
+  if (!name) return { error: "Give the tournament a name." };
+  const closes = localMs(f.closes);
+  if (Number.isNaN(closes)) return { error: "Say when registration closes." };
+  /** @type {TournamentCreateFrame} */
+  const base = {
+    t: "tournament_create",
+    name,
+    format: f.format,
+    variants: [],
+    public: f.listed,
+    cap: f.cap,
+    closes_at: closes,
+  };
+  if (f.format === "series") {
+    if (!f.from || !f.to) return { error: "Choose the first and the last day." };
+    if (f.to < f.from) return { error: "The last day comes after the first." };
+    if (!f.dailyVariants.length) return { error: "Choose one or two daily variants." };
+    return { request: { ...base, variants: f.dailyVariants, from: f.from, to: f.to } };
+  }
+  const start = localMs(f.start);
+  if (Number.isNaN(start)) return { error: "Say when the first heat starts." };
+  if (start < closes) return { error: "The first heat starts once registration has closed." };
+  return {
+    request: {
+      ...base,
+      variants: [f.variant],
+      start_at: start,
+      heats: f.heats,
+      pause: f.pause,
+      time_limit: f.timeLimit,
+    },
+  };
+}

@@ -1,0 +1,157 @@
+// @ts-check
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import {
+  createRequest,
+  leaderOrder,
+  liveHeat,
+  localInput,
+  localMs,
+  pointsText,
+  rankText,
+  replayHash,
+  resultText,
+  sharedRanks,
+} from "../src/tournament-data.js";
+
+/** @import { LiveRacer } from "../src/tournament-data.js" */
+/** @import { Tournament } from "../src/wire.js" */
+
+/**
+ * @param {number} seat
+ * @param {Partial<LiveRacer>} rest
+ * @returns {LiveRacer}
+ */
+const racer = (seat, rest) => ({
+  seat,
+  name: `R${seat}`,
+  found: 0,
+  down: 21,
+  moves: 0,
+  status: "playing",
+  ...rest,
+});
+
+test("leaders: winners first (the first seen finishing first), then cards home, face-down cards, seat", () => {
+  const order = leaderOrder([
+    racer(0, { found: 10, down: 5 }),
+    racer(1, { found: 52, status: "won", doneAt: 2000 }),
+    racer(2, { found: 10, down: 3 }),
+    racer(3, { found: 30, status: "resigned" }),
+    racer(4, { found: 52, status: "won", doneAt: 1000 }),
+    racer(5, { found: 10, down: 3 }),
+  ]);
+  assert.deepEqual(
+    order.map((r) => r.seat),
+    [4, 1, 3, 2, 5, 0],
+  );
+});
+
+test("leaders: a winner whose finish was not seen comes after those that were, and the input is kept", () => {
+  const racers = [racer(0, { status: "won", found: 52 }), racer(1, { status: "won", found: 52, doneAt: 5 })];
+  assert.deepEqual(
+    leaderOrder(racers).map((r) => r.seat),
+    [1, 0],
+  );
+  assert.deepEqual(
+    racers.map((r) => r.seat),
+    [0, 1],
+  );
+});
+
+test("points show their half when shared; shared ranks are marked", () => {
+  assert.equal(pointsText(5), "5");
+  assert.equal(pointsText(4.5), "4.5");
+  assert.equal(pointsText(3.25), "3.25");
+  const shared = sharedRanks([{ rank: 1 }, { rank: 1 }, { rank: 3 }]);
+  assert.deepEqual([...shared], [1]);
+  assert.equal(rankText(1, shared), "=1");
+  assert.equal(rankText(3, shared), "3");
+});
+
+test("a result in words and its replay address", () => {
+  const row = {
+    user: "u",
+    name: "Ann",
+    place: 1,
+    points: 2,
+    won: true,
+    time_ms: 130_400,
+    found: 52,
+    moves: 90,
+  };
+  assert.equal(resultText(row), "won in 2:10.4");
+  assert.equal(resultText({ ...row, won: false, found: 12 }), "12 cards home");
+  assert.equal(replayHash({ ...row, game: "room_ABCDEFGH/3" }), "#/replay/room_ABCDEFGH/3");
+  assert.equal(replayHash(row), null);
+});
+
+test("the heat under way is the one whose room is open", () => {
+  const round = (/** @type {number} */ n, /** @type {string} */ state, room = "") => ({
+    round: n,
+    label: `Heat ${n}`,
+    state,
+    commitment: "c",
+    results: [],
+    ...(room ? { room, gen: 1 } : {}),
+  });
+  /** @type {Tournament} */
+  const t = /** @type {Tournament} */ (
+    /** @type {unknown} */ ({
+      format: "heats",
+      rounds: [round(1, "finished", "r1xxxxxx"), round(2, "lobby", "r2xxxxxx"), round(3, "scheduled")],
+    })
+  );
+  assert.equal(liveHeat(t)?.round, 2);
+  assert.equal(liveHeat({ ...t, rounds: [round(1, "finished", "r1xxxxxx")] }), null);
+});
+
+test("the create form becomes a tournament_create request, or says what is missing", () => {
+  const fields = {
+    name: "  Club night ",
+    format: /** @type {"heats"} */ ("heats"),
+    listed: true,
+    cap: 20,
+    closes: "2030-05-01T19:00",
+    from: "",
+    to: "",
+    dailyVariants: [],
+    variant: "draw=1",
+    start: "2030-05-01T19:30",
+    heats: 3,
+    pause: 60,
+    timeLimit: 600,
+  };
+  const made = createRequest(fields);
+  assert.ok("request" in made);
+  assert.deepEqual(made.request, {
+    t: "tournament_create",
+    name: "Club night",
+    format: "heats",
+    variants: ["draw=1"],
+    public: true,
+    cap: 20,
+    closes_at: localMs("2030-05-01T19:00"),
+    start_at: localMs("2030-05-01T19:30"),
+    heats: 3,
+    pause: 60,
+    time_limit: 600,
+  });
+  assert.deepEqual(createRequest({ ...fields, start: "2030-05-01T18:00" }), {
+    error: "The first heat starts once registration has closed.",
+  });
+  const series = createRequest({
+    ...fields,
+    format: "series",
+    from: "2030-05-01",
+    to: "2030-05-07",
+    dailyVariants: ["draw=1", "draw=3"],
+  });
+  assert.ok("request" in series);
+  assert.deepEqual(series.request.variants, ["draw=1", "draw=3"]);
+  assert.equal(series.request.start_at, undefined);
+  assert.equal(series.request.from, "2030-05-01");
+  assert.deepEqual(createRequest({ ...fields, name: " " }), { error: "Give the tournament a name." });
+  assert.equal(localInput(localMs("2030-05-01T19:05")), "2030-05-01T19:05");
+});
