@@ -48,6 +48,10 @@ HARD_DRAW_1 = "h27"
 one-second search, a hint's, does not win from its start."""
 
 
+EASY_DRAW_1 = "h29"
+"""A draw-1, one-pass deal a hint's search wins at once (its first hint marks a card)."""
+
+
 def queue_deals(valkey_url: str, variant: Variant, seeds: tuple[str, ...]) -> None:
     """Put `seeds` first in the certified deal pool of `variant`, so that the next solo
     games of that variant get them in order (a seed the pool handed out before, in an
@@ -182,6 +186,21 @@ def test_hints_show_on_turned_cards_on_runs_and_without_motion(
     page.uncheck("#settings input[name=motion]")
     page.click("#settings button[type=submit]")
     ask_hint(page)
+    looks = hinted(page)
+    assert looks["animation"] == "none", looks
+    assert looks["outline"] == "solid" and looks["width"] >= 2, looks
+
+
+def test_a_hint_shows_with_the_systems_reduced_motion(pages: Pages, valkey_url: str) -> None:
+    """With the system's reduced motion (the page's setting left alone) a hinted card
+    still shows its ring, still."""
+    page = pages.open(name="Still")
+    page.emulate_media(reduced_motion="reduce")
+    page.reload()
+    queue_deals(valkey_url, Variant.parse("draw=1 passes=1 f2t=no"), (EASY_DRAW_1,))
+    start_solo(page, valkey_url, passes="rules")
+    token = ask_hint(page)
+    assert Move.parse(token).kind != RECYCLE, token
     looks = hinted(page)
     assert looks["animation"] == "none", looks
     assert looks["outline"] == "solid" and looks["width"] >= 2, looks
