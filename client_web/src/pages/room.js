@@ -13,7 +13,8 @@ import { applyFrame, newBoard, sinceOf } from "../game.js";
 import { ServerError } from "../net.js";
 import { movesAt, prepareBoard } from "../replay.js";
 import { describeVariant, parseVariant } from "../rules.js";
-import { announce, errorText, formatTime, getJSON, h, stat } from "../ui.js";
+import { announce, errorText, formatTime, getJSON, h, stat, statusWord } from "../ui.js";
+import { leaderOrder } from "../tournament-data.js";
 import { faceDownCount, foundationCount } from "../view.js";
 import { addBotPanel, labelled } from "./bots.js";
 import { OwnGame } from "./own-game.js";
@@ -35,6 +36,12 @@ import { leaderSeat, lobbyPanels, resultsPanel, rivalRow, watchedHeader } from "
  * A board watched on this page, with its article and header.
  * @typedef {{wrap: HTMLElement, header: HTMLElement, board: BoardView}} Watched
  */
+
+/** A heat of many racers shows this many boards (the leaders'), and a list of everyone. */
+const MAX_BOARDS = 6;
+
+/** A racer of a big heat sees this many rivals (the leaders). */
+const MAX_RIVALS = 5;
 
 /** Error codes that refuse a `join` as one role and lead to joining as the other. */
 const JOIN_REFUSALS = new Set(["room_full", "wrong_state", "own_race"]);
@@ -103,6 +110,8 @@ export class RoomPage {
     this.opponents = h("aside.opponents", { "aria-label": "Opponents" });
     this.raceLayout = h("div.layout-race", { hidden: true }, this.ownWrap, this.opponents);
     this.watchGrid = h("div.boards", { hidden: true, "data-testid": "boards" });
+    /** Every racer of a race with more than MAX_BOARDS, best first (its boards show the leaders). */
+    this.field = h("details.field", { hidden: true, "data-testid": "all-racers" });
     this.resultsBox = h("section.panel", { hidden: true, "data-testid": "results" });
     this.stats = h("div.stats", { hidden: true }, timeNode, movesNode, scoreNode, foundNode, passNode);
   }
@@ -127,6 +136,7 @@ export class RoomPage {
         this.resultsBox,
         this.raceLayout,
         this.watchGrid,
+        this.field,
         this.countdown,
       ),
     );
@@ -376,9 +386,11 @@ export class RoomPage {
     this.followRole();
     const kind = room.daily
       ? `Daily challenge ${room.daily.date}${room.daily.ranked ? "" : " (unranked)"}`
-      : room.kind === "solo"
-        ? "Solo"
-        : "Race";
+      : room.tournament
+        ? `Tournament heat ${room.tournament.heat}`
+        : room.kind === "solo"
+          ? "Solo"
+          : "Race";
     this.title.textContent = `${kind} · ${describeVariant(this.variant)}${this.ghost ? ` · vs ${this.ghost.name}'s ghost` : ""}`;
     const watchers = this.spectators ? ` · ${this.spectators} watching` : "";
     const certified = room.certified && room.state !== "lobby" ? " · certified winnable deal" : "";
@@ -403,9 +415,11 @@ export class RoomPage {
     this.raceLayout.style.gridTemplateColumns = rivals ? "" : "1fr";
     // Spectators watch every board; racers see them all once a race is over.
     this.watchGrid.hidden = !(started && (!racer || raceOver));
+    this.field.hidden = this.watchGrid.hidden || room.seats.filter((x) => x !== null).length <= MAX_BOARDS;
     this.stats.hidden = !(racer && started);
     if (racer && started) this.own?.render();
     if (started) this.renderWatched();
+    this.renderField();
     this.renderProgress();
     this.renderTools();
     this.renderResults();
@@ -414,6 +428,10 @@ export class RoomPage {
 
   /** @param {RoomFrame} room */
   renderLobby(room) {
+    if (room.tournament) {
+      this.renderHeatLobby(room, room.tournament);
+      return;
+    }
     const link = `${window.location.origin}${window.location.pathname}#/room/${this.roomId}`;
     this.lobby.replaceChildren(
       ...lobbyPanels(room, this.conn.user, link, {
@@ -425,6 +443,40 @@ export class RoomPage {
       this.conn.send({ t: "add_bot", room: this.roomId, level }),
     );
     if (bots) this.lobby.append(bots);
+  }
+
+  /**
+   * A tournament heat's lobby: every entrant has a seat (ready: the heat starts at its
+   * time, or when the organizer starts it), so no invite and no ready button.
+   * @param {RoomFrame} room
+   * @param {{id: string, heat: number}} heat
+   */
+  renderHeatLobby(room, heat) {
+    const seated = room.seats.filter((s) => s !== null);
+    const here = seated.filter((s) => s.online);
+    const mine = this.seat !== null && this.role === "racer";
+    this.lobby.replaceChildren(
+      h(
+        "div.panel",
+        { "data-testid": "heat-lobby" },
+        h("h2", {}, `Heat ${heat.heat}`),
+        h(
+          "p",
+          {},
+          mine
+            ? "You are in your seat. The heat starts at its time, or when the organizer starts it."
+            : "The heat starts at its time, or when the organizer starts it.",
+        ),
+        h("p.muted", { "data-testid": "heat-here" }, `${here.length} of ${seated.length} racers are here`),
+        h(
+          "ul.list.seats.compact",
+          {},
+          here.slice(0, 30).map((s) => h("li", {}, h("strong", {}, labelled(s)))),
+        ),
+        here.length > 30 ? h("p.muted", {}, `and ${here.length - 30} more`) : null,
+        h("p", {}, h("a", { href: `#/t/${heat.id}`, "data-testid": "heat-tournament" }, "← The tournament")),
+      ),
+    );
   }
 
   renderTools() {
@@ -476,7 +528,21 @@ export class RoomPage {
         h("button", { type: "button", onclick: () => this.newSolo(), "data-testid": "new-game" }, "New game"),
       );
     }
-    if (room.state === "finished" && room.kind === "race" && this.role === "racer" && this.seat !== null) {
+    if (room.tournament)
+      buttons.push(
+        h(
+          "a.button.ghost",
+          { href: `#/t/${room.tournament.id}`, "data-testid": "tournament-back" },
+          room.state === "finished" ? "Standings" : "Tournament",
+        ),
+      );
+    if (
+      room.state === "finished" &&
+      room.kind === "race" &&
+      !room.tournament &&
+      this.role === "racer" &&
+      this.seat !== null
+    ) {
       buttons.push(
         h(
           "button",
@@ -550,9 +616,20 @@ export class RoomPage {
     );
     if (this.ghost)
       rivals.push({ key: "ghost", name: `${this.ghost.name} (ghost)`, p: this.ghostProgress(this.ghost) });
-    const rows = rivals.map(rivalRow);
+    // A big heat: the leaders only, best first.
+    const order = rivals.length > MAX_RIVALS ? this.liveOrder() : null;
+    const shown = order
+      ? order
+          .flatMap((r) => rivals.filter((rival) => rival.key === `opponent-${r.seat}`))
+          .slice(0, MAX_RIVALS)
+      : rivals;
+    const rows = shown.map(rivalRow);
     this.opponents.replaceChildren(
-      h("h2", { style: "margin:0;font-size:1rem" }, this.room.kind === "race" ? "Opponents" : "Ghost"),
+      h(
+        "h2",
+        { style: "margin:0;font-size:1rem" },
+        this.room.kind !== "race" ? "Ghost" : order ? `Leaders of ${rivals.length} opponents` : "Opponents",
+      ),
       ...rows,
     );
   }
@@ -561,8 +638,9 @@ export class RoomPage {
   renderWatched() {
     if (this.watchGrid.hidden || !this.room) return;
     const final = this.results ? new Map(this.results.ranking.map((row) => [row.seat, row])) : null;
-    const seats = this.room.seats.flatMap((s) => (s ? [s.seat] : []));
-    const leader = this.leader(seats, final);
+    const all = this.room.seats.flatMap((s) => (s ? [s.seat] : []));
+    const leader = this.leader(all, final);
+    const seats = this.shownSeats(all, final);
     for (const seat of seats) {
       let entry = this.views.get(seat);
       const occupant = this.room.seats[seat];
@@ -590,9 +668,15 @@ export class RoomPage {
       if (view) entry.board.update(view, { reveal: Boolean(row) });
       entry.wrap.classList.toggle("leader", seat === leader);
     }
+    // The leaders' boards in their order (a big heat's change as the race goes).
+    if (seats.length < all.length) {
+      const wraps = seats.flatMap((seat) => this.views.get(seat)?.wrap ?? []);
+      if (wraps.some((wrap, i) => this.watchGrid.children[i] !== wrap)) this.watchGrid.append(...wraps);
+    }
     this.renderHeaders(leader);
+    const kept = new Set(seats);
     for (const [seat, entry] of this.views) {
-      if (!this.room.seats[seat]) {
+      if (!this.room.seats[seat] || !kept.has(seat)) {
         entry.board.destroy();
         entry.wrap.remove();
         this.views.delete(seat);
@@ -641,6 +725,74 @@ export class RoomPage {
         }),
       );
     }
+  }
+
+  /**
+   * The seats whose boards are shown: all of them, or in a race of more than
+   * MAX_BOARDS the leaders' (after the race, the best ranked).
+   * @param {number[]} seats
+   * @param {Map<number, RankingRow> | null} final
+   */
+  shownSeats(seats, final) {
+    if (seats.length <= MAX_BOARDS) return seats;
+    if (final)
+      return [...final.values()]
+        .sort((a, b) => a.rank - b.rank)
+        .slice(0, MAX_BOARDS)
+        .map((row) => row.seat);
+    return this.liveOrder()
+      .slice(0, MAX_BOARDS)
+      .map((r) => r.seat);
+  }
+
+  /** Every seated racer's progress as this page knows it, best first. */
+  liveOrder() {
+    const room = this.room;
+    if (!room) return [];
+    return leaderOrder(
+      room.seats.flatMap((s) => {
+        if (!s) return [];
+        const board = this.boards.get(s.seat);
+        const p = this.progress.get(s.seat);
+        const view = board?.ready ? board.view : null;
+        return [
+          {
+            seat: s.seat,
+            name: s.name,
+            found: view ? foundationCount(view) : (p?.found ?? 0),
+            down: view ? faceDownCount(view) : (p?.down ?? 21),
+            moves: board?.moves ?? p?.moves ?? 0,
+            status: board?.ready ? board.status : (p?.status ?? "playing"),
+            doneAt: this.doneAt.get(s.seat) ?? null,
+          },
+        ];
+      }),
+    );
+  }
+
+  /** The list of every racer of a big race, under the leaders' boards. */
+  renderField() {
+    const room = this.room;
+    if (!room || this.field.hidden) return;
+    const final = this.results?.ranking ?? null;
+    const rows = final
+      ? final.map(
+          (row) =>
+            `${row.rank}. ${labelled(row)} · ${statusWord(row.status)} · ${row.found} home · ${row.moves} moves`,
+        )
+      : this.liveOrder().map(
+          (r, i) => `${i + 1}. ${r.name} · ${statusWord(r.status)} · ${r.found} home · ${r.moves} moves`,
+        );
+    const open = this.field.open;
+    this.field.replaceChildren(
+      h("summary", {}, `All ${rows.length} racers (the boards above are the leaders')`),
+      h(
+        "ol.list.compact",
+        {},
+        rows.map((text) => h("li", {}, text)),
+      ),
+    );
+    this.field.open = open;
   }
 
   /**
@@ -718,7 +870,9 @@ export class RoomPage {
     }
     this.set.time(formatTime(this.elapsed()));
     // Racers' clocks and away countdowns run on spectators' pages.
-    if (!this.watchGrid.hidden && room.state === "racing" && this.ticks % 5 === 0)
+    if (!this.watchGrid.hidden && room.state === "racing" && this.ticks % 5 === 0) {
       this.renderHeaders(this.currentLeader());
+      this.renderField();
+    }
   }
 }
