@@ -6,13 +6,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from test_http_api import get, get_ok
-
 from klondike_live.client import Client, Message, ServerError
 from klondike_live.store.connect import RedisClient
 
 from auditor import http_audit
 from helpers import WON, close_all, node
+from test_http_api import get, get_ok
 
 __all__ = ["http_audit", "node"]  # the fixtures, imported for pytest
 
