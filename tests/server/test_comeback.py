@@ -12,7 +12,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import msgpack
-from test_http_api import create_solo, get_ok
 
 from klondike_live import keys
 from klondike_live.client import Client
@@ -22,6 +21,7 @@ from klondike_live.store.connect import RedisClient
 
 from auditor import http_audit
 from helpers import FAST, WON, close_all, node, started_race
+from test_http_api import create_solo, get_ok
 
 if TYPE_CHECKING:
     from conftest import WaitFor

