@@ -1,0 +1,843 @@
+"""A tournament heat on one node: 100 racers in one room on one deal, 500 spectators;
+node CPU and move -> spectator latency, against the same racers and spectators in
+ordinary two-racer races in the same run.
+
+    .venv/bin/python bench/bench_heat.py [--racers 100] [--spectators 500] [--window 30]
+    .venv/bin/python bench/bench_heat.py --profile /tmp/heat-profile     # py-spy the node
+
+Each configuration gets a fresh node (no connection caps, no background solver work, a
+2 s countdown) on one private Valkey:
+
+- **heat**: an organizer creates a heats tournament (1 heat, registration closing a few
+  seconds later, the heat a minute after that), the racers enter it, the heat's room
+  opens when registration closes, every racer joins it, the spectators join it, and the
+  organizer starts the heat (`start_heat`).
+- **races** (the baseline): the same racers in races of 2 (`--racers / 2` rooms), the
+  same spectators spread evenly over the rooms, every race started once all joined.
+
+Racers (in `--procs` worker processes, as `klondike_live.client.Client`s) play from their
+own board view: the relaxed bot's heuristic (`bots.policy.decide`), or a stock turn
+(`D`, `R`) when it has nothing better; one move every `--interval` seconds (paced: the
+next waits for the last one's acknowledgement). Most spectators are raw-socket sinks
+(capacity_load.py's `Sink`) in `--sink-procs` processes; the timed spectators (`--timed`
+in the heat, one per room in the races) decode every frame in the racers' processes,
+check that each board's offsets follow on, and stamp each move's diff. A latency sample
+is a timed spectator's arrival minus the racer's send, both `time.monotonic()` (one
+system-wide clock), for every move sent in the window and every timed spectator of its
+room. After `--warmup` seconds of play the window runs `--window` seconds; then the
+racers stop, the spectators get 2 s to receive the last diffs, and every racer resigns.
+
+Printed per configuration: moves/s, node CPU (cores, µs per move, µs per frame the node
+sent), frames delivered to spectators, latency p50/p99/max, Valkey and load-generator
+CPU, resyncs; then the heat against the races. Exit 1 only when a check fails: a timed
+spectator missing a move's diff or seeing offsets out of order, a refused move, a sink
+closed, a resync (a lagging viewer skipped).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import contextlib
+import os
+import random
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+from websockets.asyncio.client import ClientConnection
+from websockets.exceptions import ConnectionClosed
+
+from bench_capacity import Pool, split
+from capacity_load import Sink, _frame
+from klondike_live.bots.levels import LEVELS
+from klondike_live.bots.policy import Memory, decide
+from klondike_live.bots.wire import view_from_wire
+from klondike_live.client import Client, Message, ServerError
+from klondike_live.engine import Variant
+from klondike_live.protocol.kinds import BotLevel
+from serverbench import (
+    FAST_RATE,
+    Child,
+    Harness,
+    Profiler,
+    code_version,
+    cpu_seconds,
+    hello,
+    metric,
+    pack,
+    percentile,
+    run_bench,
+    stop_process,
+    table,
+    unpack,
+)
+
+COUNTDOWN = 2.0
+NODE_ENV = {**FAST_RATE, "KLONDIKE_COUNTDOWN_SECONDS": f"{COUNTDOWN:g}"}
+VARIANT = "draw=1 passes=unlimited"  # a stock turn is always legal: nobody runs dry
+RETRYABLE = frozenset({"wrong_state", "busy", "unavailable", "rate_limited"})
+SETUP_CONCURRENCY = 8
+SETTLE = 2.0  # seconds after the window for the last diffs to arrive
+LOBBY_FRAMES = 2  # a sink joined a room in its lobby: welcome, the room frame
+
+
+# ---------------------------------------------------------------- worker: racers, timed spectators
+
+
+@dataclass(eq=False)
+class Racer:
+    """One racer: its client, its room and seat, its policy's memory; what it sent."""
+
+    client: Client
+    index: int
+    room: str = ""
+    seat: int = -1
+    memory: Memory = field(default_factory=Memory)
+    sends: list[tuple[str, int, int, float]] = field(default_factory=list)  # room, seat, moves, t
+
+
+@dataclass(eq=False)
+class Timed:
+    """A timed spectator: when each (seat, move count) first arrived, and checks."""
+
+    conn: ClientConnection
+    room: str
+    arrivals: dict[tuple[int, int], float] = field(default_factory=dict)
+    frame_times: list[float] = field(default_factory=list)
+    offsets: dict[int, int] = field(default_factory=dict)
+    gaps: int = 0
+    snapshots: int = 0  # board frames: one per seat at the start, more only on a resync
+    seats_snapped: set[int] = field(default_factory=set)
+    resyncs: int = 0
+    closed: str = ""
+
+    async def run(self) -> None:
+        clock = time.monotonic
+        try:
+            async for frame in self.conn:
+                now = clock()
+                self.frame_times.append(now)
+                message = unpack(frame)
+                kind = message["t"]
+                if kind == "diff":
+                    seat = int(message["seat"])
+                    off = int(message["off"])
+                    last = self.offsets.get(seat)
+                    if last is not None and off != last + 1:
+                        self.gaps += 1
+                    self.offsets[seat] = off
+                    self.arrivals.setdefault((seat, int(message["moves"])), now)
+                elif kind == "board":
+                    seat = int(message["seat"])
+                    if seat in self.seats_snapped:
+                        self.resyncs += 1
+                    self.seats_snapped.add(seat)
+                    self.offsets[seat] = int(message["off"])
+        except ConnectionClosed as exc:
+            self.closed = str(exc)
+
+
+class PlayerWorker:
+    """Racers and timed spectators of one worker process (commands: `serve`)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.variant = Variant.parse(VARIANT)
+        self.spec = LEVELS[BotLevel.RELAXED]
+        self.racers: list[Racer] = []
+        self.timed: list[Timed] = []
+        self.tasks: list[asyncio.Task[None]] = []
+        self.errors: list[str] = []
+        self.late = 0
+        self.idle = 0
+        self.won = 0
+
+    async def _each(self, items: list[Any], action: Callable[[Any], Awaitable[Any]]) -> list[Any]:
+        gate = asyncio.Semaphore(SETUP_CONCURRENCY)
+
+        async def one(item: Any) -> Any:
+            async with gate:
+                return await action(item)
+
+        return list(await asyncio.gather(*(one(item) for item in items)))
+
+    async def guests(self, count: int, first: int) -> list[str]:
+        async def connect(index: int) -> Racer:
+            return Racer(await Client.connect(self.url, name=f"Racer {index}"), index)
+
+        self.racers = await self._each(list(range(first, first + count)), connect)
+        return [r.client.user for r in self.racers]
+
+    async def enter(self, tournament: str) -> None:
+        async def enter(racer: Racer) -> None:
+            for attempt in range(20):
+                try:
+                    await racer.client.enter_tournament(tournament)
+                    return
+                except ServerError as exc:
+                    if exc.code != "busy" or attempt == 19:
+                        raise
+                    await asyncio.sleep(0.05 * (attempt + 1))
+
+        await self._each(self.racers, enter)
+
+    async def join(self, room: str) -> None:
+        async def join(racer: Racer) -> None:
+            state = await racer.client.join(room)
+            racer.room = room
+            racer.seat = _seat_of(state, racer.client.user)
+
+        await self._each(self.racers, join)
+
+    async def races(self, count: int) -> list[str]:
+        """`count` two-racer races among this worker's racers, joined and ready."""
+
+        async def race(pair: tuple[Racer, Racer]) -> str:
+            host = pair[0]
+            room = await host.client.create_race(VARIANT, seats=2)
+            for racer in pair:
+                state = await racer.client.join(room)
+                racer.room = room
+                racer.seat = _seat_of(state, racer.client.user)
+            for racer in pair:
+                await racer.client.ready(room)
+            await host.client.expect(
+                lambda m: (
+                    m["t"] == "room"
+                    and m.get("room") == room
+                    and all(s and s.get("ready") for s in m["seats"])
+                ),
+                30,
+            )
+            return room
+
+        pairs = [(self.racers[2 * i], self.racers[2 * i + 1]) for i in range(count)]
+        return list(await self._each(pairs, race))
+
+    async def start_races(self) -> None:
+        hosts = {r.room: r for r in reversed(self.racers)}  # the first racer of each room
+        for room, host in hosts.items():
+            await host.client.start(room)
+
+    async def watch(self, rooms: list[str]) -> None:
+        """One timed spectator per entry of `rooms`."""
+
+        async def watch(pair: tuple[int, str]) -> Timed:
+            index, room = pair
+            conn = await hello(self.url, f"Timed {index}")
+            await conn.send(pack({"t": "join", "room": room, "as": "spectator", "rid": 1}))
+            async with asyncio.timeout(60):
+                while True:
+                    message = unpack(await conn.recv())
+                    if message["t"] == "error":
+                        raise RuntimeError(f"timed spectator refused: {message}")
+                    if message["t"] == "room" and message.get("rid") == 1:
+                        break
+            return Timed(conn, room)
+
+        added = await self._each(list(enumerate(rooms, start=len(self.timed))), watch)
+        self.timed += added
+        self.tasks += [asyncio.create_task(t.run()) for t in added]
+
+    async def play(self, end: float, interval: float) -> None:
+        await asyncio.gather(*(self._play(r, end, interval) for r in self.racers))
+
+    async def _play(self, racer: Racer, end: float, interval: float) -> None:
+        clock = time.monotonic
+        key = (racer.room, racer.seat, "own")
+        async with asyncio.timeout(60):  # the boards come at the start instant
+            while key not in racer.client.boards:
+                await asyncio.sleep(0.02)
+        rng = random.Random(racer.index)
+        due = clock() + rng.uniform(0, interval)  # spread the racers' phases
+        while True:
+            await asyncio.sleep(max(0.0, due - clock()))
+            if clock() >= end:
+                return
+            mirror = racer.client.boards[key]
+            if mirror.status != "playing":
+                self.won += mirror.status == "won"
+                return
+            token = self._choose(racer, mirror.view)
+            if token is None:
+                self.idle += 1
+            else:
+                now = clock()
+                if now - due > interval / 2:
+                    self.late += 1
+                moves = await self._move(racer, token)
+                if moves is None:
+                    return
+                racer.sends.append((racer.room, racer.seat, moves, now))
+            due = max(due + interval, clock())
+
+    def _choose(self, racer: Racer, wire: Message) -> str | None:
+        view = view_from_wire(self.variant, wire)
+        token, racer.memory = decide(view, racer.memory, self.spec, racer.index)
+        if token is None:  # the heuristic would resign: turn the stock instead
+            if view.stock:
+                token = "D"
+            elif view.waste:
+                token = "R"
+        return token
+
+    async def _move(self, racer: Racer, token: str) -> int | None:
+        """Send one move and wait for its own diff: the board's move count after it, or
+        None when it was refused for good (noted in `errors`)."""
+        client = racer.client
+        move_id = client._new_id()
+        frame = {"t": "move", "room": racer.room, "id": move_id, "m": token}
+
+        def answer(m: Message) -> bool:
+            if m.get("id") != move_id and m["t"] != "board":
+                return False
+            if m["t"] == "board":  # a resync's snapshot stands in for the diff
+                return bool(
+                    m.get("room") == racer.room
+                    and m.get("audience") == "own"
+                    and int(m.get("last_id", 0)) >= move_id
+                )
+            return m["t"] in ("diff", "ack", "error")
+
+        for _ in range(20):
+            await client.send(frame)
+            reply = await client.expect(answer, 30)
+            if reply["t"] != "error":
+                return int(reply.get("moves", client.boards[(racer.room, racer.seat, "own")].moves))
+            code = str(reply.get("code"))
+            if code not in RETRYABLE:
+                self.errors.append(f"{code}: {reply.get('msg')} ({token})")
+                return None
+            await asyncio.sleep(0.05)
+        self.errors.append(f"move {token} still refused after 20 tries")
+        return None
+
+    def report(self) -> dict[str, Any]:
+        return {
+            "sends": [s for r in self.racers for s in r.sends],
+            "timed": [
+                {
+                    "room": t.room,
+                    "arrivals": t.arrivals,
+                    "frame_times": t.frame_times,
+                    "gaps": t.gaps,
+                    "resyncs": t.resyncs,
+                    "closed": t.closed,
+                }
+                for t in self.timed
+            ],
+            "errors": self.errors,
+            "late": self.late,
+            "idle": self.idle,
+            "won": self.won,
+        }
+
+    async def resign(self) -> None:
+        for racer in self.racers:
+            with contextlib.suppress(ConnectionError, ConnectionClosed):
+                await racer.client.resign(racer.room)
+
+    async def stop(self) -> None:
+        for task in self.tasks:
+            task.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+        conns = [t.conn.close() for t in self.timed]
+        await asyncio.gather(
+            *conns, *(r.client.close() for r in self.racers), return_exceptions=True
+        )
+
+
+def _seat_of(room: Message, user: str) -> int:
+    for index, seat in enumerate(room["seats"]):
+        if seat and seat.get("user") == user:
+            return index
+    raise RuntimeError(f"{user} has no seat in room {room.get('room')}")
+
+
+def player_worker(url: str, pipe: Connection[Any, Any]) -> None:
+    """A racers' worker process: commands over `pipe`, answered ("ok", value) or
+    ("failed", text)."""
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(_serve_players(url, pipe))
+
+
+async def _serve_players(url: str, pipe: Connection[Any, Any]) -> None:
+    worker = PlayerWorker(url)
+    try:
+        while True:
+            command = await asyncio.to_thread(pipe.recv)
+            name, args = command[0], command[1:]
+            if name == "stop":
+                break
+            try:
+                value: Any = None
+                if name == "guests":
+                    value = await worker.guests(*args)
+                elif name == "enter":
+                    await worker.enter(*args)
+                elif name == "join":
+                    await worker.join(*args)
+                elif name == "races":
+                    value = await worker.races(*args)
+                elif name == "start_races":
+                    await worker.start_races()
+                elif name == "watch":
+                    await worker.watch(*args)
+                elif name == "play":
+                    await worker.play(*args)
+                elif name == "report":
+                    value = worker.report()
+                elif name == "resign":
+                    await worker.resign()
+                pipe.send(("ok", value))
+            except Exception as exc:
+                pipe.send(("failed", repr(exc)))
+    finally:
+        await worker.stop()
+        with contextlib.suppress(OSError):
+            pipe.send(("stopped",))
+
+
+# ---------------------------------------------------------------- worker: sinks
+
+
+class Sinks:
+    """capacity_load.py's raw-socket sinks, joined to rooms that may not have started
+    (served once the join's room frame arrived)."""
+
+    def __init__(self, url: str) -> None:
+        host_port = url.split("//", 1)[1].split("/", 1)[0]
+        self.host, port = host_port.rsplit(":", 1)
+        self.port = int(port)
+        self.sinks: list[Sink] = []
+
+    async def add(self, rooms: list[str]) -> int:
+        loop = asyncio.get_running_loop()
+        gate = asyncio.Semaphore(64)
+
+        async def one(index: int, room: str) -> Sink:
+            key = base64.b64encode(os.urandom(16))
+            request = (
+                f"GET /ws HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n"
+                "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+                f"Sec-WebSocket-Key: {key.decode()}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+            ).encode()
+            first = _frame(0x2, pack({"t": "hello", "v": 1, "name": f"Sink {index}"}))
+            first += _frame(0x2, pack({"t": "join", "room": room, "as": "spectator", "rid": 1}))
+            async with gate:
+                _, sink = await loop.create_connection(
+                    lambda: Sink(key, request, first), self.host, self.port
+                )
+                await asyncio.wait_for(sink.upgraded, 60)
+                async with asyncio.timeout(120):
+                    while sink.frames < LOBBY_FRAMES:
+                        if sink.closed:
+                            raise RuntimeError("a sink was closed while joining")
+                        await asyncio.sleep(0.01)
+            return sink
+
+        base = len(self.sinks)
+        added = await asyncio.gather(*(one(base + i, r) for i, r in enumerate(rooms)))
+        self.sinks += added
+        return len(added)
+
+    def counts(self) -> tuple[int, int]:
+        return sum(s.frames for s in self.sinks), sum(1 for s in self.sinks if s.closed)
+
+    def stop(self) -> None:
+        for sink in self.sinks:
+            if not sink.joined.done():
+                sink.joined.cancel()
+            if sink.transport is not None:
+                sink.transport.abort()
+
+
+def sink_worker(url: str, pipe: Connection[Any, Any]) -> None:
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(_serve_sinks(url, pipe))
+
+
+async def _serve_sinks(url: str, pipe: Connection[Any, Any]) -> None:
+    sinks = Sinks(url)
+    try:
+        while True:
+            command = await asyncio.to_thread(pipe.recv)
+            if command[0] == "stop":
+                break
+            try:
+                if command[0] == "add":
+                    pipe.send(("ok", await sinks.add(command[1])))
+                else:
+                    pipe.send(("ok", sinks.counts()))
+            except Exception as exc:
+                pipe.send(("failed", repr(exc)))
+    finally:
+        sinks.stop()
+        with contextlib.suppress(OSError):
+            pipe.send(("stopped",))
+
+
+# ---------------------------------------------------------------- the benchmark
+
+
+@dataclass
+class Result:
+    name: str
+    rooms: int
+    racers: int
+    spectators: int
+    timed: int
+    moves: int
+    wall: float
+    node_cpu: float
+    valkey_cpu: float
+    load_cpu: float
+    node_frames: float
+    spectator_frames: int
+    samples: list[float]
+    missing: int
+    gaps: int
+    resyncs: int
+    closed: int
+    errors: list[str]
+    late: int
+    idle: int
+    won: int
+    profile: str = ""
+
+    @property
+    def moves_per_s(self) -> float:
+        return self.moves / self.wall
+
+    @property
+    def us_per_move(self) -> float:
+        return self.node_cpu / self.moves * 1e6 if self.moves else float("nan")
+
+    @property
+    def us_per_frame(self) -> float:
+        return self.node_cpu / self.node_frames * 1e6 if self.node_frames else float("nan")
+
+    def cells(self) -> list[object]:
+        return [
+            self.name,
+            self.moves_per_s,
+            self.node_cpu / self.wall,
+            self.us_per_move,
+            self.node_frames / self.wall,
+            self.us_per_frame,
+            self.spectator_frames / self.wall,
+            percentile(self.samples, 50),
+            percentile(self.samples, 99),
+            max(self.samples) if self.samples else float("nan"),
+            len(self.samples),
+            self.valkey_cpu / self.wall,
+            self.load_cpu / self.wall,
+        ]
+
+
+HEADERS = [
+    "configuration",
+    "moves/s",
+    "node cpu",
+    "node us/move",
+    "node frames/s",
+    "node us/frame",
+    "spect frames/s",
+    "p50 ms",
+    "p99 ms",
+    "max ms",
+    "samples",
+    "valkey cpu",
+    "load cpu",
+]
+
+
+async def ask(pool: Pool, commands: list[tuple[Any, ...]], timeout: float = 300) -> list[Any]:
+    return [answer[1] for answer in await pool.ask(commands, timeout)]
+
+
+async def run_config(
+    harness: Harness, valkey_url: str, heat: bool, args: argparse.Namespace
+) -> Result:
+    name = "heat" if heat else "races"
+    node = harness.node(valkey_url, name=f"node-{name}", env=NODE_ENV)
+    players = Pool(player_worker, node.ws_url, args.procs)
+    sinks = Pool(sink_worker, node.ws_url, args.sink_procs)
+    organizer: Client | None = None
+    try:
+        shares = split(args.racers, args.procs)
+        if not heat and any(s % 2 for s in shares):
+            raise RuntimeError("--racers / --procs must be even for races of 2")
+        firsts = [sum(shares[:i]) for i in range(len(shares))]
+        await ask(players, [("guests", n, f) for n, f in zip(shares, firsts, strict=True)])
+        if heat:
+            organizer = await Client.connect(node.ws_url, name="Organizer")
+            now = int(time.time() * 1000)
+            tid = await organizer.create_tournament(
+                "Bench heat",
+                "heats",
+                [VARIANT],
+                public=True,
+                closes_at=now + int(args.registration * 1000),
+                start_at=now + int(args.registration * 1000) + 60_000,
+                heats=1,
+            )
+            await organizer.watch_tournament(tid)
+            await ask(players, [("enter", tid)] * args.procs)
+            room = await organizer.heat_room(tid, 1, timeout=args.registration + 30)
+            await ask(players, [("join", room)] * args.procs)
+            rooms = [room]
+            timed_rooms = [[room] * n for n in split(args.timed, args.procs)]
+            sink_rooms = [room] * (args.spectators - args.timed)
+        else:
+            counts = [n // 2 for n in shares]
+            per_proc = await ask(players, [("races", n) for n in counts])
+            rooms = [r for part in per_proc for r in part]
+            timed_rooms = per_proc  # one timed spectator per race, in its racers' process
+            each = split(args.spectators - len(rooms), len(rooms))
+            sink_rooms = [r for r, n in zip(rooms, each, strict=True) for _ in range(n)]
+        timed = sum(len(t) for t in timed_rooms)
+        await ask(players, [("watch", t) for t in timed_rooms])
+        procs = args.sink_procs
+        await ask(sinks, [("add", sink_rooms[i::procs]) for i in range(procs)], 600)
+        print(
+            f"  {name}: {len(rooms)} room(s), {args.racers} racers, {timed} timed spectators "
+            f"+ {len(sink_rooms)} sinks joined; starting",
+            file=sys.stderr,
+            flush=True,
+        )
+        if heat:
+            assert organizer is not None
+            await organizer.tournament_action(tid, "start_heat")
+        else:
+            await ask(players, [("start_races",)] * args.procs)
+        t0 = time.monotonic()
+        begin = t0 + COUNTDOWN + args.warmup
+        end = begin + args.window
+        play = asyncio.create_task(ask(players, [("play", end, args.interval)] * args.procs))
+        measured = await measure(harness, node, players, sinks, begin, end, args, name)
+        await play
+        await asyncio.sleep(SETTLE)
+        reports = await ask(players, [("report",)] * args.procs)
+        await ask(players, [("resign",)] * args.procs)
+        return summarise(name, len(rooms), args, timed, reports, measured, measured.begin, end)
+    finally:
+        players.close()
+        sinks.close()
+        if organizer is not None:
+            with contextlib.suppress(Exception):
+                await organizer.close()
+        stop_process(node.proc)
+        harness.children.remove(node)
+
+
+@dataclass
+class Measured:
+    wall: float
+    node_cpu: float
+    valkey_cpu: float
+    load_cpu: float
+    node_frames: float
+    sink_frames: int
+    closed: int
+    resyncs: float
+    profile: str
+    begin: float
+
+
+async def measure(
+    harness: Harness,
+    node: Child,
+    players: Pool,
+    sinks: Pool,
+    begin: float,
+    end: float,
+    args: argparse.Namespace,
+    name: str,
+) -> Measured:
+    valkey = harness.valkey_pid()
+
+    def load() -> float:
+        return players.cpu() + sinks.cpu()
+
+    await asyncio.sleep(max(0.0, begin - time.monotonic()))
+    frames0 = await asyncio.to_thread(metric, node.port, "klondike_frames_out_total")
+    resyncs0 = await asyncio.to_thread(metric, node.port, "klondike_resyncs_total")
+    sinks0 = await ask(sinks, [("count",)] * args.sink_procs)
+    profiler = None
+    if args.profile:
+        profiler = await asyncio.to_thread(Profiler, node.pid, Path(args.profile) / f"{name}.txt")
+    node0, valkey0, load0 = node.cpu(), cpu_seconds(valkey) if valkey else 0.0, load()
+    wall0 = time.monotonic()
+    begin = wall0  # moves are counted over the same span as CPU
+    await asyncio.sleep(max(0.0, end - time.monotonic()))
+    wall = time.monotonic() - wall0
+    node1, valkey1, load1 = node.cpu(), cpu_seconds(valkey) if valkey else 0.0, load()
+    profile = await asyncio.to_thread(profiler.stop) if profiler is not None else ""
+    sinks1 = await ask(sinks, [("count",)] * args.sink_procs)
+    frames1 = await asyncio.to_thread(metric, node.port, "klondike_frames_out_total")
+    resyncs1 = await asyncio.to_thread(metric, node.port, "klondike_resyncs_total")
+    return Measured(
+        wall=wall,
+        node_cpu=node1 - node0,
+        valkey_cpu=valkey1 - valkey0,
+        load_cpu=load1 - load0,
+        node_frames=frames1 - frames0,
+        sink_frames=sum(c[0] for c in sinks1) - sum(c[0] for c in sinks0),
+        closed=sum(c[1] for c in sinks1),
+        resyncs=resyncs1 - resyncs0,
+        profile=profile,
+        begin=begin,
+    )
+
+
+def summarise(
+    name: str,
+    rooms: int,
+    args: argparse.Namespace,
+    timed: int,
+    reports: list[dict[str, Any]],
+    measured: Measured,
+    begin: float,
+    end: float,
+) -> Result:
+    sends = [s for report in reports for s in report["sends"] if begin <= s[3] < end]
+    spectators = [t for report in reports for t in report["timed"]]
+    by_room: dict[str, list[tuple[int, int, float]]] = {}
+    for room, seat, moves, sent in sends:
+        by_room.setdefault(room, []).append((seat, moves, sent))
+    samples: list[float] = []
+    missing = 0
+    for spectator in spectators:
+        arrivals = spectator["arrivals"]
+        for seat, moves, sent in by_room.get(spectator["room"], []):
+            arrived = arrivals.get((seat, moves))
+            if arrived is None:
+                missing += 1
+            else:
+                samples.append((arrived - sent) * 1000)
+    timed_frames = sum(
+        1 for t in spectators for at in t["frame_times"] if measured.wall and begin <= at < end
+    )
+    samples.sort()
+    return Result(
+        name=f"{name}: {rooms} room{'s' if rooms > 1 else ''} x {args.racers // rooms}",
+        rooms=rooms,
+        racers=args.racers,
+        spectators=args.spectators,
+        timed=timed,
+        moves=len(sends),
+        wall=measured.wall,
+        node_cpu=measured.node_cpu,
+        valkey_cpu=measured.valkey_cpu,
+        load_cpu=measured.load_cpu,
+        node_frames=measured.node_frames,
+        spectator_frames=measured.sink_frames + timed_frames,
+        samples=samples,
+        missing=missing,
+        gaps=sum(t["gaps"] for t in spectators),
+        resyncs=int(measured.resyncs) + sum(t["resyncs"] for t in spectators),
+        closed=measured.closed + sum(1 for t in spectators if t["closed"]),
+        errors=[e for report in reports for e in report["errors"]],
+        late=sum(report["late"] for report in reports),
+        idle=sum(report["idle"] for report in reports),
+        won=sum(report["won"] for report in reports),
+        profile=measured.profile,
+    )
+
+
+def ratio(a: float, b: float) -> str:
+    return f"{a / b:.2f}x" if b else "-"
+
+
+async def bench(harness: Harness, args: argparse.Namespace) -> int:
+    print(code_version(), flush=True)
+    print(
+        f"Python {sys.version.split()[0]}; one node; {args.racers} racers at one move per "
+        f"{args.interval:g} s (relaxed bot's heuristic from their own view, else a stock "
+        f"turn), {args.spectators} spectators ({args.timed} timed in the heat, one per race "
+        f"in the races; the rest raw-socket sinks); warm-up {args.warmup:g} s, window "
+        f"{args.window:g} s",
+        flush=True,
+    )
+    valkey_url = harness.valkey()
+    results: list[Result] = []
+    order = [False, True] if args.order == "races-first" else [True, False]
+    for heat in order:
+        results.append(await run_config(harness, valkey_url, heat, args))
+    results.sort(key=lambda r: not r.name.startswith("heat"))
+    print()
+    print(table(HEADERS, [r.cells() for r in results]))
+    print()
+    print(
+        table(
+            ["configuration", "spectators", "timed", "missing", "gaps", "resyncs", "closed",
+             "refused", "late", "idle", "won"],
+            [
+                [r.name, r.spectators, r.timed, r.missing, r.gaps, r.resyncs, r.closed,
+                 len(r.errors), r.late, r.idle, r.won]
+                for r in results
+            ],
+        )
+    )  # fmt: skip
+    heat_run, races = results
+    print()
+    print(
+        "heat / races: node CPU "
+        f"{ratio(heat_run.node_cpu / heat_run.wall, races.node_cpu / races.wall)}, "
+        f"per move {ratio(heat_run.us_per_move, races.us_per_move)}, "
+        f"per frame sent {ratio(heat_run.us_per_frame, races.us_per_frame)}; "
+        f"spectator frames {ratio(heat_run.spectator_frames, races.spectator_frames)}; "
+        f"p50 {ratio(percentile(heat_run.samples, 50), percentile(races.samples, 50))}, "
+        f"p99 {ratio(percentile(heat_run.samples, 99), percentile(races.samples, 99))}"
+    )
+    for result in results:
+        if result.profile:
+            print(f"\nprofile of the node, {result.name} window:\n{result.profile}")
+    failed = []
+    for r in results:
+        for what, count in (
+            ("moves' diffs missed by a timed spectator", r.missing),
+            ("offset gaps", r.gaps),
+            ("resyncs", r.resyncs),
+            ("spectators closed", r.closed),
+            ("refused moves", len(r.errors)),
+        ):
+            if count:
+                failed.append(f"{r.name}: {count} {what}")
+        for error in sorted(set(r.errors))[:5]:
+            print(f"  {r.name} error: {error}")
+    print()
+    if failed:
+        print("FAILED: " + "; ".join(failed))
+        return 1
+    print("every timed spectator got every move's diff, offsets consecutive, no resync, "
+          "no refused move: yes")  # fmt: skip
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--racers", type=int, default=100)
+    parser.add_argument("--spectators", type=int, default=500, help="timed ones included")
+    parser.add_argument("--timed", type=int, default=10, help="timed spectators of the heat")
+    parser.add_argument("--interval", type=float, default=0.5, help="seconds between moves")
+    parser.add_argument("--window", type=float, default=30.0)
+    parser.add_argument("--warmup", type=float, default=8.0)
+    parser.add_argument("--registration", type=float, default=6.0, help="s until it closes")
+    parser.add_argument("--procs", type=int, default=2, help="racers' worker processes")
+    parser.add_argument("--sink-procs", type=int, default=2)
+    parser.add_argument("--order", choices=["races-first", "heat-first"], default="races-first")
+    parser.add_argument("--profile", default="", help="a folder: py-spy the node's windows")
+    args = parser.parse_args()
+    return run_bench(lambda harness: bench(harness, args), ["node-heat", "node-races"])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
