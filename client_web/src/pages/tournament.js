@@ -84,7 +84,7 @@ function table(heads, rows, props = {}) {
     "div.table-wrap",
     {},
     h(
-      "table.results.leaderboard",
+      "table.results.t-table",
       props,
       h(
         "thead",
@@ -637,7 +637,7 @@ export class TournamentPage {
               },
               "Close registration",
             )
-          : windowOpen
+          : windowOpen && t.state === "upcoming"
             ? h(
                 "button.ghost",
                 {
