@@ -29,3 +29,17 @@ def test_pages_meet_wcag_aa(pages: Pages) -> None:
     page.click("[data-testid=replay-link]")
     expect(page.locator("[data-testid=replay-moves-0]")).to_contain_text("move 0/1")
     assert_accessible(page)
+
+
+def test_tournament_pages_meet_wcag_aa(pages: Pages) -> None:
+    """The tournaments page with its create form, and a new tournament's page (its
+    organizer's view, with the tools), have no serious WCAG 2.1 A/AA problem."""
+    page = pages.open("/#/tournaments", name="Ada")
+    expect(page.locator("[data-testid=create-tournament]")).to_be_visible()
+    assert_accessible(page)
+    page.locator("input[name=name]").fill("Accessible cup")
+    page.locator("[data-testid=create-submit]").click()
+    expect(page.locator("[data-testid=organizer]")).to_be_visible(timeout=20_000)
+    page.locator("[data-testid=enter]").click()
+    expect(page.locator("[data-testid=entrants]")).to_contain_text("Ada")
+    assert_accessible(page)
