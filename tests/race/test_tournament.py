@@ -173,3 +173,15 @@ def test_settings_that_make_no_tournament_are_refused() -> None:
             "Org",
             NOW,
         )
+
+
+def test_registration_of_heats_closes_when_the_first_heat_s_room_opens() -> None:
+    """A heat's seats are the entrants of when its room opened: started early, inside
+    the registration window, it still takes no more entrants."""
+    t = heats().enter("ann", "Ann", NOW + 1)
+    assert t.registration_open(NOW + 2)
+    opened = t.heat_opened(1, "room-0001", 1)
+    assert not opened.registration_open(NOW + 2)
+    with pytest.raises(TournamentError) as late:
+        opened.enter("bob", "Bob", NOW + 2)
+    assert late.value.code is ErrorCode.WRONG_STATE

@@ -340,7 +340,8 @@ async def test_heats_of_fifty_racers_on_two_nodes_score_by_the_race_ranking(
 async def test_an_organizer_cancel_mid_heat_leaves_consistent_results(pair: Cluster) -> None:
     """Cancelled during a heat: the race ends at once with results for everyone, the
     heat is shown cancelled and scores nothing, the tournament is over and only the
-    organizer could do it."""
+    organizer could do it. (Before it: `ready` is refused in a heat's lobby and the
+    registration closed when the first heat's room opened.)"""
     cluster = pair
     org = cluster.connect("org")
     racers = [cluster.connect(user, node=i % 2) for i, user in enumerate(("ann", "bob", "cy"))]
@@ -348,8 +349,14 @@ async def test_an_organizer_cancel_mid_heat_leaves_consistent_results(pair: Clus
     room = await open_heat(cluster, org, tid, 1)
     for racer in racers:
         assert await cluster.request(racer, msg.Join(room, Role.RACER)) is None
+    # A heat starts at its time: nobody can hold it up by not being ready, and its
+    # seats are the entrants of when its room opened.
+    assert await cluster.request(racers[0], msg.Ready(room, False)) is ErrorCode.WRONG_STATE
+    late = cluster.connect("dan")
+    assert await cluster.request(late, msg.TournamentEnter(tid)) is ErrorCode.WRONG_STATE
     assert await cluster.request(org, msg.TournamentAction(tid, "start_heat")) is None
     await cluster.fire_timers(0)
+    assert (await cluster.race(room)).state.state == RACING
     await play(cluster, racers[0], room)
     assert (
         await cluster.request(racers[1], msg.TournamentAction(tid, "cancel")) is ErrorCode.NOT_HOST

@@ -201,6 +201,8 @@ class RoomState:
         index = self._require_seat(user)
         if self.state != LOBBY:
             raise RoomError(ErrorCode.WRONG_STATE, "ready only counts in the lobby")
+        if self.tournament:
+            raise RoomError(ErrorCode.WRONG_STATE, "a heat starts at its time: no ready needed")
         seat = self.seats[index]
         assert seat is not None
         return self._with_seat(index, replace(seat, ready=ready))
@@ -239,7 +241,7 @@ class RoomState:
         if self.kind == "race" and len(seated) < 2 and not self.tournament:
             raise RoomError(ErrorCode.NOT_READY, "a race needs at least two racers")
         waiting = [s.name for _, s in seated if not s.ready]
-        if waiting:
+        if waiting and not self.tournament:  # a heat starts at its time, ready or not
             raise RoomError(ErrorCode.NOT_READY, "not ready yet: " + ", ".join(waiting))
         dealt = replace(
             self,

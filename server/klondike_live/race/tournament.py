@@ -172,11 +172,14 @@ class TournamentState:
         return next((e for e in self.entrants if e.user == user), None)
 
     def registration_open(self, now_ms: int) -> bool:
-        """Whether a player may enter (or withdraw) now."""
+        """Whether a player may enter (or withdraw) now: within the window, unless the
+        organizer closed it; for heats, only until the first heat's room opens (its
+        seats are the entrants then)."""
         return (
             self.registration
             and self.phase in (TournamentPhase.UPCOMING, TournamentPhase.RUNNING)
             and self.opens_ms <= now_ms < self.closes_ms
+            and all(h.phase is HeatPhase.SCHEDULED for h in self.heats)
         )
 
     @property

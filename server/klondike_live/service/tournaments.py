@@ -457,24 +457,21 @@ class Tournaments:
         heat = state.heat(number)
         if state.over or heat.phase is not HeatPhase.LOBBY:
             return
-        countdown = int(self.settings.countdown_seconds * 1000)
-        try:
-            step = await self.rooms.transition(
-                heat.room,
-                lambda s, now: (
-                    s.start(s.host, now, countdown, heat.seed, heat.certified)
-                    if s.state == LOBBY
-                    else s
-                ),
-            )
-        except RequestError as exc:
-            if exc.code is not ErrorCode.NOT_READY:
-                raise
-            # Nobody entered: the heat is over at once, with no results.
+        if not (await self.rooms.load(heat.room)).seated():
+            # Nobody entered (or every entrant was removed): over at once, no results.
             now = self.rooms.now_ms()
             await self._change(tournament_id, lambda s: s.heat_started(number, now, now))
             await self._score(tournament_id, number, [])
             return
+        countdown = int(self.settings.countdown_seconds * 1000)
+        step = await self.rooms.transition(
+            heat.room,
+            lambda s, now: (
+                s.start(s.host, now, countdown, heat.seed, heat.certified)
+                if s.state == LOBBY
+                else s
+            ),
+        )
         room = step.state
         now = self.rooms.now_ms()
         await self._change(tournament_id, lambda s: s.heat_started(number, room.start_at_ms, now))
