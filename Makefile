@@ -44,8 +44,10 @@ typecheck: $(STAMP)
 client-test: $(CLIENT)
 	node --test client_web/test/
 
+# Two workers: the browser tests in order on one, everything else beside them (the
+# browser group, tests/conftest.py); most of a test's time is spent waiting.
 unit: $(STAMP) $(CLIENT)
-	$(BIN)/pytest
+	$(BIN)/pytest -n 2 --dist loadgroup
 
 ## cluster-test: the server and daily tests again, on a local Valkey Cluster (3 masters, 1 replica each)
 cluster-test: $(STAMP)

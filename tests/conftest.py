@@ -27,6 +27,11 @@ wait_for(what, timeout=5.0) -> result (async)
 
 timeout_scale (session) -> float
     `KLONDIKE_TEST_TIMEOUT_SCALE` (default 1): multiply any other test time by it.
+
+Parallel runs (`pytest -n 2 --dist loadgroup`, as `make unit` runs them): each worker
+has its own Valkey and servers; the browser tests form one group, run in order by one
+worker (two Chromiums at once on a small machine would only slow each other down),
+while the other workers take the rest.
 """
 
 from __future__ import annotations
@@ -196,3 +201,14 @@ def make_settings(tmp_path: Path, valkey_url: str) -> Callable[..., Settings]:
         return settings
 
     return make
+
+
+BROWSER_TESTS = Path(__file__).resolve().parent / "browser"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The browser tests share one worker of a parallel run (see the module docstring)."""
+    group = pytest.mark.xdist_group("browser")
+    for item in items:
+        if BROWSER_TESTS in item.path.parents:
+            item.add_marker(group)
