@@ -60,6 +60,7 @@ from klondike_live.race.rules import attempt_outcome, new_game_clock
 from klondike_live.race.status import BoardStatus
 from klondike_live.service.connection import Broadcast, Connection
 from klondike_live.service.errors import RequestError
+from klondike_live.service.watchers import Watchers
 from klondike_live.solver import Budget, SolverError
 from klondike_live.solver.worker import WorkerError
 from klondike_live.store import BoardRecord, Store, StoreError
@@ -113,8 +114,7 @@ class DailyService:
         self._records: dict[tuple[date, Variant], DayRecord] = {}
         self._preparing: dict[tuple[date, Variant], asyncio.Task[DayRecord]] = {}
         self._boards: dict[tuple[date, Variant], Leaderboard] = {}
-        self._watchers: dict[tuple[str, str], set[Connection]] = {}
-        self._watching: dict[Connection, set[tuple[str, str]]] = {}
+        self._watchers = Watchers[tuple[str, str]](limit=MAX_WATCHES, what="days")
         self._background: set[asyncio.Task[None]] = set()
 
     async def close(self) -> None:
@@ -338,39 +338,21 @@ class DailyService:
         if request.variant not in DAILY_VARIANTS:
             raise RequestError(ErrorCode.BAD_FIELD, "daily_watch: not a daily variant")
         key = (request.date.isoformat(), str(request.variant))
-        mine = self._watching.setdefault(session, set())
-        if key not in mine and len(mine) >= MAX_WATCHES:
-            raise RequestError(
-                ErrorCode.NOT_ALLOWED, f"a connection may watch at most {MAX_WATCHES} days"
-            )
-        mine.add(key)
-        self._watchers.setdefault(key, set()).add(session)
+        self._watchers.add(session, key)
         count = await self.leaderboard(request.date, request.variant).count()
         await session.send(outgoing.daily_update(key[0], key[1], count, request.rid))
 
     def unwatch(self, session: Connection, request: msg.DailyUnwatch) -> None:
-        key = (request.date.isoformat(), str(request.variant))
-        self._watching.get(session, set()).discard(key)
-        watchers = self._watchers.get(key)
-        if watchers is not None:
-            watchers.discard(session)
-            if not watchers:
-                self._watchers.pop(key, None)
+        self._watchers.remove(session, (request.date.isoformat(), str(request.variant)))
 
     def forget(self, session: Connection) -> None:
         """A connection closed: drop its watches."""
-        for key in self._watching.pop(session, set()):
-            watchers = self._watchers.get(key)
-            if watchers is not None:
-                watchers.discard(session)
-                if not watchers:
-                    self._watchers.pop(key, None)
+        self._watchers.forget(session)
 
     def on_update(self, update: DailyUpdate, broadcast: Broadcast) -> None:
         """A leaderboard got an entry (from any node): tell the local watchers."""
-        watchers = self._watchers.get((update.day, update.variant))
-        if not watchers:
+        connections = self._watchers.of((update.day, update.variant))
+        if not connections:
             return
-        connections = list(watchers)
         broadcast(connections, outgoing.daily_update(update.day, update.variant, update.count))
         self.metrics.frames_out.inc(len(connections))

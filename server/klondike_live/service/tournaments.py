@@ -72,6 +72,7 @@ from klondike_live.service.ending import check_end
 from klondike_live.service.errors import RequestError
 from klondike_live.service.hub import Hub
 from klondike_live.service.rooms import Rooms
+from klondike_live.service.watchers import Watchers
 from klondike_live.store import Conflict, Store, StoreError, TimerKind
 from klondike_live.store.tournaments import TournamentStore
 
@@ -114,8 +115,7 @@ class Tournaments:
         self.boards = boards
         self.daily = daily
         self.hub = hub
-        self._watchers: dict[str, set[Connection]] = {}
-        self._watching: dict[Connection, set[str]] = {}
+        self._watchers = Watchers[str](limit=MAX_WATCHES, what="tournaments")
 
     # ------------------------------------------------------------ reading
 
@@ -341,37 +341,24 @@ class Tournaments:
 
     async def watch(self, conn: Connection, tournament_id: str, rid: int | None) -> None:
         state = await self.load(tournament_id)
-        mine = self._watching.setdefault(conn, set())
-        if tournament_id not in mine and len(mine) >= MAX_WATCHES:
-            raise RequestError(
-                ErrorCode.NOT_ALLOWED, f"a connection may watch at most {MAX_WATCHES} tournaments"
-            )
-        mine.add(tournament_id)
-        self._watchers.setdefault(tournament_id, set()).add(conn)
+        self._watchers.add(conn, tournament_id)
         await conn.send(outgoing.tournament(await self.view(state), rid))
 
     def unwatch(self, conn: Connection, tournament_id: str) -> None:
-        self._watching.get(conn, set()).discard(tournament_id)
-        watchers = self._watchers.get(tournament_id)
-        if watchers is not None:
-            watchers.discard(conn)
-            if not watchers:
-                self._watchers.pop(tournament_id, None)
+        self._watchers.remove(conn, tournament_id)
 
     def forget(self, conn: Connection) -> None:
         """A connection closed: drop its watches."""
-        for tournament_id in self._watching.pop(conn, set()):
-            self.unwatch(conn, tournament_id)
-        self._watching.pop(conn, None)
+        self._watchers.forget(conn)
 
     def on_update(self, tournament_id: str) -> None:
         """A tournament was written (by any node): its local watchers get it again."""
-        if tournament_id in self._watchers:
+        if self._watchers.of(tournament_id):
             self.hub.spawn(self._push(tournament_id), f"tournament-{tournament_id}")
 
     def on_daily_update(self, day: str, variant: str) -> None:
         """A daily leaderboard grew: series watched here that include it change."""
-        for tournament_id in list(self._watchers):
+        for tournament_id in self._watchers.watched():
             self.hub.spawn(self._push(tournament_id, (day, variant)), f"tournament-{tournament_id}")
 
     async def _push(self, tournament_id: str, daily: tuple[str, str] | None = None) -> None:
@@ -386,7 +373,7 @@ class Tournaments:
             or daily[1] not in {str(v) for v in state.variants}
         ):
             return
-        watchers = list(self._watchers.get(tournament_id, ()))
+        watchers = self._watchers.of(tournament_id)
         if watchers:
             frame = outgoing.tournament(await self.view(state), None)
             self.hub.broadcast(watchers, frame)
