@@ -82,9 +82,13 @@ COUNTDOWN = 2.0
 NODE_ENV = {**FAST_RATE, "KLONDIKE_COUNTDOWN_SECONDS": f"{COUNTDOWN:g}"}
 VARIANT = "draw=1 passes=unlimited"  # a stock turn is always legal: nobody runs dry
 RETRYABLE = frozenset({"wrong_state", "busy", "unavailable", "rate_limited"})
-SETUP_CONCURRENCY = 8
+SETUP_CONCURRENCY = 8  # joins (and other setup requests) in flight per worker process
+JOIN_ATTEMPTS = 10
 SETTLE = 2.0  # seconds after the window for the last diffs to arrive
 LOBBY_FRAMES = 2  # a sink joined a room in its lobby: welcome, the room frame
+SNAPSHOTS = "klondike_resyncs_total"
+"""The node's count of board snapshots sent instead of a backlog: each viewer's boards at
+the start instant, then a lagging viewer's fresh snapshots."""
 
 
 # ---------------------------------------------------------------- worker: racers, timed spectators
@@ -114,6 +118,8 @@ class Timed:
     gaps: int = 0
     snapshots: int = 0  # board frames: one per seat at the start, more only on a resync
     seats_snapped: set[int] = field(default_factory=set)
+    first_board: float = 0.0  # when its first and its latest first snapshot of a board came
+    last_board: float = 0.0
     resyncs: int = 0
     closed: str = ""
 
@@ -137,6 +143,9 @@ class Timed:
                     seat = int(message["seat"])
                     if seat in self.seats_snapped:
                         self.resyncs += 1
+                    else:
+                        self.first_board = self.first_board or now
+                        self.last_board = now
                     self.seats_snapped.add(seat)
                     self.offsets[seat] = int(message["off"])
         except ConnectionClosed as exc:
@@ -154,8 +163,11 @@ class PlayerWorker:
         self.timed: list[Timed] = []
         self.tasks: list[asyncio.Task[None]] = []
         self.errors: list[str] = []
+        self.join_refusals: list[str] = []
         self.late = 0
         self.idle = 0
+        self.end = float("inf")
+        self.playing: list[asyncio.Task[None]] = []
         self.won = 0
 
     async def _each(self, items: list[Any], action: Callable[[Any], Awaitable[Any]]) -> list[Any]:
@@ -187,13 +199,23 @@ class PlayerWorker:
 
         await self._each(self.racers, enter)
 
-    async def join(self, room: str) -> None:
-        async def join(racer: Racer) -> None:
-            state = await racer.client.join(room)
-            racer.room = room
-            racer.seat = _seat_of(state, racer.client.user)
+    async def _join(self, racer: Racer, room: str) -> None:
+        """Join `room` as its racer. A join refused as `internal` or `busy` (the room's
+        compare-and-set lost to concurrent joins too often) is counted and tried again."""
+        for attempt in range(JOIN_ATTEMPTS):
+            try:
+                state = await racer.client.join(room)
+                break
+            except ServerError as exc:
+                if exc.code not in ("internal", "busy") or attempt == JOIN_ATTEMPTS - 1:
+                    raise
+                self.join_refusals.append(f"{exc.code}: {exc.message.get('msg')}")
+                await asyncio.sleep(0.1 * (attempt + 1))
+        racer.room = room
+        racer.seat = _seat_of(state, racer.client.user)
 
-        await self._each(self.racers, join)
+    async def join(self, room: str) -> None:
+        await self._each(self.racers, lambda racer: self._join(racer, room))
 
     async def races(self, count: int) -> list[str]:
         """`count` two-racer races among this worker's racers, joined and ready."""
@@ -202,9 +224,7 @@ class PlayerWorker:
             host = pair[0]
             room = await host.client.create_race(VARIANT, seats=2)
             for racer in pair:
-                state = await racer.client.join(room)
-                racer.room = room
-                racer.seat = _seat_of(state, racer.client.user)
+                await self._join(racer, room)
             for racer in pair:
                 await racer.client.ready(room)
             await host.client.expect(
@@ -245,10 +265,16 @@ class PlayerWorker:
         self.timed += added
         self.tasks += [asyncio.create_task(t.run()) for t in added]
 
-    async def play(self, end: float, interval: float) -> None:
-        await asyncio.gather(*(self._play(r, end, interval) for r in self.racers))
+    def play(self, interval: float) -> None:
+        """Every racer plays from its board's arrival until `finish`."""
+        self.playing = [asyncio.create_task(self._play(r, interval)) for r in self.racers]
 
-    async def _play(self, racer: Racer, end: float, interval: float) -> None:
+    async def finish(self, end: float) -> None:
+        """The racers stop at `end` (time.monotonic)."""
+        self.end = end
+        await asyncio.gather(*self.playing)
+
+    async def _play(self, racer: Racer, interval: float) -> None:
         clock = time.monotonic
         key = (racer.room, racer.seat, "own")
         async with asyncio.timeout(60):  # the boards come at the start instant
@@ -258,7 +284,7 @@ class PlayerWorker:
         due = clock() + rng.uniform(0, interval)  # spread the racers' phases
         while True:
             await asyncio.sleep(max(0.0, due - clock()))
-            if clock() >= end:
+            if clock() >= self.end:
                 return
             mirror = racer.client.boards[key]
             if mirror.status != "playing":
@@ -333,6 +359,7 @@ class PlayerWorker:
                 for t in self.timed
             ],
             "errors": self.errors,
+            "join_refusals": self.join_refusals,
             "late": self.late,
             "idle": self.idle,
             "won": self.won,
@@ -390,7 +417,13 @@ async def _serve_players(url: str, pipe: Connection[Any, Any]) -> None:
                 elif name == "watch":
                     await worker.watch(*args)
                 elif name == "play":
-                    await worker.play(*args)
+                    worker.play(*args)
+                elif name == "finish":
+                    await worker.finish(*args)
+                elif name == "boards":
+                    value = [
+                        (len(t.seats_snapped), t.first_board, t.last_board) for t in worker.timed
+                    ]
                 elif name == "report":
                     value = worker.report()
                 elif name == "resign":
@@ -506,10 +539,12 @@ class Result:
     resyncs: int
     closed: int
     errors: list[str]
+    join_refusals: list[str]
     late: int
     idle: int
     won: int
     profile: str = ""
+    start: Start | None = None
 
     @property
     def moves_per_s(self) -> float:
@@ -612,21 +647,27 @@ async def run_config(
             file=sys.stderr,
             flush=True,
         )
+        snapshots0 = await asyncio.to_thread(metric, node.port, SNAPSHOTS)
+        cpu0 = node.cpu()
         if heat:
             assert organizer is not None
             await organizer.tournament_action(tid, "start_heat")
         else:
             await ask(players, [("start_races",)] * args.procs)
-        t0 = time.monotonic()
-        begin = t0 + COUNTDOWN + args.warmup
+        started = time.monotonic()
+        await ask(players, [("play", args.interval)] * args.procs)
+        start = await start_instant(node, players, args, started, snapshots0, cpu0, len(rooms))
+        begin = time.monotonic() + args.warmup
         end = begin + args.window
-        play = asyncio.create_task(ask(players, [("play", end, args.interval)] * args.procs))
+        finish = asyncio.create_task(ask(players, [("finish", end)] * args.procs))
         measured = await measure(harness, node, players, sinks, begin, end, args, name)
-        await play
+        await finish
         await asyncio.sleep(SETTLE)
         reports = await ask(players, [("report",)] * args.procs)
         await ask(players, [("resign",)] * args.procs)
-        return summarise(name, len(rooms), args, timed, reports, measured, measured.begin, end)
+        result = summarise(name, len(rooms), args, timed, reports, measured, measured.begin, end)
+        result.start = start
+        return result
     finally:
         players.close()
         sinks.close()
@@ -635,6 +676,47 @@ async def run_config(
                 await organizer.close()
         stop_process(node.proc)
         harness.children.remove(node)
+
+
+@dataclass
+class Start:
+    """The start instant: every viewer gets a snapshot of each board it may see."""
+
+    snapshots: int  # sent by the node
+    node_done: float  # s from the start instant until the node had sent them all
+    timed_done: float  # ... until the last timed spectator had a snapshot of every board
+    node_cpu: float  # node CPU seconds from the start request until the node was done
+
+
+async def start_instant(
+    node: Child,
+    players: Pool,
+    args: argparse.Namespace,
+    started: float,
+    snapshots0: float,
+    cpu0: float,
+    rooms: int,
+) -> Start:
+    """Wait until the node has sent every viewer its boards (the racers their own,
+    the spectators one per racer of their room): the window starts after that."""
+    expected = args.spectators * (args.racers // rooms) + args.racers
+    instant = started + COUNTDOWN
+    while True:
+        sent = await asyncio.to_thread(metric, node.port, SNAPSHOTS) - snapshots0
+        if sent >= expected:
+            break
+        if time.monotonic() - instant > args.start_timeout:
+            raise RuntimeError(
+                f"the start instant: {sent:.0f} of {expected} board snapshots sent "
+                f"in {args.start_timeout:g} s"
+            )
+        await asyncio.sleep(0.2)
+    done = time.monotonic()
+    cpu = node.cpu() - cpu0
+    await asyncio.sleep(0.5)
+    boards = [b for part in await ask(players, [("boards",)] * args.procs) for b in part]
+    last = max((b[2] for b in boards), default=done)
+    return Start(int(sent), done - instant, last - instant, cpu)
 
 
 @dataclass
@@ -745,6 +827,7 @@ def summarise(
         resyncs=int(measured.resyncs) + sum(t["resyncs"] for t in spectators),
         closed=measured.closed + sum(1 for t in spectators if t["closed"]),
         errors=[e for report in reports for e in report["errors"]],
+        join_refusals=[e for report in reports for e in report["join_refusals"]],
         late=sum(report["late"] for report in reports),
         idle=sum(report["idle"] for report in reports),
         won=sum(report["won"] for report in reports),
@@ -778,11 +861,24 @@ async def bench(harness: Harness, args: argparse.Namespace) -> int:
     print(
         table(
             ["configuration", "spectators", "timed", "missing", "gaps", "resyncs", "closed",
-             "refused", "late", "idle", "won"],
+             "refused", "joins refused", "late", "idle", "won"],
             [
                 [r.name, r.spectators, r.timed, r.missing, r.gaps, r.resyncs, r.closed,
-                 len(r.errors), r.late, r.idle, r.won]
+                 len(r.errors), len(r.join_refusals), r.late, r.idle, r.won]
                 for r in results
+            ],
+        )
+    )  # fmt: skip
+    print()
+    print(
+        table(
+            ["start instant", "snapshots sent", "node done s", "last timed spectator s",
+             "node cpu s"],
+            [
+                [r.name, r.start.snapshots, r.start.node_done, r.start.timed_done,
+                 r.start.node_cpu]
+                for r in results
+                if r.start is not None
             ],
         )
     )  # fmt: skip
@@ -813,6 +909,8 @@ async def bench(harness: Harness, args: argparse.Namespace) -> int:
                 failed.append(f"{r.name}: {count} {what}")
         for error in sorted(set(r.errors))[:5]:
             print(f"  {r.name} error: {error}")
+        for refusal in sorted(set(r.join_refusals))[:3]:
+            print(f"  {r.name}: a racer's join refused, then tried again: {refusal}")
     print()
     if failed:
         print("FAILED: " + "; ".join(failed))
@@ -829,8 +927,9 @@ def main() -> int:
     parser.add_argument("--timed", type=int, default=10, help="timed spectators of the heat")
     parser.add_argument("--interval", type=float, default=0.5, help="seconds between moves")
     parser.add_argument("--window", type=float, default=30.0)
-    parser.add_argument("--warmup", type=float, default=8.0)
+    parser.add_argument("--warmup", type=float, default=5.0)
     parser.add_argument("--registration", type=float, default=6.0, help="s until it closes")
+    parser.add_argument("--start-timeout", type=float, default=120.0, help="s for the start")
     parser.add_argument("--procs", type=int, default=2, help="racers' worker processes")
     parser.add_argument("--sink-procs", type=int, default=2)
     parser.add_argument("--order", choices=["races-first", "heat-first"], default="races-first")
