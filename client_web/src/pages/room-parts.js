@@ -61,18 +61,17 @@ export function leaderSeat(boards) {
 }
 
 /**
- * The invite panel and the seats panel with ready and start buttons.
- * @param {RoomFrame} room
- * @param {string | null} user
- * @param {string} link the invite link
- * @param {{onReady: (ready: boolean) => void, onStart: () => void}} actions
+ * A read-only invite link with its Copy button.
+ * @param {string} link
+ * @param {string} testid
+ * @returns {HTMLElement}
  */
-export function lobbyPanels(room, user, link, { onReady, onStart }) {
+export function inviteField(link, testid) {
   const input = h("input", {
     value: link,
     readonly: true,
     "aria-label": "Invite link",
-    "data-testid": "invite-link",
+    "data-testid": testid,
   });
   const copy = h(
     "button.ghost",
@@ -90,6 +89,18 @@ export function lobbyPanels(room, user, link, { onReady, onStart }) {
     },
     "Copy",
   );
+  return h("div.invite", {}, input, copy);
+}
+
+/**
+ * The invite panel and the seats panel with ready and start buttons.
+ * @param {RoomFrame} room
+ * @param {string | null} user
+ * @param {string} link the invite link
+ * @param {{onReady: (ready: boolean) => void, onStart: () => void}} actions
+ */
+export function lobbyPanels(room, user, link, { onReady, onStart }) {
+  const invite = inviteField(link, "invite-link");
   const seated = room.seats.filter((s) => s !== null);
   const me = seated.find((s) => s.user === user);
   const seats = h(
@@ -132,7 +143,7 @@ export function lobbyPanels(room, user, link, { onReady, onStart }) {
       {},
       h("h2", {}, "Invite friends"),
       h("p.muted", {}, "Anyone with this link can take a free seat or watch."),
-      h("div.invite", {}, input, copy),
+      invite,
     ),
     h(
       "div.panel",

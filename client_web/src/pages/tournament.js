@@ -23,7 +23,7 @@ import {
 } from "../tournament-data.js";
 import { errorText, formatTime, getJSON, h, statusWord } from "../ui.js";
 import { faceDownCount, foundationCount } from "../view.js";
-import { verifyDeal } from "./room-parts.js";
+import { inviteField, verifyDeal } from "./room-parts.js";
 import { stateWord } from "./tournaments.js";
 
 /** @import { Board } from "../game.js" */
@@ -372,28 +372,6 @@ export class TournamentPage {
   renderHeader(t, over) {
     this.title.textContent = t.name;
     const link = `${window.location.origin}${window.location.pathname}#/t/${t.id}`;
-    const input = h("input", {
-      value: link,
-      readonly: true,
-      "aria-label": "Invite link",
-      "data-testid": "t-invite",
-    });
-    const copy = h(
-      "button.ghost",
-      {
-        type: "button",
-        onclick: async () => {
-          input.select();
-          try {
-            await navigator.clipboard.writeText(link);
-          } catch {
-            document.execCommand?.("copy");
-          }
-          copy.textContent = "Copied";
-        },
-      },
-      "Copy",
-    );
     const created = window.sessionStorage.getItem("klondike.created") === t.id;
     fill(
       this.header,
@@ -414,7 +392,7 @@ export class TournamentPage {
         `Organized by ${t.organizer.name} · ${t.public ? "public (listed)" : "unlisted: reachable by its link only"} · up to ${t.cap} entrants`,
       ),
       created ? h("p", { "data-testid": "t-created" }, "Your tournament is ready. Share its link:") : null,
-      h("div.invite", {}, input, copy),
+      inviteField(link, "t-invite"),
       h("p", {}, h("a", { href: "#/tournaments" }, "← Tournaments")),
     );
   }
