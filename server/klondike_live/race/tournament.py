@@ -286,7 +286,7 @@ class TournamentState:
             return self
         started = self._with_heat(replace(heat, phase=HeatPhase.RACING, start_at_ms=start_at_ms))
         started = replace(started, phase=TournamentPhase.RUNNING)
-        return started.logged(now_ms, "", f"heat {number} started")
+        return started.logged(now_ms, "", f"Heat {number} started")
 
     def reschedule(self, number: int, start_at_ms: int) -> TournamentState:
         """Move a heat not yet started to a new start time."""
@@ -304,11 +304,11 @@ class TournamentState:
         if heat.phase is not HeatPhase.RACING:
             return self
         state = self._with_heat(replace(heat, phase=HeatPhase.FINISHED, results=tuple(results)))
-        state = state.logged(now_ms, "", f"heat {number} finished")
+        state = state.logged(now_ms, "", f"Heat {number} finished")
         if number < len(self.heats):
             return state.reschedule(number + 1, next_start_ms)
         return state.logged(
-            now_ms, "", "the tournament is over", phase=TournamentPhase.FINISHED, ended_ms=now_ms
+            now_ms, "", "The tournament is over", phase=TournamentPhase.FINISHED, ended_ms=now_ms
         )
 
     def series_progress(self, now_ms: int, today: date, closed: bool) -> TournamentState:
@@ -317,7 +317,7 @@ class TournamentState:
             return self
         if closed:
             return self.logged(
-                now_ms, "", "the series is over", phase=TournamentPhase.FINISHED, ended_ms=now_ms
+                now_ms, "", "The series is over", phase=TournamentPhase.FINISHED, ended_ms=now_ms
             )
         if self.phase is TournamentPhase.UPCOMING and today >= date.fromisoformat(self.first_day):
             return replace(self, phase=TournamentPhase.RUNNING)
