@@ -185,3 +185,16 @@ def test_registration_of_heats_closes_when_the_first_heat_s_room_opens() -> None
     with pytest.raises(TournamentError) as late:
         opened.enter("bob", "Bob", NOW + 2)
     assert late.value.code is ErrorCode.WRONG_STATE
+
+
+def test_whole_points_go_on_the_wire_as_integers() -> None:
+    """The protocol's integers are never floats: 2 points is 2, a shared place 2.5."""
+    t = heats().enter("ann", "Ann", NOW + 1).enter("bob", "Bob", NOW + 1)
+    t = t.heat_opened(1, "room-0001", 1).heat_started(1, NOW + 20_000, NOW + 20_000)
+    t = t.heat_finished(
+        1, [Result("ann", True, 5, 52, 90), Result("bob", False, 0, 9)], NOW + 30_000, NOW
+    )
+    shown = tournament_wire(t, [], now_ms=NOW + 31_000)
+    points = [row["points"] for row in shown["rounds"][0]["results"]]
+    assert points == [2, 1] and all(type(p) is int for p in points)
+    assert all(type(row["points"]) is int for row in shown["standings"])

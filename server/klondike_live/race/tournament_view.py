@@ -39,13 +39,19 @@ class SeriesRound:
     results: tuple[Result, ...]
 
 
+def points_wire(points: float) -> int | float:
+    """Points on the wire: an integer when whole (the protocol's integers are never
+    floats), else the half a shared place gives."""
+    return int(points) if points.is_integer() else points
+
+
 def _results(scored: Sequence[Scored], names: dict[str, str]) -> list[dict[str, Any]]:
     return [
         {
             "user": item.result.user,
             "name": names.get(item.result.user, ""),
             "place": item.place,
-            "points": item.points,
+            "points": points_wire(item.points),
             "won": item.result.won,
             "time_ms": item.result.time_ms,
             "found": item.result.found,
@@ -127,7 +133,7 @@ def tournament_wire(
                 "rank": row.rank,
                 "user": row.user,
                 "name": row.name,
-                "points": row.points,
+                "points": points_wire(row.points),
                 "wins": row.wins,
                 "rounds": row.rounds,
             }
