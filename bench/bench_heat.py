@@ -24,14 +24,25 @@ in the heat, one per room in the races) decode every frame in the racers' proces
 check that each board's offsets follow on, and stamp each move's diff. A latency sample
 is a timed spectator's arrival minus the racer's send, both `time.monotonic()` (one
 system-wide clock), for every move sent in the window and every timed spectator of its
-room. After `--warmup` seconds of play the window runs `--window` seconds; then the
-racers stop, the spectators get 2 s to receive the last diffs, and every racer resigns.
+room. A racer's join refused as `internal` or `busy` (the room's compare-and-set lost to
+the other joins) is tried again, and counted.
+
+The start instant is measured on its own: every viewer gets a snapshot of each board
+it may see (a spectator of the heat one per racer), and the window starts `--warmup`
+seconds after the node has sent them all (its `klondike_resyncs_total` counts them).
+The window runs `--window` seconds; then the racers stop, the spectators get 2 s for the
+last diffs, and every racer resigns.
 
 Printed per configuration: moves/s, node CPU (cores, µs per move, µs per frame the node
-sent), frames delivered to spectators, latency p50/p99/max, Valkey and load-generator
-CPU, resyncs; then the heat against the races. Exit 1 only when a check fails: a timed
-spectator missing a move's diff or seeing offsets out of order, a refused move, a sink
-closed, a resync (a lagging viewer skipped).
+broadcast), frames delivered to spectators, latency p50/p99/max, Valkey and
+load-generator CPU; the checks (`late`: moves acknowledged after more than an interval,
+so that the racer fell behind its pace); the start instant (snapshots, seconds until
+the node sent them all and until the last timed spectator had all its boards, node CPU
+seconds); then the heat against the races. `--profile DIR` records the node with py-spy
+(`serverbench.Profiler`) during each start instant and window and prints the summaries
+(it slows the node: take the table from a run without it). Exit 1 only when a check
+fails: a timed spectator missing a move's diff or seeing offsets out of order, a refused
+move, a spectator closed, a resync in the window (a lagging viewer skipped).
 """
 
 from __future__ import annotations
@@ -295,11 +306,11 @@ class PlayerWorker:
                 self.idle += 1
             else:
                 now = clock()
-                if now - due > interval / 2:
-                    self.late += 1
                 moves = await self._move(racer, token)
                 if moves is None:
                     return
+                if clock() - now > interval:
+                    self.late += 1  # acknowledged too late to keep the racer's pace
                 racer.sends.append((racer.room, racer.seat, moves, now))
             due = max(due + interval, clock())
 
@@ -648,6 +659,10 @@ async def run_config(
             flush=True,
         )
         snapshots0 = await asyncio.to_thread(metric, node.port, SNAPSHOTS)
+        start_profiler = None
+        if args.profile:
+            out = Path(args.profile) / f"{name}-start.txt"
+            start_profiler = await asyncio.to_thread(Profiler, node.pid, out)
         cpu0 = node.cpu()
         if heat:
             assert organizer is not None
@@ -657,6 +672,8 @@ async def run_config(
         started = time.monotonic()
         await ask(players, [("play", args.interval)] * args.procs)
         start = await start_instant(node, players, args, started, snapshots0, cpu0, len(rooms))
+        if start_profiler is not None:
+            start.profile = await asyncio.to_thread(start_profiler.stop)
         begin = time.monotonic() + args.warmup
         end = begin + args.window
         finish = asyncio.create_task(ask(players, [("finish", end)] * args.procs))
@@ -686,6 +703,7 @@ class Start:
     node_done: float  # s from the start instant until the node had sent them all
     timed_done: float  # ... until the last timed spectator had a snapshot of every board
     node_cpu: float  # node CPU seconds from the start request until the node was done
+    profile: str = ""
 
 
 async def start_instant(
@@ -894,8 +912,10 @@ async def bench(harness: Harness, args: argparse.Namespace) -> int:
         f"p99 {ratio(percentile(heat_run.samples, 99), percentile(races.samples, 99))}"
     )
     for result in results:
+        if result.start is not None and result.start.profile:
+            print(f"\nprofile of the node, {result.name}, start instant:\n{result.start.profile}")
         if result.profile:
-            print(f"\nprofile of the node, {result.name} window:\n{result.profile}")
+            print(f"\nprofile of the node, {result.name}, window:\n{result.profile}")
     failed = []
     for r in results:
         for what, count in (
