@@ -63,7 +63,7 @@ WINNABLE: Final[PlyVerdict] = "winnable"
 LOST: Final[PlyVerdict] = "lost"
 UNKNOWN: Final[PlyVerdict] = "unknown"
 
-CERTIFICATE: Final = Reductions(partial=False)
+CERTIFICATE: Final = Reductions(partial=False, empty=False)
 """The reductions whose verdicts are proven (docs/solver.md): all but `partial`."""
 
 

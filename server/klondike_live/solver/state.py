@@ -35,6 +35,7 @@ K_TALON: Final = 2
 K_F2T: Final = 3
 K_DRAW: Final = 4
 K_RECYCLE: Final = 5
+K_EMPTY: Final = 6
 
 FOUNDATION: Final = 7
 """`dst` of a stock move that plays the card to its foundation."""
@@ -52,6 +53,8 @@ _PARENTS: Final = tuple(
     tuple(x for x in range(52) if RANK[x] == RANK[c] + 1 and RED[x] != RED[c]) for c in range(52)
 )
 
+_KINGS: Final = tuple(c for c in range(52) if RANK[c] == 13)
+
 
 @dataclass(frozen=True, slots=True)
 class Reductions:
@@ -63,6 +66,8 @@ class Reductions:
     a move leaving face-up cards behind is tried only when it frees a card for the
     foundation. `symmetry`: one move per king to the empty columns, no king moved off the
     bottom of a column, and piles sorted in the key. `ordering`: promising moves first.
+    `empty`: a column's whole run is moved off (emptying the column) only when a king
+    could go to the empty column straight after.
     """
 
     tt: bool = True
@@ -71,11 +76,12 @@ class Reductions:
     partial: bool = True
     symmetry: bool = True
     ordering: bool = True
+    empty: bool = True
 
     @classmethod
     def none(cls) -> Reductions:
         """Every reduction switched off: the brute-force reference search."""
-        return cls(False, False, False, False, False, False)
+        return cls(False, False, False, False, False, False, False)
 
 
 class Position:
@@ -177,6 +183,9 @@ class Position:
         others: list[SMove] = []
         partial = red.partial
         parents = _PARENTS
+        # With `empty`, a column is emptied only with a king to go there at once: the
+        # king moves that could follow (`king_sources`), worked out when first needed.
+        kings: list[int] | None = None
         for s in range(7):
             p = piles[s]
             d = down[s]
@@ -190,6 +199,14 @@ class Position:
                 if empties and not (symmetry and d == 0):
                     for t in empties:
                         bucket.append((K_T2T, s, t, d))
+            elif d == 0 and red.empty:
+                if kings is None:
+                    kings = self.king_sources(red.stock)
+                for parent in parents[head]:
+                    t = top_at.get(parent, -1)
+                    if t >= 0:
+                        for code in kings:
+                            others.append((K_EMPTY, s, t, code))
             else:
                 for parent in parents[head]:
                     t = top_at.get(parent, -1)
@@ -225,6 +242,67 @@ class Position:
             flips.sort(key=lambda m: -down[m[1]])
             return to_found + flips + talon_moves + others
         return to_found + talon_moves + flips + others
+
+    def king_sources(self, collapsed: bool) -> list[int]:
+        """The king moves that could fill a column emptied now, encoded for `K_EMPTY`.
+
+        A king that heads a face-up run on face-down cards (`u * 32 + index`), one the
+        stock can turn up now, the cheapest way (`256 + 2 * q + recycled`), or with f2t
+        one on its foundation (`512 + suit`); kings already at the bottom of a column are
+        left out (moving one gives the same position). Without stock collapsing
+        (`collapsed` false) no compound move is made: the emptying move itself is then
+        made alone, encoded as `-1`, when any king could be turned up.
+
+        Why the `empty` reduction (a column's whole run is moved elsewhere only as
+        `K_EMPTY`, with a king following) keeps verdicts: such a move changes nothing but
+        the empty column; the run's cards are as reachable from the other pile, and the
+        card they now cover only loses a use. Only a king can use an empty column, so in
+        a winning line the move can be put off until just before the first king goes
+        there (each move in between has its twin from the run's old column; one that
+        moves the run away again, or plays it up, ends in the same position either way).
+        If no king ever goes there, the move can be left out.
+        """
+        piles, down = self.piles, self.down
+        out: list[int] = []
+        for u in range(7):
+            d = down[u]
+            if d and len(piles[u]) > d and piles[u][d] in _KINGS:
+                out.append(u * 32 + d)
+        talon = self.talon
+        if talon:
+            pos, n, draw = self.pos, len(talon), self.draw
+            recycle = self.can_recycle()
+            turned = False
+            for k in _KINGS:
+                i = talon.find(k)
+                if i < 0:
+                    continue
+                q = i + 1
+                if q == pos or (q > pos and ((q - pos) % draw == 0 or q == n)):
+                    out.append(256 + 2 * q)
+                elif recycle and (q % draw == 0 or q == n):
+                    out.append(256 + 2 * q + 1)
+                else:
+                    continue
+                turned = True
+            if not collapsed:
+                out = [c for c in out if c < 256]
+                if turned:
+                    out.append(-1)
+        if self.f2t:
+            for suit in range(4):
+                if self.found[suit] == 13:
+                    out.append(512 + suit)
+        return out
+
+    @staticmethod
+    def king_move(code: int, s: int) -> SMove:
+        """The king move of a `K_EMPTY` move into column `s`, from its code."""
+        if code < 256:
+            return (K_T2T, code >> 5, s, code & 31)
+        if code < 512:
+            return (K_TALON, (code - 256) >> 1, (code - 256) & 1, s)
+        return (K_F2T, code - 512, s, 0)
 
     def _talon_moves(
         self,
@@ -299,6 +377,13 @@ class Position:
             else:
                 piles[m[3]] += _SINGLE[c]
             return
+        elif kind == K_EMPTY:
+            s = m[1]
+            piles[m[2]] += piles[s]
+            piles[s] = b""
+            if m[3] >= 0:
+                self.apply(self.king_move(m[3], s))
+            return
         elif kind == K_F2T:
             suit = m[1]
             r = self.found[suit]
@@ -358,6 +443,8 @@ class Position:
             return found if found is not None else self._safe_waste()
         if kind == K_F2T:
             return self._safe_top(m[2])
+        if kind == K_EMPTY:
+            return self.safe_move()
         return self._safe_waste()
 
     def _safe_top(self, s: int) -> SMove | None:
@@ -410,6 +497,10 @@ class Position:
             return ["D"]
         if kind == K_RECYCLE:
             return ["R"]
+        if kind == K_EMPTY:
+            # The emptying move leaves the talon and the king's pile as they were.
+            first = [f"{m[1] + 1}{m[2] + 1}"]
+            return first if m[3] < 0 else first + self.tokens(self.king_move(m[3], m[1]))
         q, rec, dst = m[1], m[2], m[3]
         draw, pos, n = self.draw, self.pos, len(self.talon)
         if rec:
@@ -421,6 +512,8 @@ class Position:
 
     def cost(self, m: SMove) -> int:
         """How many tokens move `m` takes in the current position."""
+        if m[0] == K_EMPTY:
+            return 1 if m[3] < 0 else 1 + self.cost(self.king_move(m[3], m[1]))
         if m[0] != K_TALON:
             return 1
         q, draw, pos = m[1], self.draw, self.pos
