@@ -26,15 +26,16 @@ Variants: `d1p1` draw 1 one pass, `d3p1` draw 3 one pass, `d3pu` draw 3 unlimite
 passes, `d3p3` draw 3 three passes (ours only).
 
 Each deal runs Solvitaire (one child process, `--classify`) and then our solver
-(`solve()` in this process, as `solve --batch` and the worker do: no interpreter
-start-up per deal), one at a time, on one core (`--core`). Budgets: with `--clock cpu`
-(the default) both get `--timeout` CPU seconds (ours `Budget(cpu=True)`, Solvitaire
-`RLIMIT_CPU`, killed past it; its own wall timeout is set to 3x as a backstop), so the
-other work on a shared machine does not decide the share; with `--clock wall` both get
-the same wall-clock limit (ours `Budget(seconds)`, Solvitaire `--timeout` in ms). CPU is
-measured the same way for both: user + system time of the search (Solvitaire: its
-whole process, from `getrusage(RUSAGE_CHILDREN)`; ours: `time.process_time()` around
-`solve`, which includes replaying the answer through `Board.play`).
+(`solve()` in this process, as `solve --batch` does: no interpreter start-up per deal),
+one at a time, on one core (`--core`). Budgets: with `--clock cpu` (the default) both
+get `--timeout` CPU seconds (ours `Budget(cpu=True)`; Solvitaire `RLIMIT_CPU`, killed
+2 s past it, with its own wall timeout as a backstop at 20x or 120 s), and for both a
+verdict reached after more than `--timeout` CPU seconds counts as undecided, so that
+the other work on a shared machine does not decide the share; with `--clock wall` both
+get the same wall-clock limit (ours `Budget(seconds)`, Solvitaire `--timeout` in ms).
+CPU is measured the same way for both: user + system time (Solvitaire: its whole
+process, from `getrusage(RUSAGE_CHILDREN)`; ours: `time.process_time()` around `solve`,
+which includes replaying the answer through `Board.play`).
 
 Per variant it prints the share decided by each, the deals decided by one only, every
 disagreement in verdict (a bug in the mapping or in a solver), median and p90 CPU per
@@ -49,6 +50,7 @@ import argparse
 import gc
 import itertools
 import json
+import math
 import os
 import resource
 import statistics
@@ -134,16 +136,28 @@ class Run:
 
 
 def limit_cpu(seconds: float) -> None:
-    """In the Solvitaire child: SIGXCPU past `seconds` of CPU, SIGKILL a second later."""
-    soft = max(1, round(seconds))
+    """In the Solvitaire child: SIGXCPU 2 s past `seconds` of CPU, SIGKILL a second later.
+
+    The kernel's limit is coarse (whole seconds, its own accounting), so the child gets
+    some slack and `over_budget` then applies the same cut to both solvers.
+    """
+    soft = max(1, math.ceil(seconds) + 2)
     resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 1))
+
+
+def over_budget(run: Run, timeout: float, cpu_clock: bool) -> Run:
+    """With CPU budgets, a verdict that took more than `timeout` CPU seconds is unknown."""
+    if cpu_clock and run.verdict != UNKNOWN and run.cpu > timeout:
+        return Run(UNKNOWN, run.cpu, run.wall, f"{run.verdict} after the budget")
+    return run
 
 
 def run_solvitaire(
     binary: str, rules: Path, deal: Path, timeout: float, cpu_clock: bool, classify: bool = True
 ) -> tuple[Run, str]:
     """Run Solvitaire on one deal file; its verdict, CPU and wall time, and its stdout."""
-    wall_limit = timeout * 3 if cpu_clock else timeout
+    # A loaded machine stretches CPU seconds into many more wall seconds: a wide backstop.
+    wall_limit = max(timeout * 20, 120.0) if cpu_clock else timeout
     command = [binary, "--custom-rules", str(rules), "--timeout", str(round(wall_limit * 1000))]
     if classify:
         command.append("--classify")
@@ -443,9 +457,12 @@ def main() -> int:
                     theirs, _ = run_solvitaire(
                         args.solvitaire, rules, deal_file, args.timeout, cpu_clock
                     )
+                    theirs = over_budget(theirs, args.timeout, cpu_clock)
                     if theirs.verdict == SOLVABLE and len(tally.checked) < args.check_lines:
                         check(args.solvitaire, rules, deal_file, board, seed, tally, args.timeout)
-                ours = run_ours(board, args.timeout, cpu_clock)
+                ours = over_budget(
+                    run_ours(board, args.timeout, cpu_clock), args.timeout, cpu_clock
+                )
                 tally.rows.append((seed, theirs, ours))
                 line = f"  {name} seed {seed}: ours {ours.verdict} {ours.cpu:.2f} s"
                 if theirs is not None:
