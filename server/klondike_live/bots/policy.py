@@ -15,13 +15,22 @@ bot's choices do not change.
 
 Heuristic levels (relaxed, steady): the hint heuristic (`solver.hints.move_score`), and
 with probability `mistake_rate` the next-best move by a strictly lower score when there
-is one. Expert: at each decision it deals `SAMPLES` determinizations and runs the exact
-solver on each (`PLAN_NODES` nodes, so the answer depends on nothing but its input);
-the first move shared by most winning lines is played, and that line becomes the plan.
-A search that finds no line is not repeated until the view shows a new card.
-It follows the plan while every card it turns over is the card the plan's sample had
-there (the view stays the one the sample predicts); a surprise, or no plan, means a new
-decision. No winning line in any sample: the heuristic, without mistakes.
+is one. Expert, while more than `SOLVE_HIDDEN` cards are hidden: a card that can safely
+go home goes; otherwise each promising move (scored above a plain run shuffle) is played
+out on `ROLLOUTS` determinizations by the heuristic itself to the end (`_playout`), and
+the move with the best total outcome (cards home, face-down cards turned, wins) is
+played. The playouts decide with the heuristic, which looks only at face-up cards, so a
+sample's hidden cards shape what happens, never what is chosen. The solver is not asked
+then: a line it finds on a sample uses that sample's guesses of the hidden cards (which
+stock card to wait for, which column hides the card it needs), and following such lines
+lost more deals than it won (docs/benchmarks.md, "Bots"). Once at most `SOLVE_HIDDEN`
+cards are hidden, it deals `SAMPLES` determinizations and runs the exact solver on each
+(`PLAN_NODES` nodes, so the answer depends on nothing but its input); the first move
+shared by most winning lines is played, and that line becomes the plan. It follows the
+plan while every card it turns over is the card the plan's sample had there (the view
+stays the one the sample predicts); a surprise, or no plan, means a new decision. No
+winning line in any sample: the playouts. Playouts never recycle the stock, so in
+variants with more passes they end where the stock does.
 
 Every level avoids positions it has already been in (its memory keeps the views it has
 seen): a move whose result it can already tell (one that turns no card) and that leads
@@ -42,7 +51,7 @@ from typing import Final
 
 from klondike_live.bots.levels import LevelSpec
 from klondike_live.engine import UNKNOWN, Board, Card, Move, View, format_view, view_of
-from klondike_live.engine.moves import DRAW, T2F, T2T
+from klondike_live.engine.moves import DRAW, F2T, RECYCLE, T2F, T2T
 from klondike_live.solver.hints import move_score
 from klondike_live.solver.search import SOLVABLE, Budget, solve
 
@@ -53,6 +62,24 @@ PLAN_NODES: Final = 40_000
 """Solver nodes per determinization (a node budget, not a time: the answer is a function
 of the view alone, and costs about the same on any machine)."""
 
+
+SOLVE_HIDDEN: Final = 10
+"""The expert asks the solver only once at most this many cards are hidden."""
+
+ROLLOUTS: Final = 20
+"""Determinizations the expert plays each candidate move out on."""
+
+PLAYOUT_LIMIT: Final = 200
+"""Moves of one playout at most (it stops sooner when no promising move is left)."""
+
+DEALT_DOWN: Final = 21
+"""Face-down cards of a deal."""
+
+SAFE: Final = 100
+"""`move_score` of a card that can safely go home: played without weighing."""
+
+SHUFFLE: Final = 10
+"""`move_score` of a plain run shuffle: never a candidate, never played out."""
 
 IDLE_LIMIT: Final = 40
 """Moves without progress after which a bot gives up (moving runs back and forth)."""
@@ -66,7 +93,6 @@ class Memory:
     plan: tuple[str, ...] = ()  # the rest of the winning line it follows (expert)
     sample: Board | None = None  # the determinization the plan was found on, at this point
     decisions: int = 0  # how often it searched (expert; for benchmarks)
-    searched: int = -1  # the known cards of its last search that found no line
     mark: tuple[int, int, int] = (0, 0, 0)  # cards shown, cards home, stock: progress
     idle: int = 0  # moves since the mark last changed
 
@@ -222,19 +248,68 @@ def _decide(view: View, memory: Memory, spec: LevelSpec, seed: int) -> tuple[str
             sample = memory.sample.copy()
             sample.play(token)
             return token, Memory(seen, memory.plan[1:], sample, memory.decisions)
-        known = known_mask(view)
-        if known == memory.searched:
-            move = _heuristic(board, moves, 0.0, rng)
-            return _token(move), Memory(seen, decisions=memory.decisions, searched=known)
+        if len(hidden_cards(view)) > SOLVE_HIDDEN:
+            return _token(_weigh(view, board, moves, seed)), Memory(
+                seen, decisions=memory.decisions
+            )
         planned = _plan(view, moves, seed)
         if planned is not None:
             token, rest, sample = planned
             sample.play(token)
             return token, Memory(seen, rest, sample, memory.decisions + 1)
-        move = _heuristic(board, moves, 0.0, rng)
-        return _token(move), Memory(seen, decisions=memory.decisions + 1, searched=known)
+        move = _weigh(view, board, moves, seed)
+        return _token(move), Memory(seen, decisions=memory.decisions + 1)
     move = _heuristic(board, moves, spec.mistake_rate, rng)
     return (None if move is None else str(move)), Memory(seen)
+
+
+def _weigh(view: View, board: Board, moves: list[Move], seed: int) -> Move | None:
+    """The expert's move while the solver is not asked: a safe card home, else the
+    promising move whose playouts over `ROLLOUTS` determinizations did best (ties: the
+    engine's order), else the heuristic's best."""
+    scores = [move_score(board, m) for m in moves]
+    if scores and max(scores) >= SAFE:
+        return moves[scores.index(max(scores))]
+    candidates = [
+        m
+        for m, score in zip(moves, scores, strict=True)
+        if score > SHUFFLE and m.kind not in (RECYCLE, F2T)
+    ]
+    if len(candidates) <= 1:
+        return candidates[0] if candidates else _heuristic(board, moves, 0.0, random.Random(0))
+    samples = [determinize(view, _rng(seed, view, f"playout{k}")) for k in range(ROLLOUTS)]
+    best, best_value = candidates[0], -1
+    for move in candidates:
+        value = 0
+        for sample in samples:
+            probe = sample.copy()
+            probe.push(move)
+            value += _playout(probe)
+        if value > best_value:
+            best, best_value = move, value
+    return best
+
+
+def _playout(board: Board) -> int:
+    """Play `board` out with the heuristic's best promising move until none is left (it
+    changes `board`); the outcome: two points a card home, one a face-down card turned,
+    300 for a win."""
+    for _ in range(PLAYOUT_LIMIT):
+        if board.is_won():
+            break
+        best, best_score = None, SHUFFLE
+        for move in board.legal_moves():
+            if move.kind in (RECYCLE, F2T):
+                continue
+            score = move_score(board, move)
+            if score > best_score:
+                best, best_score = move, score
+        if best is None:
+            break
+        board.push(best)
+    if board.is_won():
+        return 300
+    return 2 * board.foundation_count + DEALT_DOWN - sum(board.face_down)
 
 
 def _token(move: Move | None) -> str | None:
