@@ -200,3 +200,29 @@ async def test_the_example_bot_races_a_person_through_the_api(
         assert rows[identity.user_id]["moves"] > 0
     finally:
         await alice.close()
+
+
+async def test_a_bot_account_is_rate_limited_like_a_person(
+    make_settings: Callable[..., Settings], redis: RedisClient
+) -> None:
+    """A burst of requests from a bot token gets the same rate_limited refusals as the
+    same burst from a person's connection."""
+    settings = make_settings(rate_per_second=0.5, rate_burst=3)
+    async with running(settings) as started:
+        token, _ = mint_bot_token(started.settings.keys, "Burst Bot")
+        answers: dict[str, list[str]] = {}
+        for who, client in (
+            ("person", await Client.connect(started.ws_url, name="Alice")),
+            ("bot", await Client.connect(started.ws_url, token=token)),
+        ):
+            try:
+                for rid in range(1, 7):
+                    await client.send({"t": "ping", "rid": rid})
+                replies = [
+                    await client.expect(lambda m, r=rid: m.get("rid") == r) for rid in range(1, 7)
+                ]
+                answers[who] = [str(m["t"] if m["t"] == "pong" else m["code"]) for m in replies]
+            finally:
+                await client.close()
+        assert answers["bot"] == answers["person"]
+        assert answers["bot"].count("rate_limited") >= 2, answers
