@@ -33,16 +33,18 @@ seconds after the node has sent them all (its `klondike_resyncs_total` counts th
 The window runs `--window` seconds; then the racers stop, the spectators get 2 s for the
 last diffs, and every racer resigns.
 
-Printed per configuration: moves/s, node CPU (cores, µs per move, µs per frame the node
-broadcast), frames delivered to spectators, latency p50/p99/max, Valkey and
-load-generator CPU; the checks (`late`: moves acknowledged after more than an interval,
-so that the racer fell behind its pace); the start instant (snapshots, seconds until
-the node sent them all and until the last timed spectator had all its boards, node CPU
-seconds); then the heat against the races. `--profile DIR` records the node with py-spy
-(`serverbench.Profiler`) during each start instant and window and prints the summaries
-(it slows the node: take the table from a run without it). Exit 1 only when a check
-fails: a timed spectator missing a move's diff or seeing offsets out of order, a refused
-move, a spectator closed, a resync in the window (a lagging viewer skipped).
+Printed per configuration: moves/s, node CPU (cores; "node waited": seconds per second
+the node was runnable but waiting for a core, from /proc schedstat, so that a node short
+of CPU on a shared machine shows; µs per move, µs per frame the node broadcast), frames
+delivered to spectators, latency p50/p99/max, Valkey and load-generator CPU; the checks
+(`late`: moves acknowledged after more than an interval, so that the racer fell behind
+its pace); the start instant (snapshots, seconds until the node sent them all and until
+the last timed spectator had all its boards, node CPU seconds); then the heat against
+the races. `--profile DIR` records the node with py-spy (`serverbench.Profiler`) during
+each start instant and window and prints the summaries (it slows the node: take the
+table from a run without it). Exit 1 only when a check fails: a timed spectator missing
+a move's diff or seeing offsets out of order, a refused move, a spectator closed, a
+resync in the window (a lagging viewer skipped).
 """
 
 from __future__ import annotations
@@ -530,6 +532,16 @@ async def _serve_sinks(url: str, pipe: Connection[Any, Any]) -> None:
 # ---------------------------------------------------------------- the benchmark
 
 
+def runqueue_seconds(pid: int) -> float:
+    """Seconds a process (all its threads) has waited for a core while runnable so far
+    (/proc/<pid>/task/*/schedstat, second field): a node that waits is short of CPU."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(OSError):
+            total += int((task / "schedstat").read_text().split()[1])
+    return total / 1e9
+
+
 @dataclass
 class Result:
     name: str
@@ -540,6 +552,7 @@ class Result:
     moves: int
     wall: float
     node_cpu: float
+    node_wait: float
     valkey_cpu: float
     load_cpu: float
     node_frames: float
@@ -574,6 +587,7 @@ class Result:
             self.name,
             self.moves_per_s,
             self.node_cpu / self.wall,
+            self.node_wait / self.wall,
             self.us_per_move,
             self.node_frames / self.wall,
             self.us_per_frame,
@@ -591,6 +605,7 @@ HEADERS = [
     "configuration",
     "moves/s",
     "node cpu",
+    "node waited",
     "node us/move",
     "node frames/s",
     "node us/frame",
@@ -741,6 +756,7 @@ async def start_instant(
 class Measured:
     wall: float
     node_cpu: float
+    node_wait: float
     valkey_cpu: float
     load_cpu: float
     node_frames: float
@@ -774,11 +790,13 @@ async def measure(
     if args.profile:
         profiler = await asyncio.to_thread(Profiler, node.pid, Path(args.profile) / f"{name}.txt")
     node0, valkey0, load0 = node.cpu(), cpu_seconds(valkey) if valkey else 0.0, load()
+    wait0 = runqueue_seconds(node.pid)
     wall0 = time.monotonic()
     begin = wall0  # moves are counted over the same span as CPU
     await asyncio.sleep(max(0.0, end - time.monotonic()))
     wall = time.monotonic() - wall0
     node1, valkey1, load1 = node.cpu(), cpu_seconds(valkey) if valkey else 0.0, load()
+    node_wait = runqueue_seconds(node.pid) - wait0
     profile = await asyncio.to_thread(profiler.stop) if profiler is not None else ""
     sinks1 = await ask(sinks, [("count",)] * args.sink_procs)
     frames1 = await asyncio.to_thread(metric, node.port, "klondike_frames_out_total")
@@ -786,6 +804,7 @@ async def measure(
     return Measured(
         wall=wall,
         node_cpu=node1 - node0,
+        node_wait=node_wait,
         valkey_cpu=valkey1 - valkey0,
         load_cpu=load1 - load0,
         node_frames=frames1 - frames0,
@@ -835,6 +854,7 @@ def summarise(
         moves=len(sends),
         wall=measured.wall,
         node_cpu=measured.node_cpu,
+        node_wait=measured.node_wait,
         valkey_cpu=measured.valkey_cpu,
         load_cpu=measured.load_cpu,
         node_frames=measured.node_frames,
