@@ -743,7 +743,7 @@ async def start_instant(
                 f"the start instant: {sent:.0f} of {expected} board snapshots sent "
                 f"in {args.start_timeout:g} s"
             )
-        await asyncio.sleep(0.2)
+        await asyncio.sleep(1.0)  # a scrape costs the node about 10 ms: not too often
     done = time.monotonic()
     cpu = node.cpu() - cpu0
     await asyncio.sleep(0.5)
