@@ -216,12 +216,12 @@
  * @typedef {{status: "ready", boards: AnalysisBoard[]} | {status: "pending"}} AnalysisData
  */
 
-/** @typedef {{room: string, variant: string, host: string, racers: number, capacity: number}} OpenRoom */
-/** @typedef {{room: string, kind: RoomKind, variant: string, racers?: string[]}} LiveGame */
+/** @typedef {{room: string, variant: string, host: string, racers: number, capacity: number, bots?: number}} OpenRoom */
+/** @typedef {{room: string, kind: RoomKind, variant: string, racers?: string[], bots?: boolean[]}} LiveGame */
 
 /**
  * @typedef {{room: string, gen: number, variant: string,
- *   ranking: {rank: number, name: string, status: BoardStatus, time_ms: number | null, found: number}[]}} FinishedGame
+ *   ranking: {rank: number, name: string, bot?: boolean, status: BoardStatus, time_ms: number | null, found: number}[]}} FinishedGame
  */
 
 /**

@@ -26,7 +26,7 @@ def server(valkey_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterato
 
 def test_race_the_machine_from_the_home_page(pages: Pages, screenshot: Screenshot) -> None:
     """One click makes a race with a labelled bot; it starts when the person is ready,
-    the bot plays, and the results label it."""
+    the bot plays, and the results and the replay label it."""
     page = pages.open(name="Ann")
     page.select_option("[data-testid=machine-level]", "relaxed")
     page.click("[data-testid=race-machine]")
@@ -42,6 +42,9 @@ def test_race_the_machine_from_the_home_page(pages: Pages, screenshot: Screensho
     page.click("[data-testid=resign]")
     results = page.locator("table.results")
     expect(results).to_contain_text("(bot · relaxed)", timeout=120_000)
+    page.click("[data-testid=replay-link]")
+    expect(page.locator("[data-testid=board-1]")).to_be_visible(timeout=15_000)
+    expect(page.locator("main")).to_contain_text("Relaxed bot (bot · relaxed)")
 
 
 def test_the_host_adds_a_bot_in_the_lobby(pages: Pages, screenshot: Screenshot) -> None:

@@ -7,7 +7,7 @@
 
 import { describeVariant, parseVariant, variantText } from "../rules.js";
 import { control, errorText, formatTime, getJSON, h } from "../ui.js";
-import { machineForm } from "./bots.js";
+import { labelled, machineForm } from "./bots.js";
 import { summaryText } from "./stats.js";
 
 /** @import { App } from "../main.js" */
@@ -379,7 +379,7 @@ export class HomePage {
         h(
           "span",
           {},
-          `${r.host || "Someone"} · ${describeVariant(parseVariant(r.variant))} · ${r.racers}/${r.capacity}`,
+          `${r.host || "Someone"} · ${describeVariant(parseVariant(r.variant))} · ${r.racers}/${r.capacity}${r.bots ? ` (${r.bots} bot${r.bots === 1 ? "" : "s"})` : ""}`,
         ),
         h("a.button.ghost", { href: `#/room/${r.room}` }, "Join"),
       ),
@@ -391,7 +391,7 @@ export class HomePage {
         h(
           "span",
           {},
-          `${r.kind === "solo" ? "Solo" : "Race"} · ${(r.racers ?? []).join(", ")} · ${describeVariant(parseVariant(r.variant))}`,
+          `${r.kind === "solo" ? "Solo" : "Race"} · ${(r.racers ?? []).map((name, i) => labelled({ name, bot: r.bots?.[i] })).join(", ")} · ${describeVariant(parseVariant(r.variant))}`,
         ),
         h("a.button.ghost", { href: `#/watch/${r.room}` }, "Watch"),
       ),
@@ -403,7 +403,7 @@ export class HomePage {
       (r) => {
         const winner = r.ranking.find((row) => row.rank === 1);
         const text = winner
-          ? `${winner.name} ${winner.status === "won" ? `won in ${formatTime(winner.time_ms)}` : `led with ${winner.found} card${winner.found === 1 ? "" : "s"}`}`
+          ? `${labelled(winner)} ${winner.status === "won" ? `won in ${formatTime(winner.time_ms)}` : `led with ${winner.found} card${winner.found === 1 ? "" : "s"}`}`
           : "";
         return h(
           "li",

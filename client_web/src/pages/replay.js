@@ -10,6 +10,7 @@ import { dealStock, playLine, stockAt } from "../line.js";
 import { eventTimes, movesAt, nextTime, prepareBoard, previousTime } from "../replay.js";
 import { describeVariant, parseVariant } from "../rules.js";
 import { AnalysisPanel } from "./replay-analysis.js";
+import { labelled } from "./bots.js";
 import { dailyComparison } from "./replay-daily.js";
 import { control, errorText, formatTime, getJSON, h, statusWord } from "../ui.js";
 
@@ -119,7 +120,9 @@ class Replayer {
     this.boardSelect = h(
       "select",
       { "aria-label": "Board to jump in" },
-      this.boards.map((b, i) => h("option", { value: String(i) }, b.name || `Seat ${b.seat + 1}`)),
+      this.boards.map((b, i) =>
+        h("option", { value: String(i) }, b.name ? labelled(b) : `Seat ${b.seat + 1}`),
+      ),
     );
     const jump = h(
       "form.row",
@@ -335,7 +338,7 @@ class Replayer {
       if (view.ghosts.size || step) view.setGhosts(step ? step.ghosts : new Set());
       const done = n === board.views.length - 1;
       header.replaceChildren(
-        h("strong", {}, `${board.rank}. ${board.name}`),
+        h("strong", {}, `${board.rank}. ${labelled(board)}`),
         h(
           "span.row",
           {},
