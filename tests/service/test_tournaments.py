@@ -8,6 +8,7 @@ entrants on two nodes, with every frame checked by the leak rule (`Cluster.check
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, date, datetime
 from typing import Any
@@ -410,3 +411,49 @@ async def test_registration_rules(cluster: Cluster) -> None:
     log = [entry["text"] for entry in latest(cy)["log"]]
     assert log[-3:] == ["removed Bob", "closed registration", "opened registration"]
     assert await cluster.request(cy, msg.TournamentWatch("nosuchtournament")) is ErrorCode.NO_ROOM
+
+
+async def test_a_heat_s_racers_may_all_join_at_once(pair: Cluster) -> None:
+    """Forty entrants on two nodes join their heat's room in the same instant: the room's
+    compare-and-set backs off instead of failing, a join that still loses is `busy` (the
+    client sends it again), and every entrant ends up seated and present; at the start
+    every spectator gets the same snapshots."""
+    cluster = pair
+    org = cluster.connect("org")
+    racers = [cluster.connect(f"r{i:02d}", node=i % 2) for i in range(40)]
+    tid = await heats_tournament(cluster, org, racers, heats=1)
+    room = await open_heat(cluster, org, tid, 1)
+    waiting = list(racers)
+    for _ in range(5):
+        codes = await asyncio.gather(
+            *(cluster.request(r, msg.Join(room, Role.RACER), settle=False) for r in waiting)
+        )
+        assert set(codes) <= {None, ErrorCode.BUSY}, codes
+        waiting = [r for r, code in zip(waiting, codes, strict=True) if code is not None]
+        if not waiting:
+            break
+    assert not waiting, f"{len(waiting)} joins stayed busy"
+    fans = [cluster.connect(f"fan{i}", node=i % 2) for i in range(6)]
+    for fan in fans:
+        assert await cluster.request(fan, msg.Join(room, Role.SPECTATOR)) is None
+    await cluster.settle()
+    seats = (await cluster.race(room)).state.seats
+    assert all(seat is not None and seat.online for seat in seats)
+    assert await cluster.request(org, msg.TournamentAction(tid, "start_heat")) is None
+    await cluster.fire_timers(0)
+    for node in (0, 1):
+        frames = [
+            sorted(m["seat"] for m in fan.of_kind("board") if m["room"] == room)
+            for fan in fans
+            if fan.node == node
+        ]
+        assert frames and all(f == list(range(40)) for f in frames), frames
+    for node in (0, 1):  # one snapshot of each board per node, sent to all its fans
+        sent = {
+            id(frame)  # the very same bytes (frames are kept, so ids are not reused)
+            for fan in fans
+            if fan.node == node
+            for frame, m in zip(fan.frames, fan.received, strict=True)
+            if m.get("t") == "board" and m["room"] == room
+        }
+        assert len(sent) == 40, len(sent)

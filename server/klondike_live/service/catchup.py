@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import dataclass, field
 from typing import Any
 
 import msgpack
@@ -154,7 +155,11 @@ class CatchUp:
         viewer.catching_up = None
 
     async def _send_boards(
-        self, viewer: Viewer, state: RoomState, since: tuple[msg.Since, ...]
+        self,
+        viewer: Viewer,
+        state: RoomState,
+        since: tuple[msg.Since, ...],
+        shared: SharedSnapshots | None = None,
     ) -> Sent:
         last = {s.seat: s for s in since}
         if viewer.role is Role.RACER and viewer.seat is not None:
@@ -163,6 +168,8 @@ class CatchUp:
         else:
             seats = [seat for seat, _ in state.seated()]
             audience = Audience.SPECTATOR
+        if shared is not None and audience is Audience.SPECTATOR and not since:
+            return await self._send_shared(viewer, state, seats, shared)
         records = await self.store.load_boards(state.id, state.gen, seats)
         sent: Sent = {}
         for seat in seats:
@@ -188,6 +195,28 @@ class CatchUp:
             sent[(audience, seat)] = (state.gen, offset)
         return sent
 
+    async def _send_shared(
+        self, viewer: Viewer, state: RoomState, seats: list[int], shared: SharedSnapshots
+    ) -> Sent:
+        """Spectator snapshots read and built once for every spectator of one reveal.
+        Safe for viewers that hold every board frame until their snapshots are sent (a
+        viewer without its boards yet, `Hub.deliver`): what happened on a board since
+        its shared snapshot is in the viewer's held frames, released after it."""
+        if shared.records is None:
+            shared.records = await self.store.load_boards(state.id, state.gen, seats)
+        sent: Sent = {}
+        for seat in seats:
+            record = shared.records.get(seat)
+            if record is None:
+                continue
+            frame = shared.frames.get(seat)
+            if frame is None:
+                frame = shared.frames[seat] = _snapshot(state, seat, record, Audience.SPECTATOR)
+            self.metrics.resyncs.inc()
+            await viewer.conn.send(frame)
+            sent[(Audience.SPECTATOR, seat)] = (state.gen, record.int("spec_offset"))
+        return sent
+
     # ------------------------------------------------------------ the start instant
 
     def schedule_reveal(self, local: LocalRoom, state: RoomState) -> None:
@@ -200,14 +229,17 @@ class CatchUp:
         async def reveal() -> None:
             try:
                 await asyncio.sleep(max(0.0, (state.start_at_ms - self.rooms.now_ms()) / 1000))
+                shared = SharedSnapshots()  # every spectator sees the start alike
                 for viewer in list(local.viewers):
-                    await self._reveal_to(local, viewer, state)
+                    await self._reveal_to(local, viewer, state, shared)
             finally:
                 self._reveals.pop(key, None)
 
         self._reveals[key] = asyncio.create_task(reveal(), name=f"reveal-{state.id}")
 
-    async def _reveal_to(self, local: LocalRoom, viewer: Viewer, state: RoomState) -> None:
+    async def _reveal_to(
+        self, local: LocalRoom, viewer: Viewer, state: RoomState, shared: SharedSnapshots
+    ) -> None:
         """Send one viewer the boards of a race that just started, holding live frames
         meanwhile; a viewer still being caught up by its own join is left to that."""
         for _ in range(100):
@@ -219,7 +251,7 @@ class CatchUp:
         viewer.catching_up = []
         sent: Sent = {}
         try:
-            sent = await self._send_boards(viewer, state, ())
+            sent = await self._send_boards(viewer, state, (), shared)
             await viewer.conn.send(progress_frame(local))
             viewer.boards_ready = True
         except Exception:
@@ -294,6 +326,15 @@ class CatchUp:
             if state.state in (COUNTDOWN, RACING):
                 await self.rooms.sync_local(local, state)
                 self.schedule_reveal(local, state)
+
+
+@dataclass
+class SharedSnapshots:
+    """The boards of one start instant as spectators see them: read once, each frame
+    built once, sent to every spectator of the node (`CatchUp.schedule_reveal`)."""
+
+    records: dict[int, BoardRecord] | None = None
+    frames: dict[int, bytes] = field(default_factory=dict)
 
 
 def _snapshot(state: RoomState, seat: int, record: BoardRecord, audience: Audience) -> bytes:

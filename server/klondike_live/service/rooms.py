@@ -44,7 +44,7 @@ from klondike_live.service.daily import DailyService
 from klondike_live.service.errors import RequestError
 from klondike_live.service.hub import Hub
 from klondike_live.service.local import LocalRoom
-from klondike_live.store import BoardRecord, Expiry, Store, StoreError, TimerKind
+from klondike_live.store import BoardRecord, Conflict, Expiry, Store, StoreError, TimerKind
 
 log = logging.getLogger(__name__)
 
@@ -142,6 +142,8 @@ class Rooms:
             raise RequestError(exc.code, exc.message) from None
         except LookupError:
             raise RequestError(ErrorCode.NO_ROOM, "no such room") from None
+        except Conflict:  # others kept changing the room: the client tries again
+            raise RequestError(ErrorCode.BUSY, "the room is busy; try again") from None
         for event in events:
             match event:
                 case RoomEvent.DEALT:

@@ -6,6 +6,7 @@ Plain values with no I/O; `store.py` makes and uses them.
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING
@@ -108,3 +109,16 @@ class WriteResult:
     status: WriteStatus
     now_ms: int = 0
     detail: str = ""
+
+
+CAS_ATTEMPTS = 20
+"""Compare-and-set attempts of one write before it gives up (`Conflict`)."""
+
+
+def cas_backoff(attempt: int) -> float:
+    """Seconds to wait before compare-and-set attempt `attempt` (0-based) after losing
+    one: nothing at first, then a random pause up to 1, 2, 4 ... 32 ms, so that writers
+    of one busy key (a hundred racers joining one heat) stop colliding in lock-step."""
+    if attempt == 0:
+        return 0.0
+    return random.random() * min(0.032, 0.001 * 2.0 ** (attempt - 1))

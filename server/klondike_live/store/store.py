@@ -19,6 +19,7 @@ Key names come from `keys.py`; nothing here decides game rules.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -43,6 +44,7 @@ from klondike_live.store.batcher import NodeClients, ScriptBatcher
 from klondike_live.store.connect import RedisClient, is_cluster
 from klondike_live.store.players import PlayerStore
 from klondike_live.store.records import (
+    CAS_ATTEMPTS,
     WATCHERS_FRESH_MS,
     WATCHERS_KEEP_MS,
     BoardRecord,
@@ -52,14 +54,13 @@ from klondike_live.store.records import (
     TimerKind,
     WriteResult,
     WriteStatus,
+    cas_backoff,
 )
 
 if TYPE_CHECKING:
     from klondike_live.config import Settings
 
 T = TypeVar("T")
-
-CAS_ATTEMPTS = 20
 
 
 @functools.lru_cache(maxsize=4096)
@@ -238,7 +239,8 @@ class Store:
         Returns (old, new). Raises `LookupError` for a missing room and `Conflict` when
         concurrent writers keep winning.
         """
-        for _ in range(CAS_ATTEMPTS):
+        for attempt in range(CAS_ATTEMPTS):
+            await asyncio.sleep(cas_backoff(attempt))
             loaded = await self.load_room(room_id)
             if loaded is None:
                 raise LookupError(room_id)

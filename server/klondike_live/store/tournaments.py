@@ -16,6 +16,7 @@ This module never decides a tournament rule: `change` functions come from `race`
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -25,11 +26,9 @@ from klondike_live import keys
 from klondike_live.bus.messages import TournamentUpdate, encode_tournament
 from klondike_live.race.tournament import TournamentState
 from klondike_live.store.connect import RedisClient
-from klondike_live.store.records import Conflict, Retention
+from klondike_live.store.records import CAS_ATTEMPTS, Conflict, Retention, cas_backoff
 
 __all__ = ["TournamentStore"]
-
-CAS_ATTEMPTS: Final = 20
 
 _CAS: Final = """
 -- KEYS: 1 tournament hash
@@ -94,7 +93,8 @@ class TournamentStore:
     ) -> tuple[TournamentState, TournamentState]:
         """Compare-and-set loop: `(old, new)`; `change` may raise the rules' error.
         Raises `LookupError` for an unknown id and `Conflict` when writers keep winning."""
-        for _ in range(CAS_ATTEMPTS):
+        for attempt in range(CAS_ATTEMPTS):
+            await asyncio.sleep(cas_backoff(attempt))
             loaded = await self.load(tournament_id)
             if loaded is None:
                 raise LookupError(tournament_id)
