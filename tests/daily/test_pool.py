@@ -155,15 +155,16 @@ async def test_refill_fills_every_pool_to_target_with_certified_deals(
 
 async def test_refill_tops_up_after_a_take(redis: Redis, wait_for: WaitFor) -> None:
     """A take wakes the local refiller at once, long before its polling interval."""
-    pool = DealPool(PoolStore(redis), [EASY], target=1, budget=BUDGET, interval=60)
+    pool = DealPool(PoolStore(redis), [EASY], target=1, budget=BUDGET, interval=3600)
     task = asyncio.create_task(pool.run_refill())
     try:
-        # Each fill is a solver process: on a loaded machine it can take a while, but
-        # well under the refiller's 60 s polling interval that a take must not wait for.
-        await wait_for(lambda: pool.size(EASY), timeout=50)
+        # Each fill is a solver process: on a loaded machine it can take a minute or
+        # two, still far under the refiller's hour-long polling interval that a take
+        # must not wait for.
+        await wait_for(lambda: pool.size(EASY), timeout=150)
         first = await pool.take(EASY)
         assert first is not None
-        await wait_for(lambda: pool.size(EASY), timeout=50)
+        await wait_for(lambda: pool.size(EASY), timeout=150)
         second = await pool.take(EASY)
         assert second is not None and second.seed != first.seed
     finally:
