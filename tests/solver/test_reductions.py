@@ -19,7 +19,7 @@ from klondike_live.solver import Budget, Reductions, solve
 
 from solver_helpers import random_position
 
-SWITCHES = ("tt", "autoplay", "stock", "partial", "symmetry", "ordering", "empty")
+SWITCHES = ("tt", "autoplay", "stock", "partial", "symmetry", "ordering", "empty", "dead")
 
 
 def compare(boards: list[Board], other: Reductions, nodes: int) -> tuple[int, int, int]:

@@ -10,6 +10,7 @@ from klondike_live.engine import Board, Variant
 from klondike_live.engine.variant import UNLIMITED
 from klondike_live.solver import Budget, Reductions, solve
 from klondike_live.solver.search import SolverError, check_line
+from klondike_live.solver.state import Position
 
 from solver_helpers import position
 
@@ -151,3 +152,39 @@ def test_brute_force_agrees_on_constructed_positions() -> None:
     for f2t, verdict in ((False, "unsolvable"), (True, "solvable")):
         board = position(Variant(1, 1, f2t), F2T_PILES, foundations=(4, 4, 1, 13))
         assert solve(board, reductions=plain).result == verdict
+
+
+def test_a_stuck_card_is_a_dead_end_found_without_search() -> None:
+    """The 3H over the 2H with both black 4s up can never move: lost at once (`dead`)."""
+    board = position(DRAW1, ["#2H 3H", HEARTS_UNDER_KS], stock="4H 5H", foundations=(13, 13, 1, 12))
+    assert Position(board).is_dead()
+    quick = solve(board)
+    assert quick.result == "unsolvable" and quick.nodes == 0
+    assert solve(board, reductions=Reductions(dead=False)).result == "unsolvable"
+
+
+def test_a_king_or_a_free_parent_is_never_stuck() -> None:
+    """A king can wait for an empty column; a card with a parent still in play can move."""
+    king = position(
+        DRAW1,
+        ["#QH KH", "#KS #QS #JS #TS #9S #8S #7S #6S #5S #4S #3S 2S"],
+        foundations=(13, 13, 11, 1),
+    )
+    assert not Position(king).is_dead()
+    piles = ["#2H 3H", HEARTS_UNDER_KS, "#KC #QC #JC #TC #9C #8C #7C #6C 5C"]
+    free = position(DRAW1, piles, stock="4H 5H 4C", foundations=(3, 13, 1, 12))
+    assert not Position(free).is_dead()
+    assert solve(free).result == solve(free, reductions=Reductions(dead=False)).result
+
+
+def test_the_waste_is_a_dead_end_only_in_the_last_pass() -> None:
+    """The 3H over the 2H in the waste: stuck with no recycle left, not with one."""
+    piles = ["#KH #QH #JH #TH #9H #8H #7H #6H #KS 5H"]
+    args = {"stock": "4H", "waste": "2H 3H", "foundations": (13, 13, 1, 12)}
+    last = position(Variant(draw=1, passes=1), piles, **args)  # type: ignore[arg-type]
+    assert Position(last).is_dead() and solve(last).result == "unsolvable"
+    more = position(Variant(draw=1, passes=2), piles, **args)  # type: ignore[arg-type]
+    assert not Position(more).is_dead()
+    assert solve(more).result == solve(more, reductions=Reductions(dead=False)).result
+    f2t = position(Variant(draw=1, passes=1, f2t=True), piles, **args)  # type: ignore[arg-type]
+    assert not Position(f2t).is_dead()

@@ -141,6 +141,8 @@ class _DFS:
         settle(position, self.red, self.path)
         if self._finished():
             return self.path
+        if self.red.dead and position.is_dead():
+            return None
         return self.path if self._search() else None
 
     def _finished(self) -> bool:
@@ -155,7 +157,7 @@ class _DFS:
     def _search(self) -> bool:
         # Iterative, so that long lines cannot hit the interpreter's recursion limit.
         meter, position, red, path = self.meter, self.position, self.red, self.path
-        symmetry, keep, autoplay = red.symmetry, red.tt, red.autoplay
+        symmetry, keep, autoplay, dead = red.symmetry, red.tt, red.autoplay, red.dead
         # With collapsed stock moves the key leaves out how far the stock has been turned,
         # and `visit` decides by dominance (see `_TurnTable`); otherwise the key is exact.
         table = _TurnTable(position) if red.stock else _PassTable(position)
@@ -179,14 +181,13 @@ class _DFS:
             move = moves[i]
             path.append(move)
             position.apply(move)
+            raised = move[0] == K_T2F or (move[0] == K_TALON and move[3] == FOUNDATION)
             if autoplay:  # `settle`, inlined: this loop is the solver's hot path
                 # Every position on the stack is settled, so unless `move` raised a
                 # foundation only what it touched can offer a safe move.
-                if move[0] == K_T2F or (move[0] == K_TALON and move[3] == FOUNDATION):
-                    safe = position.safe_move()
-                else:
-                    safe = position.safe_after(move)
+                safe = position.safe_move() if raised else position.safe_after(move)
                 while safe is not None:
+                    raised = True
                     path.append(safe)
                     position.apply(safe)
                     safe = position.safe_move()
@@ -200,6 +201,12 @@ class _DFS:
                 meter.check()
             entry = table.visit(position.key(symmetry, False))
             if entry is not None:
+                if (
+                    dead
+                    and (raised or move[0] == K_TALON)
+                    and position.dead_after(frame[2], move, raised)
+                ):
+                    continue  # lost: a card can never move off one it needs
                 stack.append([position.moves(red), 0, position.snapshot(), len(path), entry])
         return False
 

@@ -54,6 +54,10 @@ _PARENTS: Final = tuple(
 )
 
 _KINGS: Final = tuple(c for c in range(52) if RANK[c] == 13)
+# The two cards that may be placed on a card: one rank lower, the other colour.
+_CHILDREN: Final = tuple(
+    tuple(x for x in range(52) if RANK[x] == RANK[c] - 1 and RED[x] != RED[c]) for c in range(52)
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +71,8 @@ class Reductions:
     foundation. `symmetry`: one move per king to the empty columns, no king moved off the
     bottom of a column, and piles sorted in the key. `ordering`: promising moves first.
     `empty`: a column's whole run is moved off (emptying the column) only when a king
-    could go to the empty column straight after.
+    could go to the empty column straight after. `dead`: a position with a card that
+    can never leave its place, over a card it needs, is lost (not searched).
     """
 
     tt: bool = True
@@ -77,11 +82,12 @@ class Reductions:
     symmetry: bool = True
     ordering: bool = True
     empty: bool = True
+    dead: bool = True
 
     @classmethod
     def none(cls) -> Reductions:
         """Every reduction switched off: the brute-force reference search."""
-        return cls(False, False, False, False, False, False, False)
+        return cls(False, False, False, False, False, False, False, False)
 
 
 class Position:
@@ -242,6 +248,84 @@ class Position:
             flips.sort(key=lambda m: -down[m[1]])
             return to_found + flips + talon_moves + others
         return to_found + talon_moves + flips + others
+
+    # ------------------------------------------------------------------ dead ends
+
+    def is_dead(self) -> bool:
+        """A card that can never leave its place lies over a card that must go up first.
+
+        Such a card `x` (not a king: a king can always wait for an empty column) is a
+        face-down card or the head of a face-up run in a pile, or, when no recycle is
+        left, a card in the waste, with a lower card of its suit somewhere under it, and
+        each of its two tableau parents (one rank higher, the other colour) also under it
+        or, without f2t, on its foundation. It cannot go up before the card under it;
+        it cannot go onto a parent, which is never uncovered or never comes back; it
+        moves with no run but its own (the cards under it are face down, or a waste).
+        So the cards under it never go up and the position is lost.
+        """
+        piles, down = self.piles, self.down
+        for s in range(7):
+            p, d = piles[s], down[s]
+            for i in range(1, min(d + 1, len(p))):
+                x = p[i] - FACE_DOWN if i < d else p[i]
+                if x not in _KINGS and self._blocked(x, p, i, FACE_DOWN):
+                    return True
+        if not self.can_recycle():
+            talon = self.talon
+            for i in range(1, self.pos):
+                if talon[i] not in _KINGS and self._blocked(talon[i], talon, i, 0):
+                    return True
+        return False
+
+    def dead_after(self, before: Snapshot, m: SMove, raised: bool = True) -> bool:
+        """`is_dead()` after move `m` (and its safe moves) from snapshot `before`, when
+        `before` was not dead: only a card whose parent just went up (when `raised`: some
+        card did), or one just buried in the waste of the last pass, can be stuck now.
+        """
+        if raised:
+            old, found = before[5], self.found
+            for suit in range(4):
+                r = old[suit]
+                while r < found[suit]:
+                    for x in _CHILDREN[suit * 13 + r]:
+                        if found[SUIT[x]] < RANK[x] and self._stuck(x):
+                            return True
+                    r += 1
+        if m[0] == K_TALON and not self.can_recycle():
+            talon = self.talon
+            for i in range(max(1, 0 if m[2] else before[3]), self.pos):
+                if talon[i] not in _KINGS and self._blocked(talon[i], talon, i, 0):
+                    return True
+        return False
+
+    def _stuck(self, x: int) -> bool:
+        """Card `x` (below a king, not on its foundation) is stuck where it lies."""
+        piles, down = self.piles, self.down
+        for s in range(7):
+            p, d = piles[s], down[s]
+            i = p.find(x + FACE_DOWN, 0, d)
+            if i < 0:
+                if d < len(p) and p[d] == x:
+                    i = d
+                else:
+                    continue
+            return i > 0 and self._blocked(x, p, i, FACE_DOWN)
+        if not self.can_recycle():
+            i = self.talon.find(x, 0, self.pos)
+            if i > 0:
+                return self._blocked(x, self.talon, i, 0)
+        return False
+
+    def _blocked(self, x: int, seq: bytes, end: int, offset: int) -> bool:
+        """`x` lies over `seq[:end]` (cards stored plus `offset`): both its parents are
+        there or up (without f2t), and so is a lower card of its suit."""
+        found, f2t = self.found, self.f2t
+        for parent in _PARENTS[x]:
+            if seq.find(parent + offset, 0, end) < 0 and (
+                f2t or found[SUIT[parent]] < RANK[parent]
+            ):
+                return False
+        return any(seq.find(c + offset, 0, end) >= 0 for c in range(SUIT[x] * 13, x))
 
     def king_sources(self, collapsed: bool) -> list[int]:
         """The king moves that could fill a column emptied now, encoded for `K_EMPTY`.
