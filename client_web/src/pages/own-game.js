@@ -175,10 +175,9 @@ export class OwnGame {
     if (settings.sound) playSound("win");
     const reduce = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
     if (!settings.motion || reduce || !this.board) return;
-    const slots = ["f0", "f1", "f2", "f3"].map((name) =>
-      this.board?.root.querySelector(`.slot[data-place="${name}"]`)?.getBoundingClientRect(),
-    );
-    this.stopCelebration = celebrate(slots.filter((rect) => rect !== undefined));
+    const root = this.board.root;
+    const slots = ["f0", "f1", "f2", "f3"].map((name) => root.querySelector(`.slot[data-place="${name}"]`));
+    this.stopCelebration = celebrate(() => slots.map((slot) => slot?.getBoundingClientRect()));
   }
 
   /** @param {number} id */
@@ -402,6 +401,12 @@ export class OwnGame {
     page.renderTools();
     this.checkForced();
     this.autoComplete();
+  }
+
+  /** The player changed a setting: one-click moves apply from the next click on. */
+  settingsChanged() {
+    if (this.board) this.board.autoMove = this.page.app.settings.autoMove;
+    this.renderStats();
   }
 
   renderStats() {

@@ -152,7 +152,7 @@ export class RoomPage {
         this.join();
       }),
     );
-    this.unbinders.push(this.app.onSettings(() => this.own?.renderStats()));
+    this.unbinders.push(this.app.onSettings(() => this.own?.settingsChanged()));
     if (conn.greeted && !joined) this.join();
     this.clock = window.setInterval(() => this.tick(), 100);
     if (this.ghostSource) this.loadGhost();
