@@ -24,8 +24,10 @@ const BOUNCE = 0.72;
 
 /**
  * Start the cascade from the four foundation places (viewport rectangles, clubs,
- * diamonds, hearts, spades). Returns a function that stops it early.
- * @param {DOMRect[]} foundations
+ * diamonds, hearts, spades), asked for at every frame: the page may still move the
+ * board once the game is won (the results appear above it), and the cards and their
+ * trails move with it. Returns a function that stops it early.
+ * @param {() => (DOMRect | undefined)[]} foundations
  * @returns {() => void}
  */
 export function celebrate(foundations) {
@@ -38,8 +40,9 @@ export function celebrate(foundations) {
   canvas.height = Math.round(window.innerHeight * ratio);
   document.body.append(canvas);
   const ctx = canvas.getContext("2d");
-  const width = foundations[0]?.width || 60;
-  const height = foundations[0]?.height || 84;
+  const first = foundations()[0];
+  const width = first?.width || 60;
+  const height = first?.height || 84;
   /** @type {Flying[]} */
   const flying = [];
   // Kings first, a suit at a time: K♣ K♦ K♥ K♠ Q♣ …
@@ -48,6 +51,7 @@ export function celebrate(foundations) {
   for (let rank = 13; rank >= 1; rank -= 1)
     for (let suit = 0; suit < 4; suit += 1) queue.push(suit * 13 + rank - 1);
   const started = performance.now();
+  let anchor = first ? { x: first.left, y: first.top } : null;
   let lastLaunch = -Infinity;
   let frame = 0;
   let done = false;
@@ -89,12 +93,37 @@ export function celebrate(foundations) {
     ctx.textAlign = "start";
   };
 
+  /**
+   * Where the foundations are now; when the board moved since the last frame, the
+   * trails drawn so far and the cards in the air move with it.
+   */
+  const follow = () => {
+    const places = foundations();
+    const at = places[0];
+    if (at && anchor && (at.left !== anchor.x || at.top !== anchor.y)) {
+      const dx = at.left - anchor.x;
+      const dy = at.top - anchor.y;
+      ctx.save();
+      ctx.setTransform(1, 0, 0, 1, 0, 0);
+      ctx.globalCompositeOperation = "copy";
+      ctx.drawImage(canvas, dx * ratio, dy * ratio);
+      ctx.restore();
+      for (const item of flying) {
+        item.x += dx;
+        item.y += dy;
+      }
+    }
+    if (at) anchor = { x: at.left, y: at.top };
+    return places;
+  };
+
   /** @param {number} now */
   const step = (now) => {
     if (done) return;
+    const places = follow();
     if (queue.length && now - lastLaunch >= LAUNCH_MS) {
       const card = /** @type {number} */ (queue.shift());
-      const from = foundations[Math.floor(card / 13)];
+      const from = places[Math.floor(card / 13)];
       const speed = 2 + Math.random() * 5;
       flying.push({
         card,
