@@ -1,5 +1,5 @@
 """Driving the browser client: pages per user that record the cards they draw, and a
-board driver that turns a move token into a drag, clicks or keys.
+board driver that turns a move token into a drag, clicks, keys or a phone's taps.
 
 The driver knows the true position from the engine (tests follow the game on their own
 `Board`), so it can find the card elements a move picks up and where they go.
@@ -25,7 +25,7 @@ from klondike_live.engine import Board, Move
 from klondike_live.engine.moves import DRAW, F2T, RECYCLE, T2F, T2T, W2F, W2T
 from klondike_live.engine.view import racer_view
 
-Mode = Literal["drag", "click", "keys"]
+Mode = Literal["drag", "click", "keys", "tap"]
 DESKTOP: ViewportSize = {"width": 1280, "height": 800}
 PHONE: ViewportSize = {"width": 390, "height": 844}
 OWN = "[data-testid=own-board]"
@@ -99,12 +99,18 @@ class BoardDriver:
         if move.kind in (DRAW, RECYCLE):
             if mode == "keys":
                 self.page.keyboard.press("d")
+            elif mode == "tap":
+                self.tap(self.stock())
             else:
                 self.stock().click()
         elif move.kind == F2T:
             raise AssertionError("foundation-to-tableau moves are not used here")
         elif mode == "drag":
             self.drag(self.card(self.moving_card(board, move)), self.target(board, move))
+        elif mode == "tap":
+            # A phone has no double click: the card, then where it goes (a foundation too).
+            self.tap(self.card(self.moving_card(board, move)))
+            self.tap(self.target(board, move))
         elif mode == "click":
             # Cards of a column overlap: press on the strip of the card that shows.
             source = self.card(self.moving_card(board, move))
@@ -136,6 +142,38 @@ class BoardDriver:
             for _ in range(run_size(board, move) if move.kind == T2T else 1):
                 keyboard.press(str(move.src + 1))
         keyboard.press("f" if move.kind in (W2F, T2F) else str(move.dst + 1))
+
+    def tap(self, target: Locator, position: Position = TOP_STRIP) -> None:
+        """A finger's tap on the strip of `target` that shows (a touch screen, at once:
+        two taps on one card make a double tap only when they come that fast)."""
+        box = target.bounding_box()
+        size = self.page.viewport_size
+        assert box is not None and size is not None
+        if box["y"] < 0 or box["y"] + position["y"] > size["height"]:
+            target.scroll_into_view_if_needed()
+            box = target.bounding_box()
+            assert box is not None
+        self.page.touchscreen.tap(box["x"] + position["x"], box["y"] + position["y"])
+
+    def touch_drag(self, source: Locator, target: Locator) -> None:
+        """A finger's drag from `source` onto `target` (touch events, as a phone sends)."""
+        start = source.bounding_box()
+        end = target.bounding_box()
+        assert start is not None and end is not None
+        x, y = start["x"] + start["width"] / 2, start["y"] + min(12.0, start["height"] / 2)
+        x2, y2 = end["x"] + end["width"] / 2, end["y"] + min(20.0, end["height"] / 2)
+        cdp = self.page.context.new_cdp_session(self.page)
+        try:
+            cdp.send(
+                "Input.dispatchTouchEvent",
+                {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]},
+            )
+            for k in range(1, 9):
+                point = {"x": x + (x2 - x) * k / 8, "y": y + (y2 - y) * k / 8}
+                cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [point]})
+            cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+        finally:
+            cdp.detach()
 
     def drag(self, source: Locator, target: Locator) -> None:
         mouse = self.page.mouse

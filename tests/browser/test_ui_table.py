@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from playwright.sync_api import Page, expect
+import pytest
+from playwright.sync_api import Locator, Page, ViewportSize, expect
 from redis import Redis
 
 from klondike_live import keys
+from klondike_live.config import DEFAULT_POOL_VARIANTS
 from klondike_live.engine import Board, Move, Variant
 from klondike_live.engine.moves import DRAW, F2T, RECYCLE, T2F, T2T, W2F, W2T
 from klondike_live.race.room import RoomState
@@ -20,7 +23,21 @@ from klondike_live.solver.search import SOLVABLE, Budget, solve
 from klondike_live.store.connect import open_redis
 from klondike_live.store.pool import PoolStore
 
-from pages import OWN, TOP_STRIP, BoardDriver, Pages, Screenshot, room_of, run_size, settle
+from live_server import ServerProcess
+from pages import (
+    OWN,
+    PHONE,
+    TOP_STRIP,
+    BoardDriver,
+    Mode,
+    Pages,
+    Screenshot,
+    assert_accessible,
+    board_moves,
+    room_of,
+    run_size,
+    settle,
+)
 
 HINTED = """() => {
   const node = document.querySelector('[data-testid=own-board] .card.hinted');
@@ -43,6 +60,8 @@ stock and waste when the last card turns face up, and moving cards home then win
 (found by trying seeds t1, t2, ... with this file's own check): the pool deals them."""
 
 
+CARDS_BACK = Variant.parse("draw=1 passes=unlimited f2t=yes")
+
 HARD_DRAW_1 = "h27"
 """A draw-1, one-pass deal the pool's search certifies (in about 220,000 nodes) and a
 one-second search, a hint's, does not win from its start."""
@@ -52,10 +71,24 @@ EASY_DRAW_1 = "h29"
 """A draw-1, one-pass deal a hint's search wins at once (its first hint marks a card)."""
 
 
-def queue_deals(valkey_url: str, variant: Variant, seeds: tuple[str, ...]) -> None:
+@pytest.fixture(scope="module")
+def server(valkey_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """A node that also deals certified games of the cards-back variant from its pool
+    (the home page's variants are pooled by default, not this one)."""
+    pooled = ", ".join([*(str(v) for v in DEFAULT_POOL_VARIANTS), str(CARDS_BACK)])
+    process = ServerProcess(
+        valkey_url, tmp_path_factory.mktemp("serve"), env={"KLONDIKE_POOL_VARIANTS": pooled}
+    )
+    yield process
+    process.stop()
+
+
+def queue_deals(valkey_url: str, variant: Variant, seeds: tuple[str, ...]) -> dict[str, list[str]]:
     """Put `seeds` first in the certified deal pool of `variant`, so that the next solo
     games of that variant get them in order (a seed the pool handed out before, in an
-    earlier run on the same Valkey, is not queued again)."""
+    earlier run on the same Valkey, is not queued again); each seed's winning line, the
+    one its hints follow."""
+    lines: dict[str, list[str]] = {}
 
     async def push() -> None:
         redis = await open_redis(valkey_url)
@@ -65,12 +98,14 @@ def queue_deals(valkey_url: str, variant: Variant, seeds: tuple[str, ...]) -> No
                 line = solve(Board.from_seed(seed, variant), Budget(seconds=10))
                 assert line.result == SOLVABLE, seed
                 await pool.push(variant, seed, line.moves)
+                lines[seed] = list(line.moves)
         finally:
             await redis.aclose()
 
     # Playwright's sync API runs an event loop in this thread: the store's in another.
     with ThreadPoolExecutor(1) as thread:
         thread.submit(asyncio.run, push()).result()
+    return lines
 
 
 def room_state(valkey_url: str, room_id: str) -> RoomState:
@@ -124,10 +159,11 @@ AudioContext.prototype.createOscillator = function () {
 EMOJI = re.compile("[\U0001f000-\U0001faff\u2600-\u27bf]")
 
 
-def ask_hint(page: Page) -> str:
-    """Click Hint; the hinted move's token once the answer is shown."""
+def ask_hint(page: Page, *, tap: bool = False) -> str:
+    """Click (or tap) Hint; the hinted move's token once the answer is shown."""
     own = page.locator(OWN)
-    page.click("[data-testid=hint]")
+    button = page.locator("[data-testid=hint]")
+    button.tap() if tap else button.click()
     expect(own).to_have_attribute("data-hint", re.compile(r"."), timeout=30_000)
     return own.get_attribute("data-hint") or ""
 
@@ -440,3 +476,182 @@ def test_auto_complete_in_draw_3_is_offered_when_the_server_says_forced(
             expect(page.locator(OWN)).to_have_attribute("data-status", "won", timeout=60_000)
             return
     raise AssertionError("no game reached a forced finish with cards left in the stock")
+
+
+LAPTOP: ViewportSize = {"width": 1366, "height": 768}
+WIDE: ViewportSize = {"width": 1920, "height": 1080}
+SIZES = {"laptop": (LAPTOP, "v3"), "wide": (WIDE, "v2"), "phone": (PHONE, "v11")}
+"""Per screen, a deal of CARDS_BACK whose solver line (no card back in it) soon lets a
+foundation card go back onto a column, sends an ace home, moves a run, and turns the last
+card face up while the stock still has cards (found by trying seeds v1, v2, ...); a seed
+each, since the pool hands a seed out once."""
+
+CASCADE = """() => {
+  const canvas = document.querySelector('[data-testid=celebration]');
+  if (!canvas) return null;
+  const r = canvas.getBoundingClientRect();
+  const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+  let drawn = 0, first = -1;
+  for (let k = 3; k < data.length; k += 4) {
+    if (!data[k]) continue;
+    drawn += 1;
+    if (first < 0) first = Math.floor((k - 3) / 4 / canvas.width);
+  }
+  const home = document.querySelector('[data-testid=own-board] .slot[data-place=f0]');
+  return {left: r.left, top: r.top, width: r.width, height: r.height,
+          ratio: canvas.width / r.width, drawn: drawn / (data.length / 4),
+          highest: first / (canvas.width / r.width), home: home.getBoundingClientRect().top};
+}"""
+"""The cascade's canvas: its box, its pixel ratio, the share of its pixels drawn, the
+highest drawn row and the foundations' top (in CSS px)."""
+
+
+class Table:
+    """The player's input on one screen: a mouse on a desktop, a finger on a phone."""
+
+    def __init__(self, page: Page, phone: bool) -> None:
+        self.page = page
+        self.phone = phone
+        self.driver = BoardDriver(page)
+        self.mode: Mode = "tap" if phone else "click"
+
+    def press(self, selector: str) -> None:
+        button = self.page.locator(selector)
+        button.tap() if self.phone else button.click()
+
+    def pick(self, target: Locator) -> None:
+        """One tap or click on the strip of a card (or a pile) that shows."""
+        if self.phone:
+            self.driver.tap(target)
+        else:
+            target.click(position=TOP_STRIP)
+
+    def setting(self, name: str, on: bool) -> None:
+        self.press("#settings-button")
+        box = self.page.locator(f"#settings input[name={name}]")
+        box.check() if on else box.uncheck()
+        self.press("#settings button[type=submit]")
+        expect(self.page.locator("#settings")).to_be_hidden()
+
+    def confirmed(self, moves: int, card: int, place: str) -> None:
+        own = self.page.locator(OWN)
+        expect(own).to_have_attribute("data-moves", str(moves))
+        expect(own).to_have_attribute("data-pending", "0")
+        expect(self.driver.card(card)).to_have_attribute("data-place", place)
+
+    def card_back_and_home(self, board: Board) -> None:
+        """A foundation card dragged back onto a column, home again, back by a tap on it
+        and on the column, and home again: the board is as it was, four moves on."""
+        driver = self.driver
+        move = next(m for m in board.legal_moves() if m.kind == F2T)
+        card = board.foundations[move.src] + 13 * move.src - 1
+        pile = board.tableau[move.dst]
+        drop = driver.card(int(pile[-1])) if pile else driver.slot(f"t{move.dst}")
+        home, column = f"f{move.src}", f"t{move.dst}"
+        before = board_moves(self.page)
+        settle(self.page)
+        if self.phone:
+            driver.touch_drag(driver.card(card), drop)
+        else:
+            driver.drag(driver.card(card), drop)
+        self.confirmed(before + 1, card, column)
+        for n, (there, where) in enumerate(((home, None), (column, drop), (home, None))):
+            settle(self.page)
+            if there == home and not self.phone:
+                driver.card(card).dblclick(position=TOP_STRIP)
+            else:
+                self.pick(driver.card(card))
+                self.pick(where if where is not None else driver.slot(home))
+            self.confirmed(before + 2 + n, card, there)
+        back = str(move)
+        board.play(back)
+        board.play(f"{move.dst + 1}F")
+        board.play(back)
+        board.play(f"{move.dst + 1}F")
+
+    def hint(self, board: Board, move: Move) -> dict[str, Any]:
+        """Ask for a hint: it names the line's next move and rings the card that moves."""
+        assert ask_hint(self.page, tap=self.phone) == str(move)
+        looks = hinted(self.page)
+        assert looks["card"] == str(self.driver.moving_card(board, move)), (str(move), looks)
+        assert looks["outline"] == "solid" and looks["width"] >= 2, (str(move), looks)
+        return looks
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_the_tables_features_on_desktops_and_a_phone(
+    pages: Pages, valkey_url: str, screenshot: Screenshot, size: str
+) -> None:
+    """At 1366x768, 1920x1080 and on a phone (390x844, touch: taps and a finger's drag),
+    in one game of the cards-back variant: hints ring the card to move (a dealt one, a
+    run's bottom card, still with reduced motion), a one-click move sends an ace home, a
+    foundation card goes back by drag and by tap, Auto-complete is offered once the rest
+    is forced with cards in the stock, and the win cascades over the whole screen."""
+    viewport, seed = SIZES[size]
+    phone = viewport == PHONE
+    line = queue_deals(valkey_url, CARDS_BACK, (seed,))[seed]
+    page = pages.open(name=f"Table{size.title()}", viewport=viewport)
+    table = Table(page, phone)
+    page.check("[data-testid=solo-f2t]")
+    page.select_option("select[name=passes]", "unlimited")
+    table.press("[data-testid=start-solo]")
+    own = page.locator(OWN)
+    expect(own.locator(".card").first).to_be_visible()
+    state = room_state(valkey_url, room_of(page))
+    assert state.certified and state.seed == seed, "the queued deal was not dealt"
+    board = Board.from_seed(seed, CARDS_BACK)
+    assert_accessible(page)
+    driver = table.driver
+    finish = page.locator("[data-testid=finish]")
+    todo = {"back", "dealt", "run", "one-click"}
+    for token in line:
+        if not any(board.face_down):
+            break
+        move = Move.parse(token)
+        if "back" in todo and any(m.kind == F2T for m in board.legal_moves()):
+            table.card_back_and_home(board)
+            todo.discard("back")
+        if "dealt" in todo and move.kind in (T2F, T2T):
+            looks = table.hint(board, move)
+            assert looks["flip"] and looks["animation"] == "hint", looks
+            todo.discard("dealt")
+        if "run" in todo and move.kind == T2T and run_size(board, move) > 1:
+            assert table.hint(board, move)["animation"] == "hint"
+            page.emulate_media(reduced_motion="reduce")
+            looks = hinted(page)
+            assert looks["animation"] == "none" and looks["outline"] == "solid", looks
+            page.emulate_media(reduced_motion="no-preference")
+            todo.discard("run")
+        if "one-click" in todo and move.kind in (W2F, T2F):
+            card = driver.moving_card(board, move)
+            if card % 13 == 0:  # an ace: one click sends it home
+                table.setting("autoMove", True)
+                before = board_moves(page)
+                settle(page)
+                table.pick(driver.card(card))
+                table.confirmed(before + 1, card, f"f{card // 13}")
+                board.play(move)
+                table.setting("autoMove", False)
+                todo.discard("one-click")
+                continue
+        expect(finish).to_have_count(0)
+        driver.play(board, token, table.mode)
+    assert not todo, f"not seen: {todo}"
+    assert board.stock or board.waste, "the stock is empty: nothing forced to offer"
+    expect(finish).to_be_visible()
+    table.press("[data-testid=finish]")
+    expect(own).to_have_attribute("data-status", "won", timeout=60_000)
+    expect(page.locator("[data-testid=found]")).to_have_text("52/52")
+    expect(page.locator("[data-testid=message]")).to_contain_text("You won!")
+    expect(page.locator("[data-testid=celebration]")).to_be_attached()
+    page.wait_for_function(f"({CASCADE})()?.drawn > 0.02")
+    cascade = page.evaluate(CASCADE)
+    assert cascade is not None
+    assert (cascade["left"], cascade["top"]) == (0, 0), cascade
+    assert (cascade["width"], cascade["height"]) == (viewport["width"], viewport["height"]), cascade
+    assert cascade["ratio"] == (2 if phone else 1), cascade
+    # The cards leave from the foundations where they are now (a card thrown up rises
+    # at most 90 px), not from where they were before the results appeared above them.
+    assert cascade["highest"] >= cascade["home"] - 100, cascade
+    if size != "laptop":
+        screenshot(page, f"win-{'phone' if phone else 'wide'}")
