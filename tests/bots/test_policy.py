@@ -226,8 +226,8 @@ def test_the_expert_wins_once_its_view_shows_every_card() -> None:
 @pytest.mark.parametrize("seed", ["bots-0", "bots-5", "bots-52"])
 def test_the_expert_wins_certified_deals_from_its_own_view(seed: str) -> None:
     """Certified deals of bench/bench_bots.py that the expert wins (docs/benchmarks.md;
-    the planning expert before playouts lost `bots-5` and `bots-52`): the policy is
-    deterministic (seeded, node budgets), so it wins them again, from views alone."""
+    with bot seed 1, the planning expert before playouts lost `bots-5` and `bots-52`):
+    it is deterministic (seeded, node budgets), so it wins them again, from views alone."""
     from klondike_live.engine import Variant
 
     board = Board.from_seed(seed, Variant(draw=1, passes=1))
