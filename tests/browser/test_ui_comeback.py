@@ -1,6 +1,6 @@
-"""Players coming back: a finished game reloads as it ended, a solo game waits for its
-player with its clock paused, unfinished games to resume, statistics, and games not
-made public stay off every public listing."""
+"""Players coming back: a finished game reloads as it ended, a solo game and a daily
+practice game wait for their player with the clock paused, unfinished games to resume,
+statistics, and games not made public stay off every public listing."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, ViewportSize, expect
 
+from klondike_live.daily.variants import DRAW1, variant_slug
+
 from live_server import ServerProcess
 from pages import DESKTOP, OWN, PHONE, Pages, Screenshot, assert_accessible, room_of
 from reading import overflowing
@@ -22,6 +24,7 @@ STOCK = f'{OWN} .card[data-place="stock"]'
 LAPTOP: ViewportSize = {"width": 1366, "height": 768}
 WIDE: ViewportSize = {"width": 1920, "height": 1080}
 GRACE_SECONDS = 2
+DAILY = variant_slug(DRAW1)
 
 
 @pytest.fixture(scope="module")
@@ -238,3 +241,54 @@ def test_unfinished_games_to_resume_and_statistics(pages: Pages, screenshot: Scr
     expect(stranger.locator("[data-testid=finished-games]")).to_be_visible()
     stranger.wait_for_timeout(1_000)
     expect(stranger.locator("[data-testid=your-games]")).to_be_hidden()
+
+
+def test_a_daily_practice_game_waits_for_its_player(pages: Pages) -> None:
+    """An unranked replay of today's deal (once the ranked attempt is over) waits for its
+    player as a solo game does: closed for longer than the grace period, it is still
+    playing, listed among the unfinished games on the home page, and resumed from there
+    to the same board and clock."""
+    page = pages.open("/#/daily", name="Practiser")
+    card = page.locator(f"[data-testid=challenge-{DAILY}]")
+    # The server certifies today's deal on first use: that takes a while on a busy machine.
+    for _ in range(40):
+        expect(card).to_be_visible(timeout=30_000)
+        if "Par " in card.inner_text():
+            break
+        page.wait_for_timeout(3_000)
+        page.reload()
+    expect(card).to_contain_text("Par ")
+    page.click(f"[data-testid=play-{DAILY}]")  # the ranked attempt, given up at once
+    own = page.locator(OWN)
+    expect(own.locator(".card").first).to_be_visible(timeout=60_000)
+    page.click("[data-testid=resign]")
+    expect(own).to_have_attribute("data-status", "resigned", timeout=10_000)
+    page.goto("/#/daily")
+    card.get_by_role("button", name="Play again (unranked)").click()
+    expect(page.locator("h1")).to_contain_text("unranked", timeout=30_000)
+    expect(own.locator(".card").first).to_be_visible(timeout=30_000)
+    room = room_of(page)
+    turn_stock(page, 4)
+    page.wait_for_timeout(1_500)  # some time on the clock
+    before = board_picture(page)
+    left_at = shown_seconds(page)
+    context = page.context
+    page.close()
+    page = context.new_page()
+    page.wait_for_timeout((GRACE_SECONDS + 3) * 1000)
+    page.goto("/#/")
+    mine = page.locator("[data-testid=unfinished-games]")
+    resume = mine.locator(f"[data-testid=resume-{room}]")
+    expect(resume).to_be_visible(timeout=15_000)
+    listed = mine.locator("li", has=page.locator(f"[data-testid=resume-{room}]"))
+    expect(listed).to_contain_text("(unranked)")
+    expect(listed).to_contain_text("4 moves")
+    resume.click()
+    own = page.locator(OWN)
+    expect(own).to_have_attribute("data-moves", "4", timeout=10_000)
+    expect(own).to_have_attribute("data-status", "playing")
+    expect(page.locator("h1")).to_contain_text("unranked")
+    expect(page.locator("[data-testid=subtitle]")).not_to_contain_text("Finished")
+    assert board_picture(page) == before
+    assert left_at <= shown_seconds(page) <= left_at + 2
+    turn_stock(page, 1)  # still playable
