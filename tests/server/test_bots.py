@@ -226,3 +226,38 @@ async def test_a_bot_account_is_rate_limited_like_a_person(
                 await client.close()
         assert answers["bot"] == answers["person"]
         assert answers["bot"].count("rate_limited") >= 2, answers
+
+
+async def test_the_pace_fit_reads_people_and_leaves_bots_out(node: Node, valkey_url: str) -> None:
+    """bench/fit_pace.py, on the store of a node that ran a public race of a person
+    against a bot (the script reads the list of finished public games): it takes the
+    gaps between the person's stored move times, and none of the bot's board."""
+    path = ROOT / "bench" / "fit_pace.py"
+    spec = importlib.util.spec_from_file_location("fit_pace", path)
+    assert spec is not None and spec.loader is not None
+    fit_pace = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fit_pace)
+    alice = await Client.connect(node.ws_url, name="Alice")
+    try:
+        room = await alice.create_race(
+            "draw=1", seats=2, machine="steady", time_limit=300, public=True
+        )
+        await alice.join(room)
+        await alice.ready(room)
+        await alice.expect(lambda m: m["t"] == "board" and m["audience"] == "own")
+        played = 0
+        for token in WON.moves:
+            if alice.own_board(room, 0).status != "playing":
+                break
+            await alice.move(room, token)
+            played += 1
+            await asyncio.sleep(0.01)
+        results = await alice.expect(lambda m: m["t"] == "results", timeout=240)
+    finally:
+        await alice.close()
+    rows = {row["seat"]: row for row in results["ranking"]}
+    assert rows[1]["bot"] and rows[1]["moves"] >= 3  # its board would have gaps to fit
+    gaps, games, boards = await fit_pace.gaps_of_people(valkey_url, 60.0, 1)
+    assert (games, boards) == (1, 1)
+    assert played // 2 <= len(gaps) < played
+    assert all(0 < gap < 60 for gap in gaps)
