@@ -175,6 +175,12 @@ def test_race_results_watch_replay_and_words(
     expect(verify).to_contain_text("before the first card")
     assert_accessible(ann)
     screenshot(ann, "race-results-desktop", full_page=True)
+    ann.set_viewport_size(PHONE)
+    assert_indices_readable(ann, "[data-testid=boards] .board", at_least=20)  # laid out again
+    wide = ann.evaluate("document.documentElement.scrollWidth")
+    assert wide <= PHONE["width"], f"the results page is {wide} px wide on a phone"
+    screenshot(ann, "race-results-phone", full_page=True)
+    ann.set_viewport_size(LAPTOP)
 
     # Replay keys keep working once a replay button has the focus.
     ann.click("[data-testid=replay-link]")
