@@ -202,6 +202,10 @@ async def test_the_example_bot_races_a_person_through_the_api(
         await alice.close()
 
 
+def answering(rid: int) -> Callable[[Message], bool]:
+    return lambda m: m.get("rid") == rid
+
+
 async def test_a_bot_account_is_rate_limited_like_a_person(
     make_settings: Callable[..., Settings], redis: RedisClient
 ) -> None:
@@ -218,9 +222,7 @@ async def test_a_bot_account_is_rate_limited_like_a_person(
             try:
                 for rid in range(1, 7):
                     await client.send({"t": "ping", "rid": rid})
-                replies = [
-                    await client.expect(lambda m, r=rid: m.get("rid") == r) for rid in range(1, 7)
-                ]
+                replies = [await client.expect(answering(rid)) for rid in range(1, 7)]
                 answers[who] = [str(m["t"] if m["t"] == "pong" else m["code"]) for m in replies]
             finally:
                 await client.close()
