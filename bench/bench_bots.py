@@ -3,12 +3,14 @@
 Certifies deals first: seeds `bots-0`, `bots-1`, ... (draw 1, one pass) are solved with
 full information (`--certify-nodes` nodes, as the deal pool does); the first `--deals`
 proven winnable are kept. Then a bot of `--level` plays each one from its racer view
-(`policy.Player`, exactly the policy the server runs) and the number of wins is
-printed, with each lost deal and the bot's thinking time (CPU) per game: median and
-p90, against the time the full-information solver took to certify the same deals
-(the baseline of the same run).
+(`policy.Player`, exactly the policy the server runs), once per bot seed of
+`--bot-seeds` (a bot's seed picks its samples of the hidden cards), and the number of
+wins is printed per seed and in all, with the cards home of the lost games and the
+bot's thinking time (CPU) per game: median and p90, against the time the
+full-information solver took to certify the same deals (the baseline of the same run).
 
     .venv/bin/python bench/bench_bots.py [--deals 50] [--level expert] [--workers 2]
+        [--bot-seeds 1,2,3]
 """
 
 from __future__ import annotations
@@ -34,10 +36,10 @@ def certify(seed: str, nodes: int) -> tuple[str, bool, float]:
     return seed, result.result == SOLVABLE, time.process_time() - started
 
 
-def play(seed: str, level: str) -> tuple[str, bool, int, int, float, int]:
+def play(seed: str, level: str, bot_seed: int) -> tuple[str, bool, int, int, float, int]:
     """One game: seed, won, moves, cards home, CPU seconds, searches."""
     board = Board.from_seed(seed, VARIANT)
-    player = Player(LEVELS[BotLevel(level)], seed=1)
+    player = Player(LEVELS[BotLevel(level)], seed=bot_seed)
     started = time.process_time()
     moves = 0
     while not board.is_won() and moves < 1000:
@@ -61,7 +63,9 @@ def main() -> None:
     parser.add_argument("--level", default="expert", choices=[str(x) for x in BotLevel])
     parser.add_argument("--certify-nodes", type=int, default=300_000)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--bot-seeds", default="1")
     args = parser.parse_args()
+    bot_seeds = [int(s) for s in args.bot_seeds.split(",")]
     with concurrent.futures.ProcessPoolExecutor(args.workers) as pool:
         deals: list[str] = []
         certify_cpu: list[float] = []
@@ -74,10 +78,20 @@ def main() -> None:
                     deals.append(seed)
                     certify_cpu.append(spent)
         print(f"{len(deals)} certified deals among the first {index} seeds")
-        games = list(pool.map(play, deals, [args.level] * len(deals)))
+        played = {
+            s: list(pool.map(play, deals, [args.level] * len(deals), [s] * len(deals)))
+            for s in bot_seeds
+        }
+    for s, some in played.items():
+        winners = [g[0] for g in some if g[1]]
+        print(f"bot seed {s}: won {len(winners)}/{len(some)}: " + " ".join(winners))
+    games = [g for some in played.values() for g in some]
     wins = sum(1 for g in games if g[1])
     cpu = [g[4] for g in games]
-    print(f"{args.level}: won {wins}/{len(games)} certified deals ({100 * wins / len(games):.0f}%)")
+    print(
+        f"{args.level}: won {wins}/{len(games)} games of certified deals"
+        f" ({100 * wins / len(games):.0f}%)"
+    )
     print(
         f"thinking CPU per game: median {statistics.median(cpu):.2f} s, p90 "
         f"{percentile(cpu, 0.9):.2f} s; searches per game: median "
@@ -88,10 +102,12 @@ def main() -> None:
         f"baseline, the full-information solver certifying a deal: median {baseline:.2f} s"
         f" (the bot's thinking: {statistics.median(cpu) / baseline:.1f}x)"
     )
-    print("won: " + " ".join(g[0] for g in games if g[1]))
-    for seed, won, moves, found, _, _ in games:
-        if not won:
-            print(f"  lost {seed}: {found}/52 home after {moves} moves")
+    lost = sorted(g[3] for g in games if not g[1])
+    if lost:
+        print(
+            f"lost games: {len(lost)}, cards home median {statistics.median(lost):.0f}"
+            f" (from {lost[0]} to {lost[-1]})"
+        )
 
 
 if __name__ == "__main__":
