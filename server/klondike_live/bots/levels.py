@@ -10,9 +10,10 @@ each level scales the human median (`scale`) and keeps the human spread (`sigma`
 
 Policies (`policy.py`): *relaxed* and *steady* play the hint heuristic
 (`solver.hints.move_score`) and, with probability `mistake_rate`, a weaker move (the
-next-best distinct score); *expert* plans with the solver over samples of the hidden
-cards consistent with its view and follows a winning line while the cards it turns
-over agree with it.
+next-best distinct score); *expert* weighs its moves by heuristic playouts over samples
+of the hidden cards consistent with its view, and once few cards are hidden plans with
+the solver over such samples and follows a winning line while the cards it turns over
+agree with it.
 
 This module must stay pure: no I/O.
 """
