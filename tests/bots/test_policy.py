@@ -61,7 +61,7 @@ def wire_view_of(board: Board) -> object:
     [
         (BotLevel.RELAXED, ("3", "28", "31"), 200),
         (BotLevel.STEADY, ("3", "28", "31"), 200),
-        (BotLevel.EXPERT, ("31",), 15),
+        (BotLevel.EXPERT, ("31",), 200),  # a whole game: playouts, then the solver
     ],
 )
 def test_moves_do_not_change_when_the_hidden_cards_are_shuffled(
