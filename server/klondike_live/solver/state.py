@@ -292,9 +292,19 @@ class Position:
                             return True
                     r += 1
         if m[0] == K_TALON and not self.can_recycle():
-            talon = self.talon
+            # `_blocked` inlined for each card just buried: a draw-1 turn buries many.
+            talon, found, f2t = self.talon, self.found, self.f2t
             for i in range(max(1, 0 if m[2] else before[3]), self.pos):
-                if talon[i] not in _KINGS and self._blocked(talon[i], talon, i, 0):
+                x = talon[i]
+                parents = _PARENTS[x]
+                if not parents:
+                    continue  # a king
+                a, b = parents
+                if (f2t or found[SUIT[a]] < RANK[a]) and talon.find(a, 0, i) < 0:
+                    continue
+                if (f2t or found[SUIT[b]] < RANK[b]) and talon.find(b, 0, i) < 0:
+                    continue
+                if any(talon.find(c, 0, i) >= 0 for c in range(SUIT[x] * 13, x)):
                     return True
         return False
 
