@@ -36,6 +36,12 @@ export function prepareBoard(board) {
 }
 
 /**
+ * The replay's first instant, before every move: a move can be made at 0 ms (a practice
+ * game's clock starts at its first move), so the start is a stop of its own before it.
+ */
+export const START = -1;
+
+/**
  * How many moves of a prepared board were made by time `t` (ms from the start).
  * @param {{times: number[]}} board
  * @param {number} t
@@ -52,12 +58,13 @@ export function movesAt(board, t) {
 }
 
 /**
- * Every distinct move time of all boards, sorted: the stops of step forward / back.
+ * The start and every distinct move time of all boards, sorted: the stops of step
+ * forward / back.
  * @param {{times: number[]}[]} boards
  */
 export function eventTimes(boards) {
-  const all = new Set([0]);
-  for (const board of boards) for (const t of board.times) all.add(t);
+  const all = new Set([START]);
+  for (const board of boards) for (const t of board.times.slice(1)) all.add(t);
   return [...all].sort((a, b) => a - b);
 }
 
@@ -71,12 +78,12 @@ export function nextTime(times, t) {
 }
 
 /**
- * The previous stop before `t` (or 0).
+ * The previous stop before `t` (or `START`).
  * @param {number[]} times
  * @param {number} t
  */
 export function previousTime(times, t) {
-  let previous = 0;
+  let previous = START;
   for (const x of times) {
     if (x >= t) break;
     previous = x;

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
-import { eventTimes, movesAt, nextTime, prepareBoard, previousTime } from "../src/replay.js";
+import { START, eventTimes, movesAt, nextTime, prepareBoard, previousTime } from "../src/replay.js";
 
 /** @import { Diff, View } from "../src/view.js" */
 
@@ -39,10 +39,21 @@ test("the shared clock puts each board at its last move made by then", () => {
   assert.equal(movesAt(b, 1000), 4);
   assert.equal(movesAt(a, 1e9), a.views.length - 1);
   const stops = eventTimes([a, b]);
-  assert.deepEqual(stops.slice(0, 4), [0, 100, 200, 250]);
+  assert.deepEqual(stops.slice(0, 4), [START, 100, 200, 250]);
   assert.equal(nextTime(stops, 200), 250);
   assert.equal(previousTime(stops, 250), 200);
-  assert.equal(previousTime(stops, 0), 0);
+  assert.equal(previousTime(stops, 100), START);
   const last = stops[stops.length - 1];
   assert.equal(nextTime(stops, last), last);
+});
+
+test("a move made at 0 ms comes after the start, not with it", () => {
+  const board = prepareBoard(replayBoard(games[0], 0));
+  assert.equal(board.times[1], 0);
+  assert.equal(movesAt(board, START), 0);
+  assert.ok(movesAt(board, 0) >= 1);
+  const stops = eventTimes([board]);
+  assert.equal(stops[0], START);
+  assert.equal(nextTime(stops, START), 0);
+  assert.equal(previousTime(stops, 0), START);
 });

@@ -7,7 +7,7 @@
 
 import { BoardView } from "../board.js";
 import { dealStock, playLine, stockAt } from "../line.js";
-import { eventTimes, movesAt, nextTime, prepareBoard, previousTime } from "../replay.js";
+import { START, eventTimes, movesAt, nextTime, prepareBoard, previousTime } from "../replay.js";
 import { describeVariant, parseVariant } from "../rules.js";
 import { AnalysisPanel } from "./replay-analysis.js";
 import { labelled } from "./bots.js";
@@ -76,7 +76,7 @@ class Replayer {
    */
   constructor(root, data, app) {
     this.data = data;
-    this.t = 0;
+    this.t = START;
     /** @type {{wall: number, t: number} | null} */
     this.playingSince = null;
     this.speed = 4;
@@ -204,7 +204,7 @@ class Replayer {
           {},
           h(
             "button.ghost",
-            { type: "button", "aria-label": "To the start", onclick: () => this.seek(0) },
+            { type: "button", "aria-label": "To the start", onclick: () => this.seek(START) },
             "|◀",
           ),
           h(
@@ -280,7 +280,7 @@ class Replayer {
   seek(t) {
     this.ghost = null;
     this.pinned = null;
-    this.t = Math.max(0, Math.min(this.end, t));
+    this.t = Math.max(START, Math.min(this.end, t));
     if (this.playingSince !== null) this.playingSince = { wall: performance.now(), t: this.t };
     this.show();
   }
@@ -297,7 +297,7 @@ class Replayer {
       this.pause();
       return;
     }
-    if (this.t >= this.end) this.t = 0;
+    if (this.t >= this.end) this.t = START;
     this.playingSince = { wall: performance.now(), t: this.t };
     this.playButton.textContent = "Pause";
     this.timer = window.setInterval(() => {
@@ -327,8 +327,9 @@ class Replayer {
 
   show() {
     this.analysis.update(this.boards.map((board) => this.shownMoves(board)));
-    this.slider.value = String(Math.round(this.t));
-    this.clock.textContent = `${formatTime(this.t, { tenths: true })} / ${formatTime(this.end, { tenths: true })}`;
+    const shown = Math.max(0, this.t);
+    this.slider.value = String(Math.round(shown));
+    this.clock.textContent = `${formatTime(shown, { tenths: true })} / ${formatTime(this.end, { tenths: true })}`;
     for (const [index, { board, header, view }] of this.entries.entries()) {
       const n = this.shownMoves(board);
       this.showBar(index, n);
@@ -496,7 +497,7 @@ class Replayer {
       ArrowRight: () => this.seek(nextTime(this.stops, this.t)),
       ArrowLeft: () => this.seek(previousTime(this.stops, this.t)),
       " ": () => this.toggle(),
-      Home: () => this.seek(0),
+      Home: () => this.seek(START),
       End: () => this.seek(this.end),
     };
     const action = actions[event.key];
