@@ -60,7 +60,7 @@ def test_solo_game_won_through_the_ui(
             screenshot(page, "solo-desktop")
     assert used == {"drag", "click", "keys"}
     own = page.locator("[data-testid=own-board]")
-    expect(own).to_have_attribute("data-status", "won", timeout=10_000)
+    expect(own).to_have_attribute("data-status", "won", timeout=30_000)  # a loaded machine
     expect(page.locator("[data-testid=message]")).to_contain_text("You won")
     expect(page.locator("[data-testid=found]")).to_have_text("52/52")
     expect(page.locator("[data-testid=results]")).to_contain_text("won")
