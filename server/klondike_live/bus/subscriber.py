@@ -76,10 +76,9 @@ class _Shard:
         self.task: asyncio.Task[None] | None = None
         self.connected = False
         # Channels subscribed again after a gap (a reconnection, or moved here from
-        # another node) whose confirmation is awaited; once none is left, the confirmed
-        # ones are handed to `on_resubscribed` together.
+        # another node) whose confirmation is awaited; each is handed to
+        # `on_resubscribed` as soon as it is confirmed, before any of its messages.
         self.catch_up: set[str] = set()
-        self.confirmed: set[str] = set()
         self.heard = time.monotonic()  # when the connection last delivered anything
 
 
@@ -352,10 +351,10 @@ class Subscriber:
                 waiting.set_result(None)
             if kind == "ssubscribe" and channel in shard.catch_up:
                 shard.catch_up.discard(channel)
-                shard.confirmed.add(channel)
-                if not shard.catch_up:
-                    confirmed, shard.confirmed = shard.confirmed, set()
-                    self._resubscribed(confirmed)
+                # Told before this reader hands over any message of the channel: the
+                # service holds its viewers' frames until they are caught up, so no
+                # frame published after the gap reaches a viewer ahead of its snapshot.
+                await self._resubscribed({channel})
             return
         if kind == "sunsubscribe" and channel in shard.channels:
             # The server dropped it: its slot moved to another node.
@@ -376,9 +375,15 @@ class Subscriber:
             with contextlib.suppress(RedisError, OSError):
                 await shard.pubsub.ssubscribe(channel)
 
-    def _resubscribed(self, channels: set[str]) -> None:
-        if self._on_resubscribed is not None and channels:
-            self._spawn(self._on_resubscribed(channels))
+    async def _resubscribed(self, channels: set[str]) -> None:
+        if self._on_resubscribed is None or not channels:
+            return
+        try:
+            await self._on_resubscribed(channels)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("catching up after a gap on %s failed", sorted(channels))
 
     def _spawn(self, coro: Awaitable[None]) -> None:
         self._tasks.spawn(coro, "bus-recovery")

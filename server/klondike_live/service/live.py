@@ -222,6 +222,10 @@ class LiveService:
             local.delivered.clear()
             self.hub.spawn(check_end(self.rooms, local.room_id), f"end-{local.room_id}")
             for viewer in list(local.viewers):
+                # Hold its frames from now on (the bus delivers again at once), not from
+                # when its resync starts: none may overtake the snapshot it is owed.
+                if viewer.catching_up is None:
+                    viewer.catching_up = []
                 self.hub.spawn(self.catchup.resync(viewer), f"recover-{viewer.conn.conn_id}")
 
     # ------------------------------------------------------------ connections
