@@ -48,6 +48,22 @@ def heats(n: int = 2, cap: int = 10) -> TournamentState:
     return new_tournament("t-12345678", wanted, "org", "Org", NOW)
 
 
+def series(first: date, last: date) -> TournamentState:
+    """A series over `first` .. `last` (checked by `new_tournament`)."""
+    wanted = NewTournament(
+        name="Week",
+        format=TournamentFormat.SERIES,
+        variants=(DRAW1,),
+        public=False,
+        cap=5,
+        opens_ms=NOW,
+        closes_ms=NOW + 1,
+        first_day=first,
+        last_day=last,
+    )
+    return new_tournament("s-12345678", wanted, "org", "Org", NOW)
+
+
 def test_a_round_gives_n_minus_place_plus_one_and_ties_share() -> None:
     """Five results: 5, 4, 3, 2, 1 points; two tied winners share 5 and 4."""
     plain = [
@@ -120,25 +136,9 @@ def test_the_stored_form_round_trips() -> None:
         1, [Result("ann", True, 5, 52, 90, game="room-0001/1")], NOW + 30_000, NOW + 90_000
     )
     assert TournamentState.from_blob(t.to_blob()) == t
-    series = new_tournament(
-        "s-12345678",
-        NewTournament(
-            name="Week",
-            format=TournamentFormat.SERIES,
-            variants=(DRAW1,),
-            public=False,
-            cap=5,
-            opens_ms=NOW,
-            closes_ms=NOW + 1,
-            first_day=date(2030, 1, 1),
-            last_day=date(2030, 1, 7),
-        ),
-        "org",
-        "Org",
-        NOW,
-    )
-    assert TournamentState.from_blob(series.to_blob()) == series
-    assert len(series.days()) == 7
+    week = series(date(2030, 1, 1), date(2030, 1, 7))
+    assert TournamentState.from_blob(week.to_blob()) == week
+    assert len(week.days()) == 7
 
 
 def test_a_heat_s_seed_is_shown_only_once_it_is_finished() -> None:
@@ -156,23 +156,9 @@ def test_a_heat_s_seed_is_shown_only_once_it_is_finished() -> None:
 
 def test_settings_that_make_no_tournament_are_refused() -> None:
     with pytest.raises(TournamentError):
-        new_tournament(
-            "x-12345678",
-            NewTournament(
-                name="Backwards",
-                format=TournamentFormat.SERIES,
-                variants=(DRAW1,),
-                public=False,
-                cap=5,
-                opens_ms=NOW,
-                closes_ms=NOW + 1,
-                first_day=date(2030, 1, 7),
-                last_day=date(2030, 1, 1),
-            ),
-            "org",
-            "Org",
-            NOW,
-        )
+        series(date(2030, 1, 7), date(2030, 1, 1))  # backwards
+    with pytest.raises(TournamentError):
+        series(date(2030, 1, 1), date(2030, 3, 1))  # longer than 31 days
 
 
 def test_registration_of_heats_closes_when_the_first_heat_s_room_opens() -> None:
