@@ -68,6 +68,10 @@ and on which line the solver happens to find."""
 
 DRAW_1_UNLIMITED = Variant.parse("draw=1 passes=unlimited f2t=no")
 
+RUN_DRAW_1 = "r2"
+"""A draw-1 deal (unlimited passes) whose winning line, the one its hints follow, moves
+a run of cards (its 29th move): the hints test does not hang on a random deal."""
+
 CARDS_BACK = Variant.parse("draw=1 passes=unlimited f2t=yes")
 
 HARD_DRAW_1 = "h27"
@@ -191,6 +195,7 @@ def test_hints_show_on_turned_cards_on_runs_and_without_motion(
     """Following the hints: the hinted card always shows a pulsing ring, also when it
     was dealt or turned face up; a run's hint marks the card at its bottom; the message
     is words; with the motion setting off the ring is still there, without animation."""
+    queue_deals(valkey_url, DRAW_1_UNLIMITED, (RUN_DRAW_1,))
     page = pages.open(name="Hinted")
     board = start_solo(page, valkey_url)
     driver = BoardDriver(page)
