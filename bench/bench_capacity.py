@@ -233,6 +233,7 @@ class Load:
         self.rooms: list[str] = []
         self.sinks_per_room: list[int] = []
         self.sinks = 0
+        self.join_retries = 0  # sinks' joins refused as retryable and sent again
         self.races: Pool | None = None
         self.sink_pool: Pool | None = None
         self.next_sink_proc = 0
@@ -270,6 +271,7 @@ class Load:
             parts: list[list[str]] = [rooms[i::procs] for i in range(procs)]
             answers = await self.sink_pool.ask([("add", part) for part in parts], 900)
             self.sinks += sum(answer[1] for answer in answers)
+            self.join_retries += sum(answer[2] for answer in answers)
 
     async def measure(self, seconds: float) -> Row:
         assert self.races is not None and self.sink_pool is not None
@@ -341,7 +343,13 @@ async def knee(harness: Harness, args: argparse.Namespace) -> int:
     rows: list[Row] = []
     try:
         for spectators, races in levels:
+            began = time.monotonic()
             await load.grow(spectators, races)
+            print(
+                f"  ({spectators:,} + {races} set up in {time.monotonic() - began:.0f} s; "
+                f"{load.join_retries} sink joins sent again so far)",
+                flush=True,
+            )
             await asyncio.sleep(args.warmup)
             row = await load.measure(args.window)
             rows.append(row)

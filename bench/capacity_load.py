@@ -17,7 +17,7 @@ Commands (tuples over the pipe) and answers:
     race worker   ("add", count)            -> ("added", [room, ...])
                   ("window", seconds)       -> ("window", samples_ms, sent, late, errors)
                   ("stop",)                 -> ("stopped",)
-    sink worker   ("add", [room, ...])      -> ("added", opened)
+    sink worker   ("add", [room, ...])      -> ("added", opened, joins sent again)
                   ("window", seconds)       -> ("window", frames, closed)
                   ("stop",)                 -> ("stopped",)
 
@@ -33,6 +33,7 @@ import os
 import random
 import struct
 import time
+import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
@@ -57,10 +58,10 @@ SETUP_CONCURRENCY = 8
 """Races set up at once by one worker."""
 
 SINK_CONCURRENCY = 64
+"""Sinks connecting or joining at once in one worker."""
 
 JOINED_FRAMES = 3
 """Frames a sink has received once its join was served: welcome, room, a board."""
-"""Sinks connecting at once in one worker."""
 
 
 # ---------------------------------------------------------------- paced races
@@ -214,10 +215,11 @@ class RaceWorker:
 class Sink(asyncio.Protocol):
     """A spectator that reads frames and throws them away (pings get their pong)."""
 
-    def __init__(self, key: bytes, request: bytes, first: bytes) -> None:
+    def __init__(self, key: bytes, request: bytes, hello: bytes, join: bytes) -> None:
         self.key = key
         self.request = request
-        self.first = first  # hello and join, sent once the handshake is answered
+        self.hello = hello  # sent once the handshake is answered, with the join
+        self.join = join  # sent again after a retryable refusal, as a real client does
         self.transport: asyncio.Transport | None = None
         self.buffer = bytearray()
         loop = asyncio.get_running_loop()
@@ -225,6 +227,7 @@ class Sink(asyncio.Protocol):
         # Set at the third frame (welcome, the room, a first board): the join was served.
         self.joined = loop.create_future()
         self.frames = 0
+        self.retries = 0  # joins sent again after a retryable refusal
         self.closed = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -245,7 +248,7 @@ class Sink(asyncio.Protocol):
                 return
             self.upgraded.set_result(None)
             assert self.transport is not None
-            self.transport.write(self.first)
+            self.transport.write(self.hello + self.join)
         self._frames()
 
     def _frames(self) -> None:
@@ -272,12 +275,33 @@ class Sink(asyncio.Protocol):
                 self.transport.write(_frame(0xA, payload))
             elif opcode == 0x8:
                 self.closed = True
+            elif not self.joined.done():
+                self._joining(bytes(buffer[at + head : at + head + length]))
             else:
                 self.frames += 1
-                if self.frames == JOINED_FRAMES and not self.joined.done():
-                    self.joined.set_result(None)
             at += head + length
         del buffer[:at]
+
+    def _joining(self, payload: bytes) -> None:
+        """A frame before the join was served: a retryable refusal sends the join again
+        (a node shedding a burst of joins answers `unavailable` after its request
+        timeout), any other refusal fails the sink."""
+        message = unpack(payload)
+        if message.get("t") == "error":
+            if message.get("code") not in RETRYABLE:
+                self.joined.set_exception(RuntimeError(f"join refused: {message}"))
+                return
+            self.retries += 1
+            loop = asyncio.get_running_loop()
+            loop.call_later(random.uniform(0.2, 1.0), self._rejoin)
+            return
+        self.frames += 1
+        if self.frames == JOINED_FRAMES:
+            self.joined.set_result(None)
+
+    def _rejoin(self) -> None:
+        if self.transport is not None and not self.closed:
+            self.transport.write(self.join)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
@@ -312,7 +336,7 @@ class SinkWorker:
         self.sinks: list[Sink] = []
         self.counted = 0
 
-    async def add(self, rooms: Sequence[str]) -> int:
+    async def add(self, rooms: Sequence[str]) -> tuple[int, int]:
         gate = asyncio.Semaphore(SINK_CONCURRENCY)
         loop = asyncio.get_running_loop()
 
@@ -323,22 +347,22 @@ class SinkWorker:
                 "Upgrade: websocket\r\nConnection: Upgrade\r\n"
                 f"Sec-WebSocket-Key: {key.decode()}\r\nSec-WebSocket-Version: 13\r\n\r\n"
             ).encode()
-            first = _frame(0x2, pack({"t": "hello", "v": 1, "name": f"Sink {index}"}))
-            first += _frame(0x2, pack({"t": "join", "room": room, "as": "spectator", "rid": 1}))
+            hello = _frame(0x2, pack({"t": "hello", "v": 1, "name": f"Sink {index}"}))
+            join = _frame(0x2, pack({"t": "join", "room": room, "as": "spectator", "rid": 1}))
+            # At most SINK_CONCURRENCY sinks of this process are connecting or joining
+            # at once; the level is measured only once every sink has been served.
             async with gate:
                 _, sink = await loop.create_connection(
-                    lambda: Sink(key, request, first), self.host, self.port
+                    lambda: Sink(key, request, hello, join), self.host, self.port
                 )
                 await asyncio.wait_for(sink.upgraded, 60)
-            # The join is answered outside the gate: the node serves joins as fast as it
-            # can, and the level is measured only once every sink has been served.
-            await asyncio.wait_for(sink.joined, 300)
+                await asyncio.wait_for(sink.joined, 300)
             return sink
 
         base = len(self.sinks)
         added = await asyncio.gather(*(one(base + i, r) for i, r in enumerate(rooms)))
         self.sinks += added
-        return len(added)
+        return len(added), sum(sink.retries for sink in added)
 
     def frames(self) -> int:
         return sum(s.frames for s in self.sinks)
@@ -367,6 +391,13 @@ def sink_worker(url: str, pipe: Connection[Any, Any]) -> None:
         asyncio.run(_serve_sinks(url, pipe))
 
 
+def _failure(exc: BaseException) -> str:
+    """The exception and where it was raised in this module (the benchmark prints it)."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == __file__]
+    where = " <- ".join(f"{f.name}:{f.lineno}" for f in reversed(frames))
+    return f"{exc!r} at {where}" if where else repr(exc)
+
+
 async def _serve_races(url: str, pipe: Connection[Any, Any]) -> None:
     worker = RaceWorker(url)
     try:
@@ -382,7 +413,7 @@ async def _serve_races(url: str, pipe: Connection[Any, Any]) -> None:
                 else:
                     break
             except Exception as exc:
-                pipe.send(("failed", repr(exc)))
+                pipe.send(("failed", _failure(exc)))
     finally:
         await worker.stop()
         with contextlib.suppress(OSError):
@@ -396,7 +427,7 @@ async def _serve_sinks(url: str, pipe: Connection[Any, Any]) -> None:
             command = await asyncio.to_thread(pipe.recv)
             try:
                 if command[0] == "add":
-                    pipe.send(("added", await worker.add(command[1])))
+                    pipe.send(("added", *await worker.add(command[1])))
                 elif command[0] == "window":
                     before = worker.frames()
                     await asyncio.sleep(command[1])
@@ -404,7 +435,7 @@ async def _serve_sinks(url: str, pipe: Connection[Any, Any]) -> None:
                 else:
                     break
             except Exception as exc:
-                pipe.send(("failed", repr(exc)))
+                pipe.send(("failed", _failure(exc)))
     finally:
         worker.stop()
         with contextlib.suppress(OSError):
