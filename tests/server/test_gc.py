@@ -16,7 +16,7 @@ from prometheus_client import CollectorRegistry
 
 from klondike_live.config import Settings
 from klondike_live.gateway.server import running
-from klondike_live.gcpolicy import GcPauses, GcPolicy
+from klondike_live.gcpolicy import YOUNG_THRESHOLDS, GcPauses, GcPolicy
 
 from helpers import FAST
 
@@ -85,6 +85,32 @@ async def test_the_policy_freezes_and_sweeps_on_schedule() -> None:
         assert (registry.get_sample_value("klondike_gc_sweeps_total") or 0) >= 1
         assert pauses_of(registry, "sweep") >= 1
     assert gc.get_freeze_count() == 0  # the heap is thawed when the policy stops
+
+
+async def test_the_policy_keeps_automatic_collections_young() -> None:
+    """While it runs, generation 1 is collected more often than by default and
+    generation 2 never automatically; CPython's thresholds come back when it stops."""
+    before = gc.get_threshold()
+    policy = GcPolicy(freeze_seconds=3600, sweep_seconds=0)
+    task = asyncio.create_task(policy.run())
+    try:
+        await asyncio.sleep(0.01)
+        young0, young1, old = gc.get_threshold()
+        assert (young0, young1) == YOUNG_THRESHOLDS and young1 < before[1]
+        registry = CollectorRegistry()
+        with GcPauses(registry):
+            for _ in range(200_000):  # plenty of young collections, each with survivors
+                kept.append([])
+        assert pauses_of(registry, "1") >= 1 and pauses_of(registry, "2") == 0
+        assert old >= 1 << 30
+    finally:
+        kept.clear()
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+    assert gc.get_threshold() == before
+
+
+kept: list[list[int]] = []
 
 
 def test_no_policy_when_freezing_is_off() -> None:
