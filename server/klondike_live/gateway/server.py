@@ -254,9 +254,11 @@ async def serve_forever(
     *,
     reuse_port: bool = False,
     on_started: Callable[[], None] | None = None,
+    announce: bool = True,
 ) -> None:
-    """Run a node until SIGTERM or SIGINT, printing where it listens (and calling
-    `on_started` once it does)."""
+    """Run a node until SIGTERM or SIGINT, printing where it listens unless not to
+    `announce` it (a worker: its parent prints one line for all), and calling
+    `on_started` once it does."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -266,14 +268,16 @@ async def serve_forever(
         async with running(settings, reuse_port=reuse_port) as node:
             started = True
             store_line = "embedded Valkey" if settings.redis_url is None else "shared Redis"
-            print(
-                f"Klondike Live on {node.url}  (websocket {node.ws_url}; {store_line})",
-                flush=True,
-            )
+            if announce:
+                print(
+                    f"Klondike Live on {node.url}  (websocket {node.ws_url}; {store_line})",
+                    flush=True,
+                )
             if on_started is not None:
                 on_started()
             await stop.wait()
-            print("shutting down", flush=True)
+            if announce:
+                print("shutting down", flush=True)
     except Exception as exc:
         failure = None if started else startup_error(settings, exc)
         if failure is None:

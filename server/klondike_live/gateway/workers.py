@@ -109,7 +109,9 @@ def _worker(settings: Settings, started: Event, log_level: str, log_format: str)
     configure_logging(log_level, cast(LogFormat, log_format))
     _stop_with_parent()
     try:
-        asyncio.run(serve_forever(settings, reuse_port=True, on_started=started.set))
+        asyncio.run(
+            serve_forever(settings, reuse_port=True, on_started=started.set, announce=False)
+        )
     except StartupError as exc:
         print(f"klondike-live: {exc}", file=sys.stderr, flush=True)
         sys.exit(2)
@@ -134,11 +136,9 @@ class Workers:
             port = self.settings.port or _free_port(self.settings.host)
             for sig in (signal.SIGTERM, signal.SIGINT):
                 signal.signal(sig, self._stop)
-            print(
-                f"Klondike Live: {self.count} workers on http://{self.settings.host}:{port}/",
-                flush=True,
-            )
-            return self._supervise(redis_url, port)
+            status = self._supervise(redis_url, port)
+            print("shutting down", flush=True)
+            return status
         finally:
             if valkey is not None:
                 valkey.stop()
@@ -163,10 +163,19 @@ class Workers:
 
     def _supervise(self, redis_url: str, port: int) -> int:
         workers = [self._start(i, redis_url, port) for i in range(self.count)]
+        announced = False
         try:
             while not self._stopping:
                 sentinels = [process.sentinel for process, _ in workers]
-                multiprocessing.connection.wait(sentinels, timeout=0.5)
+                multiprocessing.connection.wait(sentinels, timeout=0.5 if announced else 0.05)
+                if not announced and all(started.is_set() for _, started in workers):
+                    # Only now: whoever reads this line can connect to any worker.
+                    print(
+                        f"Klondike Live: {self.count} workers on "
+                        f"http://{self.settings.host}:{port}/",
+                        flush=True,
+                    )
+                    announced = True
                 for index, (process, started) in enumerate(workers):
                     if process.is_alive() or self._stopping:
                         continue
