@@ -122,16 +122,17 @@ def descendants(pid: int) -> list[int]:
 
 
 def node_metrics(port: int, workers: int) -> list[str]:
-    """The /metrics text of every worker (they share the port: ask until each answered)."""
+    """The /metrics text of every worker (they share the port: ask until each answered,
+    told apart by the node label of `klondike_build_info`)."""
     seen: dict[str, str] = {}
-    for _ in range(workers * 20):
+    for _ in range(workers * 50):
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as reply:
             text = reply.read().decode()
-        match = re.search(r"^process_start_time_seconds (\S+)$", text, re.M)
+        match = re.search(r'^klondike_build_info\{.*node="([^"]*)".*\} ', text, re.M)
         seen[match.group(1) if match else str(len(seen))] = text
         if len(seen) >= workers:
-            break
-    return list(seen.values())
+            return list(seen.values())
+    raise RuntimeError(f"only {len(seen)} of {workers} workers answered /metrics")
 
 
 def summed(texts: list[str], name: str) -> float:

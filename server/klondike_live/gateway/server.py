@@ -129,7 +129,7 @@ async def running(
             url = settings.redis_url
         redis = await open_redis(url)
         stack.push_async_callback(redis.aclose)
-        metrics = Metrics()
+        metrics = Metrics(settings.node_id)
         stack.enter_context(metrics.gc)
         count_events(redis, RedisEvents(metrics.redis_errors.inc, metrics.redis_reconnects.inc))
         if pool_usage(redis) is not None:
