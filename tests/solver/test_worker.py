@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 import sys
+import time
+from collections.abc import Callable
 
 import pytest
 
 from klondike_live.engine import Board, Variant
 from klondike_live.solver import Budget
 from klondike_live.solver.job import run_job
-from klondike_live.solver.worker import hint_in_worker, par_in_worker, solve_in_worker
+from klondike_live.solver.worker import (
+    SolverSpares,
+    hint_in_worker,
+    par_in_worker,
+    solve_in_worker,
+)
 
 from processes import solver_children
 
@@ -57,6 +66,62 @@ def test_cancelling_kills_the_child() -> None:
     running, left = asyncio.run(scenario())
     assert running == 1
     assert left == 0
+
+
+async def until(condition: Callable[[], object], seconds: float = 30.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        await asyncio.sleep(0.02)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_spare_child_serves_the_next_job_and_none_outlives_the_spares() -> None:
+    """Under `SolverSpares` the first job starts its own child and a spare behind it;
+    the next job runs on that spare (already started, waiting for its request), and
+    another spare follows. On exit the waiting spare is killed and reaped."""
+
+    async def scenario() -> None:
+        board = Board.from_seed("4", DRAW1)
+        async with SolverSpares() as spares:
+            assert spares.ready() == 0 and solver_children() == []  # none before a job
+            first = await solve_in_worker(board, Budget(seconds=20))
+            await until(lambda: spares.ready() == 1)
+            (spare,) = solver_children()
+            second = await solve_in_worker(board, Budget(seconds=20))
+            assert spares.taken == 1 and spare not in solver_children()
+            assert first.result == second.result == "solvable"
+            assert first.moves == second.moves
+            await until(lambda: spares.ready() == 1)
+            assert len(solver_children()) == 1
+        assert solver_children() == []
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_cancelling_a_job_on_a_spare_kills_it_and_a_dead_spare_is_passed_over() -> None:
+    async def scenario() -> None:
+        async with SolverSpares() as spares:
+            await hint_in_worker(Board.from_seed("4", DRAW1), 5.0)
+            await until(lambda: spares.ready() == 1)
+            (spare,) = solver_children()
+            task = asyncio.create_task(
+                solve_in_worker(Board.from_seed("15", DRAW1), Budget(seconds=60))
+            )
+            await until(lambda: spares.taken == 1 and spares.ready() == 1)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            await until(lambda: spare not in solver_children())
+            (waiting,) = solver_children()  # the spare started behind it
+            os.kill(waiting, signal.SIGKILL)
+            await until(lambda: spares.ready() == 0)
+            advice = await hint_in_worker(Board.from_seed("4", DRAW1), 5.0)
+            assert advice.status == "winning" and spares.taken == 1  # a child of its own
+        assert solver_children() == []
+
+    asyncio.run(scenario())
 
 
 def test_event_loop_stays_responsive_during_a_search() -> None:

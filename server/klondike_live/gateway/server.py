@@ -47,6 +47,7 @@ from klondike_live.service.daily import Clock, system_clock
 from klondike_live.service.hub import Hub
 from klondike_live.service.live import LiveService
 from klondike_live.solver import Budget
+from klondike_live.solver.worker import SolverSpares
 from klondike_live.store import Store
 from klondike_live.store.connect import (
     RedisEvents,
@@ -131,6 +132,7 @@ async def running(
         stack.push_async_callback(redis.aclose)
         metrics = Metrics(settings.node_id)
         stack.enter_context(metrics.gc)
+        await stack.enter_async_context(SolverSpares())
         count_events(redis, RedisEvents(metrics.redis_errors.inc, metrics.redis_reconnects.inc))
         if pool_usage(redis) is not None:
             metrics.watch_redis_pool(lambda: pool_usage(redis) or (0, 0))

@@ -12,6 +12,14 @@ and no process is left behind. A child that overruns its own budget by `GRACE`
 seconds is killed too, and the answer is `unknown`. A solution is replayed through the
 engine again here before it is returned.
 
+A child's start (the interpreter and the solver's imports) takes 0.1-0.2 s, longer than
+many hints' searches. A node keeps a spare child started ahead of the next job
+(`async with SolverSpares():` for the node's lifetime, from its first job on): a job
+takes the spare, which has already started and waits for its request on stdin, and
+another spare is started behind it. Each child still runs one job and exits, so a
+search can be killed with its process as before. Without spares (tests, scripts) each
+job starts its own child.
+
 This is the only solver module that imports asyncio.
 """
 
@@ -20,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from types import TracebackType
 from typing import Any, Final
 
 from klondike_live.engine.board import Board
@@ -114,9 +123,8 @@ async def run_in_child(
     return await _communicate(request | {"position": format_position(board)}, seconds)
 
 
-async def _communicate(request: dict[str, Any], seconds: float | None) -> dict[str, Any] | None:
-    payload = json.dumps(request).encode()
-    proc = await asyncio.create_subprocess_exec(
+async def _start_child() -> asyncio.subprocess.Process:
+    return await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
         "klondike_live.solver.job",
@@ -124,16 +132,100 @@ async def _communicate(request: dict[str, Any], seconds: float | None) -> dict[s
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
+
+
+async def _stop_child(proc: asyncio.subprocess.Process) -> None:
+    if proc.returncode is None:
+        proc.kill()
+        # Shielded, so a second cancellation cannot leave the child unreaped.
+        await asyncio.shield(proc.wait())
+
+
+class SolverSpares:
+    """Solver children started ahead of their jobs, for one event loop (see the module
+    doc). Entered, it serves every job of this module run on its loop; the first job
+    starts its own child and the first spare behind it (a node that never searches
+    starts none); on exit the spares are killed and reaped."""
+
+    def __init__(self, count: int = 1) -> None:
+        self.count = count
+        self._spares: list[asyncio.subprocess.Process] = []
+        self._starting: set[asyncio.Task[None]] = set()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self.started = 0  # children started as spares, for tests and metrics
+        self.taken = 0  # jobs that found a spare ready
+
+    async def __aenter__(self) -> SolverSpares:
+        global _spares
+        self._loop = asyncio.get_running_loop()
+        _spares = self
+        return self
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        global _spares
+        if _spares is self:
+            _spares = None
+        for task in self._starting:
+            task.cancel()
+        await asyncio.gather(*self._starting, return_exceptions=True)
+        spares, self._spares = self._spares, []
+        await asyncio.gather(*(_stop_child(proc) for proc in spares), return_exceptions=True)
+
+    def ready(self) -> int:
+        """Spares started and waiting for a job."""
+        return sum(1 for proc in self._spares if proc.returncode is None)
+
+    def serves_this_loop(self) -> bool:
+        return self._loop is asyncio.get_running_loop()
+
+    async def take(self) -> asyncio.subprocess.Process:
+        """A started child for one job: a live spare, or a new child when none is."""
+        proc = None
+        while self._spares and proc is None:
+            candidate = self._spares.pop(0)
+            if candidate.returncode is None:
+                proc = candidate
+        self._fill()
+        if proc is None:
+            return await _start_child()
+        self.taken += 1
+        return proc
+
+    def _fill(self) -> None:
+        while len(self._spares) + len(self._starting) < self.count:
+            task = asyncio.create_task(self._start_spare())
+            self._starting.add(task)
+            task.add_done_callback(self._starting.discard)
+
+    async def _start_spare(self) -> None:
+        proc = await _start_child()
+        self.started += 1
+        self._spares.append(proc)
+
+
+_spares: SolverSpares | None = None
+"""The spares of the node running in this process, if any (see `SolverSpares`)."""
+
+
+async def _communicate(request: dict[str, Any], seconds: float | None) -> dict[str, Any] | None:
+    payload = json.dumps(request).encode()
+    spares = _spares
+    if spares is not None and spares.serves_this_loop():
+        proc = await spares.take()
+    else:
+        proc = await _start_child()
     try:
         limit = None if seconds is None else seconds + GRACE
         out, err = await asyncio.wait_for(proc.communicate(payload), limit)
     except TimeoutError:
         return None
     finally:
-        if proc.returncode is None:
-            proc.kill()
-            # Shielded, so a second cancellation cannot leave the child unreaped.
-            await asyncio.shield(proc.wait())
+        await _stop_child(proc)
     try:
         data: dict[str, Any] = json.loads(out)
     except ValueError:
