@@ -22,6 +22,12 @@ sinks the server closed, resyncs (viewers skipped as laggards, then given snapsh
 and the longest garbage-collection pause (an upper bound from the node's
 `klondike_gc_pause_seconds` histogram).
 
+The load generator shares the machine with the node. `--sink-nice 10` runs the sinks
+at a lower priority, so that they take only the CPU the node leaves, as spectators on
+other machines would (the racers and timed spectators keep the node's priority: their
+clocks measure the latency). A sink that falls behind shows as a lagging viewer:
+resyncs, or sinks the server closed.
+
 `--soak SECONDS` holds one level (`--level S:R`) for that long and prints the same row
 every `--sample` seconds, then how the node's RSS moved: flat memory is the proof that
 nothing accumulates.
@@ -65,13 +71,13 @@ DEFAULT_LEVELS = "500:25,1000:50,2000:100,4000:200,6000:300,8000:400,10000:500,1
 class Pool:
     """Worker processes of one kind (capacity_load.py), driven over pipes."""
 
-    def __init__(self, target: Any, url: str, count: int) -> None:
+    def __init__(self, target: Any, url: str, count: int, *extra: Any) -> None:
         context = multiprocessing.get_context("spawn")
         self.procs: list[SpawnProcess] = []
         self.pipes: list[Connection[Any, Any]] = []
         for _ in range(count):
             ours, theirs = context.Pipe()
-            proc = context.Process(target=target, args=(url, theirs), daemon=True)
+            proc = context.Process(target=target, args=(url, theirs, *extra), daemon=True)
             proc.start()
             self.procs.append(proc)
             self.pipes.append(ours)
@@ -245,7 +251,9 @@ class Load:
         extra = ["--workers", str(self.args.workers)] if self.args.workers > 1 else []
         self.node = self.harness.node(valkey_url, env=env, args=extra)
         self.races = Pool(race_worker, self.node.ws_url, self.args.race_procs)
-        self.sink_pool = Pool(sink_worker, self.node.ws_url, self.args.sink_procs)
+        self.sink_pool = Pool(
+            sink_worker, self.node.ws_url, self.args.sink_procs, self.args.sink_nice
+        )
 
     def node_pids(self) -> list[int]:
         return descendants(self.node.pid)
@@ -406,7 +414,8 @@ async def soak(harness: Harness, args: argparse.Namespace) -> int:
             row = await load.measure(min(args.sample, max(1.0, ends - time.monotonic())))
             rows.append(row)
             minute = f"{len(rows) * args.sample / 60:.0f}"
-            print(f"{minute:>6}  " + "  ".join(str(c) for c in row.cells()), flush=True)
+            line = table(["minute", *HEADERS], [[minute, *row.cells()]]).splitlines()[-1]
+            print(line, flush=True)
     finally:
         load.close()
     print()
@@ -433,6 +442,9 @@ def main() -> int:
     parser.add_argument("--limit", type=float, default=100.0, help="p99 in ms")
     parser.add_argument("--race-procs", type=int, default=2)
     parser.add_argument("--sink-procs", type=int, default=2)
+    parser.add_argument(
+        "--sink-nice", type=int, default=0, help="the sinks' nice value (10: they yield)"
+    )
     parser.add_argument("--soak", type=float, default=0.0, help="seconds at --level")
     parser.add_argument("--level", default="6000:300")
     parser.add_argument("--sample", type=float, default=60.0, help="soak: seconds per row")

@@ -385,8 +385,12 @@ def race_worker(url: str, pipe: Connection[Any, Any]) -> None:
         asyncio.run(_serve_races(url, pipe))
 
 
-def sink_worker(url: str, pipe: Connection[Any, Any]) -> None:
-    """A sink worker process (see the module docstring)."""
+def sink_worker(url: str, pipe: Connection[Any, Any], nice: int = 0) -> None:
+    """A sink worker process (see the module docstring), at `nice` (a higher value: a
+    lower priority than the node's, so that on a shared machine the sinks take only
+    the CPU the node leaves, as spectators on other machines would)."""
+    if nice:
+        os.nice(nice)
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(_serve_sinks(url, pipe))
 
