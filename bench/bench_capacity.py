@@ -7,20 +7,22 @@ nodes on one port) serves before a move takes over 100 ms to reach a spectator.
 
 Load (bench/capacity_load.py, in worker processes): races of 2 racers each making 2
 moves per second (stock turns, paced: a racer's next move waits for its last one's
-acknowledgement), one timed spectator per race, and the other spectators as raw-socket
-sinks spread evenly over the rooms. Levels step up (`--levels S:R,...`: S spectators in
-all, R races) on one node that keeps running, so each level adds to the last; after
-`--warmup` seconds each level is measured for `--window` seconds. The run stops after
-the first level whose p99 passes `--limit` ms: the knee lies between it and the level
-before.
+acknowledgement) for `--game-moves` (240) moves, then resigning, a rematch and the next
+race in the same room; one timed spectator per race, and the other spectators as
+raw-socket sinks spread evenly over the rooms (they stay from race to race).
+
+Levels step up (`--levels S:R,...`: S spectators in all, R races) on one node that
+keeps running, so each level adds to the last; after `--warmup` seconds each level is
+measured for `--window` seconds. The run stops after the first level whose p99 passes
+`--limit` ms: the knee lies between it and the level before.
 
 Per level: moves per second, move -> spectator latency p50 / p99 / max (send to the
 timed spectator's receipt, one clock), moves sent late (a racer waited over half an
 interval for its acknowledgement), CPU of the node (its workers summed), of Valkey and
 of the load generator (in cores), the node's RSS, frames per second to the sinks,
-sinks the server closed, resyncs (viewers skipped as laggards, then given snapshots)
-and the longest garbage-collection pause (an upper bound from the node's
-`klondike_gc_pause_seconds` histogram).
+sinks the server closed, resyncs (viewers skipped as laggards, then given snapshots),
+the longest garbage-collection pause (an upper bound from the node's
+`klondike_gc_pause_seconds` histogram) and the races that ended and started again.
 
 The load generator shares the machine with the node. `--sink-nice 10` runs the sinks
 at a lower priority, so that they take only the CPU the node leaves, as spectators on
@@ -52,7 +54,7 @@ from multiprocessing.context import SpawnProcess
 from pathlib import Path
 from typing import Any
 
-from capacity_load import MOVE_INTERVAL, race_worker, sink_worker
+from capacity_load import GAME_MOVES, MOVE_INTERVAL, race_worker, sink_worker
 from serverbench import (
     FAST_RATE,
     Harness,
@@ -192,6 +194,7 @@ class Row:
     sinks_closed: int
     resyncs: int
     gc_ms: float
+    rematches: int
     errors: list[str]
 
     def cells(self) -> list[object]:
@@ -210,6 +213,7 @@ class Row:
             self.sinks_closed,
             self.resyncs,
             "-" if self.gc_ms == 0 else f"<= {self.gc_ms:g}",
+            self.rematches,
         ]
 
 
@@ -228,6 +232,7 @@ HEADERS = [
     "closed",
     "resyncs",
     "gc pause ms",
+    "rematches",
 ]
 
 
@@ -250,7 +255,7 @@ class Load:
         env = NODE_ENV | dict(kv.split("=", 1) for kv in self.args.env)
         extra = ["--workers", str(self.args.workers)] if self.args.workers > 1 else []
         self.node = self.harness.node(valkey_url, env=env, args=extra)
-        self.races = Pool(race_worker, self.node.ws_url, self.args.race_procs)
+        self.races = Pool(race_worker, self.node.ws_url, self.args.race_procs, self.args.game_moves)
         self.sink_pool = Pool(
             sink_worker, self.node.ws_url, self.args.sink_procs, self.args.sink_nice
         )
@@ -305,6 +310,7 @@ class Load:
         sent = sum(answer[2] for answer in race_answers)
         late = sum(answer[3] for answer in race_answers)
         errors = [e for answer in race_answers for e in answer[4]]
+        rematches = sum(answer[5] for answer in race_answers)
         frames = sum(answer[1] for answer in sink_answers)
         closed = sum(answer[2] for answer in sink_answers)
         name = "klondike_resyncs_total"
@@ -325,6 +331,7 @@ class Load:
             sinks_closed=closed,
             resyncs=int(resyncs),
             gc_ms=longest_pause_ms(gc_buckets(texts0), gc_buckets(texts1)),
+            rematches=rematches,
             errors=errors,
         )
 
@@ -442,6 +449,7 @@ def main() -> int:
     parser.add_argument("--limit", type=float, default=100.0, help="p99 in ms")
     parser.add_argument("--race-procs", type=int, default=2)
     parser.add_argument("--sink-procs", type=int, default=2)
+    parser.add_argument("--game-moves", type=int, default=GAME_MOVES, help="per racer a race")
     parser.add_argument(
         "--sink-nice", type=int, default=0, help="the sinks' nice value (10: they yield)"
     )

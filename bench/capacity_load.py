@@ -6,7 +6,10 @@ Two kinds of worker, each driven over a pipe by the benchmark:
   sending its next legal move (stock turns: `D` until the stock is empty, then `R`)
   every `MOVE_INTERVAL` seconds once the last one was acknowledged, and one *timed
   spectator* that stamps when each move's spectator diff arrives. A latency sample is
-  arrival - send for one move, both read from this process's clock.
+  arrival - send for one move, both read from this process's clock. A race ends as
+  real ones do: after `GAME_MOVES` moves each racer resigns, the race's results go to
+  everyone in the room, the host asks for a rematch, both get ready, the host starts
+  the next race in the same room, and its spectators (timed and sinks) stay.
 - a **sink worker** holds the other spectators: raw TCP connections that speak just
   enough WebSocket to say hello, join a room as spectator and then read and discard
   every frame (answering pings), so that ten thousand of them cost the load generator
@@ -15,7 +18,8 @@ Two kinds of worker, each driven over a pipe by the benchmark:
 Commands (tuples over the pipe) and answers:
 
     race worker   ("add", count)            -> ("added", [room, ...])
-                  ("window", seconds)       -> ("window", samples_ms, sent, late, errors)
+                  ("window", seconds)       -> ("window", samples_ms, sent, late, errors,
+                                                rematches)
                   ("stop",)                 -> ("stopped",)
     sink worker   ("add", [room, ...])      -> ("added", opened, joins sent again)
                   ("window", seconds)       -> ("window", frames, closed)
@@ -63,6 +67,10 @@ SINK_CONCURRENCY = 64
 JOINED_FRAMES = 3
 """Frames a sink has received once its join was served: welcome, room, a board."""
 
+GAME_MOVES = 240
+"""Moves each racer makes before resigning (by default): a race lasts about two minutes (a real
+race's length), and a node's boards, streams and results turn over as in play."""
+
 
 # ---------------------------------------------------------------- paced races
 
@@ -78,6 +86,8 @@ class PacedRacer:
     move_id: int = 0
     acked: asyncio.Event = field(default_factory=asyncio.Event)
     refused: str | None = None  # the error code that answered the last move, if any
+    dealt: asyncio.Event = field(default_factory=asyncio.Event)  # a new race's own board
+    awaiting_deal: bool = False
 
     def next_move(self) -> tuple[int, bytes]:
         """(board move count after it, encoded frame) of the next stock turn."""
@@ -96,19 +106,28 @@ class PacedRace:
     racers: list[PacedRacer]
     watcher: ClientConnection
     sent: dict[tuple[int, int], float] = field(default_factory=dict)  # (seat, moves) -> t
+    resigned: int = 0
+    both_resigned: asyncio.Event = field(default_factory=asyncio.Event)
+    results: asyncio.Event = field(default_factory=asyncio.Event)
+    lobby: asyncio.Event = field(default_factory=asyncio.Event)
+    all_ready: asyncio.Event = field(default_factory=asyncio.Event)
+    next_race: asyncio.Event = field(default_factory=asyncio.Event)
+    races: int = 1  # races started in this room
 
 
 class RaceWorker:
     """Paced races in this process; latency samples are kept per measuring window."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, game_moves: int = GAME_MOVES) -> None:
         self.url = url
+        self.game_moves = game_moves
         self.races: list[PacedRace] = []
         self.tasks: list[asyncio.Task[None]] = []
         self.samples: list[float] = []
         self.sent = 0
         self.late = 0  # moves sent later than their schedule (the racer was kept waiting)
         self.errors: list[str] = []
+        self.rematches_before = 0
 
     async def add(self, count: int) -> list[str]:
         gate = asyncio.Semaphore(SETUP_CONCURRENCY)
@@ -121,8 +140,9 @@ class RaceWorker:
         for race in races:
             self.races.append(race)
             self.tasks.append(asyncio.create_task(self._watch(race)))
+            self.tasks.append(asyncio.create_task(self._rematches(race)))
             for racer in race.racers:
-                self.tasks.append(asyncio.create_task(self._read_own(racer)))
+                self.tasks.append(asyncio.create_task(self._read_own(race, racer)))
                 self.tasks.append(asyncio.create_task(self._play(race, racer)))
         return [race.room for race in races]
 
@@ -137,7 +157,7 @@ class RaceWorker:
         ]
         return PacedRace(room, racers, watcher)
 
-    async def _read_own(self, racer: PacedRacer) -> None:
+    async def _read_own(self, race: PacedRace, racer: PacedRacer) -> None:
         try:
             async for frame in racer.conn:
                 message = unpack(frame)
@@ -145,6 +165,10 @@ class RaceWorker:
                 if kind == "diff" and message.get("id") == racer.move_id:
                     racer.refused = None
                     racer.acked.set()
+                elif kind == "board" and message.get("audience") == "own" and racer.awaiting_deal:
+                    racer.awaiting_deal = False
+                    racer.moves = int(message["moves"])
+                    racer.dealt.set()
                 elif kind == "board" and message.get("last_id", 0) >= racer.move_id:
                     racer.refused = None  # a resync's snapshot stands in for the diff
                     racer.acked.set()
@@ -152,8 +176,40 @@ class RaceWorker:
                     racer.refused = str(message.get("code"))
                     self.errors.append(f"{message.get('code')}: {message.get('msg')}")
                     racer.acked.set()
+                elif kind == "error":
+                    self.errors.append(f"{message.get('code')}: {message.get('msg')}")
+                elif kind == "results" and racer.seat == 0:
+                    race.results.set()
+                elif kind == "room" and racer.seat == 0 and message.get("state") == "lobby":
+                    race.lobby.set()
+                    if all(seat and seat.get("ready") for seat in message["seats"]):
+                        race.all_ready.set()
         except ConnectionClosed as exc:
             self.errors.append(f"racer connection closed: {exc}")
+
+    async def _rematches(self, race: PacedRace) -> None:
+        """Once both racers resigned: the results, a rematch, both ready, the next race
+        started by the host; then the racers play on."""
+        host = race.racers[0]
+        with contextlib.suppress(ConnectionClosed):
+            while True:
+                await race.both_resigned.wait()
+                await race.results.wait()
+                await host.conn.send(pack({"t": "rematch", "room": race.room}))
+                await race.lobby.wait()
+                for racer in race.racers:
+                    racer.dealt.clear()
+                    racer.awaiting_deal = True
+                    await racer.conn.send(pack({"t": "ready", "room": race.room, "ready": True}))
+                await race.all_ready.wait()
+                await host.conn.send(pack({"t": "start", "room": race.room}))
+                await asyncio.gather(*(racer.dealt.wait() for racer in race.racers))
+                race.sent.clear()
+                race.resigned = 0
+                for event in (race.both_resigned, race.results, race.lobby, race.all_ready):
+                    event.clear()
+                race.races += 1
+                race.next_race.set()
 
     async def _play(self, race: PacedRace, racer: PacedRacer) -> None:
         """Paced moves; a retryable refusal (the start instant not reached yet on the
@@ -161,8 +217,14 @@ class RaceWorker:
         other stops this racer (its idea of the board would be wrong)."""
         clock = time.monotonic
         due = clock() + random.uniform(0, MOVE_INTERVAL)  # spread the races' phases
+        played = 0
         with contextlib.suppress(ConnectionClosed):
             while True:
+                if played == self.game_moves:
+                    await self._resign(race, racer)
+                    played = 0
+                    due = clock() + random.uniform(0, MOVE_INTERVAL)
+                played += 1
                 await asyncio.sleep(max(0.0, due - clock()))
                 moves, frame = racer.next_move()
                 now = clock()
@@ -181,6 +243,20 @@ class RaceWorker:
                     await asyncio.sleep(0.05)
                 due = max(due + MOVE_INTERVAL, clock())
 
+    async def _resign(self, race: PacedRace, racer: PacedRacer) -> None:
+        """Resign this race and wait until the next one has started."""
+        if race.resigned == 0:
+            race.next_race.clear()  # set when the last race started
+        await racer.conn.send(pack({"t": "resign", "room": race.room}))
+        race.resigned += 1
+        if race.resigned == len(race.racers):
+            race.both_resigned.set()
+        await race.next_race.wait()
+
+    def rematches(self) -> int:
+        """Races started again after one ended, in all rooms of this worker."""
+        return sum(race.races - 1 for race in self.races)
+
     async def _watch(self, race: PacedRace) -> None:
         clock = time.monotonic
         try:
@@ -196,6 +272,7 @@ class RaceWorker:
             self.errors.append(f"timed spectator closed: {exc}")
 
     def window_start(self) -> None:
+        self.rematches_before = self.rematches()
         self.samples = []
         self.sent = self.late = 0
         self.errors = []
@@ -379,10 +456,11 @@ class SinkWorker:
 # ---------------------------------------------------------------- worker processes
 
 
-def race_worker(url: str, pipe: Connection[Any, Any]) -> None:
-    """A race worker process (see the module docstring)."""
+def race_worker(url: str, pipe: Connection[Any, Any], game_moves: int = GAME_MOVES) -> None:
+    """A race worker process (see the module docstring): races of `game_moves` moves
+    per racer."""
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_serve_races(url, pipe))
+        asyncio.run(_serve_races(url, pipe, game_moves))
 
 
 def sink_worker(url: str, pipe: Connection[Any, Any], nice: int = 0) -> None:
@@ -402,8 +480,8 @@ def _failure(exc: BaseException) -> str:
     return f"{exc!r} at {where}" if where else repr(exc)
 
 
-async def _serve_races(url: str, pipe: Connection[Any, Any]) -> None:
-    worker = RaceWorker(url)
+async def _serve_races(url: str, pipe: Connection[Any, Any], game_moves: int) -> None:
+    worker = RaceWorker(url, game_moves)
     try:
         while True:
             command = await asyncio.to_thread(pipe.recv)
@@ -413,7 +491,9 @@ async def _serve_races(url: str, pipe: Connection[Any, Any]) -> None:
                 elif command[0] == "window":
                     worker.window_start()
                     await asyncio.sleep(command[1])
-                    pipe.send(("window", worker.samples, worker.sent, worker.late, worker.errors))
+                    rematches = worker.rematches() - worker.rematches_before
+                    answer = (worker.samples, worker.sent, worker.late, worker.errors, rematches)
+                    pipe.send(("window", *answer))
                 else:
                     break
             except Exception as exc:

@@ -425,6 +425,32 @@ async def test_moves_survive_a_script_flush(node: Node, redis: RedisClient) -> N
         await close_all([alice, bob])
 
 
+async def test_joining_and_a_new_race_are_not_counted_as_resyncs(node: Node) -> None:
+    """`klondike_resyncs` counts snapshots that stand in for a viewer's backlog, not the
+    boards a viewer sees for the first time: a join, or the next race of a rematch."""
+    room, (alice, bob), (carol,) = await started_race(node, "Alice", "Bob", spectators=("Carol",))
+    try:
+        await alice.move(room, WON.moves[0])
+        await carol.expect(lambda m: m["t"] == "diff" and m["epoch"] == 1)
+        for player in (alice, bob):
+            await player.resign(room)
+        await carol.expect(lambda m: m["t"] == "results")
+        await bob.rematch(room)
+        await alice.expect(lambda m: m["t"] == "room" and m["gen"] == 2)
+        for player in (alice, bob):
+            await player.ready(room)
+        await alice.expect(
+            lambda m: m["t"] == "room" and m["gen"] == 2 and all(s["ready"] for s in m["seats"])
+        )
+        await alice.start(room)
+        await carol.expect(lambda m: m["t"] == "board" and m["seat"] == 1 and m["epoch"] == 2)
+        await alice.move(room, WON.moves[0])
+        await carol.expect(lambda m: m["t"] == "diff" and m["epoch"] == 2)
+        assert node.metrics.resyncs._value.get() == 0
+    finally:
+        await close_all([alice, bob, carol])
+
+
 async def test_lagging_spectator_gets_snapshots_instead_of_a_backlog(
     node: Node, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -184,7 +184,10 @@ class CatchUp:
                     state.id, state.gen, seat, audience, mark.offset, MAX_BACKLOG
                 )
             if frames is None:
-                self.metrics.resyncs.inc()
+                if mark is not None and mark.epoch == state.gen:
+                    # The viewer had this board, but its gap cannot be proven complete
+                    # from the stream (a first sight of a board or a new race is not).
+                    self.metrics.resyncs.inc()
                 await viewer.conn.send(_snapshot(state, seat, record, audience))
             else:
                 for number, frame in frames:
@@ -212,7 +215,6 @@ class CatchUp:
             frame = shared.frames.get(seat)
             if frame is None:
                 frame = shared.frames[seat] = _snapshot(state, seat, record, Audience.SPECTATOR)
-            self.metrics.resyncs.inc()
             await viewer.conn.send(frame)
             sent[(Audience.SPECTATOR, seat)] = (state.gen, record.int("spec_offset"))
         return sent
