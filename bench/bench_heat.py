@@ -29,7 +29,7 @@ the other joins) is tried again, and counted.
 
 The start instant is measured on its own: every viewer gets a snapshot of each board
 it may see (a spectator of the heat one per racer), and the window starts `--warmup`
-seconds after the node has sent them all (its `klondike_resyncs_total` counts them).
+seconds after the node has sent them all (its `klondike_snapshots_total` counts them).
 The window runs `--window` seconds; then the racers stop, the spectators get 2 s for the
 last diffs, and every racer resigns.
 
@@ -99,9 +99,9 @@ SETUP_CONCURRENCY = 8  # joins (and other setup requests) in flight per worker p
 JOIN_ATTEMPTS = 10
 SETTLE = 2.0  # seconds after the window for the last diffs to arrive
 LOBBY_FRAMES = 2  # a sink joined a room in its lobby: welcome, the room frame
-SNAPSHOTS = "klondike_resyncs_total"
-"""The node's count of board snapshots sent instead of a backlog: each viewer's boards at
-the start instant, then a lagging viewer's fresh snapshots."""
+SNAPSHOTS = "klondike_snapshots_total"
+"""The node's count of board snapshots sent: each viewer's boards at the start instant,
+then a lagging viewer's fresh snapshots."""
 
 
 # ---------------------------------------------------------------- worker: racers, timed spectators
@@ -474,18 +474,14 @@ class Sinks:
                 "Upgrade: websocket\r\nConnection: Upgrade\r\n"
                 f"Sec-WebSocket-Key: {key.decode()}\r\nSec-WebSocket-Version: 13\r\n\r\n"
             ).encode()
-            first = _frame(0x2, pack({"t": "hello", "v": 1, "name": f"Sink {index}"}))
-            first += _frame(0x2, pack({"t": "join", "room": room, "as": "spectator", "rid": 1}))
+            hello = _frame(0x2, pack({"t": "hello", "v": 1, "name": f"Sink {index}"}))
+            join = _frame(0x2, pack({"t": "join", "room": room, "as": "spectator", "rid": 1}))
             async with gate:
                 _, sink = await loop.create_connection(
-                    lambda: Sink(key, request, first), self.host, self.port
+                    lambda: Sink(key, request, hello, join, LOBBY_FRAMES), self.host, self.port
                 )
                 await asyncio.wait_for(sink.upgraded, 60)
-                async with asyncio.timeout(120):
-                    while sink.frames < LOBBY_FRAMES:
-                        if sink.closed:
-                            raise RuntimeError("a sink was closed while joining")
-                        await asyncio.sleep(0.01)
+                await asyncio.wait_for(sink.joined, 120)
             return sink
 
         base = len(self.sinks)

@@ -292,8 +292,16 @@ class RaceWorker:
 class Sink(asyncio.Protocol):
     """A spectator that reads frames and throws them away (pings get their pong)."""
 
-    def __init__(self, key: bytes, request: bytes, hello: bytes, join: bytes) -> None:
+    def __init__(
+        self,
+        key: bytes,
+        request: bytes,
+        hello: bytes,
+        join: bytes,
+        joined_frames: int = JOINED_FRAMES,
+    ) -> None:
         self.key = key
+        self.joined_frames = joined_frames  # frames that show the join was served
         self.request = request
         self.hello = hello  # sent once the handshake is answered, with the join
         self.join = join  # sent again after a retryable refusal, as a real client does
@@ -301,7 +309,8 @@ class Sink(asyncio.Protocol):
         self.buffer = bytearray()
         loop = asyncio.get_running_loop()
         self.upgraded = loop.create_future()
-        # Set at the third frame (welcome, the room, a first board): the join was served.
+        # Set at the `joined_frames`-th frame (welcome, the room, a first board, for a
+        # started race): the join was served.
         self.joined = loop.create_future()
         self.frames = 0
         self.retries = 0  # joins sent again after a retryable refusal
@@ -373,7 +382,7 @@ class Sink(asyncio.Protocol):
             loop.call_later(random.uniform(0.2, 1.0), self._rejoin)
             return
         self.frames += 1
-        if self.frames == JOINED_FRAMES:
+        if self.frames == self.joined_frames:
             self.joined.set_result(None)
 
     def _rejoin(self) -> None:

@@ -90,6 +90,11 @@ class Metrics:
             "Snapshots sent to a viewer instead of a backlog of events.",
             registry=registry,
         )
+        self.snapshots = Counter(
+            "klondike_snapshots",
+            "Board snapshots sent to viewers: on a join, at a race's start, or as resyncs.",
+            registry=registry,
+        )
         self.rate_limit_closes = Counter(
             "klondike_rate_limit_closes",
             "Connections closed for flooding or repeated errors.",

@@ -447,6 +447,7 @@ async def test_joining_and_a_new_race_are_not_counted_as_resyncs(node: Node) -> 
         await alice.move(room, WON.moves[0])
         await carol.expect(lambda m: m["t"] == "diff" and m["epoch"] == 2)
         assert node.metrics.resyncs._value.get() == 0
+        assert node.metrics.snapshots._value.get() >= 8  # 2 boards x 2 races x 2 viewers
     finally:
         await close_all([alice, bob, carol])
 

@@ -51,6 +51,7 @@ def test_render_exposes_every_metric_with_prefix() -> None:
         "klondike_moves",
         "klondike_frames_out",
         "klondike_resyncs",
+        "klondike_snapshots",
         "klondike_rate_limit_closes",
         "klondike_errors",
         "klondike_redis_latency_seconds",

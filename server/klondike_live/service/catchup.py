@@ -188,6 +188,7 @@ class CatchUp:
                     # The viewer had this board, but its gap cannot be proven complete
                     # from the stream (a first sight of a board or a new race is not).
                     self.metrics.resyncs.inc()
+                self.metrics.snapshots.inc()
                 await viewer.conn.send(_snapshot(state, seat, record, audience))
             else:
                 for number, frame in frames:
@@ -215,6 +216,7 @@ class CatchUp:
             frame = shared.frames.get(seat)
             if frame is None:
                 frame = shared.frames[seat] = _snapshot(state, seat, record, Audience.SPECTATOR)
+            self.metrics.snapshots.inc()
             await viewer.conn.send(frame)
             sent[(Audience.SPECTATOR, seat)] = (state.gen, record.int("spec_offset"))
         return sent
