@@ -48,7 +48,11 @@ if TYPE_CHECKING:  # imported when used: older server trees (`--against`) have n
 ROOT = Path(__file__).resolve().parent.parent
 VENV_BIN = Path(sys.executable).parent
 # Solo games then take random deals at once; nothing else changes on the measured path.
-NO_SOLVER = {"KLONDIKE_POOL_TARGET": "0", "KLONDIKE_DAILY_PREPARE_SECONDS": "0"}
+NO_SOLVER = {
+    "KLONDIKE_POOL_TARGET": "0",
+    "KLONDIKE_DAILY_PREPARE_SECONDS": "0",
+    "KLONDIKE_ANALYSIS_SECONDS": "0",
+}
 BENCH_DIR = Path(__file__).resolve().parent
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 SOLO_VARIANT = "draw=1 passes=unlimited"
@@ -316,10 +320,10 @@ class Harness:
         args: Sequence[str] = (),
     ) -> Child:
         """Start `klondike-live serve --port 0 --redis URL --data-dir <tmp>/<name>`, with
-        no background solver work (deal pool refill, daily deals prepared ahead), which
-        would otherwise share the machine with what is measured, and no connection caps
-        (`NO_CAPS`). `env` adds or overrides `KLONDIKE_*` settings; `args` adds flags
-        (e.g. `--workers 2`)."""
+        no background solver work (deal pool refill, daily deals prepared ahead, finished
+        games analysed), which would otherwise share the machine with what is measured,
+        and no connection caps (`NO_CAPS`). `env` adds or overrides `KLONDIKE_*`
+        settings; `args` adds flags (e.g. `--workers 2`)."""
         data_dir = self.tmp / name
         data_dir.mkdir(exist_ok=True)
         argv = [
