@@ -1,15 +1,17 @@
 """A hint's wall time through the node's solver API, with and without a spare child.
 
-    .venv/bin/python bench/bench_hints.py [--hints 20] [--rounds 5] [--seconds 1.0]
+    .venv/bin/python bench/bench_hints.py [--hints 20] [--rounds 5] [--seconds 1.0] [--gap 0.5]
 
 Each hint is `solver.worker.hint_in_worker` on a deal's opening position (draw 1, one
 pass; deals `1..--hints`), as a player's hint request runs it on a node: the position
 goes to a child process that searches for at most `--seconds` and answers in JSON, and
 the line is replayed here. Rounds alternate between one child started per hint (as a
 script or a test runs it) and `SolverSpares` (as a node runs it: the child was started
-ahead of the request and waits on stdin). Reported per round and in all: the median and
-p90 wall time per hint, and the ratio spare / cold of the medians, and how many hints
-came out the same both ways (a search cut by its time may not).
+ahead of the request and waits on stdin). Hints are `--gap` seconds apart in both, as a
+player's are (a spare needs about 0.15 s after its start to be ready). Reported per
+round and in all: the median and p90 wall time per hint, the ratio spare / cold of the
+medians, and how many hints came out the same both ways (a search cut by its time may
+not).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ DRAW1 = Variant(draw=1, passes=1)
 
 
 async def one_round(
-    boards: list[Board], seconds: float, spares: bool
+    boards: list[Board], seconds: float, spares: bool, gap: float
 ) -> tuple[list[float], list[str]]:
     """Wall seconds per hint and the hints' moves, hints one after another."""
     times: list[float] = []
@@ -39,16 +41,12 @@ async def one_round(
         if isinstance(pool, SolverSpares):
             # A node has its spare ready long before a player's request: one job first.
             await hint_in_worker(boards[0], seconds)
-            while pool.ready() == 0:
-                await asyncio.sleep(0.01)
         for board in boards:
+            await asyncio.sleep(gap)
             began = time.perf_counter()
             advice = await hint_in_worker(board, seconds)
             times.append(time.perf_counter() - began)
             moves.append(f"{advice.status}:{advice.move}")
-            if isinstance(pool, SolverSpares):
-                while pool.ready() == 0:  # requests a moment apart, as players make them
-                    await asyncio.sleep(0.01)
     return times, moves
 
 
@@ -69,8 +67,8 @@ async def main_async(args: argparse.Namespace) -> int:
     rows: list[list[object]] = []
     same = 0
     for index in range(args.rounds):
-        cold, cold_moves = await one_round(boards, args.seconds, spares=False)
-        warm, warm_moves = await one_round(boards, args.seconds, spares=True)
+        cold, cold_moves = await one_round(boards, args.seconds, False, args.gap)
+        warm, warm_moves = await one_round(boards, args.seconds, True, args.gap)
         same += sum(a == b for a, b in zip(cold_moves, warm_moves, strict=True))
         cold_all += cold
         warm_all += warm
@@ -115,6 +113,7 @@ def main() -> int:
     parser.add_argument("--hints", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--seconds", type=float, default=1.0)
+    parser.add_argument("--gap", type=float, default=0.5, help="seconds between hints")
     return asyncio.run(main_async(parser.parse_args()))
 
 
