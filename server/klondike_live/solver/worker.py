@@ -152,7 +152,7 @@ class SolverSpares:
         self._spares: list[asyncio.subprocess.Process] = []
         self._starting: set[asyncio.Task[None]] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
-        self.started = 0  # children started as spares, for tests and metrics
+        self.started = 0  # children started as spares
         self.taken = 0  # jobs that found a spare ready
 
     async def __aenter__(self) -> SolverSpares:
