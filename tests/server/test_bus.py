@@ -27,6 +27,7 @@ from klondike_live.bus.messages import (
     decode_daily,
     encode,
     encode_daily,
+    note_prefix,
 )
 from klondike_live.bus.subscriber import Subscriber
 from klondike_live.race.live_board import Progress
@@ -90,6 +91,20 @@ def test_a_board_frame_is_its_header_then_the_frame_as_sent() -> None:
     data = board_header(Audience.SPECTATOR, 3, 2, 41) + frame
     assert data == encode(BoardFrame(Audience.SPECTATOR, 3, 2, 41, frame))
     assert decode(data) == BoardFrame(Audience.SPECTATOR, 3, 2, 41, frame)
+
+
+@given(ids, ids, messages)
+def test_a_nodes_own_notes_and_only_those_start_with_its_prefix(
+    node: str, other: str, message: RoomMessage
+) -> None:
+    """A node drops its own progress notes by `note_prefix`, undecoded: every note it
+    encodes starts with it, and no other node's note or other message does."""
+    progress = Progress(1, 4, 17, 30, BoardStatus.PLAYING, 2**40 - 1)
+    assert encode(ProgressNote(node, progress)).startswith(note_prefix(node))
+    if other != node:
+        assert not encode(ProgressNote(other, progress)).startswith(note_prefix(node))
+    if not isinstance(message, ProgressNote) or message.node != node:
+        assert not encode(message).startswith(note_prefix(node))
 
 
 @pytest.mark.parametrize(

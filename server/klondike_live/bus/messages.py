@@ -131,9 +131,15 @@ def encode(message: RoomMessage) -> bytes:
                 str(progress.status),
                 None if progress.seen is None else str(progress.seen),
             ]
-            return b"P" + node.encode() + b"|" + _pack(note)
+            return note_prefix(node) + _pack(note)
         case Takeover(user, conn_id):
             return b"X|" + _pack([user, conn_id])
+
+
+def note_prefix(node: str) -> bytes:
+    """How every progress note of node `node` starts: a node drops its own notes, which
+    pub/sub hands back to it, by this prefix, before decoding anything."""
+    return b"P" + node.encode() + b"|"
 
 
 def encode_daily(update: DailyUpdate) -> bytes:

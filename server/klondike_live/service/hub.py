@@ -13,7 +13,8 @@ bus message is decoded once into its type and routed:
     BoardFrame     the audience's viewers (own: the racer's connections), once: a frame
                    this node already delivered (after a catch-up) is dropped
     ProgressNote   the room's cache (`LocalRoom.apply_progress`); from another node
-                   only (a writer here applied its own already); then `on_progress`
+                   only: a writer here applied its own already, so this node's own
+                   notes are dropped by their first bytes, undecoded; then `on_progress`
     Takeover       `on_takeover` (older connections of that racer close)
 
 Delivery holds frames for viewers being caught up, holds board frames for viewers that
@@ -38,6 +39,7 @@ from klondike_live.bus.messages import (
     RoomFrame,
     Takeover,
     decode,
+    note_prefix,
 )
 from klondike_live.bus.subscriber import OnMessage
 from klondike_live.metrics import Metrics
@@ -68,6 +70,7 @@ class Hub:
         self.broadcast = broadcast
         self.metrics = metrics
         self.node_id = node_id
+        self._own_notes = note_prefix(node_id)
         self.rooms: dict[str, LocalRoom] = {}
         self.bus: Subscriptions | None = None
         self._channels: dict[str, str] = {}  # channel -> room id
@@ -139,7 +142,7 @@ class Hub:
         """One message of a room's channel (the subscriber's reader calls this)."""
         room_id = self._channels.get(channel)
         room = self.rooms.get(room_id) if room_id is not None else None
-        if room is None:
+        if room is None or data.startswith(self._own_notes):
             return
         try:
             message = decode(data)
@@ -159,11 +162,10 @@ class Hub:
                 self.deliver(list(room.viewers), frame, None)
                 if self.on_room_frame is not None:
                     await self.on_room_frame(room, message)
-            case ProgressNote(node, progress):
-                if node != self.node_id:
-                    change = room.apply_progress(progress)
-                    if self.on_progress is not None:
-                        self.on_progress(room, change)
+            case ProgressNote(_, progress):
+                change = room.apply_progress(progress)
+                if self.on_progress is not None:
+                    self.on_progress(room, change)
             case Takeover(user, conn_id):
                 if self.on_takeover is not None:
                     self.on_takeover(room, user, conn_id)
