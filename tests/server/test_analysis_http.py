@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import zlib
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
 from typing import Any
@@ -93,8 +94,9 @@ def check_board(board: dict[str, Any], record: GameRecord) -> None:
 async def test_a_finished_solo_game_is_analysed_and_cached(node: Node, redis: RedisClient) -> None:
     """Twenty moves of a winning game, then resign: the analysis appears after the end,
     pending first, every ply winnable or unknown (the deal is won by the rest of the
-    record), stored in the results hash with the results' expiry, and served again from
-    the store (the claim gone, the stored bytes unchanged)."""
+    record), stored compressed in the results hash with the results' expiry, and served
+    again from the store (the claim gone, the stored bytes unchanged); an analysis
+    stored uncompressed, as before, is served the same."""
     alice = await Client.connect(node.ws_url, name="Alice")
     try:
         created = await alice.call(
@@ -124,8 +126,12 @@ async def test_a_finished_solo_game_is_analysed_and_cached(node: Node, redis: Re
         assert stored is not None and await redis.hget(key, "analysis_claim") is None
         ttl = await redis.ttl(key)
         assert ttl > 0, "the analysis expires with the results"
+        raw = zlib.decompress(stored)
+        assert len(stored) * 4 < len(raw), "the plies' lines repeat: they compress"
         assert await ready(node, f"api/analysis/{room}/1") == body
         assert await redis.hget(key, "analysis") == stored
+        await redis.hset(key, "analysis", raw)
+        assert await ready(node, f"api/analysis/{room}/1") == body
         assert await get(node, "api/analysis/nosuchroom1/1") == (404, {"error": "not_found"})
     finally:
         await close_all([alice])

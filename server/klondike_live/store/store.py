@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import time
+import zlib
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -68,6 +69,16 @@ def _event_keys(room_id: str, gen: int, seat: int, user: str) -> tuple[bytes, ..
     """The board script's keys, encoded once per board (not on every move)."""
     names = [*keys.board_keys(room_id, gen, seat), keys.connection(room_id, user)]
     return tuple(name.encode() for name in names)
+
+
+ANALYSIS_COMPRESSION = 6
+"""zlib level of stored analyses (9 makes them no smaller)."""
+
+
+def _analysis_blob(stored: bytes) -> bytes:
+    """An analysis as saved: stored compressed (a zlib stream starts with 0x78), or as
+    written before analyses were compressed (a msgpack map starts with 0x80-0x8f)."""
+    return zlib.decompress(stored) if stored[:1] == b"\x78" else stored
 
 
 def _decode(value: bytes | str) -> str:
@@ -517,19 +528,24 @@ class Store:
         return bool(claimed)
 
     async def save_analysis(self, room_id: str, gen: int, data: bytes) -> bool:
-        """Store a game's analysis beside its results (same key and expiry)."""
+        """Store a game's analysis beside its results (same key and expiry), compressed:
+        every winnable ply carries its whole winning line, mostly the next ply's line
+        again, so the raw blob grows with the square of the game's length (about 20 KB
+        for a board of 106 moves, 1 KB compressed)."""
+        packed = zlib.compress(data, ANALYSIS_COMPRESSION)
         saved = await self._timed(
-            self._analysis_save(keys=[keys.results(room_id, gen)], args=[data])
+            self._analysis_save(keys=[keys.results(room_id, gen)], args=[packed])
         )
         return bool(saved)
 
     async def load_analysis(self, room_id: str, gen: int) -> tuple[bytes | None, int | None]:
-        """A game's stored analysis and the time of a pending claim (ms), each or None."""
+        """A game's stored analysis (as given to `save_analysis`) and the time of a
+        pending claim (ms), each or None."""
         data, claim = await self._timed(
             self.redis.hmget(keys.results(room_id, gen), ["analysis", "analysis_claim"])
         )
         return (
-            data if isinstance(data, bytes) else None,
+            _analysis_blob(data) if isinstance(data, bytes) else None,
             int(claim) if claim is not None else None,
         )
 
