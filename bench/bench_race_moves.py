@@ -17,8 +17,12 @@ stock-turn rounds alternate `--rounds` times; while one plays the other is idle.
 Reported per kind: moves per second, node A's CPU per move (what the racer's node
 pays: validating, the board script, the own diff, the spectator diff published), node
 B's CPU per move (what a remote spectator's node pays), and the race / stock ratio of
-each round pair; medians over the rounds. `--profile DIR` runs py-spy on node A during
-the first race round (`.venv/bin/pip install py-spy`) and prints where its CPU went.
+each round pair; medians over the rounds. Last, the part of a race move that does no
+I/O, in this process: the two racers' `LiveBoard`s replay the record in turn (the
+engine's check and move, both audiences' views, diffs and frames, the progress, and the
+other board's spectator refresh when their shared knowledge grew), as node A's writers
+do. `--profile DIR` runs py-spy on node A during the first race round
+(`.venv/bin/pip install py-spy`) and prints where its CPU went.
 """
 
 from __future__ import annotations
@@ -38,6 +42,8 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
 
+from klondike_live.engine import Board, Deal, Move, Variant
+from klondike_live.race.live_board import LiveBoard
 from serverbench import (
     BENCH_DIR,
     FAST_RATE,
@@ -236,6 +242,37 @@ class Replayers:
                 proc.join(5)
 
 
+def board_work(repeat: int = 100) -> tuple[float, float]:
+    """The writers' in-memory work per race move, replayed here: (µs per move, spectator
+    refreshes per move), best of `repeat` replays of the record by two racers in turn."""
+    seed, variant_text, tokens = recorded()
+    variant = Variant.parse(variant_text)
+    moves = [Move.parse(token) for token in tokens]
+    best = float("inf")
+    refreshes = played = 0
+    for _ in range(repeat):
+        boards = [
+            LiveBoard("bench", seat, 1, Board(Deal.from_seed(seed), variant), race=True)
+            for seat in (0, 1)
+        ]
+        seats = {board.seat: board.knowledge() for board in boards}
+        refreshes = played = 0
+        started = time.perf_counter()
+        for move_id, move in enumerate(moves, 1):
+            for board, other in ((boards[0], boards[1]), (boards[1], boards[0])):
+                if board.board.is_won():  # won by auto-completion before the record's end
+                    continue
+                board.apply_move(move, move_id, seats)
+                board.confirm()
+                played += 1
+                seats[board.seat] = board.knowledge()
+                if other.apply_refresh(seats) is not None:
+                    other.confirm()
+                    refreshes += 1
+        best = min(best, (time.perf_counter() - started) / played * 1e6)
+    return best, refreshes / played
+
+
 def start_node(harness: Harness, url: str, name: str, seed: str) -> Child:
     data_dir = harness.tmp / name
     data_dir.mkdir(exist_ok=True)
@@ -329,6 +366,12 @@ async def bench(harness: Harness, args: argparse.Namespace) -> int:
         f"\nmedians: node A {median[0]:.0f} µs per race move, node B {median[1]:.0f} µs per "
         f"race move (its spectator), node A {median[2]:.0f} µs per stock turn; race / stock "
         f"{statistics.median(ratios_a):.2f}x"
+    )
+    work, refreshes = board_work()
+    print(
+        f"the writers' in-memory work, replayed in this process: {work:.1f} µs per race move "
+        f"({work / median[0]:.0%} of node A's CPU per race move); {refreshes:.2f} spectator "
+        f"refreshes of the other board per move"
     )
     return 0
 

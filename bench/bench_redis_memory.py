@@ -176,7 +176,11 @@ async def play_race(redis: RedisClient, node_url: str) -> list[tuple[str, int, i
         tag = keys.room(room)[: -len(":room")]
         names = [k.decode() async for k in redis.scan_iter(match=f"{tag}*")]
         rows = await measure(redis, names, ROOM_FAMILIES)
-        fields = await redis.hgetall(results)
+        fields = {
+            k: v
+            for k, v in (await redis.hgetall(results)).items()
+            if isinstance(k, bytes) and isinstance(v, bytes)
+        }
         stored = fields[b"analysis"]
         print("the results hash's fields, bytes of each value:")
         for field, value in sorted(fields.items()):

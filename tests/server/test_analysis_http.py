@@ -126,6 +126,7 @@ async def test_a_finished_solo_game_is_analysed_and_cached(node: Node, redis: Re
         assert stored is not None and await redis.hget(key, "analysis_claim") is None
         ttl = await redis.ttl(key)
         assert ttl > 0, "the analysis expires with the results"
+        assert isinstance(stored, bytes)
         raw = zlib.decompress(stored)
         assert len(stored) * 4 < len(raw), "the plies' lines repeat: they compress"
         assert await ready(node, f"api/analysis/{room}/1") == body
