@@ -47,7 +47,9 @@ class BoardEvent:
     spec_frame: bytes
     spec_offset: int
     fields: dict[str, str | int]
-    progress: Progress
+    # None for a refresh: it changes only what spectators see, nothing of the board's
+    # progress, so nobody is told of it.
+    progress: Progress | None
     won: bool = False
 
 
@@ -339,5 +341,7 @@ class LiveBoard:
                 moves,
                 status,
                 board.seen if grew else None,
-            ),
+            )
+            if own
+            else None,
         )

@@ -143,7 +143,8 @@ class Boards:
             raise
         if result.status is WriteStatus.OK:
             writer.confirm()
-            self._progressed(local, local.apply_progress(event.progress))
+            if event.progress is not None:
+                self._progressed(local, local.apply_progress(event.progress))
         elif result.status is WriteStatus.STALE:
             local.writers.pop(writer.seat, None)
         else:

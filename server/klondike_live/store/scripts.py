@@ -62,7 +62,7 @@ BOARD_EVENT: Final = """
 --       4 stream maxlen, 5 own offset ('' for none), 6 own routing header ('' when the
 --       writer delivers the own frame itself), 7 own frame,
 --       8 spectator offset, 9 spectator routing header, 10 spectator frame,
---       11 progress note (with its routing header), 12 token count, tokens...,
+--       11 progress note (with its routing header; '' for none), 12 token count, tokens...,
 --       then one msgpack array of field/value pairs to set on the board hash
 local seq = redis.call('HGET', KEYS[1], 'seq')
 if not seq then return {'missing'} end
@@ -116,7 +116,7 @@ if ARGV[8] ~= '' then
   redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[4], ARGV[8] .. '-0', 'f', ARGV[10])
   redis.call('SPUBLISH', KEYS[6], ARGV[9] .. ARGV[10])
 end
-redis.call('SPUBLISH', KEYS[5], ARGV[11])
+if ARGV[11] ~= '' then redis.call('SPUBLISH', KEYS[5], ARGV[11]) end
 -- A board that already expires (its race finished) takes the keys written here along.
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl > 0 then

@@ -418,7 +418,7 @@ class Store:
             event.spec_offset,
             board_header(Audience.SPECTATOR, seat, gen, event.spec_offset),
             event.spec_frame,
-            encode(ProgressNote(self.node_id, event.progress)),
+            b"" if event.progress is None else encode(ProgressNote(self.node_id, event.progress)),
             len(event.tokens),
             *event.tokens,
             msgpack.packb([x for pair in event.fields.items() for x in pair]),
