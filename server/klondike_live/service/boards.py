@@ -144,7 +144,8 @@ class Boards:
         if result.status is WriteStatus.OK:
             writer.confirm()
             if event.progress is not None:
-                self._progressed(local, local.apply_progress(event.progress))
+                change = local.apply_progress(event.progress)
+                self._progressed(local, change, written=writer.seat)
         elif result.status is WriteStatus.STALE:
             local.writers.pop(writer.seat, None)
         else:
@@ -353,13 +354,20 @@ class Boards:
         """A board's progress came over the bus (another node's write)."""
         self._progressed(local, change)
 
-    def _progressed(self, local: LocalRoom, change: ProgressChange) -> None:
-        if (change.knowledge_grew or change.status_changed) and local.writers:
-            self.hub.spawn(self._refresh(local), f"refresh-{local.room_id}")
+    def _progressed(
+        self, local: LocalRoom, change: ProgressChange, *, written: int | None = None
+    ) -> None:
+        """A board's progress changed (`written`: the seat of this node's write that
+        changed it, whose own event already showed spectators all they may know)."""
+        if not (change.knowledge_grew or change.status_changed):
+            return
+        if any(seat != written for seat in local.writers):
+            self.hub.spawn(self._refresh(local, written), f"refresh-{local.room_id}")
 
-    async def _refresh(self, local: LocalRoom) -> None:
-        """Spectators may know more: re-publish this node's boards' spectator views."""
-        for seat in list(local.writers):
+    async def _refresh(self, local: LocalRoom, written: int | None) -> None:
+        """Spectators may know more: re-publish this node's other boards' spectator
+        views."""
+        for seat in [seat for seat in local.writers if seat != written]:
             async with local.lock:
                 writer = local.writers.get(seat)
                 if writer is None:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import time
 from collections.abc import Sequence
 from typing import Any, Final, cast
@@ -36,6 +37,7 @@ from redis.asyncio.connection import AbstractConnection, SSLConnection
 from redis.commands.core import AsyncScript
 from redis.exceptions import AskError, MovedError, NoScriptError, RedisError, ResponseError
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from klondike_live.store.connect import RedisClient, is_cluster, node_client, replicas_of
 
@@ -308,11 +310,17 @@ async def exchange(client: Redis, commands: list[bytes]) -> list[Any]:
     async def once() -> list[Any]:
         await connection.send_packed_command(b"".join(commands))
         replies: list[Any] = []
-        for _ in commands:
-            try:
-                replies.append(await connection.read_response())
-            except ResponseError as error:
-                replies.append(error)
+        # One read timeout for the batch, not one per reply (each is a timer handle
+        # made and cancelled): the replies come together or not at all.
+        try:
+            async with asyncio.timeout(connection.socket_timeout):
+                for _ in commands:
+                    try:
+                        replies.append(await connection.read_response(timeout=math.inf))
+                    except ResponseError as error:
+                        replies.append(error)
+        except TimeoutError:
+            raise RedisTimeoutError(f"no reply within {connection.socket_timeout} s") from None
         return replies
 
     async def lost(error: Exception) -> None:
