@@ -33,9 +33,10 @@ import time
 from collections.abc import Sequence
 from typing import Final, assert_never, cast
 
-import websockets
 from websockets.asyncio.server import ServerConnection
+from websockets.asyncio.server import broadcast as websockets_broadcast
 from websockets.exceptions import ConnectionClosed
+from websockets.protocol import State
 
 from klondike_live.auth import AuthError, mint_guest_token, validate_display_name, verify_token
 from klondike_live.gateway.caps import ConnectionCaps, client_address
@@ -73,7 +74,8 @@ def broadcast(connections: Sequence[Connection], frame: bytes) -> None:
             conn.deliver(frame)
         else:
             sockets.append(cast(Session, conn).websocket)
-    websockets.broadcast(sockets, frame)
+    websockets_broadcast(sockets, frame)  # imported by name: `websockets.broadcast`
+    # is a lazy attribute, looked up anew on every call
 
 
 class TokenBucket:
@@ -164,10 +166,10 @@ class Session:
     async def drained(self) -> bool:
         """Wait until the buffer drained; False if the connection closed meanwhile."""
         while self.lagging():
-            if self.websocket.state is not websockets.State.OPEN:
+            if self.websocket.state is not State.OPEN:
                 return False
             await asyncio.sleep(DRAIN_POLL)
-        return self.websocket.state is websockets.State.OPEN
+        return self.websocket.state is State.OPEN
 
     async def _refuse(
         self,
