@@ -21,8 +21,8 @@ each round pair; medians over the rounds. Last, the part of a race move that doe
 I/O, in this process: the two racers' `LiveBoard`s replay the record in turn (the
 engine's check and move, both audiences' views, diffs and frames, the progress, and the
 other board's spectator refresh when their shared knowledge grew), as node A's writers
-do. `--profile DIR` runs py-spy on node A during the first race round
-(`.venv/bin/pip install py-spy`) and prints where its CPU went.
+do. `--profile DIR` runs py-spy on node A (`--profile-node b`: node B) during the first
+race round (`.venv/bin/pip install py-spy`) and prints where its CPU went.
 """
 
 from __future__ import annotations
@@ -315,7 +315,9 @@ async def bench(harness: Harness, args: argparse.Namespace) -> int:
         for index in range(args.rounds):
             profiler = None
             if args.profile is not None and index == 0:
-                profiler = Profiler(node_a.pid, args.profile / "node-a-race-moves.txt")
+                profiled = node_a if args.profile_node == "a" else node_b
+                out = args.profile / f"node-{args.profile_node}-race-moves.txt"
+                profiler = Profiler(profiled.pid, out)
             a0, b0 = node_a.cpu(), node_b.cpu()
             wall0 = time.monotonic()
             race_moves, frames = await replayers.go(args.duration)
@@ -360,7 +362,7 @@ async def bench(harness: Harness, args: argparse.Namespace) -> int:
     ]
     print(table(headers, rows))
     if profile:
-        print(f"\nnode A in race round 1 (py-spy):\n{profile}")
+        print(f"\nnode {args.profile_node.upper()} in race round 1 (py-spy):\n{profile}")
     median = [statistics.median(float(str(r[i])) for r in rows) for i in (2, 3, 6)]
     print(
         f"\nmedians: node A {median[0]:.0f} µs per race move, node B {median[1]:.0f} µs per "
@@ -383,7 +385,10 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--procs", type=int, default=1, help="load worker processes per kind")
     parser.add_argument(
-        "--profile", type=Path, help="py-spy node A in the first race round, to this dir"
+        "--profile", type=Path, help="py-spy a node in the first race round, to this dir"
+    )
+    parser.add_argument(
+        "--profile-node", choices=("a", "b"), default="a", help="the node --profile samples"
     )
     args = parser.parse_args()
     return run_bench(lambda harness: bench(harness, args), ["node-a", "node-b"])

@@ -389,6 +389,15 @@ class Store:
                 )
         return out
 
+    async def board_statuses(self, room_id: str, gen: int, seats: Sequence[int]) -> list[str]:
+        """The status of each of the boards that exist, in one round trip (whether a
+        race is over, before its boards are read whole)."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for seat in seats:
+                pipe.hget(keys.board(room_id, gen, seat), "status")
+            replies: list[Any] = await self._timed(pipe.execute())
+        return [_decode(status) for status in replies if status is not None]
+
     async def write_board_event(
         self,
         room_id: str,
