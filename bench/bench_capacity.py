@@ -21,8 +21,10 @@ timed spectator's receipt, one clock), moves sent late (a racer waited over half
 interval for its acknowledgement), CPU of the node (its workers summed), of Valkey and
 of the load generator (in cores), the node's RSS, frames per second to the sinks,
 sinks the server closed, resyncs (viewers skipped as laggards, then given snapshots),
-the longest garbage-collection pause (an upper bound from the node's
-`klondike_gc_pause_seconds` histogram) and the races that ended and started again.
+the longest garbage-collection pause and the most CPU time one collection took (upper
+bounds from the node's `klondike_gc_pause_seconds` and `klondike_gc_cpu_seconds`
+histograms: a pause longer than its CPU time waited for a core) and the races that
+ended and started again.
 
 The load generator shares the machine with the node. `--sink-nice 10` runs the sinks
 at a lower priority, so that they take only the CPU the node leaves, as spectators on
@@ -152,12 +154,11 @@ def summed(texts: list[str], name: str) -> float:
     return total
 
 
-def gc_buckets(texts: list[str]) -> dict[float, float]:
-    """Cumulative count of generation 0-2 pauses at or below each bucket bound."""
+def gc_buckets(texts: list[str], name: str = "klondike_gc_pause_seconds") -> dict[float, float]:
+    """Cumulative count of generation 0-2 collections at or below each bucket bound of
+    the histogram `name` (pauses, or the collector's CPU time)."""
     out: dict[float, float] = {}
-    pattern = re.compile(
-        r'^klondike_gc_pause_seconds_bucket\{generation="[012]",le="([^"]+)"\} (\S+)$', re.M
-    )
+    pattern = re.compile(rf'^{name}_bucket\{{generation="[012]",le="([^"]+)"\}} (\S+)$', re.M)
     for text in texts:
         for bound, count in pattern.findall(text):
             key = float("inf") if bound == "+Inf" else float(bound)
@@ -194,6 +195,7 @@ class Row:
     sinks_closed: int
     resyncs: int
     gc_ms: float
+    gc_cpu_ms: float
     rematches: int
     errors: list[str]
 
@@ -213,6 +215,7 @@ class Row:
             self.sinks_closed,
             self.resyncs,
             "-" if self.gc_ms == 0 else f"<= {self.gc_ms:g}",
+            "-" if self.gc_cpu_ms == 0 else f"<= {self.gc_cpu_ms:g}",
             self.rematches,
         ]
 
@@ -232,6 +235,7 @@ HEADERS = [
     "closed",
     "resyncs",
     "gc pause ms",
+    "gc cpu ms",
     "rematches",
 ]
 
@@ -331,6 +335,10 @@ class Load:
             sinks_closed=closed,
             resyncs=int(resyncs),
             gc_ms=longest_pause_ms(gc_buckets(texts0), gc_buckets(texts1)),
+            gc_cpu_ms=longest_pause_ms(
+                gc_buckets(texts0, "klondike_gc_cpu_seconds"),
+                gc_buckets(texts1, "klondike_gc_cpu_seconds"),
+            ),
             rematches=rematches,
             errors=errors,
         )
@@ -435,7 +443,8 @@ async def soak(harness: Harness, args: argparse.Namespace) -> int:
             f"\nnode RSS: first quarter {first:.1f} MiB, last quarter {last:.1f} MiB "
             f"({last / first:.3f}x); p99 over the windows: max "
             f"{max(r.p99 for r in rows):.1f} ms; longest GC pause "
-            f"<= {max(r.gc_ms for r in rows):g} ms"
+            f"<= {max(r.gc_ms for r in rows):g} ms (the collector's CPU in one collection "
+            f"<= {max(r.gc_cpu_ms for r in rows):g} ms)"
         )
     return 0
 

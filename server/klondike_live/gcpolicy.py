@@ -30,7 +30,10 @@ The policy (`GcPolicy.run`, a node's background task under `klondike-live serve`
   in cycles) dies before a freeze reaches it and is freed by automatic collections.
 
 `GcPauses` records every collection's pause in the `klondike_gc_pause_seconds`
-histogram (by generation; sweeps as generation "sweep") through `gc.callbacks`.
+histogram (by generation; sweeps as generation "sweep") through `gc.callbacks`, and the
+CPU time the collector itself spent in `klondike_gc_cpu_seconds`: a pause is wall time,
+so on a machine whose cores are all busy it also holds the time the process waited for
+one, and the two together tell the collector's work from that wait.
 """
 
 from __future__ import annotations
@@ -76,6 +79,15 @@ class GcPauses:
             registry=registry,
         )
         self._by_generation = [self.pauses.labels(generation=str(g)) for g in range(3)]
+        cpu = Histogram(
+            "klondike_gc_cpu_seconds",
+            "CPU time of the garbage collector's automatic collections, by generation"
+            " (their pauses less any wait for a core), in seconds.",
+            ["generation"],
+            buckets=GC_PAUSE_BUCKETS,
+            registry=registry,
+        )
+        self._cpu_by_generation = [cpu.labels(generation=str(g)) for g in range(3)]
         self.sweep = self.pauses.labels(generation="sweep")
         self.frozen = Gauge(
             "klondike_gc_frozen_objects",
@@ -89,13 +101,17 @@ class GcPauses:
             registry=registry,
         )
         self._started = 0.0
+        self._started_cpu = 0.0
         self._sweeping = False
 
     def _callback(self, phase: str, info: dict[str, Any]) -> None:
         if phase == "start":
             self._started = time.perf_counter()
+            self._started_cpu = time.thread_time()
         elif not self._sweeping:
-            self._by_generation[info["generation"]].observe(time.perf_counter() - self._started)
+            generation = info["generation"]
+            self._by_generation[generation].observe(time.perf_counter() - self._started)
+            self._cpu_by_generation[generation].observe(time.thread_time() - self._started_cpu)
 
     def __enter__(self) -> GcPauses:
         gc.callbacks.append(self._callback)

@@ -70,6 +70,22 @@ def test_pauses_are_timed_by_generation() -> None:
     assert pauses_of(registry, "2") == 1
 
 
+def test_a_collections_cpu_time_is_counted_within_its_pause() -> None:
+    """`klondike_gc_cpu_seconds` holds the collector's own CPU time: some for a
+    collection with work to do, never more than the pause it was part of."""
+    registry = CollectorRegistry()
+    survivors = [[index] for index in range(200_000)]  # tracked objects to walk
+    with GcPauses(registry):
+        gc.collect(2)
+    del survivors
+    labels = {"generation": "2"}
+    cpu = registry.get_sample_value("klondike_gc_cpu_seconds_sum", labels)
+    wall = registry.get_sample_value("klondike_gc_pause_seconds_sum", labels)
+    assert registry.get_sample_value("klondike_gc_cpu_seconds_count", labels) == 1
+    assert cpu is not None and wall is not None
+    assert 0 < cpu <= wall + 1e-4, (cpu, wall)
+
+
 async def test_the_policy_freezes_and_sweeps_on_schedule() -> None:
     registry = CollectorRegistry()
     with GcPauses(registry) as pauses:

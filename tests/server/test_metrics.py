@@ -63,6 +63,7 @@ def test_render_exposes_every_metric_with_prefix() -> None:
         "klondike_connections_refused",
         "klondike_redis_pool_connections",
         "klondike_gc_pause_seconds",
+        "klondike_gc_cpu_seconds",
         "klondike_gc_sweeps",
         "klondike_gc_frozen_objects",
         "klondike_build_info",
