@@ -78,27 +78,6 @@ def broadcast(connections: Sequence[Connection], frame: bytes) -> None:
     # is a lazy attribute, looked up anew on every call
 
 
-class TokenBucket:
-    """`rate` messages per second on average, bursts up to `burst`."""
-
-    __slots__ = ("burst", "rate", "stamp", "tokens")
-
-    def __init__(self, rate: float, burst: int) -> None:
-        self.rate = rate
-        self.burst = burst
-        self.tokens = float(burst)
-        self.stamp = time.monotonic()
-
-    def take(self) -> bool:
-        now = time.monotonic()
-        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
-        self.stamp = now
-        if self.tokens >= 1:
-            self.tokens -= 1
-            return True
-        return False
-
-
 class Session:
     """A connected client and the rooms it is in."""
 
@@ -108,14 +87,15 @@ class Session:
         "_counted_user",
         "address",
         "bot",
-        "bucket",
         "caps",
         "conn_id",
         "limited_in_a_row",
         "name",
         "service",
         "sessions",
+        "stamp",
         "strikes",
+        "tokens",
         "user",
         "websocket",
     )
@@ -138,12 +118,28 @@ class Session:
         self.user = ""
         self.name = ""
         self.bot = False  # a bot account (its token's `bot` claim)
-        self.bucket = TokenBucket(settings.rate_per_second, settings.rate_burst)
+        # Its rate limit, a token bucket: `rate_per_second` messages per second on
+        # average, bursts up to `rate_burst` (kept here, not in an object of its own).
+        self.tokens = float(settings.rate_burst)
+        self.stamp = time.monotonic()
         # When it was refused lately (abuse): made at the first refusal, as most
         # connections never have one.
         self.strikes: collections.deque[float] | None = None
         self.limited_in_a_row = 0
         self._closing: asyncio.Task[None] | None = None
+
+    def _take_token(self) -> bool:
+        """Whether the rate limit lets one more message through (and count it)."""
+        settings = self.service.settings
+        now = time.monotonic()
+        self.tokens = min(
+            settings.rate_burst, self.tokens + (now - self.stamp) * settings.rate_per_second
+        )
+        self.stamp = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return True
+        return False
 
     async def send(self, frame: bytes) -> None:
         """Send one frame to this client; a closed connection is not an error here."""
@@ -210,7 +206,12 @@ class Session:
             if await self._admit_address() and await self._handshake():
                 log.info("connection %s open: user %s", self.conn_id, self.user)
                 self.service.connected(self, bot="api" if self.bot else "")
-                await self._serve()
+                # Frames are read and answered until the connection closes
+                # (`ConnectionClosed`) or is closed for abuse. Thousands of idle
+                # connections wait here: no coroutine of its own, and nothing of the
+                # last frame kept between frames.
+                while await self._receive(await self.websocket.recv()):
+                    pass
         except ConnectionClosed:
             pass
         finally:
@@ -299,41 +300,39 @@ class Session:
         await self.send(outgoing.welcome(self.user, self.name, token, self.service.now_ms()))
         return True
 
-    async def _serve(self) -> None:
-        async for frame in self.websocket:
-            received = time.perf_counter()
-            if isinstance(frame, str):
-                if not await self._refuse(
-                    ErrorCode.TEXT_FRAME, "frames are binary msgpack", strike=True
-                ):
-                    return
-                continue
-            try:
-                message = decode_client(frame)
-            except ProtocolError as exc:
-                if not await self._refuse(exc.code, exc.message, rid=exc.rid, strike=True):
-                    return
-                continue
-            if not self.bucket.take():
-                # Decoded first, so the refusal names the request (`rid`, move `id`).
-                await self._refuse(
-                    ErrorCode.RATE_LIMITED,
-                    "slow down",
-                    rid=getattr(message, "rid", None),
-                    move_id=getattr(message, "id", None),
-                    strike=False,
-                )
-                self.limited_in_a_row += 1
-                if self.limited_in_a_row >= self.service.settings.abuse_limit:
-                    # Refused again and again without backing off: a flood.
-                    self.service.metrics.rate_limit_closes.inc()
-                    await self.websocket.close(CloseCode.POLICY, "flooding")
-                    return
-                continue
-            self.limited_in_a_row = 0
-            await self._dispatch(message)
-            if isinstance(message, msg.MoveRequest):  # answered: ack or error sent
-                self.service.metrics.move_latency.observe(time.perf_counter() - received)
+    async def _receive(self, frame: str | bytes) -> bool:
+        """Decode one frame, apply the rate limit, dispatch it; False when the
+        connection was closed for abuse."""
+        received = time.perf_counter()
+        if isinstance(frame, str):
+            return await self._refuse(
+                ErrorCode.TEXT_FRAME, "frames are binary msgpack", strike=True
+            )
+        try:
+            message = decode_client(frame)
+        except ProtocolError as exc:
+            return await self._refuse(exc.code, exc.message, rid=exc.rid, strike=True)
+        if not self._take_token():
+            # Decoded first, so the refusal names the request (`rid`, move `id`).
+            await self._refuse(
+                ErrorCode.RATE_LIMITED,
+                "slow down",
+                rid=getattr(message, "rid", None),
+                move_id=getattr(message, "id", None),
+                strike=False,
+            )
+            self.limited_in_a_row += 1
+            if self.limited_in_a_row >= self.service.settings.abuse_limit:
+                # Refused again and again without backing off: a flood.
+                self.service.metrics.rate_limit_closes.inc()
+                await self.websocket.close(CloseCode.POLICY, "flooding")
+                return False
+            return True
+        self.limited_in_a_row = 0
+        await self._dispatch(message)
+        if isinstance(message, msg.MoveRequest):  # answered: ack or error sent
+            self.service.metrics.move_latency.observe(time.perf_counter() - received)
+        return True
 
     async def _dispatch(self, message: msg.ClientMessage) -> None:
         service = self.service

@@ -112,7 +112,7 @@ class CatchUp:
                 viewer.boards_ready = True
             else:
                 self.schedule_reveal(local, state)
-        await self._release(viewer, sent)
+        await self._release(local, viewer, sent)
 
     async def _final_own(
         self, state: RoomState, seat: int, results: dict[str, Any]
@@ -132,11 +132,10 @@ class CatchUp:
         status = BoardStatus(row["status"])
         return snapshot(header, board, own_knowledge(board.seen), status, last_move_id=last_id)
 
-    async def _release(self, viewer: Viewer, sent: Sent) -> None:
+    async def _release(self, local: LocalRoom, viewer: Viewer, sent: Sent) -> None:
         """Send the frames held for `viewer`, minus those its snapshots or backlog already
         covered; board frames stay held while it has no snapshots yet."""
-        pending = viewer.held + (viewer.catching_up or [])
-        viewer.held = []
+        pending = viewer.take_held() + (viewer.catching_up or [])
         # Frames arriving while these are sent keep queueing behind them: the viewer
         # goes live only once nothing is left, so no frame overtakes an older one.
         viewer.catching_up = []
@@ -151,7 +150,14 @@ class CatchUp:
             pending, viewer.catching_up = viewer.catching_up, []
         # Frames published before the snapshots were read may still be on their way
         # (the bus, or this node's own writes): they must not reach the viewer twice.
-        viewer.covered = dict(sent)
+        # A board whose stream this node delivered that far already needs no entry
+        # (the node drops such repeats for every viewer, `LocalRoom.fresh`): an idle
+        # viewer keeps nothing of its catch-up.
+        covered = viewer.covered
+        covered.clear()
+        for key, upto in sent.items():
+            if not local.passed(key, upto):
+                covered[key] = upto
         viewer.catching_up = None
 
     async def _send_boards(
@@ -261,7 +267,7 @@ class CatchUp:
         except Exception:
             log.debug("reveal to %s failed", viewer.conn.conn_id, exc_info=True)
         finally:
-            await self._release(viewer, sent)
+            await self._release(local, viewer, sent)
 
     # ------------------------------------------------------------ bus hooks
 

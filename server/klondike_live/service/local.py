@@ -62,23 +62,40 @@ class Viewer:
     catching_up: list[Held] | None = None
     lagging: bool = False
     # Board frames wait until the viewer has its snapshots of the current race (a diff
-    # must never arrive before the board it applies to).
+    # must never arrive before the board it applies to): see `held`.
     boards_ready: bool = False
-    held: list[Held] = field(default_factory=list)
     # After a catch-up: per (audience, seat), the (epoch, offset) its snapshot or backlog
     # reached. A frame at or below it that arrives later (it was on its way meanwhile)
     # is not sent again; the first newer one ends the entry.
     covered: dict[tuple[Audience, int], tuple[int, int]] = field(default_factory=dict)
+    # The board frames held until then; None while there are none (most viewers, most
+    # of the time: no list kept for them).
+    _held: list[Held] | None = field(default=None, init=False, repr=False)
+
+    @property
+    def held(self) -> list[Held]:
+        """The board frames held until the viewer has its snapshots (made at the first)."""
+        if self._held is None:
+            self._held = []
+        return self._held
+
+    def take_held(self) -> list[Held]:
+        """The board frames held so far, no longer held."""
+        held, self._held = self._held, None
+        return held if held is not None else []
 
     def already_has(self, position: Position) -> bool:
         """Whether the viewer's catch-up already covered the frame at `position`."""
+        covered = self.covered
         key = (position.audience, position.seat)
-        upto = self.covered.get(key)
+        upto = covered.get(key)
         if upto is None:
             return False
         if (position.epoch, position.offset) < upto:
             return True
-        del self.covered[key]  # this one is the last covered, or newer: live from now
+        del covered[key]  # this one is the last covered, or newer: live from now
+        if not covered:
+            covered.clear()  # an emptied dict keeps its table until cleared
         return (position.epoch, position.offset) == upto
 
 
@@ -168,7 +185,7 @@ class LocalRoom:
         self._progress.clear()
         for viewer in self.viewers:
             viewer.boards_ready = False
-            viewer.held = []
+            viewer.take_held()
 
     def load_seats(self, gen: int, seats: Mapping[int, Progress]) -> None:
         """Every seated racer's progress and knowledge, as read from the store. (Its
@@ -226,6 +243,13 @@ class LocalRoom:
             return False
         self.delivered[key] = position.offset
         return True
+
+    def passed(self, key: tuple[Audience, int], upto: tuple[int, int]) -> bool:
+        """Whether every frame of board stream `key` at or below `upto` (epoch, offset)
+        would now be dropped as a repeat (`fresh`): this node delivered that stream of
+        the current race up to `upto` or beyond already."""
+        epoch, offset = upto
+        return epoch == self.gen and offset <= self.delivered.get(key, 0)
 
     def _store(self, progress: Progress) -> None:
         known = self._seats.get(progress.seat)
