@@ -401,3 +401,22 @@ async def test_a_move_count_alone_is_progress_news_to_racers_only(cluster: Clust
     await cluster.tick()
     assert sue.of_kind("progress")[-1]["spectators"] == 2
     assert bob.of_kind("progress")[-1]["spectators"] == 2
+
+
+async def test_a_spectator_joining_keeps_nothing_of_its_catch_up_and_sees_the_next_move(
+    cluster: Cluster,
+) -> None:
+    """A spectator joining a race this node delivered as far as its snapshots keeps no
+    catch-up entry and no held-frame list, and gets the next move once."""
+    race = await start_race(cluster)
+    ann, _bob = race.racers
+    await play(cluster, ann, race.room)
+    tom = cluster.connect("tom")
+    assert await cluster.request(tom, msg.Join(race.room, Role.SPECTATOR)) is None
+    local = cluster.nodes[0].hub.rooms[race.room]
+    (viewer,) = [v for v in local.viewers if v.conn is tom]
+    assert [(m["seat"], m["off"]) for m in board_frames(tom)] == [(0, 1), (1, 0)]
+    assert viewer.covered == {}
+    assert viewer._held is None
+    await play(cluster, ann, race.room)
+    assert [(m["t"], m["off"]) for m in board_frames(tom, seat=0)] == [("board", 1), ("diff", 2)]
