@@ -419,9 +419,10 @@ class LiveService:
             state = await self.rooms.load(request.room)
         local = await self.hub.enter(request.room, spectating=request.role is Role.SPECTATOR)
         seat = state.seat_of(conn.user) if request.role is Role.RACER else None
-        viewer = Viewer(conn, request.room, request.role, seat, catching_up=[])
+        # The room's id as the local room holds it: one string for all its viewers.
+        viewer = Viewer(conn, local.room_id, request.role, seat, catching_up=[])
         local.add(viewer)
-        mine[request.room] = viewer
+        mine[local.room_id] = viewer
         try:
             if request.role is Role.RACER:
                 state = (
