@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Final
@@ -61,6 +62,10 @@ that stays silent as long again is taken for stalled (a frozen server, a dead li
 opened anew, which also finds each channel's owner again."""
 
 STANDALONE: Final = "standalone"
+
+_DATA: Final = (b"smessage", b"message", "smessage", "message")
+"""The first element of a reply that carries a channel's message (bytes, or text on a
+client that decodes replies)."""
 
 
 class _Shard:
@@ -239,14 +244,7 @@ class Subscriber:
                 shard.connected = True
                 attempt = 0
                 watchdog = asyncio.create_task(self._watch(shard, pubsub), name="bus-watchdog")
-                async for message in pubsub.listen():
-                    shard.heard = time.monotonic()
-                    await self._dispatch(shard, message)
-                    if cancel_requested():
-                        # Swallowed by a library call of a hook (redis-py does, during
-                        # shutdown): listening on would wait for a message that never
-                        # comes, and the node's stop with it.
-                        raise asyncio.CancelledError
+                await self._listen(shard, pubsub)
             except asyncio.CancelledError:
                 raise
             except (RedisError, OSError) as exc:
@@ -274,6 +272,36 @@ class Subscriber:
                     await shard.client.aclose()
                 return
         raise asyncio.CancelledError
+
+    async def _listen(self, shard: _Shard, pubsub: PubSub) -> None:
+        """Read the connection until it fails or nothing is subscribed on it any more.
+
+        Every message of a room is read here, so its messages are taken straight from
+        the connection's replies and handed over; only the rest (confirmations, PONGs)
+        goes through `PubSub.handle_message`, which keeps the client's own record of
+        its subscriptions. (`PubSub.listen` would build a dict for each message, behind
+        a retry wrapper and a health check per read: most of the bus's cost on a node
+        whose spectators see every move.)"""
+        connection = pubsub.connection
+        while connection is not None and pubsub.subscribed:
+            reply = await connection.read_response(
+                timeout=math.inf, disconnect_on_error=False, push_request=True
+            )
+            shard.heard = time.monotonic()
+            if type(reply) is list and len(reply) == 3 and reply[0] in _DATA:
+                channel = reply[1]
+                await self._deliver(
+                    channel.decode() if type(channel) is bytes else channel, reply[2]
+                )
+            else:
+                message = await pubsub.handle_message(reply)
+                if message is not None:
+                    await self._dispatch(shard, message)
+            if cancel_requested():
+                # Swallowed by a library call of a hook (redis-py does, during
+                # shutdown): listening on would wait for a message that never comes,
+                # and the node's stop with it.
+                raise asyncio.CancelledError
 
     async def _watch(self, shard: _Shard, pubsub: PubSub) -> None:
         """PING a silent connection; drop one that leaves the PING unanswered for a
@@ -360,10 +388,12 @@ class Subscriber:
             # The server dropped it: its slot moved to another node.
             self._spawn(self._moved(shard, channel))
             return
-        if kind not in ("smessage", "message"):
-            return
+        if kind in ("smessage", "message"):
+            await self._deliver(channel, message["data"])
+
+    async def _deliver(self, channel: str, data: bytes) -> None:
         try:
-            await self._on_message(channel, message["data"])
+            await self._on_message(channel, data)
         except asyncio.CancelledError:
             raise
         except Exception:
