@@ -1,6 +1,7 @@
 """Node CPU per race move of every kind, against stock turns in solo games, same node.
 
     .venv/bin/python bench/bench_race_moves.py [--races 20] [--duration 10] [--rounds 5]
+        [--against TREE] [--profile DIR [--profile-node a|b]]
 
 Topology: a private Valkey and two nodes (bench/race_node.py: `serve` dealing races
 from one seed). On node A, `--races` races of two racers, each racer replaying the
@@ -17,12 +18,16 @@ stock-turn rounds alternate `--rounds` times; while one plays the other is idle.
 Reported per kind: moves per second, node A's CPU per move (what the racer's node
 pays: validating, the board script, the own diff, the spectator diff published), node
 B's CPU per move (what a remote spectator's node pays), and the race / stock ratio of
-each round pair; medians over the rounds. Last, the part of a race move that does no
-I/O, in this process: the two racers' `LiveBoard`s replay the record in turn (the
-engine's check and move, both audiences' views, diffs and frames, the progress, and the
-other board's spectator refresh when their shared knowledge grew), as node A's writers
-do. `--profile DIR` runs py-spy on node A (`--profile-node b`: node B) during the first
-race round (`.venv/bin/pip install py-spy`) and prints where its CPU went.
+each round pair; medians over the rounds. With `--against TREE` (a checkout of other
+server code, e.g. `git worktree add --detach /tmp/old <commit>`), a second pair of nodes
+runs that code on the same Valkey, with races of its own, and plays a race round after
+each round of this code's: node A's and node B's CPU per race move of the two codes,
+round by round. Last, the part of a race move that does no I/O, in this process: the
+two racers' `LiveBoard`s replay the record in turn (the engine's check and move, both
+audiences' views, diffs and frames, the progress, and the other board's spectator
+refresh when their shared knowledge grew), as node A's writers do. `--profile DIR`
+runs py-spy on node A (`--profile-node b`: node B) during the first race round
+(`.venv/bin/pip install py-spy`) and prints where its CPU went.
 """
 
 from __future__ import annotations
@@ -273,12 +278,15 @@ def board_work(repeat: int = 100) -> tuple[float, float]:
     return best, refreshes / played
 
 
-def start_node(harness: Harness, url: str, name: str, seed: str) -> Child:
+def start_node(harness: Harness, url: str, name: str, seed: str, tree: Path | None = None) -> Child:
+    """A race node on `url` running this checkout's server, or that of `tree`."""
     data_dir = harness.tmp / name
     data_dir.mkdir(exist_ok=True)
     argv = [sys.executable, str(BENCH_DIR / "race_node.py"), seed, "serve", "--port", "0"]
     argv += ["--redis", url, "--data-dir", str(data_dir)]
     env = {"KLONDIKE_SECRET": harness.secret, **NO_SOLVER, **NO_CAPS, **FAST_RATE}
+    if tree is not None:
+        env["PYTHONPATH"] = str(tree / "server")
     env["KLONDIKE_COUNTDOWN_SECONDS"] = "0"
     return harness.spawn(name, argv, env)
 
@@ -291,25 +299,56 @@ async def cpu_between(child: Child, begin: float, end: float) -> float:
     return child.cpu() - used
 
 
+async def race_round(
+    replayers: Replayers, node_a: Child, node_b: Child, seconds: float
+) -> tuple[float, float, float, float]:
+    """One round of race moves: (moves/s, node A µs per move, node B µs per move,
+    spectator frames/s)."""
+    a0, b0 = node_a.cpu(), node_b.cpu()
+    wall0 = time.monotonic()
+    moves, frames = await replayers.go(seconds)
+    wall = time.monotonic() - wall0
+    return (
+        moves / wall,
+        (node_a.cpu() - a0) / moves * 1e6,
+        (node_b.cpu() - b0) / moves * 1e6,
+        frames / wall,
+    )
+
+
 async def bench(harness: Harness, args: argparse.Namespace) -> int:
     seed, _, moves = recorded()
     url = harness.valkey()
     node_a = start_node(harness, url, "node-a", seed)
     node_b = start_node(harness, url, "node-b", seed)
     replayers = Replayers(node_a.ws_url, node_b.ws_url, args.races, args.procs)
+    old: tuple[Child, Child, Replayers] | None = None
+    old_version = ""
+    if args.against is not None:
+        tree = args.against.resolve()
+        old_version = code_version(tree).removeprefix("server code: ").split()[0]
+        old_a = start_node(harness, url, "old-a", seed, tree)
+        old_b = start_node(harness, url, "old-b", seed, tree)
+        old = (old_a, old_b, Replayers(old_a.ws_url, old_b.ws_url, args.races, args.procs))
     solo = LoadGenerator()
     try:
         await replayers.ready()
+        if old is not None:
+            await old[2].ready()
         await solo.start([node_a.ws_url], 2 * args.races, args.procs)
         print(
             f"race moves at {code_version()}: {args.races} races (2 racers on node A, a "
             f"spectator on node B) replaying {RECORD.name} ({len(moves)} moves, seed {seed}) "
             f"against {2 * args.races} solo stock turners on node A; {args.rounds} rounds of "
-            f"{args.duration:g} s each",
+            f"{args.duration:g} s each"
+            + (f"; a race round of the nodes at {old_version} after each" if old else ""),
             flush=True,
         )
         await replayers.go(2.0)  # warm-up
+        if old is not None:
+            await old[2].go(2.0)
         rows: list[list[object]] = []
+        old_rows: list[list[object]] = []
         profile = ""
         ratios_a: list[float] = []
         for index in range(args.rounds):
@@ -318,14 +357,11 @@ async def bench(harness: Harness, args: argparse.Namespace) -> int:
                 profiled = node_a if args.profile_node == "a" else node_b
                 out = args.profile / f"node-{args.profile_node}-race-moves.txt"
                 profiler = Profiler(profiled.pid, out)
-            a0, b0 = node_a.cpu(), node_b.cpu()
-            wall0 = time.monotonic()
-            race_moves, frames = await replayers.go(args.duration)
-            race_wall = time.monotonic() - wall0
+            rate, race_a, race_b, frames = await race_round(
+                replayers, node_a, node_b, args.duration
+            )
             if profiler is not None:
                 profile = profiler.stop(top=30)
-            race_a = (node_a.cpu() - a0) / race_moves * 1e6
-            race_b = (node_b.cpu() - b0) / race_moves * 1e6
             begin = time.monotonic() + 1.0  # a second of warm-up, played, not counted
             used, stock = await asyncio.gather(
                 cpu_between(node_a, begin, begin + args.duration),
@@ -336,18 +372,34 @@ async def bench(harness: Harness, args: argparse.Namespace) -> int:
             rows.append(
                 [
                     index + 1,
-                    race_moves / race_wall,
+                    rate,
                     race_a,
                     race_b,
-                    frames / race_wall,
+                    frames,
                     stock.moves / args.duration,
                     stock_a,
                     race_a / stock_a,
                 ]
             )
             print("  ".join(str(c) for c in rows[-1]), flush=True)
+            if old is not None:
+                _, old_a_us, old_b_us, _ = await race_round(old[2], old[0], old[1], args.duration)
+                old_rows.append(
+                    [
+                        index + 1,
+                        race_a,
+                        old_a_us,
+                        race_a / old_a_us,
+                        race_b,
+                        old_b_us,
+                        race_b / old_b_us,
+                    ]
+                )
+                print("  ".join(str(c) for c in old_rows[-1]), flush=True)
     finally:
         replayers.close()
+        if old is not None:
+            old[2].close()
         await solo.close()
     print()
     headers = [
@@ -369,6 +421,24 @@ async def bench(harness: Harness, args: argparse.Namespace) -> int:
         f"race move (its spectator), node A {median[2]:.0f} µs per stock turn; race / stock "
         f"{statistics.median(ratios_a):.2f}x"
     )
+    if old_rows:
+        print(f"\nthe nodes at {old_version} in race rounds of their own, after each of these")
+        headers = [
+            "round",
+            "node A µs",
+            f"{old_version} A µs",
+            "A ratio",
+            "node B µs",
+            f"{old_version} B µs",
+            "B ratio",
+        ]
+        print(table(headers, old_rows))
+        ratio_a = statistics.median(float(str(r[3])) for r in old_rows)
+        ratio_b = statistics.median(float(str(r[6])) for r in old_rows)
+        print(
+            f"node CPU per race move, this code / {old_version}, medians: node A "
+            f"{ratio_a:.2f}x, node B {ratio_b:.2f}x"
+        )
     work, refreshes = board_work()
     print(
         f"the writers' in-memory work, replayed in this process: {work:.1f} µs per race move "
@@ -390,8 +460,11 @@ def main() -> int:
     parser.add_argument(
         "--profile-node", choices=("a", "b"), default="a", help="the node --profile samples"
     )
+    parser.add_argument(
+        "--against", type=Path, help="a checkout whose server runs a second pair of nodes"
+    )
     args = parser.parse_args()
-    return run_bench(lambda harness: bench(harness, args), ["node-a", "node-b"])
+    return run_bench(lambda harness: bench(harness, args), ["node-a", "node-b", "old-a", "old-b"])
 
 
 if __name__ == "__main__":
