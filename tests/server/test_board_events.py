@@ -9,6 +9,7 @@ import asyncio
 
 from klondike_live import keys
 from klondike_live.bus.messages import BoardFrame, ProgressNote, RoomMessage, decode
+from klondike_live.bus.subscriber import Subscriber
 from klondike_live.engine import Board, Move
 from klondike_live.race.live_board import LiveBoard
 from klondike_live.race.status import BoardStatus
@@ -20,29 +21,30 @@ from klondike_live.store.store import Store
 ROOM = "events-room-0001"
 
 
-async def published(redis: RedisClient, events: int) -> list[RoomMessage]:
-    """Everything published on the room's channels while `events` are written."""
-    pubsub = redis.pubsub()
-    await pubsub.ssubscribe(keys.channel(ROOM), keys.spectator_channel(ROOM))
-    try:
-        for _ in range(2):  # the two confirmations
-            await pubsub.get_message(timeout=5)
-        out: list[RoomMessage] = []
-        while len(out) < events:
-            message = await pubsub.get_message(timeout=5)
-            assert message is not None, f"only {len(out)} messages of {events}"
-            if message["type"] == "smessage":
-                out.append(decode(message["data"]))
-        await asyncio.sleep(0.2)  # anything more would arrive now
-        extra = await pubsub.get_message(timeout=0.1)
-        assert extra is None, f"more than expected: {extra}"
-        return out
-    finally:
-        await pubsub.aclose()  # type: ignore[no-untyped-call]
+class Heard:
+    """What the node's own bus subscriber hears on the room's two channels."""
+
+    def __init__(self) -> None:
+        self.published: list[bytes] = []
+        self.arrived = asyncio.Event()
+
+    async def on_message(self, channel: str, data: bytes) -> None:
+        self.published.append(data)  # decoded after: an empty message counts too
+        self.arrived.set()
+
+    async def at_least(self, count: int) -> list[RoomMessage]:
+        """The messages once `count` have come, and a moment later (anything more that
+        was published would be here by then), decoded."""
+        async with asyncio.timeout(5):
+            while len(self.published) < count:
+                self.arrived.clear()
+                await self.arrived.wait()
+        await asyncio.sleep(0.3)
+        return [decode(data) for data in self.published]
 
 
 async def test_a_refresh_publishes_its_spectator_frame_and_no_progress_note(
-    redis: RedisClient,
+    redis: RedisClient, valkey_url: str
 ) -> None:
     store = Store(redis, node_id="node-one")
     await redis.hset(
@@ -53,20 +55,26 @@ async def test_a_refresh_publishes_its_spectator_frame_and_no_progress_note(
     rival = Board.from_seed("1")  # has seen the seven up-cards only
     seats = {1: SeatKnowledge(rival.seen, BoardStatus.PLAYING)}
 
-    listening = asyncio.create_task(published(redis, 3))
-    await asyncio.sleep(0.2)
-    move = board.apply_move(Move.parse("2F"), 1, seats)  # turns up a card the rival lacks
-    assert move.progress is not None
-    result = await store.write_board_event(ROOM, 1, 0, "amy", "", move, 0, publish_own=False)
-    assert result.status is WriteStatus.OK
-    board.confirm()
-    rival.play("2F")  # the rival has seen it too: spectators may see it on this board
-    refresh = board.apply_refresh({1: SeatKnowledge(rival.seen, BoardStatus.PLAYING)})
-    assert refresh is not None and refresh.own_frame is None and refresh.progress is None
-    result = await store.write_board_event(ROOM, 1, 0, "", "", refresh, 1)
-    assert result.status is WriteStatus.OK
-    board.confirm()
-    messages = await listening
+    heard = Heard()
+    subscriber = Subscriber(redis, valkey_url, heard.on_message)
+    await subscriber.start(keys.DAILY_UPDATES)
+    try:
+        await subscriber.subscribe(keys.channel(ROOM))
+        await subscriber.subscribe(keys.spectator_channel(ROOM))
+        move = board.apply_move(Move.parse("2F"), 1, seats)  # turns up a card the rival lacks
+        assert move.progress is not None
+        result = await store.write_board_event(ROOM, 1, 0, "amy", "", move, 0, publish_own=False)
+        assert result.status is WriteStatus.OK
+        board.confirm()
+        rival.play("2F")  # the rival has seen it too: spectators may see it on this board
+        refresh = board.apply_refresh({1: SeatKnowledge(rival.seen, BoardStatus.PLAYING)})
+        assert refresh is not None and refresh.own_frame is None and refresh.progress is None
+        result = await store.write_board_event(ROOM, 1, 0, "", "", refresh, 1)
+        assert result.status is WriteStatus.OK
+        board.confirm()
+        messages = await heard.at_least(3)
+    finally:
+        await subscriber.stop()
 
     spectator = [m for m in messages if isinstance(m, BoardFrame)]
     notes = [m for m in messages if isinstance(m, ProgressNote)]
