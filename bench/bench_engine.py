@@ -6,7 +6,9 @@ measures the same positions). Each operation is timed call by call with
 and p90 microseconds. Absolute times drift on a shared machine, so the table also gives
 ratios against baselines measured in the same run: checked `play` against unchecked
 `push`, and each operation against the standard library's `random.shuffle` of a 52-item
-list (a yardstick for how fast this machine runs plain Python right now).
+list (a yardstick for how fast this machine runs plain Python right now), and the views
+after a move advanced over the piles the move changed (`advance`, what the server does)
+against the whole views built again and diffed.
 
     .venv/bin/python bench/bench_engine.py [--positions 3000]
 """
@@ -21,7 +23,7 @@ import time
 from collections.abc import Callable
 
 from klondike_live.engine import Board, Deal, Move, Variant, View, diff, view_of
-from klondike_live.engine.view import racer_view
+from klondike_live.engine.view import advance, changed_piles, racer_view
 
 VARIANTS = (Variant(), Variant(draw=3), Variant(draw=1, passes=0))
 
@@ -115,16 +117,29 @@ def main() -> int:
     def spectator_diff(board: Board, old: View, known: int) -> Case:
         return only(lambda: diff(old, view_of(board, known)))
 
+    def advanced(board: Board, old: View, known: int | None, piles: tuple[int, ...]) -> Case:
+        return only(lambda: advance(old, board, known, piles))
+
     # A spectator's knowledge: what this board's racer and a rival racer both saw.
     spectator_masks = [
         b.seen & Board.from_seed(str(rng.getrandbits(64))).seen for b, _ in positions
     ]
-    # Views before and after each move, for the diff benchmark.
+    # Spectators of a live race keep one mask for move after move: masks from a pool of
+    # 200 rivals, so that they are cached as on a server (every position's own mask above
+    # is the worst case, a mask seen for the first time).
+    rivals = [Board.from_seed(str(rng.getrandbits(64))).seen for _ in range(200)]
+    live_masks = [rivals[i % len(rivals)] for i in range(len(positions))]
+    # Views before and after each move, for the diff benchmark; the boards after the
+    # moves (copies) and the views before them, for building the views after a move.
     view_pairs = []
-    for board, move in positions:
+    moved = []
+    for (board, move), known in zip(positions, live_masks, strict=True):
         before = view_of(board, board.seen)
+        racer_before = racer_view(board)
+        spec_before = view_of(board, known)
         board.push(move)
         view_pairs.append((board, before, view_of(board, board.seen)))
+        moved.append((board.copy(), racer_before, spec_before, known, changed_piles([move])))
         board.pop()
 
     deck = list(range(52))
@@ -138,8 +153,11 @@ def main() -> int:
         "legal_moves()": [only(b.legal_moves) for b, _ in positions],
         "Deal.from_seed (kd1)": [deal(s) for s in seeds],
         "diff(old view, new view)": [diff_of(o, n) for _, o, n in view_pairs],
-        "racer_view + diff": [racer_diff(b, o) for b, o, _ in view_pairs],
-        "view_of(mask) + diff (spectator)": [
+        "racer_view + diff": [racer_diff(a, r) for a, r, _, _, _ in moved],
+        "advance (racer)": [advanced(a, r, None, p) for a, r, _, _, p in moved],
+        "view_of(mask) + diff (spectator)": [spectator_diff(a, s, k) for a, _, s, k, _ in moved],
+        "advance (spectator)": [advanced(a, s, k, p) for a, _, s, k, p in moved],
+        "view_of(new mask) + diff": [
             spectator_diff(b, o, k)
             for (b, o, _), k in zip(view_pairs, spectator_masks, strict=True)
         ],
@@ -163,6 +181,12 @@ def main() -> int:
     checked = results["play (checked)"][0]
     unchecked = results["push (unchecked)"][0]
     print(f"checked play / unchecked push: {checked / unchecked:.2f}x")
+    for who, whole, patched in (
+        ("racer", "racer_view + diff", "advance (racer)"),
+        ("spectator", "view_of(mask) + diff (spectator)", "advance (spectator)"),
+    ):
+        ratio = results[patched][0] / results[whole][0]
+        print(f"view after a move, changed piles / whole view ({who}): {ratio:.2f}x")
     return 0
 
 

@@ -15,7 +15,7 @@ from klondike_live.engine import (
     view_of,
 )
 from klondike_live.engine.moves import DRAW, F2T, RECYCLE, T2F, T2T, W2F, W2T
-from klondike_live.engine.view import racer_view
+from klondike_live.engine.view import advance, changed_piles, racer_view
 
 UNIVERSE = [Move(DRAW), Move(RECYCLE), Move(W2F)]
 UNIVERSE += [Move(W2T, 0, d) for d in range(7)] + [Move(T2F, s) for s in range(7)]
@@ -187,3 +187,45 @@ def test_racer_view_is_the_view_under_the_racers_knowledge(
     """The racer's fast view equals the general view under `Board.seen`, every move."""
     for board in play_out(*game):
         assert racer_view(board) == view_of(board, board.seen)
+
+
+@settings(max_examples=150, deadline=None)
+@given(games, st.lists(st.integers(0, 10_000), max_size=60), st.integers(0, 2**52 - 1))
+def test_advancing_a_view_equals_building_it_again(
+    game: tuple[str, Variant, list[int]], other_choices: list[int], noise: int
+) -> None:
+    """`advance` after each move or undo (rebuilding only the changed piles) gives the
+    same view and the same diff as building the whole view again: for the racer, and for
+    viewers under fixed masks (a rival's knowledge, an arbitrary one)."""
+    seed, variant, choices = game
+    board = Board.from_seed(seed, variant)
+    rival = play_out(seed, variant, other_choices)[-1]
+    viewers: list[int | None] = [None, rival.seen, noise, 0]
+    views = [racer_view(board) if k is None else view_of(board, k) for k in viewers]
+    for choice in choices:
+        moves = board.legal_moves()
+        if board.moves and (not moves or choice % 5 == 0):
+            piles = changed_piles([board.pop()])
+        elif moves:
+            move = moves[choice % len(moves)]
+            board.play(move)
+            piles = changed_piles([move])
+        else:
+            break
+        for index, known in enumerate(viewers):
+            whole = racer_view(board) if known is None else view_of(board, known)
+            view, change = advance(views[index], board, known, piles)
+            assert view == whole
+            assert change == diff(views[index], whole)
+            views[index] = view
+
+
+def test_changed_piles_name_each_kind_of_move() -> None:
+    """Tableau piles by index, the waste as `WASTE` (7), sorted, once each."""
+    assert changed_piles([Move(T2T, 4, 1)]) == (1, 4)
+    assert changed_piles([Move(T2F, 2)]) == (2,)
+    assert changed_piles([Move(F2T, 3, 6)]) == (6,)
+    assert changed_piles([Move(W2T, 0, 5), Move(DRAW)]) == (5, 7)
+    assert changed_piles([Move(W2F), Move(RECYCLE)]) == (7,)
+    assert changed_piles([Move(T2F, 2), Move(T2F, 2), Move(T2T, 2, 0)]) == (0, 2)
+    assert changed_piles([]) == ()

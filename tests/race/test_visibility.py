@@ -3,12 +3,16 @@ spectators may know never exceeds what every racer still playing knows."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import msgpack
 from hypothesis import given
 from hypothesis import strategies as st
 
-from klondike_live.engine import ALL_CARDS, Board, Move, view_of
-from klondike_live.race.live_board import LiveBoard
-from klondike_live.race.status import BoardStatus
+from klondike_live.engine import ALL_CARDS, Board, Move, ViewDiff, view_of
+from klondike_live.engine.view import racer_view
+from klondike_live.race.live_board import BoardEvent, LiveBoard
+from klondike_live.race.status import BoardOp, BoardStatus
 from klondike_live.race.visibility import (
     NOTHING,
     SeatKnowledge,
@@ -102,3 +106,59 @@ def test_the_writers_spectator_frames_show_only_common_knowledge(
         shown = writer.spec_view.cards()
         assert all(rival.seen >> c & 1 and writer.board.seen >> c & 1 for c in shown)
         assert writer.spec_view == view_of(writer.board, writer.spec_mask)
+
+
+def _wire_to_diff(data: dict[str, Any]) -> ViewDiff:
+    """A decoded frame's `d` back into the engine's diff."""
+    found = data.get("foundations")
+    return ViewDiff(
+        piles=tuple((p, keep, down, tuple(cards)) for p, keep, down, cards in data["piles"]),
+        stock=data.get("stock"),
+        foundations=None if found is None else tuple(found),
+        foundation_hidden=data.get("foundations_hidden"),
+        pass_number=data.get("pass"),
+    )
+
+
+@given(st.lists(st.tuples(st.booleans(), st.integers(0, 10_000)), max_size=80))
+def test_each_frame_of_a_race_turns_the_last_view_into_the_whole_view_built_again(
+    turns: list[tuple[bool, int]],
+) -> None:
+    """Two racers' writers on one deal, moves interleaved, each told the other's
+    knowledge, a refresh after each move: every frame's diff (decoded from the wire)
+    turns the view of the previous frame into the view built again from the whole board,
+    for the racer and for spectators, whether the writer patched the changed piles or
+    rebuilt the view. Then one racer resigns and the other plays on."""
+    writers = [LiveBoard("room-0001", seat, 1, Board.from_seed("7"), race=True) for seat in (0, 1)]
+    seen_own = [w.own_view for w in writers]
+    seen_spec = [w.spec_view for w in writers]
+
+    def seats_for(seat: int) -> dict[int, SeatKnowledge]:
+        other = writers[1 - seat]
+        return {other.seat: SeatKnowledge(other.board.seen, other.status)}
+
+    def check(seat: int, event: BoardEvent | None) -> None:
+        if event is None:
+            return
+        writer = writers[seat]
+        writer.confirm()
+        if event.own_frame is not None:
+            own = _wire_to_diff(msgpack.unpackb(event.own_frame)["d"])
+            seen_own[seat] = own.apply(seen_own[seat])
+            assert seen_own[seat] == racer_view(writer.board)
+        spec = _wire_to_diff(msgpack.unpackb(event.spec_frame)["d"])
+        seen_spec[seat] = spec.apply(seen_spec[seat])
+        assert seen_spec[seat] == view_of(writer.board, writer.spec_mask)
+        assert writer.spec_mask == writer.spectator_mask(seats_for(seat))
+
+    for index, (second, choice) in enumerate(turns):
+        seat = int(second)
+        if index == len(turns) // 2 and writers[1].status is BoardStatus.PLAYING:
+            check(1, writers[1].apply_ending(BoardOp.RESIGN, seats_for(1)))
+            continue
+        writer = writers[seat]
+        legal = writer.board.legal_moves()
+        if writer.status is not BoardStatus.PLAYING or not legal:
+            continue
+        check(seat, writer.apply_move(legal[choice % len(legal)], index + 1, seats_for(seat)))
+        check(1 - seat, writers[1 - seat].apply_refresh(seats_for(1 - seat)))

@@ -15,6 +15,8 @@ hiding cards is decided in one place:
 - `diff(old, new)` is the compact change between two successive views of one board:
   per pile "keep the first k cards, set the face-down count, append these". A diff is
   made from views, so it can only hold cards the newer view already shows.
+- `advance(old, board, known, piles)` is the same view and diff after a move, rebuilding
+  only the piles the move changed (`changed_piles`): what the server does per move.
 
 The text form is the notation's redacted position: `##` for every card the viewer may
 not know (on the foundations line too, one `##` per unknown foundation card), and the
@@ -24,6 +26,7 @@ stock as a count.
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
@@ -31,6 +34,7 @@ from klondike_live.engine.board import Board
 from klondike_live.engine.cards import CARDS
 from klondike_live.engine.counts import parse_count
 from klondike_live.engine.errors import NotationError
+from klondike_live.engine.moves import F2T, T2F, T2T, W2T, Move
 from klondike_live.engine.position import (
     format_foundations,
     parse_card_token,
@@ -190,6 +194,100 @@ def racer_view(board: Board) -> View:
         foundation_hidden=0,
         pass_number=board.pass_number,
     )
+
+
+def changed_piles(moves: Iterable[Move]) -> tuple[int, ...]:
+    """The piles (tableau 0..6, `WASTE`) that `moves` can change, in diff order.
+
+    Stock count, foundations and pass number are not piles: `advance` compares them
+    whatever the moves were. Undoing a move changes the same piles as making it.
+    """
+    piles: set[int] = set()
+    for move in moves:
+        kind = move.kind
+        if kind == T2T:
+            piles.add(move.src)
+            piles.add(move.dst)
+        elif kind == T2F:
+            piles.add(move.src)
+        elif kind == F2T:
+            piles.add(move.dst)
+        else:  # DRAW, RECYCLE, W2F, W2T
+            piles.add(WASTE)
+            if kind == W2T:
+                piles.add(move.dst)
+    return tuple(sorted(piles))
+
+
+def advance(
+    old: View, board: Board, known: int | None, piles: tuple[int, ...]
+) -> tuple[View, ViewDiff]:
+    """The view of `board` now and its diff from `old`, rebuilding only `piles`.
+
+    `old` is the view of the same board under the same knowledge before moves that
+    changed only `piles` (`changed_piles` of those moves, or of a move undone). `known`
+    is that knowledge mask, or None for the racer's own view (`racer_view`). Equal to
+    `(new, diff(old, new))` with `new` the whole view built again: a caller whose mask
+    changed (a card became known anywhere on the board) builds it again instead.
+    """
+    tableau = old.tableau
+    face_down = old.face_down
+    waste = old.waste
+    changes: list[PileChange] = []
+    redaction = None if known is None else _redaction(known)
+    card = None if redaction is None else redaction[0].__getitem__
+    if piles:
+        board_piles, board_down = board._piles, board._down
+        new_tableau: list[tuple[int, ...]] | None = None
+        for k in piles:
+            if k == WASTE:
+                new = board.waste if card is None else tuple(map(card, board.waste))
+                if new != waste:
+                    keep = _common_prefix(waste, new)
+                    changes.append((WASTE, keep, 0, new[keep:]))
+                    waste = new
+                continue
+            pile, down = board_piles[k], board_down[k]
+            if card is not None:
+                new = tuple(map(card, pile))
+            else:
+                new = pile if not down else _BACKS[down] + pile[down:]
+            before = tableau[k]
+            if new != before or down != face_down[k]:
+                keep = _common_prefix(before, new)
+                changes.append((k, keep, down, new[keep:]))
+                if new_tableau is None:
+                    new_tableau = list(tableau)
+                new_tableau[k] = new
+        if new_tableau is not None:
+            tableau = tuple(new_tableau)
+            face_down = tuple(board_down)
+    if redaction is None:
+        foundations = board.foundations
+        hidden = 0
+    else:
+        foundations = tuple(map(min, board.foundations, redaction[1]))
+        hidden = board.foundation_count - sum(foundations)
+    stock = board.stock_count
+    pass_number = board.pass_number
+    view = View(
+        variant=old.variant,
+        tableau=tableau,
+        face_down=face_down,
+        stock=stock,
+        waste=waste,
+        foundations=foundations,
+        foundation_hidden=hidden,
+        pass_number=pass_number,
+    )
+    change = ViewDiff(
+        piles=tuple(changes),
+        stock=None if old.stock == stock else stock,
+        foundations=None if old.foundations == foundations else foundations,
+        foundation_hidden=None if old.foundation_hidden == hidden else hidden,
+        pass_number=None if old.pass_number == pass_number else pass_number,
+    )
+    return view, change
 
 
 def _common_prefix(a: tuple[int, ...], b: tuple[int, ...]) -> int:

@@ -27,9 +27,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from klondike_live.engine import Board, IllegalMoveError, Move, View, diff, view_of
+from klondike_live.engine import Board, IllegalMoveError, Move, View, ViewDiff, diff, view_of
 from klondike_live.engine.moves import T2F
-from klondike_live.engine.view import racer_view
+from klondike_live.engine.view import advance, changed_piles, racer_view
 from klondike_live.protocol import outgoing
 from klondike_live.protocol.outgoing import BoardHeader
 from klondike_live.race.status import ENDING_STATUS, BoardOp, BoardStatus
@@ -184,15 +184,21 @@ class LiveBoard:
             raise IllegalMoveError(str(move), reason)
         self._save(None)
         board.push(move)
-        tokens = [str(move)]
+        made = [move]
         if self.race and not board.is_won() and board.is_trivially_won():
-            for extra in finishing_moves(board):
+            made += finishing_moves(board)
+            for extra in made[1:]:
                 board.push(extra)
-                tokens.append(str(extra))
         won = board.is_won()
         status = BoardStatus.WON if (won and self.race) else self.status
         event = self._event(
-            BoardOp.MOVE, tuple(tokens), seats, status, move_token=str(move), move_id=move_id
+            BoardOp.MOVE,
+            tuple(map(str, made)),
+            seats,
+            status,
+            changed_piles(made),
+            move_token=str(move),
+            move_id=move_id,
         )
         event.won = won
         return event
@@ -202,14 +208,22 @@ class LiveBoard:
         if not self.board.moves:
             raise IllegalMoveError("undo", "there is no move to undo")
         self._save(self.board.moves[-1])
-        self.board.pop()
-        return self._event(BoardOp.UNDO, (), seats, self.status, move_token=None, move_id=move_id)
+        undone = self.board.pop()
+        return self._event(
+            BoardOp.UNDO,
+            (),
+            seats,
+            self.status,
+            changed_piles([undone]),
+            move_token=None,
+            move_id=move_id,
+        )
 
     def apply_ending(self, op: BoardOp, seats: Mapping[int, SeatKnowledge]) -> BoardEvent:
         """The racer resigns, runs out of time, or wins a practice game: a status change
         with no move."""
         self._save(None)
-        return self._event(op, (), seats, ENDING_STATUS[op], move_token=None)
+        return self._event(op, (), seats, ENDING_STATUS[op], (), move_token=None)
 
     def apply_refresh(self, seats: Mapping[int, SeatKnowledge]) -> BoardEvent | None:
         """Re-publish the spectators' view when their knowledge grew; None (and nothing
@@ -221,7 +235,7 @@ class LiveBoard:
             self.spec_mask = known  # nothing they see changes: no event needed
             return None
         self._save(None)
-        return self._event(BoardOp.REFRESH, (), seats, self.status, move_token=None, own=False)
+        return self._event(BoardOp.REFRESH, (), seats, self.status, (), move_token=None, own=False)
 
     def confirm(self) -> None:
         """The store accepted the pending event."""
@@ -274,22 +288,28 @@ class LiveBoard:
         tokens: tuple[str, ...],
         seats: Mapping[int, SeatKnowledge],
         status: BoardStatus,
+        piles: tuple[int, ...],
         *,
         move_token: str | None,
         move_id: int | None = None,
         own: bool = True,
     ) -> BoardEvent:
+        """The event of a change made to the board, which changed only `piles` (tableau
+        and waste, as `changed_piles` names them): each view is advanced over those piles
+        alone, unless its viewers' knowledge changed."""
         board = self.board
         self.status = status
         moves = len(board.moves)
         own_frame = None
+        old_own = self.own_view
+        own_diff: ViewDiff | None = None
         if own:
-            new_own = racer_view(board)
+            new_own, own_diff = advance(old_own, board, None, piles)
             self.own_offset += 1
             header = BoardHeader(self.room, self.seat, "own", self.epoch, self.own_offset)
             own_frame = outgoing.diff(
                 header,
-                diff(self.own_view, new_own),
+                own_diff,
                 moves=moves,
                 move=move_token,
                 status=status,
@@ -300,13 +320,18 @@ class LiveBoard:
         known = self.spectator_mask(seats)
         if known == board.seen:  # spectators know what the racer knows (solo, or caught up)
             new_spec = self.own_view if own else racer_view(board)
-        else:
+            if own_diff is not None and self.spec_view is old_own:
+                spec_diff = own_diff  # their view was the racer's too: the same change
+            else:
+                spec_diff = diff(self.spec_view, new_spec)
+        elif known == self.spec_mask:
+            new_spec, spec_diff = advance(self.spec_view, board, known, piles)
+        else:  # a card became known to them, anywhere on the board
             new_spec = view_of(board, known)
+            spec_diff = diff(self.spec_view, new_spec)
         self.spec_offset += 1
         header = BoardHeader(self.room, self.seat, "spectator", self.epoch, self.spec_offset)
-        spec_frame = outgoing.diff(
-            header, diff(self.spec_view, new_spec), moves=moves, move=move_token, status=status
-        )
+        spec_frame = outgoing.diff(header, spec_diff, moves=moves, move=move_token, status=status)
         self.spec_view = new_spec
         self.spec_mask = known
         self.seq += 1
