@@ -24,8 +24,8 @@ Its CPU is read the same way over the same kind of window.
 `--against TREE` also measures the two nodes of another checkout's `server/` (e.g. `git
 worktree add --detach /tmp/old <commit>`) in the same rounds.
 
-`--profile DIR` also records node B with py-spy while measuring (it adds a little CPU
-to the node: use it to see where the time goes, not for the table).
+`--profile DIR` also records node B and the baseline server with py-spy while measuring
+(it adds a little CPU to each: use it to see where the time goes, not for the table).
 """
 
 from __future__ import annotations
@@ -161,7 +161,14 @@ def check(got: dict[str, int], moves: int, count: int, resyncs: float = 0) -> No
 
 
 async def measure_baseline(
-    server: Child, count: int, moves: int, interval: float, like: Run, timeout: float, procs: int
+    server: Child,
+    count: int,
+    moves: int,
+    interval: float,
+    like: Run,
+    timeout: float,
+    procs: int,
+    profile: Path | None,
 ) -> Run:
     pool = SpectatorPool()
     try:
@@ -172,6 +179,7 @@ async def measure_baseline(
             raise RuntimeError(f"baseline holds {held} connections, expected {count}")
         await pool.mark()
         meter = CpuMeter({"server": server.pid})
+        profiler = Profiler(server.pid, profile / f"baseline-{count}.txt") if profile else None
         load0 = pool.cpu()
         meter.start()
         progress = round(like.others / count)  # as many per spectator as the node sent
@@ -180,6 +188,8 @@ async def measure_baseline(
         got = await pool.wait(moves, timeout)
         meter.stop()
         load = pool.cpu() - load0
+        if profiler is not None:
+            print(f"py-spy of the baseline at N={count}:\n{profiler.stop()}\n", file=sys.stderr)
         if (await answer) != "done":
             raise RuntimeError("baseline server did not finish")
         check(got, moves, count)
@@ -229,7 +239,9 @@ async def bench(args: argparse.Namespace, harness: Harness) -> int:
             )
             mine.append(run)
             bases.append(
-                await measure_baseline(server, count, moves, interval, run, timeout, args.procs)
+                await measure_baseline(
+                    server, count, moves, interval, run, timeout, args.procs, args.profile
+                )
             )
             if other is not None:
                 theirs.append(
