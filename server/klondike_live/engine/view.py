@@ -268,26 +268,17 @@ def advance(
     else:
         foundations = tuple(map(min, board.foundations, redaction[1]))
         hidden = board.foundation_count - sum(foundations)
-    stock = board.stock_count
-    pass_number = board.pass_number
     view = View(
         variant=old.variant,
         tableau=tableau,
         face_down=face_down,
-        stock=stock,
+        stock=board.stock_count,
         waste=waste,
         foundations=foundations,
         foundation_hidden=hidden,
-        pass_number=pass_number,
+        pass_number=board.pass_number,
     )
-    change = ViewDiff(
-        piles=tuple(changes),
-        stock=None if old.stock == stock else stock,
-        foundations=None if old.foundations == foundations else foundations,
-        foundation_hidden=None if old.foundation_hidden == hidden else hidden,
-        pass_number=None if old.pass_number == pass_number else pass_number,
-    )
-    return view, change
+    return view, _change(old, view, changes)
 
 
 def _common_prefix(a: tuple[int, ...], b: tuple[int, ...]) -> int:
@@ -311,6 +302,11 @@ def diff(old: View, new: View) -> ViewDiff:
     if old.waste != new.waste:
         keep = _common_prefix(old.waste, new.waste)
         piles.append((WASTE, keep, 0, new.waste[keep:]))
+    return _change(old, new, piles)
+
+
+def _change(old: View, new: View, piles: list[PileChange]) -> ViewDiff:
+    """The diff from `old` to `new` given their pile changes: the rest by comparison."""
     return ViewDiff(
         piles=tuple(piles),
         stock=None if old.stock == new.stock else new.stock,
