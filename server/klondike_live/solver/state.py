@@ -206,11 +206,11 @@ class Position:
                     for t in empties:
                         bucket.append((K_T2T, s, t, d))
             elif d == 0 and red.empty:
-                if kings is None:
-                    kings = self.king_sources(red.stock)
                 for parent in parents[head]:
                     t = top_at.get(parent, -1)
                     if t >= 0:
+                        if kings is None:
+                            kings = self.king_sources(red.stock)
                         for code in kings:
                             others.append((K_EMPTY, s, t, code))
             else:
