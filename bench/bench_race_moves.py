@@ -25,7 +25,8 @@ each round of this code's: node A's and node B's CPU per race move of the two co
 round by round. Last, the part of a race move that does no I/O, in this process: the
 two racers' `LiveBoard`s replay the record in turn (the engine's check and move, both
 audiences' views, diffs and frames, the progress, and the other board's spectator
-refresh when their shared knowledge grew), as node A's writers do. `--profile DIR`
+refresh when their shared knowledge grew), as node A's writers do; with `--against`,
+also each code's replay in child processes, alternating four times. `--profile DIR`
 runs py-spy on node A (`--profile-node b`: node B) during the first race round
 (`.venv/bin/pip install py-spy`) and prints where its CPU went.
 """
@@ -36,7 +37,9 @@ import argparse
 import asyncio
 import contextlib
 import multiprocessing
+import os
 import statistics
+import subprocess
 import sys
 import time
 from multiprocessing.connection import Connection
@@ -64,6 +67,7 @@ from serverbench import (
     pack,
     race_room,
     run_bench,
+    server_root,
     start_race_now,
     table,
     unpack,
@@ -445,7 +449,34 @@ async def bench(harness: Harness, args: argparse.Namespace) -> int:
         f"({work / median[0]:.0%} of node A's CPU per race move); {refreshes:.2f} spectator "
         f"refreshes of the other board per move"
     )
+    if args.against is not None:
+        ours, theirs = await asyncio.to_thread(replays, server_root(), args.against.resolve())
+        print(
+            f"the writers' in-memory work replayed by each code in child processes, "
+            f"alternating, {len(ours)} times: this code {statistics.median(ours):.1f} µs per "
+            f"race move ({', '.join(f'{w:.1f}' for w in ours)}), {old_version} "
+            f"{statistics.median(theirs):.1f} ({', '.join(f'{w:.1f}' for w in theirs)}); "
+            f"ratio of medians {statistics.median(ours) / statistics.median(theirs):.2f}x"
+        )
     return 0
+
+
+def replays(this: Path, other: Path, times: int = 4) -> tuple[list[float], list[float]]:
+    """`board_work()` of this checkout's server and of `other`'s, each in a child process
+    with that `server/` first on its path, alternating `times` times."""
+    runs: dict[Path, list[float]] = {this: [], other: []}
+    for _ in range(times):
+        for tree, out in runs.items():
+            child = subprocess.run(
+                [sys.executable, "-c", "import bench_race_moves as b; print(b.board_work()[0])"],
+                cwd=BENCH_DIR,
+                env={**os.environ, "PYTHONPATH": str(tree / "server")},
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            out.append(float(child.stdout.strip()))
+    return runs[this], runs[other]
 
 
 def main() -> int:
