@@ -30,6 +30,9 @@ from typing import Any, Final
 
 import jwt
 
+from klondike_live.errors import Refusal
+from klondike_live.protocol.codes import ErrorCode
+
 __all__ = [
     "ALGORITHM",
     "GUEST_LIFETIME_SECONDS",
@@ -58,21 +61,16 @@ LEEWAY_SECONDS: Final = 5
 accepted until `exp + LEEWAY_SECONDS`, and `nbf`/`iat` may lie that far in the future
 (docs/protocol.md, section 2)."""
 
-TOKEN_INVALID: Final = "token_invalid"
-TOKEN_EXPIRED: Final = "token_expired"
+TOKEN_INVALID: Final = ErrorCode.TOKEN_INVALID
+TOKEN_EXPIRED: Final = ErrorCode.TOKEN_EXPIRED
 
 # User ids end up in Redis keys and logs: plain characters only, and no `{}` that
 # could clash with the hash tags of key names. Covers UUIDs, emails, "auth0|123".
 _USER_ID = re.compile(r"[A-Za-z0-9_.:@|+-]{1,128}")
 
 
-class AuthError(Exception):
+class AuthError(Refusal):
     """A token was refused; `code` is stable for clients, `message` is safe to show."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
 
 
 def key_id(key: bytes) -> str:

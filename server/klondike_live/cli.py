@@ -48,15 +48,12 @@ from klondike_live.engine import (
     parse_position,
 )
 from klondike_live.engine.variant import UNLIMITED
+from klondike_live.errors import InputError
 from klondike_live.terminal import render, use_colour
 
 EXIT_OK = 0
 EXIT_CHECK_FAILED = 1
 EXIT_BAD_INPUT = 2
-
-
-class InputError(Exception):
-    """Input the command cannot use; the message is shown as is, with exit status 2."""
 
 
 def read_text(source: str) -> str:

@@ -24,6 +24,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from klondike_live.bots.wire import apply_wire_diff
+from klondike_live.errors import LiveError
 from klondike_live.protocol.incoming import PROTOCOL_VERSION
 
 Message = dict[str, Any]
@@ -33,7 +34,7 @@ apply_diff = apply_wire_diff
 and the in-server bots."""
 
 
-class ServerError(Exception):
+class ServerError(LiveError):
     """The server refused a request: its `code` and `msg`."""
 
     def __init__(self, message: Message) -> None:

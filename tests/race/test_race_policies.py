@@ -7,9 +7,10 @@ from dataclasses import replace
 import pytest
 
 from klondike_live.engine import Variant
+from klondike_live.errors import Refusal
 from klondike_live.protocol.codes import ErrorCode
 from klondike_live.protocol.kinds import RoomKind
-from klondike_live.race.room import RoomError, RoomPhase, RoomState, new_room
+from klondike_live.race.room import RoomPhase, RoomState, new_room
 from klondike_live.race.rules import (
     GraceExpiry,
     attempt_outcome,
@@ -92,7 +93,7 @@ def test_a_ranked_daily_attempt_runs_on_while_its_player_is_away() -> None:
 def test_races_and_ranked_attempts_have_no_undo_or_hints(what: str) -> None:
     """Practice rules allow them; race rules refuse with `not_allowed`."""
     check_practice(False, what)  # type: ignore[arg-type]
-    with pytest.raises(RoomError) as refused:
+    with pytest.raises(Refusal) as refused:
         check_practice(True, what)  # type: ignore[arg-type]
     assert refused.value.code is ErrorCode.NOT_ALLOWED and what in refused.value.message
 
@@ -100,7 +101,7 @@ def test_races_and_ranked_attempts_have_no_undo_or_hints(what: str) -> None:
 def test_a_racer_cannot_watch_its_own_race_until_it_is_over() -> None:
     """`own_race` for a seated racer while the race can be played; anyone else may."""
     racing = started(room())
-    with pytest.raises(RoomError) as refused:
+    with pytest.raises(Refusal) as refused:
         check_spectator(racing, "bea")
     assert refused.value.code is ErrorCode.OWN_RACE
     check_spectator(racing, "cid")

@@ -8,6 +8,7 @@ from dataclasses import replace
 import pytest
 
 from klondike_live.engine import Deal, Variant
+from klondike_live.errors import Refusal
 from klondike_live.protocol.codes import ErrorCode
 from klondike_live.protocol.kinds import RoomKind
 from klondike_live.race.room import (
@@ -15,7 +16,6 @@ from klondike_live.race.room import (
     FINISHED,
     LOBBY,
     RACING,
-    RoomError,
     RoomEvent,
     RoomState,
     new_room,
@@ -37,8 +37,8 @@ def lobby(capacity: int = 3) -> RoomState:
     return room.join("u2", "Bob")
 
 
-def refused(code: ErrorCode) -> pytest.RaisesExc[RoomError]:
-    return pytest.raises(RoomError, check=lambda e: e.code == code)
+def refused(code: ErrorCode) -> pytest.RaisesExc[Refusal]:
+    return pytest.raises(Refusal, check=lambda e: e.code == code)
 
 
 def test_creator_holds_seat_zero_and_hosts() -> None:

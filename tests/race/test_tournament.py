@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from klondike_live.daily.variants import DRAW1
+from klondike_live.errors import Refusal
 from klondike_live.protocol.codes import ErrorCode
 from klondike_live.protocol.kinds import TournamentFormat
 from klondike_live.race.tournament import (
@@ -17,7 +18,6 @@ from klondike_live.race.tournament import (
     HeatPhase,
     NewTournament,
     Result,
-    TournamentError,
     TournamentPhase,
     TournamentState,
     new_tournament,
@@ -109,20 +109,20 @@ def test_standings_break_ties_by_wins_then_rounds_then_share_a_rank() -> None:
 def test_registration_cap_removal_and_organizer_rules() -> None:
     t = heats(cap=2)
     t = t.enter("ann", "Ann", NOW + 1).enter("bob", "Bob", NOW + 2)
-    with pytest.raises(TournamentError) as full:
+    with pytest.raises(Refusal) as full:
         t.enter("cy", "Cy", NOW + 3)
     assert full.value.code is ErrorCode.ROOM_FULL
-    with pytest.raises(TournamentError) as boss:
+    with pytest.raises(Refusal) as boss:
         t.remove("ann", "bob", NOW + 4)
     assert boss.value.code is ErrorCode.NOT_HOST
     t = t.remove("org", "bob", NOW + 4)
-    with pytest.raises(TournamentError) as gone:
+    with pytest.raises(Refusal) as gone:
         t.enter("bob", "Bob", NOW + 5)
     assert gone.value.code is ErrorCode.NOT_ALLOWED
-    with pytest.raises(TournamentError) as late:
+    with pytest.raises(Refusal) as late:
         t.enter("cy", "Cy", NOW + 10_000)
     assert late.value.code is ErrorCode.WRONG_STATE
-    with pytest.raises(TournamentError):
+    with pytest.raises(Refusal):
         t.set_registration("org", True, NOW + 10_000)  # the window has passed
     done = t.cancel("org", NOW + 6)
     assert done.phase is TournamentPhase.CANCELLED and done.over
@@ -155,9 +155,9 @@ def test_a_heat_s_seed_is_shown_only_once_it_is_finished() -> None:
 
 
 def test_settings_that_make_no_tournament_are_refused() -> None:
-    with pytest.raises(TournamentError):
+    with pytest.raises(Refusal):
         series(date(2030, 1, 7), date(2030, 1, 1))  # backwards
-    with pytest.raises(TournamentError):
+    with pytest.raises(Refusal):
         series(date(2030, 1, 1), date(2030, 3, 1))  # longer than 31 days
 
 
@@ -168,7 +168,7 @@ def test_registration_of_heats_closes_when_the_first_heat_s_room_opens() -> None
     assert t.registration_open(NOW + 2)
     opened = t.heat_opened(1, "room-0001", 1)
     assert not opened.registration_open(NOW + 2)
-    with pytest.raises(TournamentError) as late:
+    with pytest.raises(Refusal) as late:
         opened.enter("bob", "Bob", NOW + 2)
     assert late.value.code is ErrorCode.WRONG_STATE
 

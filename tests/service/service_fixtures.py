@@ -52,6 +52,7 @@ from klondike_live import keys
 from klondike_live.bus.subscriber import Subscriber
 from klondike_live.config import Settings
 from klondike_live.engine import Variant
+from klondike_live.errors import Refusal
 from klondike_live.metrics import Metrics
 from klondike_live.protocol import incoming as msg
 from klondike_live.protocol import outgoing
@@ -59,7 +60,6 @@ from klondike_live.protocol.codes import CloseCode, ErrorCode
 from klondike_live.protocol.kinds import Role, RoomKind
 from klondike_live.service.connection import Connection
 from klondike_live.service.daily import Clock, system_clock
-from klondike_live.service.errors import RequestError
 from klondike_live.service.hub import Hub
 from klondike_live.service.live import LiveService, RoomRequest
 from klondike_live.service.timers import BUCKETS_PER_TICK
@@ -374,7 +374,7 @@ class Cluster:
             errors = [m for m in conn.received[first:] if m.get("t") == "error"]
             if errors:
                 code = ErrorCode(errors[0]["code"])
-        except RequestError as exc:
+        except Refusal as exc:
             await conn.send(
                 outgoing.error(
                     exc.code,

@@ -34,6 +34,7 @@ from typing import Any, Final
 
 import msgpack
 
+from klondike_live.errors import LiveError
 from klondike_live.race.live_board import Progress
 from klondike_live.race.room import RoomPhase
 from klondike_live.race.status import BoardStatus
@@ -44,7 +45,7 @@ _AUDIENCE_TAG: Final = {Audience.OWN: b"O", Audience.SPECTATOR: b"S"}
 _TAG_AUDIENCE: Final = {tag: audience for audience, tag in _AUDIENCE_TAG.items()}
 
 
-class BusError(ValueError):
+class BusError(LiveError, ValueError):
     """A bus message that does not decode."""
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from klondike_live.engine import Board, KlondikeError, Variant
+from klondike_live.errors import LiveError
 from klondike_live.solver import Budget
 from klondike_live.solver.search import SOLVABLE, Verdict
 from klondike_live.solver.worker import par_in_worker, solve_in_worker
@@ -26,7 +27,7 @@ from klondike_live.solver.worker import par_in_worker, solve_in_worker
 __all__ = ["CertificateError", "Certification", "CertifiedDeal", "certify", "check_line"]
 
 
-class CertificateError(ValueError):
+class CertificateError(LiveError, ValueError):
     """A winning line that does not win its deal."""
 
 

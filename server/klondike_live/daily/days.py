@@ -40,6 +40,7 @@ from typing import Any, Final
 from klondike_live.daily.certify import CertificateError, CertifiedDeal, certify
 from klondike_live.daily.variants import DAILY_VARIANTS, DEFAULT_DAILY_BUDGET, variant_slug
 from klondike_live.engine import Deal, Variant
+from klondike_live.errors import LiveError
 from klondike_live.race.room import commitment
 from klondike_live.solver import Budget, SolverError
 from klondike_live.solver.worker import WorkerError
@@ -78,11 +79,11 @@ PREPARE_INTERVAL: Final = 3600.0
 """Seconds between `run_prepare` checks."""
 
 
-class DailyError(RuntimeError):
+class DailyError(LiveError, RuntimeError):
     """No certified deal could be found for a day (the budget is far too small)."""
 
 
-class DayOpenError(RuntimeError):
+class DayOpenError(LiveError, RuntimeError):
     """An attempt to reveal the seed or deal of a day that has not closed yet."""
 
 

@@ -39,13 +39,13 @@ from websockets.exceptions import ConnectionClosed
 from websockets.protocol import State
 
 from klondike_live.auth import AuthError, mint_guest_token, validate_display_name, verify_token
+from klondike_live.errors import Refusal
 from klondike_live.gateway.caps import ConnectionCaps, client_address
 from klondike_live.protocol import incoming as msg
 from klondike_live.protocol import outgoing
 from klondike_live.protocol.codes import CloseCode, ErrorCode
 from klondike_live.protocol.incoming import PROTOCOL_VERSION, ProtocolError, decode_client
 from klondike_live.service.connection import Connection, InProcess
-from klondike_live.service.errors import RequestError
 from klondike_live.service.live import LiveService
 from klondike_live.store import StoreError
 
@@ -280,7 +280,7 @@ class Session:
             try:
                 identity = verify_token(keys, hello.token)
             except AuthError as exc:
-                await self._refuse(ErrorCode(exc.code), exc.message, strike=False)
+                await self._refuse(exc.code, exc.message, strike=False)
                 await self.websocket.close(CloseCode.AUTH_FAILED, exc.code)
                 return False
             token = hello.token
@@ -371,7 +371,7 @@ class Session:
                         await service.handle(self, message)
                 case _:
                     assert_never(message)
-        except RequestError as exc:
+        except Refusal as exc:
             await self._answer_error(message, exc.code, exc.message)
         except (ConnectionClosed, asyncio.CancelledError):
             raise

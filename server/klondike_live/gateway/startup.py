@@ -19,12 +19,13 @@ import socket
 from klondike_live import keys
 from klondike_live.config import ConfigError, Settings, redact_url
 from klondike_live.embedded import EmbeddedValkeyError
+from klondike_live.errors import LiveError
 from klondike_live.store.connect import StoreError
 
 __all__ = ["StartupError", "describe_keys", "startup_error"]
 
 
-class StartupError(Exception):
+class StartupError(LiveError):
     """A node could not start; the message is one line naming the setting at fault."""
 
 

@@ -19,7 +19,7 @@ from http import HTTPStatus
 from typing import Any
 
 from klondike_live import keys
-from klondike_live.service.errors import RequestError
+from klondike_live.errors import Refusal
 from klondike_live.service.tournaments import Tournaments
 
 
@@ -40,7 +40,7 @@ class TournamentApi:
             return HTTPStatus.NOT_FOUND, {"error": "not_found"}
         try:
             state = await self.tournaments.load(parts[1])
-        except RequestError:
+        except Refusal:
             return HTTPStatus.NOT_FOUND, {"error": "not_found"}
         view = await self.tournaments.view(state)
         if what == "standings":

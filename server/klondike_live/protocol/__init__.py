@@ -6,8 +6,3 @@
 
 docs/protocol.md documents every message both ways, with examples.
 """
-
-from klondike_live.protocol.codes import CloseCode, ErrorCode
-from klondike_live.protocol.incoming import PROTOCOL_VERSION, ProtocolError, decode_client
-
-__all__ = ["PROTOCOL_VERSION", "CloseCode", "ErrorCode", "ProtocolError", "decode_client"]

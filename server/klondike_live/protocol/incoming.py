@@ -18,6 +18,7 @@ from typing import Any, Final
 import msgpack
 
 from klondike_live.engine import NotationError, Variant
+from klondike_live.errors import Refusal
 from klondike_live.protocol.codes import ErrorCode
 from klondike_live.protocol.kinds import BotLevel, DealMode, Role, RoomKind, TournamentFormat
 
@@ -32,13 +33,12 @@ DEAL_MODES: Final = tuple(DealMode)
 _ISO_DATE: Final = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
-class ProtocolError(Exception):
-    """A frame that breaks the protocol: `code` for programs, `message` for people."""
+class ProtocolError(Refusal):
+    """A frame that breaks the protocol: `code` for programs, `message` for people, and
+    the request's `rid` when it could be read."""
 
     def __init__(self, code: ErrorCode, message: str, *, rid: int | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+        super().__init__(code, message)
         self.rid = rid
 
 

@@ -3,7 +3,7 @@
 `RoomState` is what Redis keeps for a room (one msgpack blob, changed only by a
 compare-and-set on its revision). Every transition is a pure method that returns the
 next state (a `Step` with its `RoomEvent`s when it did more than change a field: a race
-dealt, finished, or reopened for a rematch) or raises `RoomError` with a protocol error
+dealt, finished, or reopened for a rematch) or raises `Refusal` with a protocol error
 code: the store reads the state,
 calls a transition, and writes the result only if nobody changed the room meanwhile, so
 race-wide transitions are atomic without their rules living in Lua.
@@ -23,6 +23,7 @@ from typing import Any, Final, NamedTuple
 import msgpack
 
 from klondike_live.engine import Deal, Variant
+from klondike_live.errors import Refusal
 from klondike_live.protocol.codes import ErrorCode
 from klondike_live.protocol.kinds import DealMode, RoomKind
 
@@ -50,15 +51,6 @@ class RoomEvent(StrEnum):
     REOPENED = "reopened"  # back to the lobby for a rematch
     PAUSED = "paused"  # a practice game's clock stopped: its boards' clock follows
     RESUMED = "resumed"  # it runs again (from a later start): boards and time limit follow
-
-
-class RoomError(Exception):
-    """A request the room's rules refuse, with the protocol error code to send."""
-
-    def __init__(self, code: ErrorCode, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,14 +151,14 @@ class RoomState:
             assert seat is not None
             return self._with_seat(index, replace(seat, name=name, online=True, away_ms=0))
         if bot and not self.bots:
-            raise RoomError(ErrorCode.BOTS_NOT_ALLOWED, "this room does not allow bots")
+            raise Refusal(ErrorCode.BOTS_NOT_ALLOWED, "this room does not allow bots")
         if self.tournament:
-            raise RoomError(ErrorCode.NOT_ALLOWED, "a heat's seats are its tournament's entrants'")
+            raise Refusal(ErrorCode.NOT_ALLOWED, "a heat's seats are its tournament's entrants'")
         if self.state != LOBBY:
-            raise RoomError(ErrorCode.WRONG_STATE, "the race has started; join as a spectator")
+            raise Refusal(ErrorCode.WRONG_STATE, "the race has started; join as a spectator")
         free = next((i for i, s in enumerate(self.seats) if s is None), None)
         if free is None:
-            raise RoomError(ErrorCode.ROOM_FULL, "every racer seat is taken")
+            raise Refusal(ErrorCode.ROOM_FULL, "every racer seat is taken")
         joined = self._with_seat(free, Seat(user=user, name=name, bot=bot))
         return joined if self.host or bot else replace(joined, host=user)
 
@@ -174,7 +166,7 @@ class RoomState:
         """Give up a seat in the lobby; the host role passes to the next racer."""
         index = self._require_seat(user)
         if self.state != LOBBY:
-            raise RoomError(ErrorCode.WRONG_STATE, "a started race cannot be left; resign")
+            raise Refusal(ErrorCode.WRONG_STATE, "a started race cannot be left; resign")
         state = self._with_seat(index, None)
         if state.host == user:
             people = [s for _, s in state.seated() if not s.bot]
@@ -200,9 +192,9 @@ class RoomState:
     def set_ready(self, user: str, ready: bool) -> RoomState:
         index = self._require_seat(user)
         if self.state != LOBBY:
-            raise RoomError(ErrorCode.WRONG_STATE, "ready only counts in the lobby")
+            raise Refusal(ErrorCode.WRONG_STATE, "ready only counts in the lobby")
         if self.tournament:
-            raise RoomError(ErrorCode.WRONG_STATE, "a heat starts at its time: no ready needed")
+            raise Refusal(ErrorCode.WRONG_STATE, "a heat starts at its time: no ready needed")
         seat = self.seats[index]
         assert seat is not None
         return self._with_seat(index, replace(seat, ready=ready))
@@ -234,15 +226,15 @@ class RoomState:
         """The host starts the countdown (or, with none, the race): every seated racer
         ready, at least two of them in a race."""
         if self.state != LOBBY:
-            raise RoomError(ErrorCode.WRONG_STATE, f"the room is {self.state}, not in the lobby")
+            raise Refusal(ErrorCode.WRONG_STATE, f"the room is {self.state}, not in the lobby")
         if user != self.host:
-            raise RoomError(ErrorCode.NOT_HOST, "only the host can start the race")
+            raise Refusal(ErrorCode.NOT_HOST, "only the host can start the race")
         seated = self.seated()
         if self.kind == "race" and len(seated) < 2 and not self.tournament:
-            raise RoomError(ErrorCode.NOT_READY, "a race needs at least two racers")
+            raise Refusal(ErrorCode.NOT_READY, "a race needs at least two racers")
         waiting = [s.name for _, s in seated if not s.ready]
         if waiting and not self.tournament:  # a heat starts at its time, ready or not
-            raise RoomError(ErrorCode.NOT_READY, "not ready yet: " + ", ".join(waiting))
+            raise Refusal(ErrorCode.NOT_READY, "not ready yet: " + ", ".join(waiting))
         dealt = replace(
             self,
             # With no countdown (solo and daily games) the race is on at once: nothing
@@ -259,14 +251,14 @@ class RoomState:
     def begin(self) -> RoomState:
         """Countdown over: racing."""
         if self.state != COUNTDOWN:
-            raise RoomError(ErrorCode.WRONG_STATE, f"the room is {self.state}")
+            raise Refusal(ErrorCode.WRONG_STATE, f"the room is {self.state}")
         return replace(self, state=RACING)
 
     def finish(self, now_ms: int) -> Step:
         """Every racer is done, or the time limit ran out. A game whose clock is stopped
         ends when it stopped."""
         if self.state not in (COUNTDOWN, RACING):
-            raise RoomError(ErrorCode.WRONG_STATE, f"the room is {self.state}")
+            raise Refusal(ErrorCode.WRONG_STATE, f"the room is {self.state}")
         ended = self.paused_at_ms or now_ms
         return Step(
             replace(self, state=FINISHED, ended_ms=ended, paused_at_ms=0), (RoomEvent.FINISHED,)
@@ -291,11 +283,11 @@ class RoomState:
     def rematch(self, user: str) -> Step:
         """Back to the lobby for a fresh deal with the same racers (any racer may ask)."""
         if self.kind == "daily":
-            raise RoomError(ErrorCode.WRONG_STATE, "a daily attempt has no rematch")
+            raise Refusal(ErrorCode.WRONG_STATE, "a daily attempt has no rematch")
         if self.tournament:
-            raise RoomError(ErrorCode.WRONG_STATE, "a heat has no rematch; the tournament goes on")
+            raise Refusal(ErrorCode.WRONG_STATE, "a heat has no rematch; the tournament goes on")
         if self.state != FINISHED:
-            raise RoomError(ErrorCode.WRONG_STATE, "a rematch follows a finished race")
+            raise Refusal(ErrorCode.WRONG_STATE, "a rematch follows a finished race")
         self._require_seat(user)
         seats = tuple(None if s is None else replace(s, ready=False) for s in self.seats)
         reopened = replace(
@@ -315,7 +307,7 @@ class RoomState:
     def _require_seat(self, user: str) -> int:
         index = self.seat_of(user)
         if index is None:
-            raise RoomError(ErrorCode.NOT_A_RACER, "you have no racer seat in this room")
+            raise Refusal(ErrorCode.NOT_A_RACER, "you have no racer seat in this room")
         return index
 
     def _with_seat(self, index: int, seat: Seat | None) -> RoomState:

@@ -22,9 +22,10 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal
 
+from klondike_live.errors import Refusal
 from klondike_live.protocol.codes import ErrorCode
 from klondike_live.protocol.kinds import RoomKind
-from klondike_live.race.room import RoomError, RoomPhase, RoomState, Step
+from klondike_live.race.room import RoomPhase, RoomState, Step
 from klondike_live.race.status import BoardStatus
 
 
@@ -113,7 +114,7 @@ def check_practice(
     """Undo and hints exist only under practice rules (solo, unranked daily): not in a
     room whose `RoomState.race_rules` hold."""
     if race_rules:
-        raise RoomError(ErrorCode.NOT_ALLOWED, f"races and ranked attempts have no {what}")
+        raise Refusal(ErrorCode.NOT_ALLOWED, f"races and ranked attempts have no {what}")
 
 
 def check_spectator(state: RoomState, user: str, *, own_board_done: bool = False) -> None:
@@ -123,7 +124,7 @@ def check_spectator(state: RoomState, user: str, *, own_board_done: bool = False
     playing has seen."""
     if state.seat_of(user) is None or state.state is RoomPhase.FINISHED or own_board_done:
         return
-    raise RoomError(ErrorCode.OWN_RACE, "you can watch your own race once your board is done")
+    raise Refusal(ErrorCode.OWN_RACE, "you can watch your own race once your board is done")
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,7 @@ A tournament is run by its organizer for its entrants, in one of two formats:
 
 `TournamentState` is what the store keeps (one msgpack blob, changed only by a
 compare-and-set on its revision, like a room). Every transition is a pure method that
-returns the next state or raises `TournamentError` with a protocol error code; the
+returns the next state or raises `Refusal` with a protocol error code; the
 service calls it and writes the result.
 
 Scoring (docs/tournaments.md, "Points"). In each round the entrants who played it are
@@ -34,6 +34,7 @@ from typing import Any, Final
 import msgpack
 
 from klondike_live.engine import Variant
+from klondike_live.errors import Refusal
 from klondike_live.protocol.codes import ErrorCode
 from klondike_live.protocol.incoming import MAX_HEATS
 from klondike_live.protocol.kinds import TournamentFormat
@@ -59,15 +60,6 @@ class HeatPhase(StrEnum):
     RACING = "racing"  # countdown or race under way
     FINISHED = "finished"  # results stored and scored
     CANCELLED = "cancelled"  # stopped by the organizer: shown, never scored
-
-
-class TournamentError(Exception):
-    """A request the tournament's rules refuse, with the protocol error code to send."""
-
-    def __init__(self, code: ErrorCode, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,26 +204,26 @@ class TournamentState:
             entrants = tuple(replace(e, name=name) if e.user == user else e for e in self.entrants)
             return replace(self, entrants=entrants)
         if user in self.removed:
-            raise TournamentError(ErrorCode.NOT_ALLOWED, "the organizer removed you")
+            raise Refusal(ErrorCode.NOT_ALLOWED, "the organizer removed you")
         if not self.registration_open(now_ms):
-            raise TournamentError(ErrorCode.WRONG_STATE, "registration is closed")
+            raise Refusal(ErrorCode.WRONG_STATE, "registration is closed")
         if len(self.entrants) >= self.cap:
-            raise TournamentError(ErrorCode.ROOM_FULL, "the tournament is full")
+            raise Refusal(ErrorCode.ROOM_FULL, "the tournament is full")
         return replace(self, entrants=(*self.entrants, Entrant(user, name, now_ms)))
 
     def withdraw(self, user: str, now_ms: int) -> TournamentState:
         """An entrant leaves while registration is open (results so far stay shown)."""
         if self.entrant(user) is None:
-            raise TournamentError(ErrorCode.NOT_A_RACER, "you have not entered")
+            raise Refusal(ErrorCode.NOT_A_RACER, "you have not entered")
         if not self.registration_open(now_ms):
-            raise TournamentError(ErrorCode.WRONG_STATE, "registration is closed")
+            raise Refusal(ErrorCode.WRONG_STATE, "registration is closed")
         return replace(self, entrants=tuple(e for e in self.entrants if e.user != user))
 
     def set_registration(self, by: str, open_: bool, now_ms: int) -> TournamentState:
         self._organizer(by)
         self._not_over()
         if open_ and now_ms >= self.closes_ms:
-            raise TournamentError(
+            raise Refusal(
                 ErrorCode.WRONG_STATE, "the registration window has passed; it cannot reopen"
             )
         text = "opened registration" if open_ else "closed registration"
@@ -243,7 +235,7 @@ class TournamentState:
         self._not_over()
         gone = self.entrant(user)
         if gone is None:
-            raise TournamentError(ErrorCode.BAD_FIELD, "no such entrant")
+            raise Refusal(ErrorCode.BAD_FIELD, "no such entrant")
         return self.logged(
             now_ms,
             self.organizer_name,
@@ -334,11 +326,11 @@ class TournamentState:
 
     def _organizer(self, by: str) -> None:
         if by != self.organizer:
-            raise TournamentError(ErrorCode.NOT_HOST, "only the organizer can do that")
+            raise Refusal(ErrorCode.NOT_HOST, "only the organizer can do that")
 
     def _not_over(self) -> None:
         if self.over:
-            raise TournamentError(ErrorCode.WRONG_STATE, f"the tournament is {self.phase}")
+            raise Refusal(ErrorCode.WRONG_STATE, f"the tournament is {self.phase}")
 
     # ------------------------------------------------------------ stored form
 
@@ -505,32 +497,24 @@ class NewTournament:
 def new_tournament(
     tournament_id: str, request: NewTournament, organizer: str, organizer_name: str, now_ms: int
 ) -> TournamentState:
-    """A tournament in its upcoming phase, or `TournamentError` for settings that do not
+    """A tournament in its upcoming phase, or `Refusal` for settings that do not
     make one (the protocol checked types and ranges)."""
     if request.closes_ms <= max(request.opens_ms, now_ms):
-        raise TournamentError(
-            ErrorCode.BAD_FIELD, "registration must close after it opens, in the future"
-        )
+        raise Refusal(ErrorCode.BAD_FIELD, "registration must close after it opens, in the future")
     first_day = last_day = ""
     if request.format is TournamentFormat.SERIES:
         if request.first_day is None or request.last_day is None:
-            raise TournamentError(ErrorCode.BAD_FIELD, "a series needs its first and last day")
+            raise Refusal(ErrorCode.BAD_FIELD, "a series needs its first and last day")
         if request.last_day < request.first_day:
-            raise TournamentError(
-                ErrorCode.BAD_FIELD, "a series' last day is on or after its first"
-            )
+            raise Refusal(ErrorCode.BAD_FIELD, "a series' last day is on or after its first")
         if (request.last_day - request.first_day).days >= MAX_SERIES_DAYS:
-            raise TournamentError(
-                ErrorCode.BAD_FIELD, f"a series lasts at most {MAX_SERIES_DAYS} days"
-            )
+            raise Refusal(ErrorCode.BAD_FIELD, f"a series lasts at most {MAX_SERIES_DAYS} days")
         first_day, last_day = request.first_day.isoformat(), request.last_day.isoformat()
     else:
         if request.start_ms < request.closes_ms:
-            raise TournamentError(
-                ErrorCode.BAD_FIELD, "the first heat starts once registration has closed"
-            )
+            raise Refusal(ErrorCode.BAD_FIELD, "the first heat starts once registration has closed")
         if len(request.deals) != request.heats or not 1 <= request.heats <= MAX_HEATS:
-            raise TournamentError(ErrorCode.BAD_FIELD, f"1..{MAX_HEATS} heats")
+            raise Refusal(ErrorCode.BAD_FIELD, f"1..{MAX_HEATS} heats")
     heats = tuple(
         Heat(
             number=i,

@@ -32,6 +32,7 @@ from __future__ import annotations
 import logging
 
 from klondike_live.engine import IllegalMoveError, Move
+from klondike_live.errors import Refusal
 from klondike_live.metrics import Metrics
 from klondike_live.protocol import incoming as msg
 from klondike_live.protocol import outgoing
@@ -39,12 +40,11 @@ from klondike_live.protocol.codes import ErrorCode
 from klondike_live.protocol.outgoing import BoardHeader
 from klondike_live.race.live_board import BoardEvent, LiveBoard, snapshot
 from klondike_live.race.results import board_after
-from klondike_live.race.room import COUNTDOWN, FINISHED, RACING, RoomError, RoomState
+from klondike_live.race.room import COUNTDOWN, FINISHED, RACING, RoomState
 from klondike_live.race.rules import check_practice, move_starts_clock
 from klondike_live.race.status import BoardOp, BoardStatus
 from klondike_live.race.visibility import Audience, own_knowledge
 from klondike_live.service.ending import check_end
-from klondike_live.service.errors import RequestError
 from klondike_live.service.hub import Hub
 from klondike_live.service.local import LocalRoom, Position, ProgressChange, Viewer
 from klondike_live.service.rooms import Rooms
@@ -86,12 +86,12 @@ class Boards:
             return writer
         state = state or await self.rooms.load(local.room_id)
         if state.state not in (COUNTDOWN, RACING, FINISHED):
-            raise RequestError(ErrorCode.WRONG_STATE, "the race has not started")
+            raise Refusal(ErrorCode.WRONG_STATE, "the race has not started")
         if local.gen != state.gen or not local.loaded:
             await self.rooms.sync_local(local, state)
         record = await self.store.load_board(state.id, state.gen, seat)
         if record is None:
-            raise RequestError(ErrorCode.WRONG_STATE, "the race has not started")
+            raise Refusal(ErrorCode.WRONG_STATE, "the race has not started")
         writer = LiveBoard(
             state.id,
             seat,
@@ -159,7 +159,7 @@ class Boards:
         race if it was the last one playing."""
         local = self.hub.rooms.get(viewer.room_id)
         if local is None or viewer.seat is None:
-            raise RequestError(ErrorCode.NOT_IN_ROOM, "join the room first")
+            raise Refusal(ErrorCode.NOT_IN_ROOM, "join the room first")
         conn = viewer.conn
         seat = viewer.seat
         for _attempt in range(WRITE_ATTEMPTS):
@@ -184,9 +184,7 @@ class Boards:
                     return
                 if writer.status.done:
                     self.hub.spawn(check_end(self.rooms, local.room_id), f"end-{local.room_id}")
-                    raise RequestError(
-                        ErrorCode.WRONG_STATE, f"your game is over ({writer.status})"
-                    )
+                    raise Refusal(ErrorCode.WRONG_STATE, f"your game is over ({writer.status})")
                 seats = local.seats()
                 seq = writer.seq
                 try:
@@ -198,8 +196,6 @@ class Boards:
                         event = writer.apply_undo(move_id, seats)
                     else:
                         event = writer.apply_ending(op, seats)
-                except RoomError as exc:
-                    raise RequestError(exc.code, exc.message) from None
                 except IllegalMoveError as exc:
                     self.metrics.error("illegal_move")
                     await conn.send(
@@ -236,9 +232,9 @@ class Boards:
                     # Over already (its end written by another node): the race may be
                     # over too, if whoever ended the last board could not finish it.
                     self.hub.spawn(check_end(self.rooms, local.room_id), f"end-{local.room_id}")
-                raise RequestError(*_refusal(result))
+                raise Refusal(*_refusal(result))
         else:
-            raise RequestError(ErrorCode.BUSY, "the board kept changing; try again")
+            raise Refusal(ErrorCode.BUSY, "the board kept changing; try again")
         if done:
             self.hub.spawn(check_end(self.rooms, local.room_id), f"end-{local.room_id}")
 
@@ -258,12 +254,9 @@ class Boards:
         """The solver's advice on a practice board (refused in races and ranked attempts)."""
         local = self.hub.rooms.get(request.room)
         if local is None or viewer.seat is None:
-            raise RequestError(ErrorCode.NOT_IN_ROOM, "join the room first")
+            raise Refusal(ErrorCode.NOT_IN_ROOM, "join the room first")
         state = await self.rooms.load(request.room)
-        try:
-            check_practice(state.race_rules, "hints")
-        except RoomError as exc:
-            raise RequestError(exc.code, exc.message) from None
+        check_practice(state.race_rules, "hints")
         seat = viewer.seat
         async with local.lock:
             position = (await self._writer(local, state, seat)).board.copy()
@@ -310,12 +303,9 @@ class Boards:
         would tell something of the stock's order."""
         local = self.hub.rooms.get(request.room)
         if local is None or viewer.seat is None:
-            raise RequestError(ErrorCode.NOT_IN_ROOM, "join the room first")
+            raise Refusal(ErrorCode.NOT_IN_ROOM, "join the room first")
         state = await self.rooms.load(request.room)
-        try:
-            check_practice(state.race_rules, "auto-complete checks")
-        except RoomError as exc:
-            raise RequestError(exc.code, exc.message) from None
+        check_practice(state.race_rules, "auto-complete checks")
         async with local.lock:
             board = (await self._writer(local, state, viewer.seat)).board
             ok = forced_finish(board)

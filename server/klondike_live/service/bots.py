@@ -1,7 +1,7 @@
 """In-server bot racers: clients of the live service with their own user ids.
 
     bots = Bots(service, settings)
-    racer = await bots.add(room_id, BotLevel.STEADY)   # seated and ready, or RequestError
+    racer = await bots.add(room_id, BotLevel.STEADY)   # seated and ready, or Refusal
     await bots.stop()
 
 A bot is a `BotConnection` (an `InProcess` connection: the transport's broadcast hands
@@ -36,12 +36,12 @@ from klondike_live.bots.pool import LoadGate, ThinkPool
 from klondike_live.bots.wire import apply_wire_diff, view_from_wire
 from klondike_live.config import Settings
 from klondike_live.engine import Variant
+from klondike_live.errors import Refusal
 from klondike_live.protocol import incoming as msg
 from klondike_live.protocol.codes import CloseCode, ErrorCode
 from klondike_live.protocol.kinds import BotLevel, Role
 from klondike_live.race.status import BoardStatus
 from klondike_live.service.connection import Connection, InProcess
-from klondike_live.service.errors import RequestError
 from klondike_live.service.rooms import Rooms
 from klondike_live.tasks import TaskGroup
 
@@ -223,14 +223,14 @@ class BotRacer:
         if seat is not None and (occupant := state.seats[seat]) is not None and not occupant.ready:
             try:
                 await self.service.ready(self.conn, msg.Ready(self.room_id, True))
-            except RequestError as exc:
+            except Refusal as exc:
                 log.info("bot %s could not ready: %s", self.conn.user, exc.message)
 
     async def _leave(self) -> None:
         try:
             if self.phase == "lobby":
                 await self.service.leave(self.conn, self.room_id)
-        except RequestError:
+        except Refusal:
             pass
         except Exception:
             log.exception("bot %s leaving room %s", self.conn.user, self.room_id)
@@ -265,7 +265,7 @@ class BotRacer:
                         self.conn, msg.MoveRequest(self.room_id, self.last_id, token)
                     )
                     self.moves_made += 1
-            except RequestError as exc:
+            except Refusal as exc:
                 if exc.code is ErrorCode.ILLEGAL_MOVE:
                     log.warning("bot %s played an illegal move %s", self.conn.user, token)
                     await self.service.handle(self.conn, msg.Resign(self.room_id))
@@ -296,9 +296,9 @@ class Bots:
         self._watch: asyncio.Task[None] | None = None
 
     async def add(self, room_id: str, level: BotLevel) -> BotRacer:
-        """Seat a bot of `level` in the room's lobby, ready; `RequestError` if refused."""
+        """Seat a bot of `level` in the room's lobby, ready; `Refusal` if refused."""
         if len(self.racers) >= self.settings.bot_max:
-            raise RequestError(ErrorCode.BUSY, "this server runs as many bots as it can")
+            raise Refusal(ErrorCode.BUSY, "this server runs as many bots as it can")
         if self._watch is None:
             self._watch = asyncio.create_task(self.gate.watch(), name="bot-load-gate")
         racer = BotRacer(

@@ -29,6 +29,7 @@ import msgpack
 
 from klondike_live.bus.messages import RoomFrame
 from klondike_live.engine import GameRecord
+from klondike_live.errors import Refusal
 from klondike_live.metrics import Metrics
 from klondike_live.protocol import incoming as msg
 from klondike_live.protocol import outgoing
@@ -40,7 +41,6 @@ from klondike_live.race.results import board_after
 from klondike_live.race.room import COUNTDOWN, FINISHED, RACING, RoomState
 from klondike_live.race.status import BoardStatus
 from klondike_live.race.visibility import Audience, own_knowledge
-from klondike_live.service.errors import RequestError
 from klondike_live.service.hub import Hub
 from klondike_live.service.local import Held, LocalRoom, Viewer
 from klondike_live.service.rooms import Rooms
@@ -306,7 +306,7 @@ class CatchUp:
                 state = await self.rooms.load(local.room_id)
                 await self.catch_up(local, viewer, state, ())
                 return True
-            except (StoreError, RequestError) as exc:
+            except (StoreError, Refusal) as exc:
                 log.info(
                     "catching %s up failed (%s); again in %g s", viewer.conn.conn_id, exc, pause
                 )

@@ -49,6 +49,7 @@ from klondike_live.daily.leaderboard import DailyResult, Leaderboard
 from klondike_live.daily.stats import DailyStats
 from klondike_live.daily.variants import DAILY_VARIANTS, variant_slug
 from klondike_live.engine import Variant
+from klondike_live.errors import Refusal
 from klondike_live.metrics import Metrics
 from klondike_live.protocol import incoming as msg
 from klondike_live.protocol import outgoing
@@ -59,7 +60,6 @@ from klondike_live.race.room import FINISHED, RoomState, new_room
 from klondike_live.race.rules import attempt_outcome, new_game_clock
 from klondike_live.race.status import BoardStatus
 from klondike_live.service.connection import Broadcast, Connection
-from klondike_live.service.errors import RequestError
 from klondike_live.service.watchers import Watchers
 from klondike_live.solver import Budget, SolverError
 from klondike_live.solver.worker import WorkerError
@@ -214,20 +214,20 @@ class DailyService:
         ranked attempt, resumed while it is played; once over, a new practice room."""
         if variant not in DAILY_VARIANTS:
             texts = " or ".join(repr(str(v)) for v in DAILY_VARIANTS)
-            raise RequestError(ErrorCode.BAD_FIELD, f"create: a daily variant is {texts}")
+            raise Refusal(ErrorCode.BAD_FIELD, f"create: a daily variant is {texts}")
         day = self.today()
         try:
             record = await self.record(day, variant)
         except (DailyError, WorkerError, SolverError, CertificateError) as exc:
             log.error("the daily challenge of %s %s is not ready: %s", day, variant, exc)
-            raise RequestError(
+            raise Refusal(
                 ErrorCode.UNAVAILABLE, "today's challenge is not ready yet; try again shortly"
             ) from None
         fresh = secrets.token_urlsafe(16)
         claimed = await self.daily_store.claim_attempt(day, variant, user, fresh)
         room_id = fresh if claimed else await self.attempt_room(user, day, variant)
         if room_id is None:  # pragma: no cover - the field was just there
-            raise RequestError(ErrorCode.BUSY, "could not open the attempt; try again")
+            raise Refusal(ErrorCode.BUSY, "could not open the attempt; try again")
         info = {"date": day.isoformat(), "variant": str(variant), "ranked": True}
         loaded = await self.store.load_room(room_id)
         if loaded is None:
@@ -236,12 +236,12 @@ class DailyService:
                 return room_id, info
             loaded = await self.store.load_room(room_id)
             if loaded is None:
-                raise RequestError(ErrorCode.BUSY, "could not open the attempt; try again")
+                raise Refusal(ErrorCode.BUSY, "could not open the attempt; try again")
         if loaded[0].state != FINISHED:
             return room_id, info
         practice = self._new_room(secrets.token_urlsafe(16), user, name, record, ranked=False)
         if not await self.open_room(practice):
-            raise RequestError(ErrorCode.BUSY, "could not create the room; try again")
+            raise Refusal(ErrorCode.BUSY, "could not create the room; try again")
         return practice.id, info | {"ranked": False}
 
     def _new_room(
@@ -282,13 +282,13 @@ class DailyService:
             return  # its own room (a player cannot watch its own game: `own_race`)
         allowed = not self.is_open(day) or await self.has_finished(user, day, state.variant)
         if not allowed:
-            raise RequestError(
+            raise Refusal(
                 ErrorCode.SPOILER,
                 "today's daily games can be watched once you have finished your own "
                 "ranked attempt, or after the day closes",
             )
         if role == "racer":
-            raise RequestError(
+            raise Refusal(
                 ErrorCode.WRONG_STATE, "a daily attempt has one player; watch it as a spectator"
             )
 
@@ -336,7 +336,7 @@ class DailyService:
 
     async def watch(self, session: Connection, request: msg.DailyWatch) -> None:
         if request.variant not in DAILY_VARIANTS:
-            raise RequestError(ErrorCode.BAD_FIELD, "daily_watch: not a daily variant")
+            raise Refusal(ErrorCode.BAD_FIELD, "daily_watch: not a daily variant")
         key = (request.date.isoformat(), str(request.variant))
         self._watchers.add(session, key)
         count = await self.leaderboard(request.date, request.variant).count()

@@ -23,10 +23,11 @@ import msgpack
 
 from klondike_live import keys
 from klondike_live.bus.messages import RoomFrame
+from klondike_live.errors import Refusal
 from klondike_live.protocol import outgoing
 from klondike_live.protocol.codes import ErrorCode
 from klondike_live.race.results import build_results
-from klondike_live.race.room import COUNTDOWN, RACING, RoomError, RoomState
+from klondike_live.race.room import COUNTDOWN, RACING, RoomState
 from klondike_live.race.rules import listed_publicly, race_over
 from klondike_live.race.status import BoardStatus
 from klondike_live.service.players import record_game
@@ -53,7 +54,7 @@ async def check_end(rooms: Rooms, room_id: str) -> None:
 
     def change(s: RoomState, now_ms: int) -> RoomState:
         if s.gen != state.gen:
-            raise RoomError(ErrorCode.WRONG_STATE, "a newer race")
+            raise Refusal(ErrorCode.WRONG_STATE, "a newer race")
         return s.finish(now_ms).state
 
     built: list[dict[str, Any]] = []
@@ -77,7 +78,7 @@ async def check_end(rooms: Rooms, room_id: str) -> None:
         _, new = await store.update_room(
             room_id, change, extras, lambda _old, new: store.finished_expiries(new)
         )
-    except RoomError:
+    except Refusal:
         return
     if listed_publicly(new):  # unlisted games are reachable by their link only
         await store.mark_finished(room_id, new.gen, new.ended_ms)

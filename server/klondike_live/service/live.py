@@ -44,12 +44,13 @@ from klondike_live.bus.messages import BusError, decode_daily, decode_tournament
 from klondike_live.config import Settings
 from klondike_live.daily.pool import DealPool
 from klondike_live.engine import Board, KlondikeError, Move, NotationError, Variant
+from klondike_live.errors import Refusal
 from klondike_live.metrics import Metrics
 from klondike_live.protocol import incoming as msg
 from klondike_live.protocol import outgoing
 from klondike_live.protocol.codes import CloseCode, ErrorCode
 from klondike_live.protocol.kinds import Role, RoomKind
-from klondike_live.race.room import COUNTDOWN, LOBBY, RACING, RoomError, RoomState, new_room
+from klondike_live.race.room import COUNTDOWN, LOBBY, RACING, RoomState, new_room
 from klondike_live.race.rules import (
     check_spectator,
     clock_waits,
@@ -65,7 +66,6 @@ from klondike_live.service.catchup import CatchUp
 from klondike_live.service.connection import Connection
 from klondike_live.service.daily import Clock, DailyService, system_clock
 from klondike_live.service.ending import check_end
-from klondike_live.service.errors import RequestError
 from klondike_live.service.hub import Hub
 from klondike_live.service.local import LocalRoom, Viewer
 from klondike_live.service.players import note_unfinished
@@ -74,7 +74,7 @@ from klondike_live.service.timers import Timers
 from klondike_live.service.tournaments import Tournaments
 from klondike_live.store import Store, TimerKind
 
-__all__ = ["LiveService", "RequestError"]
+__all__ = ["LiveService", "Refusal"]
 
 log = logging.getLogger(__name__)
 
@@ -107,11 +107,11 @@ def check_start(seed: str, variant: Variant, prefix: tuple[str, ...]) -> None:
         try:
             board.play(token)
         except KlondikeError as exc:
-            raise RequestError(
+            raise Refusal(
                 ErrorCode.BAD_FIELD, f"create: move {index} {token!r} of 'moves': {exc}"
             ) from None
     if board.is_won():
-        raise RequestError(ErrorCode.BAD_FIELD, "create: 'moves' win the game; nothing to play")
+        raise Refusal(ErrorCode.BAD_FIELD, "create: 'moves' win the game; nothing to play")
 
 
 class LiveService:
@@ -250,7 +250,7 @@ class LiveService:
                 log.exception("cleaning up %s in room %s failed", conn.conn_id, viewer.room_id)
 
     async def handle(self, conn: Connection, request: RoomRequest) -> None:
-        """Answer one decoded request; a refusal raises `RequestError`."""
+        """Answer one decoded request; a refusal raises `Refusal`."""
         match request:
             case msg.Create():
                 await self.create(conn, request)
@@ -306,9 +306,7 @@ class LiveService:
     async def create(self, conn: Connection, request: msg.Create) -> None:
         label = self._bot_labels.get(conn.conn_id, "")
         if label and (request.kind is not RoomKind.RACE or not request.bots):
-            raise RequestError(
-                ErrorCode.BOTS_NOT_ALLOWED, "a bot may only create races that allow bots"
-            )
+            raise Refusal(ErrorCode.BOTS_NOT_ALLOWED, "a bot may only create races that allow bots")
         if request.kind is RoomKind.DAILY:
             room_id, info = await self.daily.open_attempt(conn.user, conn.name, request.variant)
             if not info["ranked"]:  # a practice game: one to come back to
@@ -342,13 +340,13 @@ class LiveService:
             started = ready.start(conn.user, now, 0, seed, certified, request.prefix)
             state = new_game_clock(started.state)
             if not await self.open_room(state):
-                raise RequestError(ErrorCode.BUSY, "could not create the room; try again")
+                raise Refusal(ErrorCode.BUSY, "could not create the room; try again")
             if request.public:
                 await self.store.set_live(room_id, True, state.start_at_ms)
             await note_unfinished(self.store.players, conn.user, room_id, now)
         else:
             if await self.store.write_room(state, 0) is None:
-                raise RequestError(ErrorCode.BUSY, "could not create the room; try again")
+                raise Refusal(ErrorCode.BUSY, "could not create the room; try again")
             if request.public:
                 await self.store.set_public(room_id, True, now)
             if request.machine is not None:  # race the machine: its bot is seated at once
@@ -362,13 +360,13 @@ class LiveService:
         self._viewer(conn, request.room, racer=True)
         state = await self.rooms.load(request.room)
         if state.host != conn.user:
-            raise RequestError(ErrorCode.NOT_HOST, "only the host can add a bot")
+            raise Refusal(ErrorCode.NOT_HOST, "only the host can add a bot")
         if not state.bots:
-            raise RequestError(ErrorCode.BOTS_NOT_ALLOWED, "this room does not allow bots")
+            raise Refusal(ErrorCode.BOTS_NOT_ALLOWED, "this room does not allow bots")
         if state.state != LOBBY:
-            raise RequestError(ErrorCode.WRONG_STATE, "bots join in the lobby")
+            raise Refusal(ErrorCode.WRONG_STATE, "bots join in the lobby")
         if all(seat is not None for seat in state.seats):
-            raise RequestError(ErrorCode.ROOM_FULL, "every racer seat is taken")
+            raise Refusal(ErrorCode.ROOM_FULL, "every racer seat is taken")
         await self.bots.add(request.room, request.level)
 
     async def ready(self, conn: Connection, request: msg.Ready) -> None:
@@ -380,7 +378,7 @@ class LiveService:
         ).state
         if state.autostart and state.state == LOBBY and state.all_ready():
             # Race the machine: it starts as soon as its person is ready.
-            with contextlib.suppress(RequestError):
+            with contextlib.suppress(Refusal):
                 await self._start(request.room, state.host)
 
     async def start(self, conn: Connection, request: msg.Start) -> None:
@@ -392,8 +390,8 @@ class LiveService:
         state = await self.rooms.load(room_id)
         try:  # a refused start must not use up a certified deal
             state.start(user, 0, countdown, "0")
-        except RoomError as exc:
-            raise RequestError(exc.code, exc.message) from None
+        except Refusal as exc:
+            raise Refusal(exc.code, exc.message) from None
         seed, certified = await self.rooms.deal(state.variant, state.deal)
         await self.rooms.transition(
             room_id, lambda s, now: s.start(user, now, countdown, seed, certified)
@@ -405,14 +403,11 @@ class LiveService:
         state = await self.rooms.load(request.room)
         label = self._bot_labels.get(conn.conn_id, "")
         if label and not state.bots:
-            raise RequestError(ErrorCode.BOTS_NOT_ALLOWED, "this room does not allow bots")
+            raise Refusal(ErrorCode.BOTS_NOT_ALLOWED, "this room does not allow bots")
         await self.daily.check_join(conn.user, state, request.role)  # the spoiler gate
         if request.role is Role.SPECTATOR:
             done = await self._own_board_done(state, conn.user)
-            try:
-                check_spectator(state, conn.user, own_board_done=done)
-            except RoomError as exc:  # refused before anything changes
-                raise RequestError(exc.code, exc.message) from None
+            check_spectator(state, conn.user, own_board_done=done)  # before any change
         mine = self._members.setdefault(conn.conn_id, {})
         if request.room in mine:
             await self.leave(conn, request.room)
@@ -454,7 +449,7 @@ class LiveService:
     async def leave(self, conn: Connection, room_id: str) -> None:
         viewer = self._members.get(conn.conn_id, {}).pop(room_id, None)
         if viewer is None:
-            raise RequestError(ErrorCode.NOT_IN_ROOM, "you are not in that room")
+            raise Refusal(ErrorCode.NOT_IN_ROOM, "you are not in that room")
         await self._drop_viewer(viewer, leaving=True)
 
     async def _drop_viewer(self, viewer: Viewer, *, leaving: bool) -> None:
@@ -473,7 +468,7 @@ class LiveService:
                     # Gone from a game under way (a closed connection, or `leave`): the
                     # seat waits for the grace period, then `race.rules.grace_expiry`; a
                     # practice game's clock stops meanwhile (`race.rules.player_left`).
-                    with contextlib.suppress(RequestError):
+                    with contextlib.suppress(Refusal):
                         await self.rooms.transition(
                             room_id, lambda s, now: player_left(s, user, now)
                         )
@@ -493,15 +488,15 @@ class LiveService:
     def _viewer(self, conn: Connection, room_id: str, *, racer: bool) -> Viewer:
         viewer = self._members.get(conn.conn_id, {}).get(room_id)
         if viewer is None:
-            raise RequestError(ErrorCode.NOT_IN_ROOM, "join the room first")
+            raise Refusal(ErrorCode.NOT_IN_ROOM, "join the room first")
         if racer and viewer.role is not Role.RACER:
-            raise RequestError(ErrorCode.NOT_A_RACER, "spectators cannot do that")
+            raise Refusal(ErrorCode.NOT_A_RACER, "spectators cannot do that")
         return viewer
 
     def _person(self, conn: Connection, what: str) -> None:
         """Tournaments are for people's accounts: bots may not enter or organize them."""
         if conn.conn_id in self._bot_labels:
-            raise RequestError(ErrorCode.BOTS_NOT_ALLOWED, f"a bot may not {what}")
+            raise Refusal(ErrorCode.BOTS_NOT_ALLOWED, f"a bot may not {what}")
 
     def _on_takeover(self, local: LocalRoom, user: str, conn_id: str) -> None:
         for viewer in list(local.viewers):
@@ -516,7 +511,7 @@ class LiveService:
         try:
             move = Move.parse(request.move)
         except NotationError as exc:
-            raise RequestError(ErrorCode.BAD_MOVE, exc.message) from None
+            raise Refusal(ErrorCode.BAD_MOVE, exc.message) from None
         await self.boards.write(viewer, BoardOp.MOVE, move, request.id)
 
 

@@ -31,17 +31,17 @@ from klondike_live import keys
 from klondike_live.bus.messages import RoomFrame
 from klondike_live.daily.pool import DealPool
 from klondike_live.engine import Variant
+from klondike_live.errors import Refusal
 from klondike_live.protocol import outgoing
 from klondike_live.protocol.codes import ErrorCode
 from klondike_live.protocol.kinds import RoomKind
 from klondike_live.race.live_board import Progress
 from klondike_live.race.redaction import disclosure, results_for
 from klondike_live.race.results import board_after
-from klondike_live.race.room import RoomError, RoomEvent, RoomState, Step
+from klondike_live.race.room import RoomEvent, RoomState, Step
 from klondike_live.race.rules import absence_resigns
 from klondike_live.race.status import BoardStatus
 from klondike_live.service.daily import DailyService
-from klondike_live.service.errors import RequestError
 from klondike_live.service.hub import Hub
 from klondike_live.service.local import LocalRoom
 from klondike_live.store import BoardRecord, Conflict, Expiry, Store, StoreError, TimerKind
@@ -105,10 +105,10 @@ class Rooms:
 
     async def load(self, room_id: str) -> RoomState:
         if not keys.is_room_id(room_id):
-            raise RequestError(ErrorCode.NO_ROOM, "no such room")
+            raise Refusal(ErrorCode.NO_ROOM, "no such room")
         loaded = await self.store.load_room(room_id)
         if loaded is None:
-            raise RequestError(ErrorCode.NO_ROOM, "no such room")
+            raise Refusal(ErrorCode.NO_ROOM, "no such room")
         return loaded[0]
 
     async def transition(self, room_id: str, change: Change) -> Step:
@@ -138,12 +138,10 @@ class Rooms:
 
         try:
             _, new = await self.store.update_room(room_id, stepped, extras, expiries)
-        except RoomError as exc:
-            raise RequestError(exc.code, exc.message) from None
         except LookupError:
-            raise RequestError(ErrorCode.NO_ROOM, "no such room") from None
+            raise Refusal(ErrorCode.NO_ROOM, "no such room") from None
         except Conflict:  # others kept changing the room: the client tries again
-            raise RequestError(ErrorCode.BUSY, "the room is busy; try again") from None
+            raise Refusal(ErrorCode.BUSY, "the room is busy; try again") from None
         for event in events:
             match event:
                 case RoomEvent.DEALT:

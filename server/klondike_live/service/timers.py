@@ -31,13 +31,13 @@ from typing import assert_never
 
 from klondike_live import keys
 from klondike_live.config import Settings
+from klondike_live.errors import Refusal
 from klondike_live.race.room import COUNTDOWN, RACING
 from klondike_live.race.rules import GraceExpiry, grace_expiry
 from klondike_live.race.status import BoardOp
 from klondike_live.service.boards import Boards
 from klondike_live.service.catchup import progress_frame
 from klondike_live.service.ending import check_end
-from klondike_live.service.errors import RequestError
 from klondike_live.service.hub import Hub
 from klondike_live.service.rooms import Rooms
 from klondike_live.store import StoreError, TimerKind
@@ -75,7 +75,7 @@ class Timers:
             return
         try:
             state = await self.rooms.load(room_id)
-        except RequestError:
+        except Refusal:
             return
         match kind:
             case TimerKind.BEGIN:

@@ -42,6 +42,7 @@ import msgpack
 from klondike_live.config import Settings
 from klondike_live.daily.leaderboard import DailyResult
 from klondike_live.engine import Deal
+from klondike_live.errors import Refusal
 from klondike_live.protocol import incoming as msg
 from klondike_live.protocol import outgoing
 from klondike_live.protocol.codes import ErrorCode
@@ -60,7 +61,6 @@ from klondike_live.race.tournament import (
     HeatPhase,
     NewTournament,
     Result,
-    TournamentError,
     TournamentState,
     new_tournament,
 )
@@ -69,7 +69,6 @@ from klondike_live.service.boards import Boards
 from klondike_live.service.connection import Connection
 from klondike_live.service.daily import DailyService
 from klondike_live.service.ending import check_end
-from klondike_live.service.errors import RequestError
 from klondike_live.service.hub import Hub
 from klondike_live.service.rooms import Rooms
 from klondike_live.service.watchers import Watchers
@@ -122,7 +121,7 @@ class Tournaments:
     async def load(self, tournament_id: str) -> TournamentState:
         loaded = await self.tournaments.load(tournament_id)
         if loaded is None:
-            raise RequestError(ErrorCode.NO_ROOM, "no such tournament")
+            raise Refusal(ErrorCode.NO_ROOM, "no such tournament")
         return self._current(loaded[0])
 
     def _current(self, state: TournamentState) -> TournamentState:
@@ -237,14 +236,11 @@ class Tournaments:
             and request.first_day is not None
             and request.first_day < self.daily.today()
         ):
-            raise RequestError(ErrorCode.BAD_FIELD, "a series starts today or later")
+            raise Refusal(ErrorCode.BAD_FIELD, "a series starts today or later")
         tournament_id = secrets.token_urlsafe(12)  # 96 bits: the invite link
-        try:
-            state = new_tournament(tournament_id, wanted, conn.user, conn.name, now)
-        except TournamentError as exc:
-            raise RequestError(exc.code, exc.message) from None
+        state = new_tournament(tournament_id, wanted, conn.user, conn.name, now)
         if not await self.tournaments.create(state):
-            raise RequestError(ErrorCode.BUSY, "could not create the tournament; try again")
+            raise Refusal(ErrorCode.BUSY, "could not create the tournament; try again")
         if state.format is TournamentFormat.HEATS:
             await self._schedule(state, 1, state.heats[0].start_at_ms)
         log.info("tournament %s created by %s (%s)", state.id, conn.user, state.format)
@@ -303,15 +299,12 @@ class Tournaments:
                         await self.store.expire_room(heat.room)  # never to be played
             case "start_heat":
                 state = await self.load(tid)
-                try:
-                    state.check_organizer(user)
-                except TournamentError as exc:
-                    raise RequestError(exc.code, exc.message) from None
+                state.check_organizer(user)
                 waiting = state.current_heat()
                 if state.format is not TournamentFormat.HEATS or waiting is None:
-                    raise RequestError(ErrorCode.WRONG_STATE, "no heat is waiting to start")
+                    raise Refusal(ErrorCode.WRONG_STATE, "no heat is waiting to start")
                 if waiting.phase is HeatPhase.RACING:
-                    raise RequestError(ErrorCode.WRONG_STATE, f"heat {waiting.number} is under way")
+                    raise Refusal(ErrorCode.WRONG_STATE, f"heat {waiting.number} is under way")
                 name = state.organizer_name
                 number = waiting.number
                 await self._change(
@@ -323,19 +316,17 @@ class Tournaments:
                 await self._open_heat(tid, number)
                 await self._start_heat(tid, number)
             case _:  # pragma: no cover - the protocol allows only these
-                raise RequestError(ErrorCode.BAD_FIELD, "unknown action")
+                raise Refusal(ErrorCode.BAD_FIELD, "unknown action")
 
     async def _change(
         self, tournament_id: str, change: Callable[[TournamentState], TournamentState]
     ) -> tuple[TournamentState, TournamentState]:
         try:
             return await self.tournaments.update(tournament_id, lambda s: change(self._current(s)))
-        except TournamentError as exc:
-            raise RequestError(exc.code, exc.message) from None
         except LookupError:
-            raise RequestError(ErrorCode.NO_ROOM, "no such tournament") from None
+            raise Refusal(ErrorCode.NO_ROOM, "no such tournament") from None
         except Conflict:
-            raise RequestError(ErrorCode.BUSY, "the tournament is busy; try again") from None
+            raise Refusal(ErrorCode.BUSY, "the tournament is busy; try again") from None
 
     # ------------------------------------------------------------ watchers
 
@@ -364,7 +355,7 @@ class Tournaments:
     async def _push(self, tournament_id: str, daily: tuple[str, str] | None = None) -> None:
         try:
             state = await self.load(tournament_id)
-        except (RequestError, StoreError) as exc:
+        except (Refusal, StoreError) as exc:
             log.warning("tournament %s: not sent to its watchers: %s", tournament_id, exc)
             return
         if daily is not None and (
@@ -404,7 +395,7 @@ class Tournaments:
                 await self._start_heat(tournament_id, number)
             elif what == "check":
                 await self._check_heat(tournament_id, number)
-        except RequestError as exc:
+        except Refusal as exc:
             log.warning("tournament %s heat %d: %s: %s", tournament_id, number, what, exc.message)
 
     async def _open_heat(self, tournament_id: str, number: int) -> None:
@@ -530,7 +521,7 @@ class Tournaments:
     async def _stop_heat_room(self, room_id: str) -> None:
         """The organizer cancelled during a heat: its boards stop now and the race ends
         with results as they stand (kept, never scored)."""
-        with contextlib.suppress(RequestError):
+        with contextlib.suppress(Refusal):
             room = await self.rooms.load(room_id)
             if room.state in (COUNTDOWN, RACING):
                 await self.boards.end_playing(room, BoardOp.TIMEOUT)
@@ -541,7 +532,7 @@ class Tournaments:
         heat = state.current_heat()
         if heat is None or not heat.room:
             return
-        with contextlib.suppress(RequestError):
+        with contextlib.suppress(Refusal):
             room = await self.rooms.load(heat.room)
             seat = room.seat_of(user)
             if seat is None:

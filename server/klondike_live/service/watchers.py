@@ -1,7 +1,7 @@
 """Which local connections watch what: a daily leaderboard, a tournament.
 
     watchers = Watchers[str](limit=8, what="tournaments")
-    watchers.add(conn, key)        # RequestError not_allowed past `limit` keys per connection
+    watchers.add(conn, key)        # Refusal not_allowed past `limit` keys per connection
     watchers.remove(conn, key)
     watchers.forget(conn)          # its connection closed
     watchers.of(key)               # the connections watching `key`, for a broadcast
@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Generic, TypeVar
 
+from klondike_live.errors import Refusal
 from klondike_live.protocol.codes import ErrorCode
 from klondike_live.service.connection import Connection
-from klondike_live.service.errors import RequestError
 
 K = TypeVar("K", bound=Hashable)
 
@@ -35,7 +35,7 @@ class Watchers(Generic[K]):
     def add(self, conn: Connection, key: K) -> None:
         mine = self._by_conn.setdefault(conn, set())
         if key not in mine and len(mine) >= self.limit:
-            raise RequestError(
+            raise Refusal(
                 ErrorCode.NOT_ALLOWED, f"a connection may watch at most {self.limit} {self.what}"
             )
         mine.add(key)

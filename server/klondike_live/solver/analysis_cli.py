@@ -21,6 +21,7 @@ from pathlib import Path
 from klondike_live.argtypes import positive_seconds
 from klondike_live.engine import GameRecord, KlondikeError
 from klondike_live.engine.errors import ReplayError
+from klondike_live.errors import InputError
 from klondike_live.solver.analysis import (
     DEFAULT_BUDGET,
     LOST,
@@ -34,10 +35,6 @@ from klondike_live.solver.search import SolverError
 EXIT_OK = 0
 EXIT_SOLVER_BUG = 1
 EXIT_BAD_INPUT = 2
-
-
-class _InputError(Exception):
-    """Input the command cannot use; shown as is, exit status 2."""
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -73,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         record = _load(args.file)
         result = analyse(record, AnalysisBudget(args.budget, args.total))
-    except _InputError as exc:
+    except InputError as exc:
         print(f"klondike-live analyse: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except SolverError as exc:
@@ -90,15 +87,15 @@ def _load(source: str) -> GameRecord:
     try:
         text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise _InputError(f"cannot read {source}: {exc}") from None
+        raise InputError(f"cannot read {source}: {exc}") from None
     try:
         record = GameRecord.parse(text)
         record.replay()
     except ReplayError as exc:
         problem = f"illegal move {exc.index} {exc.token!r}: {exc.reason}"
-        raise _InputError(f"{source}: {problem}") from None
+        raise InputError(f"{source}: {problem}") from None
     except (KlondikeError, ValueError) as exc:
-        raise _InputError(f"{source}: {exc}") from None
+        raise InputError(f"{source}: {exc}") from None
     return record
 
 

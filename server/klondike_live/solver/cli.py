@@ -34,6 +34,7 @@ from klondike_live.engine import Board, Deal, KlondikeError, Variant
 from klondike_live.engine.position import parse_position
 from klondike_live.engine.record import GameRecord
 from klondike_live.engine.variant import UNLIMITED
+from klondike_live.errors import InputError
 from klondike_live.solver.par import par
 from klondike_live.solver.search import (
     SOLVABLE,
@@ -48,10 +49,6 @@ EXIT_OK = 0
 EXIT_SOLVER_BUG = 1
 EXIT_BAD_INPUT = 2
 MAX_BATCH = 1_000_000
-
-
-class _InputError(Exception):
-    """Input the command cannot use; shown as is, exit status 2."""
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -103,20 +100,20 @@ def run(args: argparse.Namespace) -> int:
         budget = Budget(args.timeout, args.nodes)
         given = [args.source is not None, args.seeds is not None, args.batch is not None]
         if sum(given) > 1:
-            raise _InputError("give one of SEED|FILE, --seeds A-B or --batch FILE, not both")
+            raise InputError("give one of SEED|FILE, --seeds A-B or --batch FILE, not both")
         if args.seeds is not None:
             return _batch(args, _seed_range(args.seeds), variant, budget)
         if args.batch is not None:
             if args.jsonl is not None:
-                raise _InputError("--batch writes JSON lines to stdout; --jsonl is for --seeds")
+                raise InputError("--batch writes JSON lines to stdout; --jsonl is for --seeds")
             return _stream(args, variant, budget)
         if args.source is None:
-            raise _InputError("give a SEED or FILE to solve, or --seeds A-B, or --batch FILE")
+            raise InputError("give a SEED or FILE to solve, or --seeds A-B, or --batch FILE")
         if args.jsonl is not None:
-            raise _InputError("--jsonl is for batch mode (--seeds A-B)")
+            raise InputError("--jsonl is for batch mode (--seeds A-B)")
         board = load(args.source, variant)
         result = (par if args.par else solve)(board, budget)
-    except _InputError as exc:
+    except InputError as exc:
         print(f"klondike-live solve: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except SolverError as exc:
@@ -138,12 +135,12 @@ def load(source: str, variant: Variant) -> Board:
     path = Path(source)
     if not path.is_file():
         if not source.strip():
-            raise _InputError("an empty seed")
+            raise InputError("an empty seed")
         return Board.from_seed(source, variant)
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise _InputError(f"cannot read {source}: {exc}") from None
+        raise InputError(f"cannot read {source}: {exc}") from None
     header = next((line.strip() for line in text.splitlines() if line.strip()), "")
     try:
         if header == "klondike-game 1":
@@ -152,7 +149,7 @@ def load(source: str, variant: Variant) -> Board:
             return parse_position(text)
         return Board(Deal.parse(text), variant)
     except (KlondikeError, ValueError) as exc:
-        raise _InputError(f"{source}: {exc}") from None
+        raise InputError(f"{source}: {exc}") from None
 
 
 def _describe(result: SolveResult) -> str:
@@ -171,7 +168,7 @@ def _batch(args: argparse.Namespace, seeds: range, variant: Variant, budget: Bud
         try:
             out = Path(args.jsonl).open("w", encoding="utf-8")  # noqa: SIM115
         except OSError as exc:
-            raise _InputError(f"cannot write {args.jsonl}: {exc}") from None
+            raise InputError(f"cannot write {args.jsonl}: {exc}") from None
     counts = {"solvable": 0, "unsolvable": 0, "unknown": 0, "error": 0}
     times: list[float] = []
     nodes = 0
@@ -225,7 +222,7 @@ def _stream(args: argparse.Namespace, variant: Variant, budget: Budget) -> int:
             sys.stdin if args.batch == "-" else Path(args.batch).open(encoding="utf-8")  # noqa: SIM115
         )
     except OSError as exc:
-        raise _InputError(f"cannot read {args.batch}: {exc}") from None
+        raise InputError(f"cannot read {args.batch}: {exc}") from None
     counts = {"solvable": 0, "unsolvable": 0, "unknown": 0, "error": 0, "bad": 0}
     try:
         for raw in source:
@@ -285,13 +282,13 @@ def _summary(
 def _seed_range(text: str) -> range:
     first, sep, last = text.partition("-")
     if not first.strip().isdigit() or (sep and not last.strip().isdigit()):
-        raise _InputError(f"bad seed range {text!r}: expected A-B with whole numbers, e.g. 1-1000")
+        raise InputError(f"bad seed range {text!r}: expected A-B with whole numbers, e.g. 1-1000")
     a = int(first)
     b = int(last) if sep else a
     if b < a:
-        raise _InputError(f"bad seed range {text!r}: {b} is below {a}")
+        raise InputError(f"bad seed range {text!r}: {b} is below {a}")
     if b - a + 1 > MAX_BATCH:
-        raise _InputError(f"bad seed range {text!r}: at most {MAX_BATCH} deals at once")
+        raise InputError(f"bad seed range {text!r}: at most {MAX_BATCH} deals at once")
     return range(a, b + 1)
 
 

@@ -24,6 +24,7 @@ from typing import Any, Final, Literal
 from klondike_live.engine.board import Board
 from klondike_live.engine.errors import KlondikeError
 from klondike_live.engine.variant import UNLIMITED
+from klondike_live.errors import LiveError
 from klondike_live.solver.state import (
     FOUNDATION,
     K_T2F,
@@ -42,7 +43,7 @@ UNKNOWN: Final = "unknown"
 _CHECK_EVERY: Final = 512
 
 
-class SolverError(RuntimeError):
+class SolverError(LiveError, RuntimeError):
     """The solver produced a line the engine rejects: a bug, never a verdict."""
 
 
@@ -82,7 +83,7 @@ class SolveResult:
         return out
 
 
-class OutOfBudget(Exception):
+class OutOfBudget(LiveError):
     """Raised inside a search when its budget is spent."""
 
 

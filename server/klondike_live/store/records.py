@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
+from klondike_live.errors import LiveError
+
 if TYPE_CHECKING:
     from klondike_live.config import Settings
 
@@ -61,7 +63,7 @@ class Expiry:
     after_ms: int
 
 
-class Conflict(Exception):
+class Conflict(LiveError):
     """A compare-and-set kept losing to concurrent writers."""
 
 

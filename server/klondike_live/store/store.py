@@ -244,7 +244,7 @@ class Store:
         expiries: Callable[[RoomState, RoomState], Sequence[Expiry]] | None = None,
     ) -> tuple[RoomState, RoomState]:
         """Compare-and-set loop: `change(state, now_ms)` gives the next state (or raises
-        `RoomError`), `extras(old, new)` the frames and hashes written with it and
+        `Refusal`), `extras(old, new)` the frames and hashes written with it and
         `expiries(old, new)` (if given) the keys that expire with it.
 
         Returns (old, new). Raises `LookupError` for a missing room and `Conflict` when
