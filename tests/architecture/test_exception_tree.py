@@ -53,7 +53,8 @@ def test_refusals_of_every_layer_are_one_type() -> None:
     from klondike_live.auth import AuthError
     from klondike_live.engine import Variant
     from klondike_live.protocol.incoming import ProtocolError, decode_client
-    from klondike_live.race.room import RoomKind, new_room
+    from klondike_live.protocol.kinds import RoomKind
+    from klondike_live.race.room import new_room
 
     room = new_room(
         "r" * 22,
