@@ -420,3 +420,24 @@ async def test_a_spectator_joining_keeps_nothing_of_its_catch_up_and_sees_the_ne
     assert viewer._held is None
     await play(cluster, ann, race.room)
     assert [(m["t"], m["off"]) for m in board_frames(tom, seat=0)] == [("board", 1), ("diff", 2)]
+
+
+async def test_a_viewer_joining_mid_race_gets_the_room_frame_with_its_grace(
+    cluster: Cluster,
+) -> None:
+    """The room frame of a join's catch-up is the one every published room frame is:
+    in a race under way it carries `grace`, so a late viewer can count an away racer
+    down at once."""
+    race = await start_race(cluster)
+    bob = race.racers[1]
+    await cluster.disconnect(bob)
+    late = cluster.connect("lea")
+    assert await cluster.request(late, msg.Join(race.room, Role.SPECTATOR, rid=7)) is None
+    first = late.of_kind("room")[0]
+    assert first["rid"] == 7
+    assert first["grace"] == GRACE_MS
+    assert first["seats"][1]["online"] is False
+    published = race.racers[0].of_kind("room")[-1]
+    assert {k: v for k, v in first.items() if k not in ("rid", "spectators")} == {
+        k: v for k, v in published.items() if k != "spectators"
+    }

@@ -90,9 +90,7 @@ class CatchUp:
         (missing events or snapshots), then release the frames that arrived meanwhile,
         minus those already covered."""
         conn = viewer.conn
-        day_closed = self.rooms.daily.day_closed(state)
-        room = state.public(spectators=local.spectators_total, day_closed=day_closed)
-        await conn.send(outgoing.room_state(room if rid is None else room | {"rid": rid}))
+        await conn.send(self.rooms.room_frame(state, rid=rid))
         sent: Sent = {}
         if state.state == FINISHED:
             data = await self.store.load_results(state.id, state.gen)

@@ -64,7 +64,7 @@ async def check_end(rooms: Rooms, room_id: str) -> None:
         built[:] = [payload]  # the last attempt is the one written
         blob = msgpack.packb(payload, use_bin_type=True)
         frames = [
-            RoomFrame(outgoing.room_state(rooms.public(new)), new.gen, new.state, new.start_at_ms),
+            RoomFrame(rooms.room_frame(new), new.gen, new.state, new.start_at_ms),
             RoomFrame(
                 outgoing.results(room_id, rooms.shown(new, payload)),
                 new.gen,

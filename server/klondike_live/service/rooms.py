@@ -11,7 +11,7 @@ which publishes the new room frame with it; the start of a race writes its fresh
 in the same step and schedules its timers (begin, time limit). `sync_local` reloads a
 `LocalRoom`'s caches (knowledge masks, statuses, progress) of the current race.
 
-Room frames and results frames are made here (`public`, `shown`): a daily room's seed
+Room frames and results frames are made here (`room_frame`, `shown`): a daily room's seed
 only once its day has closed; results as `race.redaction` says.
 
 This module must never write a board event (only `boards.py` does, as the board's single
@@ -130,7 +130,7 @@ class Rooms:
             hashes = self._board_inits(new) if RoomEvent.DEALT in events else []
             if clock_moved():
                 hashes = self._board_clocks(new)
-            frame = outgoing.room_state(self.public(new))
+            frame = self.room_frame(new)
             return [RoomFrame(frame, new.gen, new.state, new.start_at_ms)], hashes
 
         def expiries(_old: RoomState, new: RoomState) -> list[Expiry]:
@@ -246,15 +246,19 @@ class Rooms:
 
     # ------------------------------------------------------------ frames
 
-    def public(self, state: RoomState) -> dict[str, Any]:
-        """The room frame's content (a daily room's seed only once its day closed); in a
-        race under way also `grace`, how long an away racer keeps its seat (ms)."""
+    def room_frame(self, state: RoomState, *, rid: int | None = None) -> bytes:
+        """The room frame, the one every viewer gets (published with each transition,
+        sent by a catch-up with the join's `rid`): a daily room's seed only once its day
+        closed; in a race under way also `grace`, how long an away racer keeps its seat
+        (ms)."""
         data = state.public(
             spectators=self._spectators(state.id), day_closed=self.daily.day_closed(state)
         )
         if absence_resigns(state):
             data["grace"] = self.grace_ms
-        return data
+        if rid is not None:
+            data["rid"] = rid
+        return outgoing.room_state(data)
 
     def shown(self, state: RoomState, results: dict[str, Any]) -> dict[str, Any]:
         """Results as sent in the room, under the policy of `race.redaction` (a daily
