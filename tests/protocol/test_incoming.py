@@ -225,3 +225,21 @@ def test_ids_are_bounded_by_the_largest_safe_integer(data: dict[str, object], ok
         with pytest.raises(ProtocolError) as info:
             decode_client(frame(data))
         assert info.value.code == ErrorCode.BAD_FIELD
+
+
+def _members(union: object) -> set[type]:
+    """The classes of a union of message types, nested unions flattened."""
+    args = getattr(union, "__args__", None)
+    if args is None:
+        assert isinstance(union, type)
+        return {union}
+    return set().union(*(_members(arg) for arg in args))
+
+
+def test_every_message_type_is_the_service_s_but_hello_and_ping() -> None:
+    """A message type is declared once: `ServiceRequest` holds every decodable message
+    but the transport's own, so the gateway hands it on without listing it."""
+    service = _members(msg.ServiceRequest)
+    assert _members(msg.ClientMessage) == service | {msg.Hello, msg.Ping}
+    assert msg.Hello not in service and msg.Ping not in service
+    assert len(service) == len(msg.CLIENT_TYPES) - 2

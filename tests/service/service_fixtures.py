@@ -61,7 +61,7 @@ from klondike_live.protocol.kinds import Role, RoomKind
 from klondike_live.service.connection import Connection
 from klondike_live.service.daily import Clock, system_clock
 from klondike_live.service.hub import Hub
-from klondike_live.service.live import LiveService, RoomRequest
+from klondike_live.service.live import LiveService
 from klondike_live.service.timers import BUCKETS_PER_TICK
 from klondike_live.store import Store
 from klondike_live.store.connect import RedisClient, open_redis
@@ -357,7 +357,7 @@ class Cluster:
         return conn.conn_id in self._gone
 
     async def request(
-        self, conn: MemoryConnection, message: RoomRequest, *, settle: bool = True
+        self, conn: MemoryConnection, message: msg.ServiceRequest, *, settle: bool = True
     ) -> ErrorCode | None:
         """Hand one request to the connection's service as the gateway does (a refusal
         becomes an `error` frame on the connection); the code of the error it got, or

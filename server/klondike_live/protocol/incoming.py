@@ -227,10 +227,10 @@ class TournamentUnwatch:
 TournamentRequest = (
     TournamentEnter | TournamentWithdraw | TournamentAction | TournamentWatch | TournamentUnwatch
 )
+"""The requests about a tournament that already exists."""
 
-ClientMessage = (
-    Hello
-    | Create
+ServiceRequest = (
+    Create
     | Join
     | Leave
     | Ready
@@ -242,12 +242,16 @@ ClientMessage = (
     | FinishRequest
     | Rematch
     | AddBot
-    | Ping
     | DailyWatch
     | DailyUnwatch
     | TournamentCreate
     | TournamentRequest
 )
+"""What the live service answers: every client message but the transport's own (`hello`,
+`ping`). A new request is added here and handled in `LiveService.handle`, nowhere else."""
+
+ClientMessage = Hello | Ping | ServiceRequest
+"""Every client message."""
 
 
 class _Fields:

@@ -74,29 +74,9 @@ from klondike_live.service.timers import Timers
 from klondike_live.service.tournaments import Tournaments
 from klondike_live.store import Store, TimerKind
 
-__all__ = ["LiveService", "Refusal"]
+__all__ = ["LiveService"]
 
 log = logging.getLogger(__name__)
-
-RoomRequest = (
-    msg.Create
-    | msg.Join
-    | msg.Leave
-    | msg.Ready
-    | msg.Start
-    | msg.MoveRequest
-    | msg.Undo
-    | msg.Resign
-    | msg.HintRequest
-    | msg.FinishRequest
-    | msg.Rematch
-    | msg.AddBot
-    | msg.DailyWatch
-    | msg.DailyUnwatch
-    | msg.TournamentCreate
-    | msg.TournamentRequest
-)
-"""The requests the service answers (the transport answers `hello` and `ping`)."""
 
 
 def check_start(seed: str, variant: Variant, prefix: tuple[str, ...]) -> None:
@@ -249,7 +229,7 @@ class LiveService:
             except Exception:
                 log.exception("cleaning up %s in room %s failed", conn.conn_id, viewer.room_id)
 
-    async def handle(self, conn: Connection, request: RoomRequest) -> None:
+    async def handle(self, conn: Connection, request: msg.ServiceRequest) -> None:
         """Answer one decoded request; a refusal raises `Refusal`."""
         match request:
             case msg.Create():
