@@ -533,4 +533,3 @@ async def _serve_sinks(url: str, pipe: Connection[Any, Any]) -> None:
         worker.stop()
         with contextlib.suppress(OSError):
             pipe.send(("stopped",))
-from klondike_live.errors import Refusal

@@ -6,7 +6,7 @@ import msgpack
 import pytest
 
 from klondike_live.engine import Board, Card, GameRecord, Move, Variant
-from klondike_live.protocol.outgoing import BoardHeader
+from klondike_live.protocol.kinds import Audience, BoardPosition
 from klondike_live.race.live_board import LiveBoard, finishing_moves, snapshot
 from klondike_live.race.ranking import Standing, rank
 from klondike_live.race.status import BoardOp, BoardStatus
@@ -144,8 +144,10 @@ def test_own_snapshot_tells_the_last_move_id_and_status() -> None:
     board = live()
     board.apply_move(Move.parse("D"), 12, {})
     board.confirm()
-    header = BoardHeader(board.room, board.seat, "own", board.epoch, board.own_offset)
-    frame = decode(snapshot(header, board.board, board.board.seen, board.status, last_move_id=12))
+    at = BoardPosition(Audience.OWN, board.seat, board.epoch, board.own_offset)
+    frame = decode(
+        snapshot(board.room, at, board.board, board.board.seen, board.status, last_move_id=12)
+    )
     assert (frame["last_id"], frame["status"], frame["off"]) == (12, "playing", 1)
     assert Variant() == board.board.variant
 

@@ -11,9 +11,10 @@ from klondike_live import keys
 from klondike_live.bus.messages import BoardFrame, ProgressNote, RoomMessage, decode
 from klondike_live.bus.subscriber import Subscriber
 from klondike_live.engine import Board, Move
+from klondike_live.protocol.kinds import Audience
 from klondike_live.race.live_board import LiveBoard
 from klondike_live.race.status import BoardStatus
-from klondike_live.race.visibility import Audience, SeatKnowledge
+from klondike_live.race.visibility import SeatKnowledge
 from klondike_live.store.connect import RedisClient
 from klondike_live.store.records import WriteStatus
 from klondike_live.store.store import Store
@@ -78,7 +79,7 @@ async def test_a_refresh_publishes_its_spectator_frame_and_no_progress_note(
 
     spectator = [m for m in messages if isinstance(m, BoardFrame)]
     notes = [m for m in messages if isinstance(m, ProgressNote)]
-    assert [(m.audience, m.offset) for m in spectator] == [
+    assert [(m.position.audience, m.position.offset) for m in spectator] == [
         (Audience.SPECTATOR, 1),
         (Audience.SPECTATOR, 2),
     ]

@@ -30,10 +30,10 @@ from klondike_live.bus.messages import (
     note_prefix,
 )
 from klondike_live.bus.subscriber import Subscriber
+from klondike_live.protocol.kinds import Audience, BoardPosition
 from klondike_live.race.live_board import Progress
 from klondike_live.race.room import RoomPhase
 from klondike_live.race.status import BoardStatus
-from klondike_live.race.visibility import Audience
 from klondike_live.store.connect import RedisClient, open_redis
 
 from test_daily_restart import _free_port
@@ -50,10 +50,13 @@ messages: st.SearchStrategy[RoomMessage] = st.one_of(
     ),
     st.builds(
         BoardFrame,
-        st.sampled_from(Audience),
-        st.integers(0, 7),
-        st.integers(0, 10**6),
-        st.integers(0, 10**9),
+        st.builds(
+            BoardPosition,
+            st.sampled_from(Audience),
+            st.integers(0, 7),
+            st.integers(0, 10**6),
+            st.integers(0, 10**9),
+        ),
         frames,
     ),
     st.builds(
@@ -88,9 +91,9 @@ def test_daily_updates_round_trip(update: DailyUpdate) -> None:
 def test_a_board_frame_is_its_header_then_the_frame_as_sent() -> None:
     """The scripts append the client frame to `board_header`: no re-encoding."""
     frame = b"\x81\xa1t\xa4diff"
-    data = board_header(Audience.SPECTATOR, 3, 2, 41) + frame
-    assert data == encode(BoardFrame(Audience.SPECTATOR, 3, 2, 41, frame))
-    assert decode(data) == BoardFrame(Audience.SPECTATOR, 3, 2, 41, frame)
+    data = board_header(BoardPosition(Audience.SPECTATOR, 3, 2, 41)) + frame
+    assert data == encode(BoardFrame(BoardPosition(Audience.SPECTATOR, 3, 2, 41), frame))
+    assert decode(data) == BoardFrame(BoardPosition(Audience.SPECTATOR, 3, 2, 41), frame)
 
 
 @given(ids, ids, messages)

@@ -3,9 +3,8 @@ delivered (`service.local`), without a service."""
 
 from __future__ import annotations
 
-from klondike_live.protocol.kinds import Role
-from klondike_live.race.visibility import Audience
-from klondike_live.service.local import Held, LocalRoom, Position, Viewer
+from klondike_live.protocol.kinds import Audience, BoardPosition, Role
+from klondike_live.service.local import Held, LocalRoom, Viewer
 
 from service_fixtures import MemoryConnection
 
@@ -23,8 +22,8 @@ def test_held_frames_get_a_list_at_the_first_and_are_taken_in_order() -> None:
     viewer = spectator(room)
     assert viewer._held is None
     assert viewer.take_held() == []
-    first = Held(b"a", Position(Audience.SPECTATOR, 0, 1, 1))
-    second = Held(b"b", Position(Audience.SPECTATOR, 0, 1, 2))
+    first = Held(b"a", BoardPosition(Audience.SPECTATOR, 0, 1, 1))
+    second = Held(b"b", BoardPosition(Audience.SPECTATOR, 0, 1, 2))
     viewer.held.append(first)
     viewer.held.append(second)
     assert viewer.take_held() == [first, second]
@@ -39,24 +38,24 @@ def test_a_stream_is_passed_once_the_node_delivered_it_that_far_in_this_race() -
     room = LocalRoom("r1", gen=3)
     assert room.passed(SPECTATOR_0, (3, 0))
     assert not room.passed(SPECTATOR_0, (3, 1))
-    assert room.fresh(Position(Audience.SPECTATOR, 0, 3, 1))
-    assert room.fresh(Position(Audience.SPECTATOR, 0, 3, 2))
+    assert room.fresh(BoardPosition(Audience.SPECTATOR, 0, 3, 1))
+    assert room.fresh(BoardPosition(Audience.SPECTATOR, 0, 3, 2))
     assert room.passed(SPECTATOR_0, (3, 2))
     assert not room.passed(SPECTATOR_0, (3, 3))
     assert not room.passed((Audience.OWN, 0), (3, 1))
     assert not room.passed(SPECTATOR_0, (2, 0))  # another race
     # Everything such an entry would hold back is dropped by the node already.
-    assert not room.fresh(Position(Audience.SPECTATOR, 0, 3, 2))
-    assert not room.fresh(Position(Audience.SPECTATOR, 0, 2, 9))
+    assert not room.fresh(BoardPosition(Audience.SPECTATOR, 0, 3, 2))
+    assert not room.fresh(BoardPosition(Audience.SPECTATOR, 0, 2, 9))
 
 
 def test_a_catch_up_entry_holds_back_repeats_and_ends_at_the_first_newer_frame() -> None:
     room = LocalRoom("r1", gen=1)
     viewer = spectator(room)
     viewer.covered[SPECTATOR_0] = (1, 5)
-    assert viewer.already_has(Position(Audience.SPECTATOR, 0, 1, 4))
-    assert not viewer.already_has(Position(Audience.SPECTATOR, 1, 1, 4))
+    assert viewer.already_has(BoardPosition(Audience.SPECTATOR, 0, 1, 4))
+    assert not viewer.already_has(BoardPosition(Audience.SPECTATOR, 1, 1, 4))
     assert viewer.covered == {SPECTATOR_0: (1, 5)}
-    assert not viewer.already_has(Position(Audience.SPECTATOR, 0, 1, 6))
+    assert not viewer.already_has(BoardPosition(Audience.SPECTATOR, 0, 1, 6))
     assert viewer.covered == {}
-    assert not viewer.already_has(Position(Audience.SPECTATOR, 0, 1, 3))
+    assert not viewer.already_has(BoardPosition(Audience.SPECTATOR, 0, 1, 3))

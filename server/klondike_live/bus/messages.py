@@ -35,10 +35,10 @@ from typing import Any, Final
 import msgpack
 
 from klondike_live.errors import LiveError
+from klondike_live.protocol.kinds import Audience, BoardPosition
 from klondike_live.race.live_board import Progress
 from klondike_live.race.room import RoomPhase
 from klondike_live.race.status import BoardStatus
-from klondike_live.race.visibility import Audience
 
 _HEADER_MAX: Final = 48
 _AUDIENCE_TAG: Final = {Audience.OWN: b"O", Audience.SPECTATOR: b"S"}
@@ -62,13 +62,10 @@ class RoomFrame:
 
 @dataclass(frozen=True, slots=True)
 class BoardFrame:
-    """A board frame for one audience of one board of race `epoch`, at its stream
-    offset."""
+    """A board frame and where it belongs: one audience's stream of one board of a race,
+    at its offset."""
 
-    audience: Audience
-    seat: int
-    epoch: int
-    offset: int
+    position: BoardPosition
     frame: bytes
 
 
@@ -111,8 +108,9 @@ RoomMessage = RoomFrame | BoardFrame | ProgressNote | Takeover
 # ------------------------------------------------------------ encoding
 
 
-def board_header(audience: Audience, seat: int, epoch: int, offset: int) -> bytes:
+def board_header(position: BoardPosition) -> bytes:
     """The header a board frame is published with (the script appends the frame)."""
+    audience, seat, epoch, offset = position
     return _AUDIENCE_TAG[audience] + f"{seat}:{epoch}:{offset}|".encode()
 
 
@@ -121,8 +119,8 @@ def encode(message: RoomMessage) -> bytes:
     match message:
         case RoomFrame(frame, gen, phase, start_at_ms):
             return f"L{gen}:{phase}:{start_at_ms}|".encode() + frame
-        case BoardFrame(audience, seat, epoch, offset, frame):
-            return board_header(audience, seat, epoch, offset) + frame
+        case BoardFrame(position, frame):
+            return board_header(position) + frame
         case ProgressNote(node, progress):
             note = [
                 progress.seat,
@@ -175,7 +173,7 @@ def decode(data: bytes) -> RoomMessage:
         audience = _TAG_AUDIENCE.get(tag)
         if audience is not None:
             seat, epoch, offset = head[1:].split(b":")
-            return BoardFrame(audience, int(seat), int(epoch), int(offset), body)
+            return BoardFrame(BoardPosition(audience, int(seat), int(epoch), int(offset)), body)
         if tag == b"P":
             seat_no, found, down, moves, status, seen = _unpack(body)
             progress = Progress(

@@ -1,12 +1,14 @@
-"""Closed sets of values that clients send and see: roles, room kinds, deal modes.
+"""Closed sets of values that clients send and see (roles, room kinds, deal modes,
+audiences), and where a board frame belongs (`BoardPosition`).
 
-Each is a `StrEnum` whose values are the wire strings, so a member compares, hashes and
-encodes as its text.
+Each set is a `StrEnum` whose values are the wire strings, so a member compares, hashes
+and encodes as its text.
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import NamedTuple
 
 
 class Role(StrEnum):
@@ -44,3 +46,32 @@ class TournamentFormat(StrEnum):
 
     SERIES = "series"  # each day's daily deal over a date range
     HEATS = "heats"  # scheduled live races of every entrant on one deal
+
+
+class Audience(StrEnum):
+    """Who a live board stream is for (each board has one stream per audience)."""
+
+    OWN = "own"  # the racer
+    SPECTATOR = "spectator"  # everyone watching live
+
+
+class BoardPosition(NamedTuple):
+    """Where a board frame belongs: its audience's stream of board `seat` in race
+    `epoch` (the room's `gen`), at stream offset `offset`. The same value goes on the
+    wire (a frame's `audience`, `seat`, `epoch`, `off`), in the bus header of a
+    published frame, and in the node's records of what each viewer was sent."""
+
+    audience: Audience
+    seat: int
+    epoch: int
+    offset: int
+
+    @property
+    def stream(self) -> tuple[Audience, int]:
+        """Which stream: (audience, seat)."""
+        return (self.audience, self.seat)
+
+    @property
+    def at(self) -> tuple[int, int]:
+        """How far along it: (epoch, offset), ordered."""
+        return (self.epoch, self.offset)

@@ -10,13 +10,14 @@ Card identities only enter a frame through `view_wire` and `diff_wire`, which ta
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 import msgpack
 
 from klondike_live.engine import View, ViewDiff
 from klondike_live.protocol.codes import ErrorCode
 from klondike_live.protocol.incoming import PROTOCOL_VERSION
+from klondike_live.protocol.kinds import BoardPosition
 
 
 def _optional(data: dict[str, Any], **fields: Any) -> dict[str, Any]:
@@ -95,31 +96,24 @@ def created(rid: int, room: str, *, daily: dict[str, Any] | None = None) -> byte
     return pack(_optional({"t": "created", "rid": rid, "room": room}, daily=daily))
 
 
-class BoardHeader(NamedTuple):
-    """Which board and which point of its stream a `board` or `diff` frame belongs to."""
-
-    room: str
-    seat: int
-    audience: str  # "own" (the racer), "spectator", or "final" (after the race)
-    epoch: int
-    offset: int
-
-
-def _board_frame(kind: str, header: BoardHeader, moves: int, status: str) -> dict[str, Any]:
+def _board_frame(
+    kind: str, room: str, at: BoardPosition, moves: int, status: str
+) -> dict[str, Any]:
     return {
         "t": kind,
-        "room": header.room,
-        "seat": header.seat,
-        "audience": header.audience,
-        "epoch": header.epoch,
-        "off": header.offset,
+        "room": room,
+        "seat": at.seat,
+        "audience": at.audience,
+        "epoch": at.epoch,
+        "off": at.offset,
         "moves": moves,
         "status": status,
     }
 
 
 def board(
-    header: BoardHeader,
+    room: str,
+    at: BoardPosition,
     view: View,
     *,
     moves: int,
@@ -129,13 +123,14 @@ def board(
 ) -> bytes:
     """A full snapshot of one board for one audience (`last_id`: the racer's last
     applied move id, sent to the racer only)."""
-    data = _board_frame("board", header, moves, status)
+    data = _board_frame("board", room, at, moves, status)
     data["view"] = view_wire(view)
     return pack(_optional(data, score=score, last_id=last_id))
 
 
 def diff(
-    header: BoardHeader,
+    room: str,
+    at: BoardPosition,
     change: ViewDiff,
     *,
     moves: int,
@@ -149,7 +144,7 @@ def diff(
     In the racer's own stream, the event of an applied move (or undo) carries the
     client's move id: it is that move's acknowledgement.
     """
-    data = _board_frame("diff", header, moves, status)
+    data = _board_frame("diff", room, at, moves, status)
     data["d"] = diff_wire(change)
     return pack(_optional(data, m=move, score=score, id=move_id))
 

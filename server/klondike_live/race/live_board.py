@@ -31,7 +31,7 @@ from klondike_live.engine import Board, IllegalMoveError, Move, View, ViewDiff, 
 from klondike_live.engine.moves import T2F
 from klondike_live.engine.view import advance, changed_piles, racer_view
 from klondike_live.protocol import outgoing
-from klondike_live.protocol.outgoing import BoardHeader
+from klondike_live.protocol.kinds import Audience, BoardPosition
 from klondike_live.race.status import ENDING_STATUS, BoardOp, BoardStatus
 from klondike_live.race.visibility import SeatKnowledge, own_knowledge, spectator_knowledge
 
@@ -103,7 +103,8 @@ def finishing_moves(board: Board) -> list[Move]:
 
 
 def snapshot(
-    header: BoardHeader,
+    room: str,
+    at: BoardPosition,
     board: Board,
     known: int,
     status: BoardStatus,
@@ -113,9 +114,12 @@ def snapshot(
     """A `board` frame: the whole board under the mask `known`. The racer's own
     snapshot (`last_move_id` given) also carries its score and last applied move id."""
     if last_move_id is None:
-        return outgoing.board(header, view_of(board, known), moves=len(board.moves), status=status)
+        return outgoing.board(
+            room, at, view_of(board, known), moves=len(board.moves), status=status
+        )
     return outgoing.board(
-        header,
+        room,
+        at,
         view_of(board, known),
         moves=len(board.moves),
         status=status,
@@ -306,9 +310,9 @@ class LiveBoard:
         if own:
             new_own, own_diff = advance(old_own, board, None, piles)
             self.own_offset += 1
-            header = BoardHeader(self.room, self.seat, "own", self.epoch, self.own_offset)
             own_frame = outgoing.diff(
-                header,
+                self.room,
+                BoardPosition(Audience.OWN, self.seat, self.epoch, self.own_offset),
                 own_diff,
                 moves=moves,
                 move=move_token,
@@ -330,8 +334,14 @@ class LiveBoard:
             new_spec = view_of(board, known)
             spec_diff = diff(self.spec_view, new_spec)
         self.spec_offset += 1
-        header = BoardHeader(self.room, self.seat, "spectator", self.epoch, self.spec_offset)
-        spec_frame = outgoing.diff(header, spec_diff, moves=moves, move=move_token, status=status)
+        spec_frame = outgoing.diff(
+            self.room,
+            BoardPosition(Audience.SPECTATOR, self.seat, self.epoch, self.spec_offset),
+            spec_diff,
+            moves=moves,
+            move=move_token,
+            status=status,
+        )
         self.spec_view = new_spec
         self.spec_mask = known
         self.seq += 1

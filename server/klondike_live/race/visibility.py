@@ -20,19 +20,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Final
 
 from klondike_live.engine import ALL_CARDS
 from klondike_live.race.status import BoardStatus
-
-
-class Audience(StrEnum):
-    """Who a live board stream is for (each board has one stream per audience)."""
-
-    OWN = "own"  # the racer
-    SPECTATOR = "spectator"  # everyone watching live
-
 
 NOTHING: Final = 0
 """The mask of a viewer that may know no card."""

@@ -37,16 +37,16 @@ from klondike_live.metrics import Metrics
 from klondike_live.protocol import incoming as msg
 from klondike_live.protocol import outgoing
 from klondike_live.protocol.codes import ErrorCode
-from klondike_live.protocol.outgoing import BoardHeader
+from klondike_live.protocol.kinds import Audience, BoardPosition
 from klondike_live.race.live_board import BoardEvent, LiveBoard, snapshot
 from klondike_live.race.results import board_after
 from klondike_live.race.room import COUNTDOWN, FINISHED, RACING, RoomState
 from klondike_live.race.rules import check_practice, move_starts_clock
 from klondike_live.race.status import BoardOp, BoardStatus
-from klondike_live.race.visibility import Audience, own_knowledge
+from klondike_live.race.visibility import own_knowledge
 from klondike_live.service.ending import check_end
 from klondike_live.service.hub import Hub
-from klondike_live.service.local import LocalRoom, Position, ProgressChange, Viewer
+from klondike_live.service.local import LocalRoom, ProgressChange, Viewer
 from klondike_live.service.rooms import Rooms
 from klondike_live.solver.hints import KnownLine, forced_finish, hint
 from klondike_live.solver.search import SOLVABLE, Budget, SolverError
@@ -168,11 +168,10 @@ class Boards:
                 if op in (BoardOp.MOVE, BoardOp.UNDO) and move_id <= writer.last_move_id:
                     # Applied already: its diff may never have reached the racer (the
                     # answer to the first try was lost), so the board comes with the ack.
-                    header = BoardHeader(
-                        local.room_id, seat, Audience.OWN, writer.epoch, writer.own_offset
-                    )
+                    at = BoardPosition(Audience.OWN, seat, writer.epoch, writer.own_offset)
                     own = snapshot(
-                        header,
+                        local.room_id,
+                        at,
                         writer.board,
                         own_knowledge(writer.board.seen),
                         writer.status,
@@ -214,7 +213,7 @@ class Boards:
                     if event.own_frame is not None:
                         # This node holds the racer's connection: deliver directly. The
                         # frame carries the move id, acknowledging the move.
-                        position = Position(Audience.OWN, seat, writer.epoch, event.own_offset)
+                        position = BoardPosition(Audience.OWN, seat, writer.epoch, event.own_offset)
                         self.hub.deliver_board(local, local.racers(seat), event.own_frame, position)
                     if op is BoardOp.MOVE:
                         self.metrics.moves.inc()
@@ -247,7 +246,7 @@ class Boards:
             local, writer, event, seq, user=viewer.conn.user, conn_id=viewer.conn.conn_id
         )
         if result.status is WriteStatus.OK and event.own_frame is not None:
-            position = Position(Audience.OWN, writer.seat, writer.epoch, event.own_offset)
+            position = BoardPosition(Audience.OWN, writer.seat, writer.epoch, event.own_offset)
             self.hub.deliver_board(local, local.racers(writer.seat), event.own_frame, position)
 
     async def hint(self, viewer: Viewer, request: msg.HintRequest) -> None:

@@ -34,13 +34,12 @@ from klondike_live.metrics import Metrics
 from klondike_live.protocol import incoming as msg
 from klondike_live.protocol import outgoing
 from klondike_live.protocol.codes import CloseCode
-from klondike_live.protocol.kinds import Role
-from klondike_live.protocol.outgoing import BoardHeader
+from klondike_live.protocol.kinds import Audience, BoardPosition, Role
 from klondike_live.race.live_board import snapshot
 from klondike_live.race.results import board_after
 from klondike_live.race.room import COUNTDOWN, FINISHED, RACING, RoomState
 from klondike_live.race.status import BoardStatus
-from klondike_live.race.visibility import Audience, own_knowledge
+from klondike_live.race.visibility import own_knowledge
 from klondike_live.service.hub import Hub
 from klondike_live.service.local import Held, LocalRoom, Viewer
 from klondike_live.service.rooms import Rooms
@@ -126,9 +125,11 @@ class CatchUp:
         record = await self.store.load_board(state.id, state.gen, seat)
         offset = record.int("own_offset") if record is not None else 0
         last_id = record.int("last_move_id") if record is not None else 0
-        header = BoardHeader(state.id, seat, Audience.OWN, state.gen, offset)
+        at = BoardPosition(Audience.OWN, seat, state.gen, offset)
         status = BoardStatus(row["status"])
-        return snapshot(header, board, own_knowledge(board.seen), status, last_move_id=last_id)
+        return snapshot(
+            state.id, at, board, own_knowledge(board.seen), status, last_move_id=last_id
+        )
 
     async def _release(self, local: LocalRoom, viewer: Viewer, sent: Sent) -> None:
         """Send the frames held for `viewer`, minus those its snapshots or backlog already
@@ -141,9 +142,7 @@ class CatchUp:
             for frame, position in pending:
                 if position is not None and not viewer.boards_ready:
                     viewer.held.append(Held(frame, position))
-                elif position is None or (position.epoch, position.offset) > sent.get(
-                    (position.audience, position.seat), (-1, -1)
-                ):
+                elif position is None or position.at > sent.get(position.stream, (-1, -1)):
                     await viewer.conn.send(frame)
             pending, viewer.catching_up = viewer.catching_up, []
         # Frames published before the snapshots were read may still be on their way
@@ -350,13 +349,14 @@ def _snapshot(state: RoomState, seat: int, record: BoardRecord, audience: Audien
     board = board_after(state, record.moves)
     status = BoardStatus(record.fields["status"])
     if audience is Audience.OWN:
-        header = BoardHeader(state.id, seat, audience, state.gen, record.int("own_offset"))
+        at = BoardPosition(audience, seat, state.gen, record.int("own_offset"))
         return snapshot(
-            header,
+            state.id,
+            at,
             board,
             own_knowledge(board.seen),
             status,
             last_move_id=record.int("last_move_id"),
         )
-    header = BoardHeader(state.id, seat, audience, state.gen, record.int("spec_offset"))
-    return snapshot(header, board, int(record.fields["spec_mask"]), status)
+    at = BoardPosition(audience, seat, state.gen, record.int("spec_offset"))
+    return snapshot(state.id, at, board, int(record.fields["spec_mask"]), status)

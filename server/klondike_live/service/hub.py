@@ -43,9 +43,9 @@ from klondike_live.bus.messages import (
 )
 from klondike_live.bus.subscriber import OnMessage
 from klondike_live.metrics import Metrics
-from klondike_live.race.visibility import Audience
+from klondike_live.protocol.kinds import Audience, BoardPosition
 from klondike_live.service.connection import Broadcast
-from klondike_live.service.local import Held, LocalRoom, Position, ProgressChange, Viewer
+from klondike_live.service.local import Held, LocalRoom, ProgressChange, Viewer
 from klondike_live.tasks import TaskGroup
 
 log = logging.getLogger(__name__)
@@ -150,14 +150,12 @@ class Hub:
             log.warning("dropped a bus message of room %s: %s", room.room_id, exc)
             return
         match message:
-            case BoardFrame(Audience.SPECTATOR, _, _, _, frame):
+            case BoardFrame(position, frame) if position.audience is Audience.SPECTATOR:
                 started = time.perf_counter()
-                self.deliver_board(room, room.spectators(), frame, _position(message))
+                self.deliver_board(room, room.spectators(), frame, position)
                 self.metrics.fanout_latency.observe(time.perf_counter() - started)
-            case BoardFrame(Audience.OWN, seat, _, _, frame):
-                self.deliver_board(room, room.racers(seat), frame, _position(message))
-            case BoardFrame():
-                assert_never(message.audience)  # type: ignore[arg-type]
+            case BoardFrame(position, frame):
+                self.deliver_board(room, room.racers(position.seat), frame, position)
             case RoomFrame(frame):
                 self.deliver(list(room.viewers), frame, None)
                 if self.on_room_frame is not None:
@@ -175,14 +173,14 @@ class Hub:
     # ------------------------------------------------------------ fan-out
 
     def deliver_board(
-        self, room: LocalRoom, viewers: list[Viewer], frame: bytes, position: Position
+        self, room: LocalRoom, viewers: list[Viewer], frame: bytes, position: BoardPosition
     ) -> None:
         """Deliver a board frame unless this node already delivered it (the same event
         can come from the bus and from a catch-up read of its stream)."""
         if room.fresh(position):
             self.deliver(viewers, frame, position)
 
-    def deliver(self, viewers: list[Viewer], frame: bytes, position: Position | None) -> None:
+    def deliver(self, viewers: list[Viewer], frame: bytes, position: BoardPosition | None) -> None:
         """Broadcast one encoded frame; hold it for viewers being caught up (and board
         frames for viewers without their snapshots yet); skip laggards."""
         ready = []
@@ -216,7 +214,3 @@ class Hub:
             await callback(viewer)
 
         self.spawn(resync(), f"resync-{viewer.conn.conn_id}")
-
-
-def _position(message: BoardFrame) -> Position:
-    return Position(message.audience, message.seat, message.epoch, message.offset)

@@ -26,28 +26,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from klondike_live.protocol.kinds import Role
+from klondike_live.protocol.kinds import Audience, BoardPosition, Role
 from klondike_live.race.live_board import LiveBoard, Progress
 from klondike_live.race.status import BoardStatus
-from klondike_live.race.visibility import Audience, SeatKnowledge
+from klondike_live.race.visibility import SeatKnowledge
 from klondike_live.service.connection import Connection
 from klondike_live.solver.hints import KnownLine
-
-
-class Position(NamedTuple):
-    """Where a board frame belongs: its audience, board, race and stream offset."""
-
-    audience: Audience
-    seat: int
-    epoch: int
-    offset: int
 
 
 class Held(NamedTuple):
     """A frame kept back from a viewer, with its position when it is a board frame."""
 
     frame: bytes
-    position: Position | None
+    position: BoardPosition | None
 
 
 @dataclass(eq=False, slots=True)
@@ -84,19 +75,19 @@ class Viewer:
         held, self._held = self._held, None
         return held if held is not None else []
 
-    def already_has(self, position: Position) -> bool:
+    def already_has(self, position: BoardPosition) -> bool:
         """Whether the viewer's catch-up already covered the frame at `position`."""
         covered = self.covered
-        key = (position.audience, position.seat)
+        key = position.stream
         upto = covered.get(key)
         if upto is None:
             return False
-        if (position.epoch, position.offset) < upto:
+        if position.at < upto:
             return True
         del covered[key]  # this one is the last covered, or newer: live from now
         if not covered:
             covered.clear()  # an emptied dict keeps its table until cleared
-        return (position.epoch, position.offset) == upto
+        return position.at == upto
 
 
 _UNKNOWN = SeatKnowledge(None, BoardStatus.PLAYING)
@@ -233,12 +224,12 @@ class LocalRoom:
             and (before is None or before.seen != progress.seen),
         )
 
-    def fresh(self, position: Position) -> bool:
+    def fresh(self, position: BoardPosition) -> bool:
         """Whether a board frame at `position` is news to this node (and note it):
         False for a repeat of the current race, or a frame of an older race."""
         if position.epoch != self.gen:
             return position.epoch > self.gen  # a newer race: its room frame is on its way
-        key = (position.audience, position.seat)
+        key = position.stream
         if position.offset <= self.delivered.get(key, 0):
             return False
         self.delivered[key] = position.offset

@@ -37,9 +37,9 @@ from klondike_live.bus.messages import (
     board_header,
     encode,
 )
+from klondike_live.protocol.kinds import Audience, BoardPosition
 from klondike_live.race.live_board import BoardEvent
 from klondike_live.race.room import FINISHED, RoomState
-from klondike_live.race.visibility import Audience
 from klondike_live.store import scripts
 from klondike_live.store.batcher import NodeClients, ScriptBatcher
 from klondike_live.store.connect import RedisClient, is_cluster
@@ -422,10 +422,12 @@ class Store:
             str(event.op),
             self.stream_maxlen,
             event.own_offset if event.own_frame is not None else "",
-            board_header(Audience.OWN, seat, gen, event.own_offset) if publish_own else "",
+            board_header(BoardPosition(Audience.OWN, seat, gen, event.own_offset))
+            if publish_own
+            else "",
             event.own_frame or b"",
             event.spec_offset,
-            board_header(Audience.SPECTATOR, seat, gen, event.spec_offset),
+            board_header(BoardPosition(Audience.SPECTATOR, seat, gen, event.spec_offset)),
             event.spec_frame,
             b"" if event.progress is None else encode(ProgressNote(self.node_id, event.progress)),
             len(event.tokens),
