@@ -375,15 +375,7 @@ class Cluster:
             if errors:
                 code = ErrorCode(errors[0]["code"])
         except Refusal as exc:
-            await conn.send(
-                outgoing.error(
-                    exc.code,
-                    exc.message,
-                    rid=getattr(message, "rid", None),
-                    room=getattr(message, "room", None),
-                    move_id=getattr(message, "id", None),
-                )
-            )
+            await conn.send(outgoing.Error.answering(message, exc.code, exc.message).encode())
             code = exc.code
         if code is None and isinstance(message, msg.Join):
             self.roles[(conn.conn_id, message.room)] = message.role

@@ -178,7 +178,7 @@ class Session:
     ) -> bool:
         """Send an error; count a strike for abuse. False when the connection must close."""
         self.service.metrics.error(str(code))
-        await self.send(outgoing.error(code, message, rid=rid, move_id=move_id))
+        await self.send(outgoing.Error(code, message, rid=rid, move_id=move_id).encode())
         if not strike:
             return True
         now = time.monotonic()
@@ -297,7 +297,9 @@ class Session:
         self.user = identity.user_id
         self.name = name or identity.name
         self.bot = identity.bot
-        await self.send(outgoing.welcome(self.user, self.name, token, self.service.now_ms()))
+        await self.send(
+            outgoing.Welcome(self.user, self.name, token, self.service.now_ms()).encode()
+        )
         return True
 
     async def _receive(self, frame: str | bytes) -> bool:
@@ -339,7 +341,7 @@ class Session:
         try:
             match message:
                 case msg.Ping():
-                    await self.send(outgoing.pong(message.rid, service.now_ms()))
+                    await self.send(outgoing.Pong(message.rid, service.now_ms()).encode())
                 case msg.Hello():
                     await self._refuse(ErrorCode.WRONG_STATE, "hello was already said", strike=True)
                 case _:
@@ -370,12 +372,4 @@ class Session:
     async def _answer_error(self, message: msg.ClientMessage, code: ErrorCode, text: str) -> None:
         """An `error` frame naming the request it answers (its rid, room and move id)."""
         self.service.metrics.error(str(code))
-        await self.send(
-            outgoing.error(
-                code,
-                text,
-                rid=getattr(message, "rid", None),
-                room=getattr(message, "room", None),
-                move_id=getattr(message, "id", None),
-            )
-        )
+        await self.send(outgoing.Error.answering(message, code, text).encode())

@@ -1,16 +1,24 @@
-"""Server -> client messages: builders that return encoded msgpack frames.
+"""Server -> client messages: one frame type per message, each encoded once.
 
-Each builder takes typed values and returns the frame's bytes, encoded once, so a frame
-can be stored in a stream, published on the bus and broadcast to many sockets as is.
-Card identities only enter a frame through `view_wire` and `diff_wire`, which take engine
-`View`/`ViewDiff` values that are already redacted for their audience, and through
-`results` (sent only when a race is over).
+Like the client's messages (`incoming`), every server message is a small frozen value
+with a type of its own; `encode()` turns it into the frame's bytes, once, so a frame can
+be stored in a stream, published on the bus and broadcast to many sockets as it is:
+
+    frame = outgoing.Ack(room, move_id, offset).encode()
+
+`T` is each type's wire `t`; `SERVER_FRAMES` lists them all, in the order of
+docs/protocol.md, section 6. Optional fields given as None are absent on the wire.
+
+Card identities only enter a frame through `view_wire` and `diff_wire`, which take
+engine `View`/`ViewDiff` values already redacted for their audience, and through
+`Results` (sent only when a race is over, under `race.redaction`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar, Final
 
 import msgpack
 
@@ -27,7 +35,7 @@ def _optional(data: dict[str, Any], **fields: Any) -> dict[str, Any]:
 
 
 def pack(message: dict[str, Any]) -> bytes:
-    """Encode one message map."""
+    """Encode one message map (frames are encoded by their type's `encode`)."""
     data: bytes = msgpack.packb(message, use_bin_type=True)
     return data
 
@@ -62,45 +70,9 @@ def diff_wire(diff: ViewDiff) -> dict[str, Any]:
     return data
 
 
-def welcome(user: str, name: str, token: str, now_ms: int) -> bytes:
-    return pack(
-        {
-            "t": "welcome",
-            "v": PROTOCOL_VERSION,
-            "user": user,
-            "name": name,
-            "token": token,
-            "now": now_ms,
-        }
-    )
-
-
-def error(
-    code: ErrorCode,
-    message: str,
-    *,
-    rid: int | None = None,
-    room: str | None = None,
-    move_id: int | None = None,
-) -> bytes:
-    data = {"t": "error", "code": str(code), "msg": message}
-    return pack(_optional(data, rid=rid, room=room, id=move_id))
-
-
-def pong(rid: int | None, now_ms: int) -> bytes:
-    return pack(_optional({"t": "pong", "now": now_ms}, rid=rid))
-
-
-def created(rid: int, room: str, *, daily: dict[str, Any] | None = None) -> bytes:
-    """The reply to `create`; a daily attempt's also says which (`daily`)."""
-    return pack(_optional({"t": "created", "rid": rid, "room": room}, daily=daily))
-
-
-def _board_frame(
-    kind: str, room: str, at: BoardPosition, moves: int, status: str
-) -> dict[str, Any]:
+def _board_fields(t: str, room: str, at: BoardPosition, moves: int, status: str) -> dict[str, Any]:
     return {
-        "t": kind,
+        "t": t,
         "room": room,
         "seat": at.seat,
         "audience": at.audience,
@@ -111,98 +83,293 @@ def _board_frame(
     }
 
 
-def board(
-    room: str,
-    at: BoardPosition,
-    view: View,
-    *,
-    moves: int,
-    status: str,
-    score: int | None = None,
-    last_id: int | None = None,
-) -> bytes:
+@dataclass(frozen=True, slots=True)
+class Welcome:
+    """The answer to `hello`: who the connection is, its token, the server's clock."""
+
+    T: ClassVar[str] = "welcome"
+    user: str
+    name: str
+    token: str
+    now_ms: int
+
+    def encode(self) -> bytes:
+        return pack(
+            {
+                "t": self.T,
+                "v": PROTOCOL_VERSION,
+                "user": self.user,
+                "name": self.name,
+                "token": self.token,
+                "now": self.now_ms,
+            }
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Error:
+    """A refusal: a stable code, a readable message, and the request it answers."""
+
+    T: ClassVar[str] = "error"
+    code: ErrorCode
+    message: str
+    rid: int | None = None
+    room: str | None = None
+    move_id: int | None = None
+
+    @classmethod
+    def answering(cls, request: object, code: ErrorCode, message: str) -> Error:
+        """The error that answers a decoded `request`: it names the request's `rid`,
+        `room` and move `id`, those it has."""
+        return cls(
+            code,
+            message,
+            rid=getattr(request, "rid", None),
+            room=getattr(request, "room", None),
+            move_id=getattr(request, "id", None),
+        )
+
+    def encode(self) -> bytes:
+        data = {"t": self.T, "code": str(self.code), "msg": self.message}
+        return pack(_optional(data, rid=self.rid, room=self.room, id=self.move_id))
+
+
+@dataclass(frozen=True, slots=True)
+class Pong:
+    """The answer to `ping`, with the server's clock."""
+
+    T: ClassVar[str] = "pong"
+    rid: int | None
+    now_ms: int
+
+    def encode(self) -> bytes:
+        return pack(_optional({"t": self.T, "now": self.now_ms}, rid=self.rid))
+
+
+@dataclass(frozen=True, slots=True)
+class Created:
+    """The answer to `create`; a daily attempt's also says which (`daily`)."""
+
+    T: ClassVar[str] = "created"
+    rid: int
+    room: str
+    daily: dict[str, Any] | None = None
+
+    def encode(self) -> bytes:
+        return pack(_optional({"t": self.T, "rid": self.rid, "room": self.room}, daily=self.daily))
+
+
+@dataclass(frozen=True, slots=True)
+class Board:
     """A full snapshot of one board for one audience (`last_id`: the racer's last
-    applied move id, sent to the racer only)."""
-    data = _board_frame("board", room, at, moves, status)
-    data["view"] = view_wire(view)
-    return pack(_optional(data, score=score, last_id=last_id))
+    applied move id, and `score`, sent to the racer only)."""
+
+    T: ClassVar[str] = "board"
+    room: str
+    at: BoardPosition
+    view: View
+    moves: int
+    status: str
+    score: int | None = None
+    last_id: int | None = None
+
+    def encode(self) -> bytes:
+        data = _board_fields(self.T, self.room, self.at, self.moves, self.status)
+        data["view"] = view_wire(self.view)
+        return pack(_optional(data, score=self.score, last_id=self.last_id))
 
 
-def diff(
-    room: str,
-    at: BoardPosition,
-    change: ViewDiff,
-    *,
-    moves: int,
-    move: str | None,
-    status: str,
-    score: int | None = None,
-    move_id: int | None = None,
-) -> bytes:
-    """One event of a board stream: the change from the previous offset's view.
+@dataclass(frozen=True, slots=True)
+class Diff:
+    """One event of a board stream: the change from the previous offset's view. In the
+    racer's own stream, the event of an applied move (or undo) carries the client's
+    move id (`move_id`): it is that move's acknowledgement."""
 
-    In the racer's own stream, the event of an applied move (or undo) carries the
-    client's move id: it is that move's acknowledgement.
-    """
-    data = _board_frame("diff", room, at, moves, status)
-    data["d"] = diff_wire(change)
-    return pack(_optional(data, m=move, score=score, id=move_id))
+    T: ClassVar[str] = "diff"
+    room: str
+    at: BoardPosition
+    change: ViewDiff
+    moves: int
+    move: str | None
+    status: str
+    score: int | None = None
+    move_id: int | None = None
 
-
-def ack(room: str, move_id: int, offset: int) -> bytes:
-    return pack({"t": "ack", "room": room, "id": move_id, "off": offset})
+    def encode(self) -> bytes:
+        data = _board_fields(self.T, self.room, self.at, self.moves, self.status)
+        data["d"] = diff_wire(self.change)
+        return pack(_optional(data, m=self.move, score=self.score, id=self.move_id))
 
 
-def room_state(state: dict[str, Any]) -> bytes:
-    """The room's lobby/race state (see docs/protocol.md for its fields)."""
-    return pack({"t": "room", **state})
+@dataclass(frozen=True, slots=True)
+class Ack:
+    """A move id applied before: the racer's own board is at `off`."""
+
+    T: ClassVar[str] = "ack"
+    room: str
+    move_id: int
+    offset: int
+
+    def encode(self) -> bytes:
+        return pack({"t": self.T, "room": self.room, "id": self.move_id, "off": self.offset})
 
 
-def progress(room: str, boards: Sequence[Sequence[Any]], spectators: int) -> bytes:
-    """Progress of every board, coalesced per tick.
+@dataclass(frozen=True, slots=True)
+class Room:
+    """The room's lobby or race state (its fields: docs/protocol.md, `room`), as
+    `service.rooms.Rooms.room_frame` made it."""
 
-    Each board is `[seat, foundation cards, face-down cards, moves, status]`.
-    """
-    return pack(
-        {
-            "t": "progress",
-            "room": room,
-            "boards": [list(b) for b in boards],
-            "spectators": spectators,
-        }
-    )
+    T: ClassVar[str] = "room"
+    state: dict[str, Any]
+
+    def encode(self) -> bytes:
+        return pack({"t": self.T, **self.state})
 
 
-def results(room: str, payload: dict[str, Any]) -> bytes:
-    """The end of a race: ranking, seed, commitment, deal and records (sent only when over)."""
-    return pack({"t": "results", "room": room, **payload})
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """Progress of every board, coalesced per tick: each board is `[seat, foundation
+    cards, face-down cards, moves, status]`."""
+
+    T: ClassVar[str] = "progress"
+    room: str
+    boards: Sequence[Sequence[Any]]
+    spectators: int
+
+    def encode(self) -> bytes:
+        return pack(
+            {
+                "t": self.T,
+                "room": self.room,
+                "boards": [list(b) for b in self.boards],
+                "spectators": self.spectators,
+            }
+        )
 
 
-def hint(room: str, rid: int, move: str | None, verdict: str, message: str) -> bytes:
-    """A practice hint: the move to play (or None) and why (see docs/protocol.md)."""
-    return pack(
-        {"t": "hint", "room": room, "rid": rid, "m": move, "verdict": verdict, "msg": message}
-    )
+@dataclass(frozen=True, slots=True)
+class Results:
+    """The end of a race: ranking, seed, commitment, deal and records, as
+    `race.redaction` shows them to the room (sent only when it is over)."""
+
+    T: ClassVar[str] = "results"
+    room: str
+    payload: dict[str, Any]
+
+    def encode(self) -> bytes:
+        return pack({"t": self.T, "room": self.room, **self.payload})
 
 
-def finish(room: str, rid: int, ok: bool) -> bytes:
-    """Whether the rest of a practice game is forced (see docs/protocol.md, `finish`)."""
-    return pack({"t": "finish", "room": room, "rid": rid, "ok": ok})
+@dataclass(frozen=True, slots=True)
+class Hint:
+    """A practice hint: the move to play (or None) and why."""
+
+    T: ClassVar[str] = "hint"
+    room: str
+    rid: int
+    move: str | None
+    verdict: str
+    message: str
+
+    def encode(self) -> bytes:
+        return pack(
+            {
+                "t": self.T,
+                "room": self.room,
+                "rid": self.rid,
+                "m": self.move,
+                "verdict": self.verdict,
+                "msg": self.message,
+            }
+        )
 
 
-def daily_update(day: str, variant: str, count: int, rid: int | None = None) -> bytes:
+@dataclass(frozen=True, slots=True)
+class Finish:
+    """Whether the rest of a practice game is forced (auto-completion may be offered)."""
+
+    T: ClassVar[str] = "finish"
+    room: str
+    rid: int
+    ok: bool
+
+    def encode(self) -> bytes:
+        return pack({"t": self.T, "room": self.room, "rid": self.rid, "ok": self.ok})
+
+
+@dataclass(frozen=True, slots=True)
+class DailyUpdate:
     """A day's leaderboard changed (or, with `rid`, its state when watching began)."""
-    return pack(
-        _optional({"t": "daily_update", "date": day, "variant": variant, "count": count}, rid=rid)
-    )
+
+    T: ClassVar[str] = "daily_update"
+    day: str
+    variant: str
+    count: int
+    rid: int | None = None
+
+    def encode(self) -> bytes:
+        data = {"t": self.T, "date": self.day, "variant": self.variant, "count": self.count}
+        return pack(_optional(data, rid=self.rid))
 
 
-def tournament_created(rid: int, tournament_id: str) -> bytes:
+@dataclass(frozen=True, slots=True)
+class TournamentCreated:
     """A tournament was created: its id (the invite link's part)."""
-    return pack({"t": "tournament_created", "rid": rid, "tournament": tournament_id})
+
+    T: ClassVar[str] = "tournament_created"
+    rid: int
+    tournament: str
+
+    def encode(self) -> bytes:
+        return pack({"t": self.T, "rid": self.rid, "tournament": self.tournament})
 
 
-def tournament(data: dict[str, Any], rid: int | None) -> bytes:
+@dataclass(frozen=True, slots=True)
+class Tournament:
     """A tournament as everyone sees it (`race.tournament_view`): when watching began,
     after each change, and as the answer to a request about it (with its `rid`)."""
-    return pack(_optional({"t": "tournament", "tournament": data}, rid=rid))
+
+    T: ClassVar[str] = "tournament"
+    view: dict[str, Any]
+    rid: int | None = None
+
+    def encode(self) -> bytes:
+        return pack(_optional({"t": self.T, "tournament": self.view}, rid=self.rid))
+
+
+ServerFrame = (
+    Welcome
+    | Error
+    | Pong
+    | Created
+    | Board
+    | Diff
+    | Ack
+    | Room
+    | Progress
+    | Results
+    | Hint
+    | Finish
+    | DailyUpdate
+    | TournamentCreated
+    | Tournament
+)
+"""Every server message."""
+
+SERVER_FRAMES: Final[tuple[type[ServerFrame], ...]] = (
+    Welcome,
+    Error,
+    Pong,
+    Created,
+    Board,
+    Diff,
+    Ack,
+    Room,
+    Progress,
+    Results,
+    Hint,
+    Finish,
+    DailyUpdate,
+    TournamentCreated,
+    Tournament,
+)

@@ -114,10 +114,10 @@ def snapshot(
     """A `board` frame: the whole board under the mask `known`. The racer's own
     snapshot (`last_move_id` given) also carries its score and last applied move id."""
     if last_move_id is None:
-        return outgoing.board(
+        return outgoing.Board(
             room, at, view_of(board, known), moves=len(board.moves), status=status
-        )
-    return outgoing.board(
+        ).encode()
+    return outgoing.Board(
         room,
         at,
         view_of(board, known),
@@ -125,7 +125,7 @@ def snapshot(
         status=status,
         score=board.score,
         last_id=last_move_id,
-    )
+    ).encode()
 
 
 class LiveBoard:
@@ -310,7 +310,7 @@ class LiveBoard:
         if own:
             new_own, own_diff = advance(old_own, board, None, piles)
             self.own_offset += 1
-            own_frame = outgoing.diff(
+            own_frame = outgoing.Diff(
                 self.room,
                 BoardPosition(Audience.OWN, self.seat, self.epoch, self.own_offset),
                 own_diff,
@@ -319,7 +319,7 @@ class LiveBoard:
                 status=status,
                 score=board.score,
                 move_id=move_id,
-            )
+            ).encode()
             self.own_view = new_own
         known = self.spectator_mask(seats)
         if known == board.seen:  # spectators know what the racer knows (solo, or caught up)
@@ -334,14 +334,14 @@ class LiveBoard:
             new_spec = view_of(board, known)
             spec_diff = diff(self.spec_view, new_spec)
         self.spec_offset += 1
-        spec_frame = outgoing.diff(
+        spec_frame = outgoing.Diff(
             self.room,
             BoardPosition(Audience.SPECTATOR, self.seat, self.epoch, self.spec_offset),
             spec_diff,
             moves=moves,
             move=move_token,
             status=status,
-        )
+        ).encode()
         self.spec_view = new_spec
         self.spec_mask = known
         self.seq += 1

@@ -179,7 +179,9 @@ class Boards:
                     )
                     await conn.send(own)
                     viewer.covered[(Audience.OWN, seat)] = (writer.epoch, writer.own_offset)
-                    await conn.send(outgoing.ack(local.room_id, move_id, writer.own_offset))
+                    await conn.send(
+                        outgoing.Ack(local.room_id, move_id, writer.own_offset).encode()
+                    )
                     return
                 if writer.status.done:
                     self.hub.spawn(check_end(self.rooms, local.room_id), f"end-{local.room_id}")
@@ -198,12 +200,12 @@ class Boards:
                 except IllegalMoveError as exc:
                     self.metrics.error("illegal_move")
                     await conn.send(
-                        outgoing.error(
+                        outgoing.Error(
                             ErrorCode.ILLEGAL_MOVE,
                             exc.reason,
                             room=local.room_id,
                             move_id=move_id or None,
-                        )
+                        ).encode()
                     )
                     return
                 result = await self._store(
@@ -282,7 +284,9 @@ class Boards:
                     async with local.lock:
                         local.hint_lines[seat] = line
         await viewer.conn.send(
-            outgoing.hint(request.room, request.rid, advice.move, advice.status, advice.message)
+            outgoing.Hint(
+                request.room, request.rid, advice.move, advice.status, advice.message
+            ).encode()
         )
 
     async def _deal_line(self, state: RoomState) -> KnownLine:
@@ -308,7 +312,7 @@ class Boards:
         async with local.lock:
             board = (await self._writer(local, state, viewer.seat)).board
             ok = forced_finish(board)
-        await viewer.conn.send(outgoing.finish(request.room, request.rid, ok))
+        await viewer.conn.send(outgoing.Finish(request.room, request.rid, ok).encode())
 
     # ------------------------------------------------------------ server-side writes
 

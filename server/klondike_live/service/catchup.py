@@ -61,7 +61,7 @@ backlog."""
 
 def progress_frame(local: LocalRoom) -> bytes:
     """Every racer's progress in the room, as this node knows it."""
-    return outgoing.progress(local.room_id, local.progress_rows(), local.spectators_total)
+    return outgoing.Progress(local.room_id, local.progress_rows(), local.spectators_total).encode()
 
 
 class CatchUp:
@@ -99,7 +99,9 @@ class CatchUp:
                     own = await self._final_own(state, viewer.seat, results)
                     if own is not None:
                         await conn.send(own)
-                await conn.send(outgoing.results(state.id, self.rooms.shown(state, results)))
+                await conn.send(
+                    outgoing.Results(state.id, self.rooms.shown(state, results)).encode()
+                )
             viewer.boards_ready = True
         elif state.state in (COUNTDOWN, RACING):
             await self.rooms.sync_local(local, state)

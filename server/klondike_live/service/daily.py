@@ -340,7 +340,7 @@ class DailyService:
         key = (request.date.isoformat(), str(request.variant))
         self._watchers.add(session, key)
         count = await self.leaderboard(request.date, request.variant).count()
-        await session.send(outgoing.daily_update(key[0], key[1], count, request.rid))
+        await session.send(outgoing.DailyUpdate(key[0], key[1], count, request.rid).encode())
 
     def unwatch(self, session: Connection, request: msg.DailyUnwatch) -> None:
         self._watchers.remove(session, (request.date.isoformat(), str(request.variant)))
@@ -354,5 +354,7 @@ class DailyService:
         connections = self._watchers.of((update.day, update.variant))
         if not connections:
             return
-        broadcast(connections, outgoing.daily_update(update.day, update.variant, update.count))
+        broadcast(
+            connections, outgoing.DailyUpdate(update.day, update.variant, update.count).encode()
+        )
         self.metrics.frames_out.inc(len(connections))

@@ -66,7 +66,7 @@ async def check_end(rooms: Rooms, room_id: str) -> None:
         frames = [
             RoomFrame(rooms.room_frame(new), new.gen, new.state, new.start_at_ms),
             RoomFrame(
-                outgoing.results(room_id, rooms.shown(new, payload)),
+                outgoing.Results(room_id, rooms.shown(new, payload)).encode(),
                 new.gen,
                 new.state,
                 new.start_at_ms,

@@ -291,7 +291,7 @@ class LiveService:
             room_id, info = await self.daily.open_attempt(conn.user, conn.name, request.variant)
             if not info["ranked"]:  # a practice game: one to come back to
                 await note_unfinished(self.store.players, conn.user, room_id, self.now_ms())
-            await conn.send(outgoing.created(request.rid, room_id, daily=info))
+            await conn.send(outgoing.Created(request.rid, room_id, daily=info).encode())
             return
         room_id = secrets.token_urlsafe(16)
         now = self.now_ms()
@@ -331,7 +331,7 @@ class LiveService:
                 await self.store.set_public(room_id, True, now)
             if request.machine is not None:  # race the machine: its bot is seated at once
                 await self.bots.add(room_id, request.machine)
-        await conn.send(outgoing.created(request.rid, room_id))
+        await conn.send(outgoing.Created(request.rid, room_id).encode())
         if request.join:  # the creator's seat at once: `room` and its board follow `created`
             await self.join(conn, msg.Join(room=room_id, role=Role.RACER))
 

@@ -258,7 +258,7 @@ class Rooms:
             data["grace"] = self.grace_ms
         if rid is not None:
             data["rid"] = rid
-        return outgoing.room_state(data)
+        return outgoing.Room(data).encode()
 
     def shown(self, state: RoomState, results: dict[str, Any]) -> dict[str, Any]:
         """Results as sent in the room, under the policy of `race.redaction` (a daily

@@ -244,7 +244,7 @@ class Tournaments:
         if state.format is TournamentFormat.HEATS:
             await self._schedule(state, 1, state.heats[0].start_at_ms)
         log.info("tournament %s created by %s (%s)", state.id, conn.user, state.format)
-        await conn.send(outgoing.tournament_created(request.rid, state.id))
+        await conn.send(outgoing.TournamentCreated(request.rid, state.id).encode())
 
     async def handle(
         self,
@@ -275,7 +275,7 @@ class Tournaments:
     async def _answer(self, conn: Connection, tournament_id: str, rid: int | None) -> None:
         """The requester's answer: the tournament as it is now (with its `rid`)."""
         state = await self.load(tournament_id)
-        await conn.send(outgoing.tournament(await self.view(state), rid))
+        await conn.send(outgoing.Tournament(await self.view(state), rid).encode())
 
     async def action(self, conn: Connection, request: msg.TournamentAction) -> None:
         """An organizer's action, logged on the tournament."""
@@ -333,7 +333,7 @@ class Tournaments:
     async def watch(self, conn: Connection, tournament_id: str, rid: int | None) -> None:
         state = await self.load(tournament_id)
         self._watchers.add(conn, tournament_id)
-        await conn.send(outgoing.tournament(await self.view(state), rid))
+        await conn.send(outgoing.Tournament(await self.view(state), rid).encode())
 
     def unwatch(self, conn: Connection, tournament_id: str) -> None:
         self._watchers.remove(conn, tournament_id)
@@ -366,7 +366,7 @@ class Tournaments:
             return
         watchers = self._watchers.of(tournament_id)
         if watchers:
-            frame = outgoing.tournament(await self.view(state), None)
+            frame = outgoing.Tournament(await self.view(state)).encode()
             self.hub.broadcast(watchers, frame)
 
     # ------------------------------------------------------------ heats
