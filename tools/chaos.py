@@ -1,7 +1,7 @@
 """Chaos: races that must lose nothing while nodes die, Valkey restarts and a Cluster
 fails over. Real processes on 127.0.0.1 only; a script, not a test.
 
-    .venv/bin/python bench/chaos.py [--node-kills 100] [--valkey-restarts 20]
+    .venv/bin/python tools/chaos.py [--node-kills 100] [--valkey-restarts 20]
                                     [--failovers 10] [--seed N] [--max-minutes 30]
 
 Three phases, each with its own processes (a count of 0 skips a phase):
@@ -79,6 +79,10 @@ from klondike_live.engine import GameRecord
 from klondike_live.race.room import RoomState
 from klondike_live.store.connect import open_redis
 from klondike_live.store.devcluster import DevCluster
+
+# The process harness (a temp dir, Valkey, nodes as children, always stopped) is the
+# benchmarks' own: bench/serverbench.py.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 from serverbench import FAST_RATE, Child, Harness, code_version, stop_process, table
 
 Message = dict[str, Any]
@@ -1120,7 +1124,7 @@ async def chaos(harness: Harness, args: Any, work: Path) -> int:
         total.add(phase.tally)
         rows.append(row(phase.name, asked, phase.tally, phase.wall))
     rows.append(row("total", sum(a for _, a in done), total, wall))
-    command = " ".join(["bench/chaos.py", *sys.argv[1:]])
+    command = " ".join(["tools/chaos.py", *sys.argv[1:]])
     print(f"chaos: {command} (seed {args.seed}); {code_version()}; {os.cpu_count()} CPUs")
     print(table(HEADERS, rows))
     for phase, _ in done:
