@@ -57,7 +57,7 @@ from pathlib import Path
 from typing import Any
 
 from capacity_load import GAME_MOVES, MOVE_INTERVAL, race_worker, sink_worker
-from serverbench import (
+from harness import (
     FAST_RATE,
     Harness,
     code_version,

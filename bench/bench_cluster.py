@@ -41,8 +41,7 @@ from dataclasses import dataclass, field
 import redis
 
 from bench_fanout import Run, interval_for, measure_node
-from klondike_live import keys
-from serverbench import (
+from harness import (
     DURABLE,
     FAST_RATE,
     Child,
@@ -56,6 +55,7 @@ from serverbench import (
     shards_of,
     table,
 )
+from klondike_live import keys
 
 
 @dataclass

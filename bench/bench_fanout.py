@@ -38,7 +38,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from serverbench import (
+from harness import (
     FAST_RATE,
     Child,
     CpuMeter,

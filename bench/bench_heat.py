@@ -40,7 +40,7 @@ delivered to spectators, latency p50/p99/max, Valkey and load-generator CPU; the
 (`late`: moves acknowledged after more than an interval, so that the racer fell behind
 its pace); the start instant (snapshots, seconds until the node sent them all and until
 the last timed spectator had all its boards, node CPU seconds); then the heat against
-the races. `--profile DIR` records the node with py-spy (`serverbench.Profiler`) during
+the races. `--profile DIR` records the node with py-spy (`harness.Profiler`) during
 each start instant and window and prints the summaries (it slows the node: take the
 table from a run without it). Exit 1 only when a check fails: a timed spectator missing
 a move's diff or seeing offsets out of order, a refused move, a spectator closed, a
@@ -68,13 +68,7 @@ from websockets.exceptions import ConnectionClosed
 
 from bench_capacity import Pool, split
 from capacity_load import Sink, _frame
-from klondike_live.bots.levels import LEVELS
-from klondike_live.bots.policy import Memory, decide
-from klondike_live.bots.wire import view_from_wire
-from klondike_live.client import Client, Message, ServerError
-from klondike_live.engine import Variant
-from klondike_live.protocol.kinds import BotLevel
-from serverbench import (
+from harness import (
     FAST_RATE,
     Child,
     Harness,
@@ -90,6 +84,12 @@ from serverbench import (
     table,
     unpack,
 )
+from klondike_live.bots.levels import LEVELS
+from klondike_live.bots.policy import Memory, decide
+from klondike_live.bots.wire import view_from_wire
+from klondike_live.client import Client, Message, ServerError
+from klondike_live.engine import Variant
+from klondike_live.protocol.kinds import BotLevel
 
 COUNTDOWN = 2.0
 NODE_ENV = {**FAST_RATE, "KLONDIKE_COUNTDOWN_SECONDS": f"{COUNTDOWN:g}"}

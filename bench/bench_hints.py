@@ -23,9 +23,9 @@ import statistics
 import sys
 import time
 
+from harness import code_version, table
 from klondike_live.engine import Board, Variant
 from klondike_live.solver.worker import SolverSpares, hint_in_worker
-from serverbench import code_version, table
 
 DRAW1 = Variant(draw=1, passes=1)
 

@@ -40,8 +40,7 @@ import redis.asyncio
 from websockets.asyncio.client import ClientConnection
 
 from broadcast_server import sized
-from klondike_live import keys
-from serverbench import (
+from harness import (
     FAST_RATE,
     Child,
     Harness,
@@ -57,6 +56,7 @@ from serverbench import (
     unpack,
     wait_all,
 )
+from klondike_live import keys
 
 WARMUP_MOVES = 20
 RELAY_CHANNEL = "bench:relay"

@@ -25,7 +25,7 @@ import os
 import sys
 from pathlib import Path
 
-from serverbench import (
+from harness import (
     NO_CAPS,
     NO_SOLVER,
     Child,

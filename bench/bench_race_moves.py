@@ -13,7 +13,7 @@ B, so every move also crosses the bus and is masked for spectators there. Racers
 spectators live in worker processes.
 
 Baseline, same node, same run: `2 x --races` solo racers turning the stock
-(`serverbench.LoadGenerator`, the old throughput benchmark's load). Race rounds and
+(`harness.LoadGenerator`, the old throughput benchmark's load). Race rounds and
 stock-turn rounds alternate `--rounds` times; while one plays the other is idle.
 Reported per kind: moves per second, node A's CPU per move (what the racer's node
 pays: validating, the board script, the own diff, the spectator diff published), node
@@ -50,9 +50,7 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
 
-from klondike_live.engine import Board, Deal, Move, Variant
-from klondike_live.race.live_board import LiveBoard
-from serverbench import (
+from harness import (
     BENCH_DIR,
     FAST_RATE,
     NO_CAPS,
@@ -72,6 +70,8 @@ from serverbench import (
     table,
     unpack,
 )
+from klondike_live.engine import Board, Deal, Move, Variant
+from klondike_live.race.live_board import LiveBoard
 
 RECORD = ROOT / "tests" / "data" / "won-draw1-seed31.txt"
 

@@ -40,7 +40,7 @@ from pathlib import Path
 
 import redis.asyncio
 
-from serverbench import (
+from harness import (
     FAST_RATE,
     Child,
     Harness,

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 import redis
 
-from serverbench import (
+from harness import (
     FAST_RATE,
     Child,
     Harness,

@@ -47,7 +47,7 @@ from urllib.parse import urlsplit
 from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
 
-from serverbench import STOCK_CARDS, expect, pack, race_room, start_race_now, unpack
+from harness import STOCK_CARDS, expect, pack, race_room, start_race_now, unpack
 
 MOVE_INTERVAL = 0.5
 """Seconds between a racer's moves: 2 moves per second each."""

@@ -81,9 +81,9 @@ from klondike_live.store.connect import open_redis
 from klondike_live.store.devcluster import DevCluster
 
 # The process harness (a temp dir, Valkey, nodes as children, always stopped) is the
-# benchmarks' own: bench/serverbench.py.
+# benchmarks' own: bench/harness.py.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
-from serverbench import FAST_RATE, Child, Harness, code_version, stop_process, table
+from harness import FAST_RATE, Child, Harness, code_version, stop_process, table
 
 Message = dict[str, Any]
 T = TypeVar("T")
