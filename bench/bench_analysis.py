@@ -24,7 +24,7 @@ import random
 import statistics
 import time
 
-from harness import parser, percentile
+from harness.report import parser, percentile
 from klondike_live.engine import Board, GameRecord, Variant
 from klondike_live.solver import Budget, solve
 from klondike_live.solver.analysis import (

@@ -19,7 +19,7 @@ import concurrent.futures
 import statistics
 import time
 
-from harness import numbers, parser, percentile
+from harness.report import numbers, parser, percentile
 from klondike_live.bots.levels import LEVELS
 from klondike_live.bots.policy import Player
 from klondike_live.engine import Board, Variant

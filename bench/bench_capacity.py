@@ -50,22 +50,10 @@ import time
 from dataclasses import dataclass
 
 from capacity_load import GAME_MOVES, MOVE_INTERVAL, RaceWorker, SinkWorker
-from harness import (
-    FAST_RATE,
-    CpuMeter,
-    Harness,
-    Workers,
-    code_version,
-    descendants,
-    metrics_text,
-    parser,
-    percentile,
-    rss_kib,
-    run_bench,
-    sample,
-    split,
-    table,
-)
+from harness.measure import CpuMeter, descendants, metrics_text, rss_kib, sample
+from harness.processes import FAST_RATE, Harness, run_bench
+from harness.report import code_version, parser, percentile, table
+from harness.workers import Workers, split
 
 NODE_ENV = {**FAST_RATE, "KLONDIKE_COUNTDOWN_SECONDS": "0"}
 LIMIT_MS = 100.0  # a level holds while its move -> spectator p99 stays below

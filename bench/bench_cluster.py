@@ -40,24 +40,10 @@ from dataclasses import dataclass, field
 import redis
 
 from bench_fanout import Run, Size, measure_node
-from clients import LoadGenerator
-from harness import (
-    DURABLE,
-    FAST_RATE,
-    Child,
-    CpuMeter,
-    Harness,
-    Shard,
-    code_version,
-    counters,
-    counters_delta,
-    machine,
-    numbers,
-    parser,
-    run_bench,
-    shards_of,
-    table,
-)
+from harness.clients import LoadGenerator
+from harness.measure import CpuMeter, Shard, counters, counters_delta, shards_of
+from harness.processes import DURABLE, FAST_RATE, Child, Harness, run_bench
+from harness.report import code_version, machine, numbers, parser, table
 from klondike_live import keys
 
 CONTROL = 1000  # classic PUBLISHes of the control

@@ -21,7 +21,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from harness import parser, percentile
+from harness.report import parser, percentile
 from klondike_live.engine import Board, Deal, Move, Variant, View, diff, view_of
 from klondike_live.engine.view import advance, changed_piles, racer_view
 

@@ -38,23 +38,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from clients import Racer, SpectatorPool
-from harness import (
-    FAST_RATE,
-    Child,
-    CpuMeter,
-    Harness,
-    code_version,
-    commit_of,
-    machine,
-    metric,
-    numbers,
-    paced,
-    parser,
-    profiler,
-    run_bench,
-    table,
-)
+from harness.clients import Racer, SpectatorPool
+from harness.measure import CpuMeter, metric
+from harness.processes import FAST_RATE, Child, Harness, run_bench
+from harness.profiling import profiler
+from harness.report import code_version, commit_of, machine, numbers, parser, table
+from harness.workers import paced
 
 TARGET = 1.1
 """Node B's CPU per delivered diff against `broadcast()` of the same frames, at most."""

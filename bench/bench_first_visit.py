@@ -42,7 +42,8 @@ from typing import Any
 
 from playwright.sync_api import Browser, BrowserContext, sync_playwright
 
-from harness import BENCH_DIR, Harness, parser
+from harness.processes import BENCH_DIR, Harness
+from harness.report import parser
 
 THROTTLE = {
     "offline": False,

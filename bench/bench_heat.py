@@ -40,7 +40,7 @@ delivered to spectators, latency p50/p99/max, Valkey and load-generator CPU; the
 (`late`: moves acknowledged after more than an interval, so that the racer fell behind
 its pace); the start instant (snapshots, seconds until the node sent them all and until
 the last timed spectator had all its boards, node CPU seconds); then the heat against
-the races. `--profile DIR` records the node with py-spy (`harness.Profiler`) during
+the races. `--profile DIR` records the node with py-spy (`harness.profiling.Profiler`) during
 each start instant and window and prints the summaries (it slows the node: take the
 table from a run without it). Exit 1 only when a check fails: a timed spectator missing
 a move's diff or seeing offsets out of order, a refused move, a spectator closed, a
@@ -63,23 +63,12 @@ from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
 
 from capacity_load import SinkWorker
-from clients import join_as_spectator, unpack
-from harness import (
-    FAST_RATE,
-    Child,
-    CpuMeter,
-    Harness,
-    Workers,
-    code_version,
-    metric,
-    parser,
-    percentile,
-    profiler,
-    run_bench,
-    split,
-    table,
-    waited_seconds,
-)
+from harness.clients import join_as_spectator, unpack
+from harness.measure import CpuMeter, metric, waited_seconds
+from harness.processes import FAST_RATE, Child, Harness, run_bench
+from harness.profiling import profiler
+from harness.report import code_version, parser, percentile, table
+from harness.workers import Workers, split
 from klondike_live.bots.levels import LEVELS
 from klondike_live.bots.policy import Memory, decide
 from klondike_live.bots.wire import view_from_wire

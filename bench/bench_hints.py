@@ -23,7 +23,7 @@ import statistics
 import sys
 import time
 
-from harness import code_version, parser, percentile, table
+from harness.report import code_version, parser, percentile, table
 from klondike_live.engine import Board, Variant
 from klondike_live.solver.worker import SolverSpares, hint_in_worker
 

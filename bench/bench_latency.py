@@ -33,21 +33,10 @@ from dataclasses import dataclass
 import redis.asyncio
 
 from broadcast_server import sized
-from clients import Racer, SpectatorPool, Stamps, raw_connect, unpack
-from harness import (
-    FAST_RATE,
-    Child,
-    Harness,
-    code_version,
-    commit_of,
-    machine,
-    numbers,
-    paced,
-    parser,
-    percentile,
-    run_bench,
-    table,
-)
+from harness.clients import Racer, SpectatorPool, Stamps, raw_connect, unpack
+from harness.processes import FAST_RATE, Child, Harness, run_bench
+from harness.report import code_version, commit_of, machine, numbers, parser, percentile, table
+from harness.workers import paced
 from klondike_live import keys
 
 WARMUP_MOVES = 20

@@ -25,18 +25,9 @@ import os
 import sys
 from pathlib import Path
 
-from clients import Racer, close_all, open_spectators
-from harness import (
-    NO_CAPS,
-    NO_SOLVER,
-    Child,
-    Harness,
-    code_version,
-    machine,
-    parser,
-    run_bench,
-    table,
-)
+from harness.clients import Racer, close_all, open_spectators
+from harness.processes import NO_CAPS, NO_SOLVER, Child, Harness, run_bench
+from harness.report import code_version, machine, parser, table
 
 TARGET = 1.05
 """The node's memory per idle spectator against bare websockets', at most."""

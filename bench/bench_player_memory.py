@@ -24,7 +24,8 @@ import argparse
 import random
 import sys
 
-from harness import Harness, code_version, machine, parser, run_bench
+from harness.processes import Harness, run_bench
+from harness.report import code_version, machine, parser
 from klondike_live import keys
 from klondike_live.embedded import open_redis
 from klondike_live.race.stats import GameOutcome, StatsKind

@@ -13,7 +13,7 @@ B, so every move also crosses the bus and is masked for spectators there. Racers
 spectators live in worker processes.
 
 Baseline, same node, same run: `2 x --races` solo racers turning the stock
-(`clients.LoadGenerator`, the throughput benchmark's load). Race rounds and
+(`harness.clients.LoadGenerator`, the throughput benchmark's load). Race rounds and
 stock-turn rounds alternate `--rounds` times; while one plays the other is idle.
 Reported per kind: moves per second, node A's CPU per move (what the racer's node
 pays: validating, the board script, the own diff, the spectator diff published), node
@@ -46,24 +46,12 @@ from pathlib import Path
 from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
 
-from clients import LoadGenerator, expect, pack, race_room, start_race_now, unpack
-from harness import (
-    BENCH_DIR,
-    FAST_RATE,
-    ROOT,
-    Child,
-    CpuMeter,
-    Harness,
-    Workers,
-    code_version,
-    commit_of,
-    parser,
-    profiler,
-    run_bench,
-    server_root,
-    split,
-    table,
-)
+from harness.clients import LoadGenerator, expect, pack, race_room, start_race_now, unpack
+from harness.measure import CpuMeter
+from harness.processes import BENCH_DIR, FAST_RATE, ROOT, Child, Harness, run_bench
+from harness.profiling import profiler
+from harness.report import code_version, commit_of, parser, server_root, table
+from harness.workers import Workers, split
 from klondike_live.engine import Board, Deal, Move, Variant
 from klondike_live.race.live_board import LiveBoard
 

@@ -28,7 +28,8 @@ from collections import defaultdict
 from collections.abc import Iterable
 from datetime import date
 
-from harness import ROOT, Harness, code_version, machine, parser, run_bench, table
+from harness.processes import ROOT, Harness, run_bench
+from harness.report import code_version, machine, parser, table
 from klondike_live import keys
 from klondike_live.client import Client
 from klondike_live.config import Settings

@@ -28,7 +28,7 @@ import sys
 import time
 from dataclasses import dataclass
 
-from harness import parser, percentile, seeds
+from harness.report import parser, percentile, seeds
 from klondike_live.engine import Board, Variant
 from klondike_live.solver import Budget, Reductions, solve
 from klondike_live.solver.search import check_line

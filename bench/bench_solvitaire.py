@@ -61,7 +61,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from harness import parser, percentile, seeds
+from harness.report import parser, percentile, seeds
 from klondike_live.engine import Board, Deal, KlondikeError, Variant
 from klondike_live.engine.cards import Card
 from klondike_live.engine.variant import UNLIMITED

@@ -39,20 +39,11 @@ from dataclasses import dataclass, field
 
 import redis.asyncio
 
-from clients import LoadGenerator
-from harness import (
-    FAST_RATE,
-    Child,
-    CpuMeter,
-    Harness,
-    code_version,
-    commit_of,
-    machine,
-    parser,
-    profiler,
-    run_bench,
-    table,
-)
+from harness.clients import LoadGenerator
+from harness.measure import CpuMeter
+from harness.processes import FAST_RATE, Child, Harness, run_bench
+from harness.profiling import profiler
+from harness.report import code_version, commit_of, machine, parser, table
 
 # ---------------------------------------------------------------- Redis baselines
 

@@ -28,24 +28,11 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-from clients import Racer, close_racers
-from harness import (
-    FAST_RATE,
-    Child,
-    Harness,
-    Shard,
-    code_version,
-    counters,
-    counters_delta,
-    machine,
-    numbers,
-    paced,
-    parser,
-    percentile,
-    run_bench,
-    shards_of,
-    table,
-)
+from harness.clients import Racer, close_racers
+from harness.measure import Shard, counters, counters_delta, shards_of
+from harness.processes import FAST_RATE, Child, Harness, run_bench
+from harness.report import code_version, machine, numbers, parser, percentile, table
+from harness.workers import paced
 
 WARMUP_MOVES = 20
 STALL_MS = 20.0  # a reply slower than this counts as a stall

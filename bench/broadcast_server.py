@@ -30,7 +30,7 @@ import msgpack
 import websockets
 from websockets.asyncio.server import ServerConnection, serve
 
-from harness import paced
+from harness.workers import paced
 
 
 class ServeOptions(TypedDict):

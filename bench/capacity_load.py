@@ -1,5 +1,5 @@
 """The load of the capacity and heat benchmarks (bench_capacity.py, bench_heat.py), run
-in worker processes (`harness.Workers`).
+in worker processes (`harness.workers.Workers`).
 
 Two kinds of worker:
 
@@ -41,7 +41,7 @@ from urllib.parse import urlsplit
 from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
 
-from clients import Racer, expect, pack, race_room, start_race_now, unpack
+from harness.clients import Racer, expect, pack, race_room, start_race_now, unpack
 
 MOVE_INTERVAL = 0.5
 """Seconds between a racer's moves: 2 moves per second each."""

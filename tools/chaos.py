@@ -80,9 +80,10 @@ from klondike_live.store.connect import open_redis
 from klondike_live.store.devcluster import DevCluster
 
 # The process harness (a temp dir, Valkey, nodes as children, always stopped) is the
-# benchmarks' own: bench/harness.py.
+# benchmarks' own: bench/harness/.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
-from harness import FAST_RATE, Child, Harness, code_version, free_port, stop_process, table
+from harness.processes import FAST_RATE, Child, Harness, free_port, stop_process
+from harness.report import code_version, table
 
 Message = dict[str, Any]
 T = TypeVar("T")

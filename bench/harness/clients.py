@@ -7,7 +7,7 @@ frames packed and read by hand, so that a load generator costs little next to th
 - `Spectator`, `open_spectators`: watching connections that count diffs, check their
   offsets and stamp when each move arrived;
 - `SpectatorPool` and `LoadGenerator`: spectators and closed-loop racers in worker
-  processes (`harness.Workers`), so that reading sockets never delays the process that
+  processes (`harness.workers.Workers`), so that reading sockets never delays the process that
   sends moves.
 """
 
@@ -24,7 +24,8 @@ import msgpack
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from harness import Workers, cpu_seconds, split
+from harness.measure import cpu_seconds
+from harness.workers import Workers, split
 
 Message = dict[str, Any]  # a frame as msgpack decodes it
 SOLO_VARIANT = "draw=1 passes=unlimited"
