@@ -51,26 +51,26 @@ DAY = date(2030, 1, 1)
 
 # Key families: a room's by the end of the key name (after the room's hash tag), then a
 # day's and its players'.
-FAMILIES = [
-    (re.compile(r":room$"), "room hash"),
-    (re.compile(r":g\d+:b\d+$"), "board hashes"),
-    (re.compile(r":g\d+:b\d+:moves$"), "move lists"),
-    (re.compile(r":g\d+:b\d+:times$"), "move time lists"),
-    (re.compile(r":g\d+:b\d+:own$"), "own streams"),
-    (re.compile(r":g\d+:b\d+:spectator$"), "spectator streams"),
-    (re.compile(r":conn:"), "connection claims"),
-    (re.compile(r":watchers$"), "spectator counts"),
-    (re.compile(r":g\d+:results$"), "results"),
-    (re.compile(r"^kl:\{d:.*:day$"), "day record"),
-    (re.compile(r"^kl:\{d:.*:board$"), "leaderboard (sorted set)"),
-    (re.compile(r"^kl:\{d:.*:entries$"), "leaderboard entries (hash)"),
-    (re.compile(r"^kl:\{d:.*:attempts$"), "ranked attempt claims"),
-    (re.compile(r"^kl:daily:index$"), "index of prepared days"),
-    (re.compile(r"^kl:\{u:.*:daily$"), "players' statistics hashes"),
-    (re.compile(r"^kl:\{u:.*:daily:days$"), "players' played-days sets"),
-    (re.compile(r"^kl:\{u:.*:daily:won$"), "players' won-days sets"),
-    (re.compile(r"^kl:\{u:.*:daily:attempts$"), "players' counted-attempt sets"),
-]
+FAMILIES = {  # label: a pattern of the key names
+    "room hash": r":room$",
+    "board hashes": r":g\d+:b\d+$",
+    "move lists": r":g\d+:b\d+:moves$",
+    "move time lists": r":g\d+:b\d+:times$",
+    "own streams": r":g\d+:b\d+:own$",
+    "spectator streams": r":g\d+:b\d+:spectator$",
+    "connection claims": r":conn:",
+    "spectator counts": r":watchers$",
+    "results": r":g\d+:results$",
+    "day record": r"^kl:\{d:.*:day$",
+    "leaderboard (sorted set)": r"^kl:\{d:.*:board$",
+    "leaderboard entries (hash)": r"^kl:\{d:.*:entries$",
+    "ranked attempt claims": r"^kl:\{d:.*:attempts$",
+    "index of prepared days": r"^kl:daily:index$",
+    "players' statistics hashes": r"^kl:\{u:.*:daily$",
+    "players' played-days sets": r"^kl:\{u:.*:daily:days$",
+    "players' won-days sets": r"^kl:\{u:.*:daily:won$",
+    "players' counted-attempt sets": r"^kl:\{u:.*:daily:attempts$",
+}
 
 
 def human_ttl(ms: int) -> str:
@@ -89,14 +89,16 @@ async def measure(redis: RedisClient, names: Iterable[str]) -> list[tuple[str, i
     """(family, key count, bytes, shortest TTL in ms or -1) per family, in list order."""
     sizes: dict[str, list[int]] = defaultdict(lambda: [0, 0, -1])
     for name in names:
-        family = next((label for pattern, label in FAMILIES if pattern.search(name)), name)
+        family = next(
+            (label for label, pattern in FAMILIES.items() if re.search(pattern, name)), name
+        )
         usage = await redis.memory_usage(name, samples=0) or 0
         ttl = await redis.pttl(name)
         entry = sizes[family]
         entry[0] += 1
         entry[1] += usage
         entry[2] = ttl if entry[2] == -1 else min(entry[2], ttl) if ttl != -1 else entry[2]
-    order = [label for _, label in FAMILIES]
+    order = list(FAMILIES)
     ranked = sorted(sizes, key=lambda f: order.index(f) if f in order else len(order))
     return [(f, sizes[f][0], sizes[f][1], sizes[f][2]) for f in ranked]
 
