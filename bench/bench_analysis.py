@@ -20,11 +20,11 @@ Times are CPU seconds of this process.
 
 from __future__ import annotations
 
-import argparse
 import random
 import statistics
 import time
 
+from harness.report import parser, percentile
 from klondike_live.engine import Board, GameRecord, Variant
 from klondike_live.solver import Budget, solve
 from klondike_live.solver.analysis import (
@@ -73,23 +73,18 @@ def check(record: GameRecord, result: Analysis) -> None:
             assert board.is_won(), f"{record.seed} ply {ply.ply}: the line does not win"
 
 
-def p90(values: list[float]) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))]
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=100, help="games per variant")
-    parser.add_argument("--budget", type=float, default=0.1, help="CPU s per position")
-    parser.add_argument("--total", type=float, default=2.0, help="CPU s per game")
-    parser.add_argument("--baseline", type=int, default=5, help="games analysed naively")
-    parser.add_argument("--mistakes", type=float, default=0.03, help="random-move rate")
-    parser.add_argument(
+    options = parser(__doc__)
+    options.add_argument("--games", type=int, default=100, help="games per variant")
+    options.add_argument("--budget", type=float, default=0.1, help="CPU s per position")
+    options.add_argument("--total", type=float, default=2.0, help="CPU s per game")
+    options.add_argument("--baseline", type=int, default=5, help="games analysed naively")
+    options.add_argument("--mistakes", type=float, default=0.03, help="random-move rate")
+    options.add_argument(
         "--policy-seconds", type=float, default=0.3, help="solver CPU s per search of the player"
     )
-    parser.add_argument("--seed", type=int, default=2026, help="seed of the games")
-    args = parser.parse_args()
+    options.add_argument("--seed", type=int, default=2026, help="seed of the games")
+    args = options.parse_args()
     budget = AnalysisBudget(args.budget, args.total)
     print(
         f"analysis: {args.games} games per variant, budget {args.budget:g} s per position, "
@@ -127,7 +122,7 @@ def main() -> None:
             with_lost_at += result.lost_at is not None
         print(
             f"{variant}: {len(records)} games ({won} won), {plies} plies; "
-            f"CPU per game median {statistics.median(cpu):.2f} s, p90 {p90(cpu):.2f} s, "
+            f"CPU per game median {statistics.median(cpu):.2f} s, p90 {percentile(cpu, 90):.2f} s, "
             f"max {max(cpu):.2f} s; searches per game median {statistics.median(searches):g}; "
             f"plies decided {decided / plies:.1%} ({lost} lost, {unknown} unknown); "
             f"games with lost_at {with_lost_at}"

@@ -15,11 +15,11 @@ full-information solver took to certify the same deals (the baseline of the same
 
 from __future__ import annotations
 
-import argparse
 import concurrent.futures
 import statistics
 import time
 
+from harness.report import numbers, parser, percentile
 from klondike_live.bots.levels import LEVELS
 from klondike_live.bots.policy import Player
 from klondike_live.engine import Board, Variant
@@ -52,20 +52,15 @@ def play(seed: str, level: str, bot_seed: int) -> tuple[str, bool, int, int, flo
     return seed, board.is_won(), moves, board.foundation_count, spent, player.memory.decisions
 
 
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--deals", type=int, default=50)
-    parser.add_argument("--level", default="expert", choices=[str(x) for x in BotLevel])
-    parser.add_argument("--certify-nodes", type=int, default=300_000)
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--bot-seeds", default="1")
-    args = parser.parse_args()
-    bot_seeds = [int(s) for s in args.bot_seeds.split(",")]
+    options = parser(__doc__)
+    options.add_argument("--deals", type=int, default=50)
+    options.add_argument("--level", default="expert", choices=[str(x) for x in BotLevel])
+    options.add_argument("--certify-nodes", type=int, default=300_000)
+    options.add_argument("--workers", type=int, default=2)
+    options.add_argument("--bot-seeds", type=numbers, default=[1], help="e.g. 1,2,3")
+    args = options.parse_args()
+    bot_seeds: list[int] = args.bot_seeds
     with concurrent.futures.ProcessPoolExecutor(args.workers) as pool:
         deals: list[str] = []
         certify_cpu: list[float] = []
@@ -94,7 +89,7 @@ def main() -> None:
     )
     print(
         f"thinking CPU per game: median {statistics.median(cpu):.2f} s, p90 "
-        f"{percentile(cpu, 0.9):.2f} s; searches per game: median "
+        f"{percentile(cpu, 90):.2f} s; searches per game: median "
         f"{statistics.median(g[5] for g in games):.0f}"
     )
     baseline = statistics.median(certify_cpu)

@@ -44,91 +44,20 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
-import multiprocessing
 import re
 import sys
 import time
-import urllib.request
 from dataclasses import dataclass
-from multiprocessing.connection import Connection
-from multiprocessing.context import SpawnProcess
-from pathlib import Path
-from typing import Any
 
-from capacity_load import GAME_MOVES, MOVE_INTERVAL, race_worker, sink_worker
-from serverbench import (
-    FAST_RATE,
-    Harness,
-    code_version,
-    cpu_seconds,
-    percentile,
-    rss_kib,
-    run_bench,
-    table,
-)
+from capacity_load import GAME_MOVES, MOVE_INTERVAL, RaceWorker, SinkWorker
+from harness.measure import CpuMeter, descendants, metrics_text, rss_kib, sample
+from harness.processes import FAST_RATE, Harness, run_bench
+from harness.report import code_version, parser, percentile, table
+from harness.workers import Workers, split
 
 NODE_ENV = {**FAST_RATE, "KLONDIKE_COUNTDOWN_SECONDS": "0"}
+LIMIT_MS = 100.0  # a level holds while its move -> spectator p99 stays below
 DEFAULT_LEVELS = "500:25,1000:50,2000:100,4000:200,6000:300,8000:400,10000:500,12000:600"
-
-
-class Pool:
-    """Worker processes of one kind (capacity_load.py), driven over pipes."""
-
-    def __init__(self, target: Any, url: str, count: int, *extra: Any) -> None:
-        context = multiprocessing.get_context("spawn")
-        self.procs: list[SpawnProcess] = []
-        self.pipes: list[Connection[Any, Any]] = []
-        for _ in range(count):
-            ours, theirs = context.Pipe()
-            proc = context.Process(target=target, args=(url, theirs, *extra), daemon=True)
-            proc.start()
-            self.procs.append(proc)
-            self.pipes.append(ours)
-
-    async def ask(self, commands: list[tuple[Any, ...]], timeout: float) -> list[Any]:
-        """Send command i to worker i (all at once) and collect the answers."""
-
-        def one(pipe: Connection[Any, Any], command: tuple[Any, ...]) -> Any:
-            pipe.send(command)
-            if not pipe.poll(timeout):
-                raise RuntimeError(f"a load worker gave no answer in {timeout:.0f} s")
-            answer = pipe.recv()
-            if answer[0] == "failed":
-                raise RuntimeError(f"a load worker failed: {answer[1]}")
-            return answer
-
-        pairs = zip(self.pipes, commands, strict=True)
-        return list(await asyncio.gather(*(asyncio.to_thread(one, p, c) for p, c in pairs)))
-
-    def cpu(self) -> float:
-        return sum(cpu_seconds(p.pid) for p in self.procs if p.pid is not None)
-
-    def close(self) -> None:
-        for pipe in self.pipes:
-            with contextlib.suppress(OSError):
-                pipe.send(("stop",))
-        for proc in self.procs:
-            proc.join(10)
-            if proc.is_alive():
-                proc.terminate()
-                proc.join(5)
-
-
-def split(total: int, parts: int) -> list[int]:
-    return [total // parts + (i < total % parts) for i in range(parts)]
-
-
-def descendants(pid: int) -> list[int]:
-    """`pid` and every process under it (a `--workers` parent and its workers)."""
-    found = [pid]
-    for index in range(len(found) + 1000):
-        if index >= len(found):
-            break
-        with contextlib.suppress(OSError):
-            text = Path(f"/proc/{found[index]}/task/{found[index]}/children").read_text()
-            found += [int(child) for child in text.split()]
-    return found
 
 
 def node_metrics(port: int, workers: int) -> list[str]:
@@ -136,22 +65,12 @@ def node_metrics(port: int, workers: int) -> list[str]:
     told apart by the node label of `klondike_build_info`)."""
     seen: dict[str, str] = {}
     for _ in range(workers * 50):
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as reply:
-            text = reply.read().decode()
+        text = metrics_text(port)
         match = re.search(r'^klondike_build_info\{.*node="([^"]*)".*\} ', text, re.M)
         seen[match.group(1) if match else str(len(seen))] = text
         if len(seen) >= workers:
             return list(seen.values())
     raise RuntimeError(f"only {len(seen)} of {workers} workers answered /metrics")
-
-
-def summed(texts: list[str], name: str) -> float:
-    total = 0.0
-    for text in texts:
-        for line in text.splitlines():
-            if line.startswith(name) and line[len(name)] in " {":
-                total += float(line.rsplit(" ", 1)[1])
-    return total
 
 
 def gc_buckets(texts: list[str], name: str = "klondike_gc_pause_seconds") -> dict[float, float]:
@@ -250,19 +169,17 @@ class Load:
         self.sinks_per_room: list[int] = []
         self.sinks = 0
         self.join_retries = 0  # sinks' joins refused as retryable and sent again
-        self.races: Pool | None = None
-        self.sink_pool: Pool | None = None
-        self.next_sink_proc = 0
+        self.races: Workers | None = None
+        self.sink_pool: Workers | None = None
 
     def start(self) -> None:
         valkey_url = self.harness.valkey()
-        env = NODE_ENV | dict(kv.split("=", 1) for kv in self.args.env)
         extra = ["--workers", str(self.args.workers)] if self.args.workers > 1 else []
-        self.node = self.harness.node(valkey_url, env=env, args=extra)
-        self.races = Pool(race_worker, self.node.ws_url, self.args.race_procs, self.args.game_moves)
-        self.sink_pool = Pool(
-            sink_worker, self.node.ws_url, self.args.sink_procs, self.args.sink_nice
-        )
+        self.node = self.harness.node(valkey_url, env=NODE_ENV, args=extra)
+        args = self.args
+        self.races = Workers(RaceWorker, [(self.node.ws_url, args.game_moves)] * args.procs)
+        sinks = [(self.node.ws_url,)] * args.sink_procs
+        self.sink_pool = Workers(SinkWorker, sinks, nice=args.sink_nice)
 
     def node_pids(self) -> list[int]:
         return descendants(self.node.pid)
@@ -272,11 +189,10 @@ class Load:
         assert self.races is not None and self.sink_pool is not None
         new = races - len(self.rooms)
         if new > 0:
-            shares = split(new, len(self.races.pipes))
-            answers = await self.races.ask([("add", n) for n in shares], 600)
-            for answer in answers:
-                self.rooms += answer[1]
-                self.sinks_per_room += [0] * len(answer[1])
+            added = await self.races.each([("add", n) for n in split(new, len(self.races))], 600)
+            for part in added:
+                self.rooms += part
+                self.sinks_per_room += [0] * len(part)
         wanted = split(max(0, spectators - len(self.rooms)), len(self.rooms))
         rooms: list[str] = []
         for index, room in enumerate(self.rooms):
@@ -285,40 +201,41 @@ class Load:
                 rooms += [room] * more
                 self.sinks_per_room[index] += more
         if rooms:
-            procs = len(self.sink_pool.pipes)
-            parts: list[list[str]] = [rooms[i::procs] for i in range(procs)]
-            answers = await self.sink_pool.ask([("add", part) for part in parts], 900)
-            self.sinks += sum(answer[1] for answer in answers)
-            self.join_retries += sum(answer[2] for answer in answers)
+            procs = len(self.sink_pool)
+            calls = [("add", rooms[i::procs]) for i in range(procs)]
+            for opened, retries in await self.sink_pool.each(calls, 900):
+                self.sinks += opened
+                self.join_retries += retries
 
     async def measure(self, seconds: float) -> Row:
         assert self.races is not None and self.sink_pool is not None
         workers = max(1, self.args.workers)
         pids = self.node_pids()
-        valkey = self.harness.valkey_pid()
-        texts0 = await asyncio.to_thread(node_metrics, self.node.port, workers)
-        node0 = sum(cpu_seconds(p) for p in pids)
-        valkey0 = cpu_seconds(valkey) if valkey else 0.0
-        load0 = self.races.cpu() + self.sink_pool.cpu()
-        wall0 = time.monotonic()
-        race_answers, sink_answers = await asyncio.gather(
-            self.races.ask([("window", seconds)] * len(self.races.pipes), seconds + 120),
-            self.sink_pool.ask([("window", seconds)] * len(self.sink_pool.pipes), seconds + 120),
+        meter = CpuMeter(
+            {
+                "node": pids,
+                "valkey": self.harness.valkey_pids(),
+                "load": self.races.pids + self.sink_pool.pids,
+            }
         )
-        wall = time.monotonic() - wall0
-        node_cpu = (sum(cpu_seconds(p) for p in pids) - node0) / wall
-        valkey_cpu = ((cpu_seconds(valkey) if valkey else 0.0) - valkey0) / wall
-        load_cpu = (self.races.cpu() + self.sink_pool.cpu() - load0) / wall
+        texts0 = await asyncio.to_thread(node_metrics, self.node.port, workers)
+        meter.start()
+        race_answers, sink_answers = await asyncio.gather(
+            self.races.call("window", seconds, timeout=seconds + 120),
+            self.sink_pool.call("window", seconds, timeout=seconds + 120),
+        )
+        meter.stop()
+        wall = meter.wall
         texts1 = await asyncio.to_thread(node_metrics, self.node.port, workers)
-        samples = sorted(s for answer in race_answers for s in answer[1])
-        sent = sum(answer[2] for answer in race_answers)
-        late = sum(answer[3] for answer in race_answers)
-        errors = [e for answer in race_answers for e in answer[4]]
-        rematches = sum(answer[5] for answer in race_answers)
-        frames = sum(answer[1] for answer in sink_answers)
-        closed = sum(answer[2] for answer in sink_answers)
+        samples = sorted(s for answer in race_answers for s in answer[0])
+        sent = sum(answer[1] for answer in race_answers)
+        late = sum(answer[2] for answer in race_answers)
+        errors = [e for answer in race_answers for e in answer[3]]
+        rematches = sum(answer[4] for answer in race_answers)
+        frames = sum(answer[0] for answer in sink_answers)
+        closed = sum(answer[1] for answer in sink_answers)
         name = "klondike_resyncs_total"
-        resyncs = summed(texts1, name) - summed(texts0, name)
+        resyncs = sample(texts1, name) - sample(texts0, name)
         return Row(
             spectators=self.sinks + len(self.rooms),
             races=len(self.rooms),
@@ -327,9 +244,9 @@ class Load:
             p99=percentile(samples, 99),
             worst=samples[-1] if samples else float("nan"),
             late=late,
-            node_cpu=node_cpu,
-            valkey_cpu=valkey_cpu,
-            load_cpu=load_cpu,
+            node_cpu=meter.share("node"),
+            valkey_cpu=meter.share("valkey"),
+            load_cpu=meter.share("load"),
             rss_mib=sum(rss_kib(p) for p in pids) / 1024,
             sink_fps=frames / wall,
             sinks_closed=closed,
@@ -361,7 +278,7 @@ async def knee(harness: Harness, args: argparse.Namespace) -> int:
     print(
         f"capacity at {code_version()}: {max(1, args.workers)} worker(s); races of 2 racers at "
         f"{1 / MOVE_INTERVAL:g} moves/s each, a timed spectator per race, the rest sinks; "
-        f"warm-up {args.warmup:g} s, window {args.window:g} s, limit p99 {args.limit:g} ms",
+        f"warm-up {args.warmup:g} s, window {args.window:g} s, limit p99 {LIMIT_MS:g} ms",
         flush=True,
     )
     rows: list[Row] = []
@@ -380,21 +297,21 @@ async def knee(harness: Harness, args: argparse.Namespace) -> int:
             print(table(HEADERS, [r.cells() for r in rows]).splitlines()[-1], flush=True)
             for error in sorted(set(row.errors))[:5]:
                 print(f"  error: {error}", flush=True)
-            if row.p99 > args.limit:
+            if row.p99 > LIMIT_MS:
                 break
     finally:
         load.close()
     print()
     print(table(HEADERS, [r.cells() for r in rows]))
-    under = [r for r in rows if r.p99 <= args.limit]
+    under = [r for r in rows if r.p99 <= LIMIT_MS]
     if under:
         best = under[-1]
         print(
             f"\nknee: {best.spectators:,} spectators + {best.races} races held p99 "
             f"{best.p99:.1f} ms at {best.node_cpu:.2f} node cores"
             + (
-                f"; {rows[-1].spectators:,} + {rows[-1].races} passed {args.limit:g} ms"
-                if rows[-1].p99 > args.limit
+                f"; {rows[-1].spectators:,} + {rows[-1].races} passed {LIMIT_MS:g} ms"
+                if rows[-1].p99 > LIMIT_MS
                 else "; the last level was still under the limit"
             )
         )
@@ -450,25 +367,16 @@ async def soak(harness: Harness, args: argparse.Namespace) -> int:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--workers", type=int, default=1, help="`serve --workers N`")
-    parser.add_argument("--levels", default=DEFAULT_LEVELS, help="S:R,S:R,... (S includes timed)")
-    parser.add_argument("--window", type=float, default=20.0)
-    parser.add_argument("--warmup", type=float, default=5.0)
-    parser.add_argument("--limit", type=float, default=100.0, help="p99 in ms")
-    parser.add_argument("--race-procs", type=int, default=2)
-    parser.add_argument("--sink-procs", type=int, default=2)
-    parser.add_argument("--game-moves", type=int, default=GAME_MOVES, help="per racer a race")
-    parser.add_argument(
-        "--sink-nice", type=int, default=0, help="the sinks' nice value (10: they yield)"
-    )
-    parser.add_argument("--soak", type=float, default=0.0, help="seconds at --level")
-    parser.add_argument("--level", default="6000:300")
-    parser.add_argument("--sample", type=float, default=60.0, help="soak: seconds per row")
-    parser.add_argument("--env", action="append", default=[], help="KLONDIKE_X=value")
-    args = parser.parse_args()
-    bench = soak if args.soak > 0 else knee
-    return run_bench(lambda harness: bench(harness, args), ["node"])
+    options = parser(__doc__, window=20.0, warmup=5.0, procs=2, sink_procs=2)
+    options.add_argument("--workers", type=int, default=1, help="`serve --workers N`")
+    options.add_argument("--levels", default=DEFAULT_LEVELS, help="S:R,S:R,... (S: timed too)")
+    options.add_argument("--game-moves", type=int, default=GAME_MOVES, help="per racer a race")
+    options.add_argument("--sink-nice", type=int, default=0, help="the sinks' nice (10: yield)")
+    options.add_argument("--soak", type=float, default=0.0, help="seconds at --level")
+    options.add_argument("--level", default="6000:300", help="S:R, the level of --soak")
+    options.add_argument("--sample", type=float, default=60.0, help="soak: seconds per row")
+    args = options.parse_args()
+    return run_bench(soak if args.soak > 0 else knee, args)
 
 
 if __name__ == "__main__":

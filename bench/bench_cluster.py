@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import statistics
 import sys
 import time
@@ -40,22 +39,15 @@ from dataclasses import dataclass, field
 
 import redis
 
-from bench_fanout import Run, interval_for, measure_node
+from bench_fanout import Run, Size, measure_node
+from harness.clients import LoadGenerator
+from harness.measure import CpuMeter, Shard, counters, counters_delta, shards_of
+from harness.processes import DURABLE, FAST_RATE, Child, Harness, run_bench
+from harness.report import code_version, machine, numbers, parser, table
 from klondike_live import keys
-from serverbench import (
-    DURABLE,
-    FAST_RATE,
-    Child,
-    Harness,
-    LoadGenerator,
-    Shard,
-    code_version,
-    counters_delta,
-    run_bench,
-    server_counters,
-    shards_of,
-    table,
-)
+
+CONTROL = 1000  # classic PUBLISHes of the control
+SPECTATOR_PROCS = 2  # processes reading the fan-out's spectators
 
 
 @dataclass
@@ -104,12 +96,12 @@ async def throughput_round(
     begin = time.monotonic() + warmup
     end = begin + duration
     played = asyncio.create_task(load.round(begin, end))
+    meter = CpuMeter({"nodes": [n.pid for n in nodes]})
     await asyncio.sleep(max(0.0, begin - time.monotonic()))
-    before = {s.port: server_counters(s) for s in store.shards}
-    cpu0 = sum(n.cpu() for n in nodes)
-    await asyncio.sleep(max(0.0, end - time.monotonic()))
-    cpu = sum(n.cpu() for n in nodes) - cpu0
-    after = {s.port: server_counters(s) for s in store.shards}
+    before = counters(store.shards)
+    await meter.over(begin, end)
+    cpu = meter.used["nodes"]
+    deltas = counters_delta(before, counters(store.shards))
     result = await played
     tally.seconds += duration
     tally.moves += result.moves
@@ -119,8 +111,8 @@ async def throughput_round(
         tally.per_room[room] = tally.per_room.get(room, 0) + moves
     tally.node_cpu += cpu
     tally.load_cpu += sum(result.cpu)
-    for port in before:
-        tally.add(port, counters_delta(before[port], after[port]))
+    for port, delta in deltas.items():
+        tally.add(port, delta)
     tally.rounds.append(1e6 * cpu / max(result.moves, 1))
 
 
@@ -129,7 +121,7 @@ def subscribers(store: Store, rooms: list[str]) -> dict[int, tuple[int, int, int
     them with a subscriber here), by PUBSUB SHARDNUMSUB of each room's channel."""
     out = {}
     for shard in store.shards:
-        client = redis.Redis(host="127.0.0.1", port=shard.port, socket_timeout=10)
+        client = shard.client()
         try:
             own = [r for r in rooms if shard.owns(keys.channel(r))]
             other = [r for r in rooms if not shard.owns(keys.channel(r))]
@@ -150,8 +142,8 @@ def subscribers(store: Store, rooms: list[str]) -> dict[int, tuple[int, int, int
 
 def classic_control(store: Store, messages: int, size: int) -> dict[int, dict[str, float]]:
     """Classic PUBLISHes on the first master: what the cluster bus carried."""
-    before = {s.port: server_counters(s) for s in store.shards}
-    client = redis.Redis(host="127.0.0.1", port=store.shards[0].port, socket_timeout=10)
+    before = counters(store.shards)
+    client = store.shards[0].client()
     try:
         payload = b"x" * size
         for start in range(0, messages, 100):
@@ -162,11 +154,10 @@ def classic_control(store: Store, messages: int, size: int) -> dict[int, dict[st
     finally:
         client.close()
     time.sleep(0.5)  # the bus delivers asynchronously
-    after = {s.port: server_counters(s) for s in store.shards}
-    return {port: counters_delta(before[port], after[port]) for port in before}
+    return counters_delta(before, counters(store.shards))
 
 
-async def bench(args: argparse.Namespace, harness: Harness) -> int:
+async def bench(harness: Harness, args: argparse.Namespace) -> int:
     most = max(args.nodes)
     standalone_url = harness.valkey(DURABLE)
     cluster = harness.cluster(args.masters, 0)
@@ -181,13 +172,12 @@ async def bench(args: argparse.Namespace, harness: Harness) -> int:
     tallies: dict[tuple[str, int], Tally] = {}
     checks: dict[int, dict[int, tuple[int, int, int, int]]] = {}
     for count in args.nodes:
-        loads = {}
+        loads: dict[str, LoadGenerator] = {}
         try:
             for store in stores:
-                load = LoadGenerator()
                 urls = [n.ws_url for n in store.nodes[:count]]
-                await load.start(urls, args.racers * count, args.procs)
-                loads[store.name] = load
+                loads[store.name] = LoadGenerator(urls, args.racers * count, args.procs)
+                await loads[store.name].open()
                 tallies[store.name, count] = Tally(store, count, args.racers * count)
             for index in range(args.rounds):
                 order = stores if index % 2 == 0 else stores[::-1]
@@ -198,7 +188,7 @@ async def bench(args: argparse.Namespace, harness: Harness) -> int:
             checks[count] = subscribers(clustered, list(tallies["cluster", count].per_room))
         finally:
             for load in loads.values():
-                await load.close()
+                load.close()
         s, c = tallies["standalone", count], tallies["cluster", count]
         print(
             f"n={count}: standalone {s.moves / s.seconds:,.0f} moves/s "
@@ -208,26 +198,15 @@ async def bench(args: argparse.Namespace, harness: Harness) -> int:
             flush=True,
         )
 
-    control = classic_control(clustered, args.control, 200)
+    control = classic_control(clustered, CONTROL, 200)
 
     fanout: dict[str, list[Run]] = {"standalone": [], "cluster": []}
     if args.spectators:
-        moves = args.fanout_moves
-        interval = interval_for(args.spectators, None)
-        timeout = 60 + moves * interval * 3
+        size = Size.of(args.spectators, args.fanout_moves, None, SPECTATOR_PROCS)
         for index in range(args.rounds):
             order = stores if index % 2 == 0 else stores[::-1]
             for store in order:
-                run = await measure_node(
-                    store.nodes[0],
-                    store.nodes[1 % most],
-                    args.spectators,
-                    moves,
-                    interval,
-                    timeout,
-                    args.procs_spectators,
-                    None,
-                )
+                run = await measure_node(store.nodes[0], store.nodes[1 % most], size, None)
                 fanout[store.name].append(run)
 
     report(args, standalone, clustered, tallies, checks, control, fanout)
@@ -245,7 +224,7 @@ def report(
 ) -> None:
     print(code_version())
     print(
-        f"Python {sys.version.split()[0]}, {os.cpu_count()} cores; standalone Valkey (AOF "
+        f"{machine()}; standalone Valkey (AOF "
         f"everysec) vs a cluster of {args.masters} masters, no replicas (AOF everysec); "
         f"{args.racers} closed-loop racers per node, {args.rounds} alternating rounds of "
         f"{args.duration:.0f} s after {args.warmup:.0f} s warm-up"
@@ -377,10 +356,7 @@ def report(
     )
 
     print()
-    print(
-        f"Control: {args.control} classic PUBLISHes of 200 bytes on master "
-        f"{clustered.shards[0].port}"
-    )
+    print(f"Control: {CONTROL} classic PUBLISHes of 200 bytes on master {clustered.shards[0].port}")
     control_rows = []
     for shard in clustered.shards:
         delta = control[shard.port]
@@ -456,26 +432,12 @@ def report(
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--nodes",
-        type=lambda text: [int(x) for x in text.split(",")],
-        default=[1, 2, 3],
-        help="node counts, comma-separated",
-    )
-    parser.add_argument("--masters", type=int, default=3, help="masters of the cluster")
-    parser.add_argument("--racers", type=int, default=50, help="closed-loop racers per node")
-    parser.add_argument("--rounds", type=int, default=3, help="rounds per store (alternating)")
-    parser.add_argument("--duration", type=float, default=6.0, help="measured seconds a round")
-    parser.add_argument("--warmup", type=float, default=2.0, help="seconds before measuring")
-    parser.add_argument("--procs", type=int, default=1, help="load-generator processes")
-    parser.add_argument("--spectators", type=int, default=1000, help="fan-out N (0: none)")
-    parser.add_argument("--fanout-moves", type=int, default=100, help="fan-out moves a round")
-    parser.add_argument("--procs-spectators", type=int, default=2, help="spectator processes")
-    parser.add_argument("--control", type=int, default=1000, help="classic PUBLISHes")
-    args = parser.parse_args()
-    names = [f"{p}{i + 1}" for p in "sc" for i in range(max(args.nodes))]
-    return run_bench(lambda harness: bench(args, harness), names)
+    options = parser(__doc__, masters=3, rounds=3, duration=6.0, warmup=2.0, procs=1)
+    options.add_argument("--nodes", type=numbers, default=[1, 2, 3], help="node counts")
+    options.add_argument("--racers", type=int, default=50, help="closed-loop racers per node")
+    options.add_argument("--spectators", type=int, default=1000, help="fan-out N (0: none)")
+    options.add_argument("--fanout-moves", type=int, default=100, help="fan-out moves a round")
+    return run_bench(bench, options.parse_args())
 
 
 if __name__ == "__main__":

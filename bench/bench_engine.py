@@ -15,13 +15,13 @@ against the whole views built again and diffed.
 
 from __future__ import annotations
 
-import argparse
 import random
 import statistics
 import sys
 import time
 from collections.abc import Callable
 
+from harness.report import parser, percentile
 from klondike_live.engine import Board, Deal, Move, Variant, View, diff, view_of
 from klondike_live.engine.view import advance, changed_piles, racer_view
 
@@ -78,15 +78,14 @@ def empty_overhead() -> float:
 
 
 def summary(samples: list[float]) -> tuple[float, float]:
-    cuts = statistics.quantiles(samples, n=10)
-    return statistics.median(samples), cuts[8]
+    return statistics.median(samples), percentile(samples, 90)
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--positions", type=int, default=3000)
-    parser.add_argument("--rounds", type=int, default=5, help="repeat and keep the best median")
-    args = parser.parse_args()
+    options = parser(__doc__)
+    options.add_argument("--positions", type=int, default=3000)
+    options.add_argument("--rounds", type=int, default=5, help="repeat and keep the best median")
+    args = options.parse_args()
     rng = random.Random(20261130)
     positions = sample_positions(args.positions, rng)
     overhead = empty_overhead()

@@ -32,29 +32,42 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from serverbench import (
-    FAST_RATE,
-    Child,
-    CpuMeter,
-    Harness,
-    Profiler,
-    Racer,
-    SpectatorPool,
-    code_version,
-    metric,
-    run_bench,
-    send_command,
-    table,
-)
+from harness.clients import Racer, SpectatorPool
+from harness.measure import CpuMeter, metric
+from harness.processes import FAST_RATE, Child, Harness, run_bench
+from harness.profiling import profiler
+from harness.report import code_version, commit_of, machine, numbers, parser, table
+from harness.workers import paced
 
 TARGET = 1.1
 """Node B's CPU per delivered diff against `broadcast()` of the same frames, at most."""
+
+
+@dataclass(frozen=True)
+class Size:
+    """One spectator count N of a run, with its pace: K moves, one every `interval` s."""
+
+    count: int
+    moves: int
+    interval: float
+    procs: int  # spectator worker processes
+
+    @classmethod
+    def of(cls, count: int, moves: int, interval: float | None, procs: int) -> Size:
+        """40 us between moves per spectator (the load generator's processes read every
+        frame in Python) when that is longer than 20 ms, or `interval`."""
+        chosen = interval if interval is not None else max(0.02, count * 40e-6)
+        return cls(count, moves, chosen, procs)
+
+    @property
+    def timeout(self) -> float:
+        return 60 + self.moves * self.interval * 3
 
 
 @dataclass
@@ -91,123 +104,99 @@ def added(runs: list[Run]) -> Run:
     )
 
 
-def interval_for(count: int, chosen: float | None) -> float:
-    """Seconds between moves: 20 ms, or 40 us per spectator (the load generator's
-    processes read every frame in Python) when that is longer."""
-    return chosen if chosen is not None else max(0.02, count * 40e-6)
-
-
-async def measure_node(
-    node_a: Child,
-    node_b: Child,
-    count: int,
-    moves: int,
-    interval: float,
-    timeout: float,
-    procs: int,
-    profile: Path | None,
+async def observe(
+    pool: SpectatorPool,
+    server: Child,
+    size: Size,
+    target: int,
+    send: Callable[[], Awaitable[None]],
+    folder: Path | None,
 ) -> Run:
-    racer = await Racer.solo(node_a.ws_url)
-    pool = SpectatorPool()
-    try:
-        await pool.start(node_b.ws_url, racer.room, count, procs)
-        await asyncio.sleep(1.0)  # joins settle (watcher counts, first progress)
-        await pool.mark()
-        target = racer.moves + moves
-        meter = CpuMeter({"node": node_b.pid})
-        profiler = Profiler(node_b.pid, profile / f"node-b-{count}.txt") if profile else None
-        resyncs0 = metric(node_b.port, "klondike_resyncs_total")
-        load0 = pool.cpu()
-        meter.start()
-        start = time.perf_counter()
-        for index in range(moves):
-            delay = start + index * interval - time.perf_counter()
-            if delay > 0:
-                await asyncio.sleep(delay)
-            await racer.move()
-        sending = time.perf_counter() - start
-        got = await pool.wait(target, timeout)
-        meter.stop()
-        load = pool.cpu() - load0
-        if profiler is not None:
-            print(f"py-spy of node B at N={count}:\n{profiler.stop()}\n", file=sys.stderr)
-        resyncs = metric(node_b.port, "klondike_resyncs_total") - resyncs0
-        check(got, moves, count, resyncs)
-        return Run(
-            meter.used["node"],
-            meter.wall,
-            got["diffs"],
-            got["others"],
-            got["diff_bytes"],
-            got["other_bytes"],
-            load,
-            sending,
-        )
-    finally:
-        await pool.close()
-        await racer.conn.close()
+    """The server's CPU from the first frame sent by `send()` until every spectator of
+    the (open) pool has seen move count `target`; fails unless each got every diff, in
+    order. `folder`: py-spy the server meanwhile."""
+    await asyncio.sleep(1.0)  # joins settle (watcher counts, first progress)
+    await pool.mark()
+    meter = CpuMeter({"server": [server.pid], "load": pool.pids})
+    spy = profiler(folder, server.pid, f"{server.name}-{size.count}")
+    meter.start()
+    started = time.perf_counter()
+    await send()
+    sending = time.perf_counter() - started
+    got = await pool.wait(target, size.timeout)
+    meter.stop()
+    if spy is not None:
+        print(f"py-spy of {server.name} at N={size.count}:\n{spy.stop()}\n", file=sys.stderr)
+    check(got, size)
+    return Run(
+        meter.used["server"],
+        meter.wall,
+        got["diffs"],
+        got["others"],
+        got["diff_bytes"],
+        got["other_bytes"],
+        meter.used["load"],
+        sending,
+    )
 
 
-def check(got: dict[str, int], moves: int, count: int, resyncs: float = 0) -> None:
+def check(got: dict[str, int], size: Size) -> None:
     """Fail unless every spectator received every diff, in order."""
+    count = size.count
     if got["late"]:
         raise RuntimeError(f"{got['late']} of {count} spectators missed diffs")
     if got["gaps"]:
         raise RuntimeError(f"{got['gaps']} offset gaps among {count} spectators")
-    if got["diffs"] < moves * count:
-        raise RuntimeError(f"only {got['diffs']} of {moves * count} diffs delivered")
-    if resyncs:
-        raise RuntimeError(f"{resyncs:.0f} lagging spectators were resynced (N={count})")
+    if got["diffs"] < size.moves * count:
+        raise RuntimeError(f"only {got['diffs']} of {size.moves * count} diffs delivered")
 
 
-async def measure_baseline(
-    server: Child,
-    count: int,
-    moves: int,
-    interval: float,
-    like: Run,
-    timeout: float,
-    procs: int,
-    profile: Path | None,
-) -> Run:
-    pool = SpectatorPool()
+async def measure_node(node_a: Child, node_b: Child, size: Size, folder: Path | None) -> Run:
+    """A racer on node A, `size.count` spectators of its game on node B."""
+    racer = await Racer.solo(node_a.ws_url)
+    pool = SpectatorPool(node_b.ws_url, racer.room, size.count, size.procs)
+    resyncs = metric(node_b.port, "klondike_resyncs_total")
+
+    async def send() -> None:
+        async for _ in paced(size.moves, size.interval):
+            await racer.move()
+
     try:
-        await pool.start(server.ws_url, None, count, procs)
-        await asyncio.sleep(1.0)
-        held = int(await asyncio.to_thread(send_command, server, "count"))
-        if held != count:
-            raise RuntimeError(f"baseline holds {held} connections, expected {count}")
-        await pool.mark()
-        meter = CpuMeter({"server": server.pid})
-        profiler = Profiler(server.pid, profile / f"baseline-{count}.txt") if profile else None
-        load0 = pool.cpu()
-        meter.start()
-        progress = round(like.others / count)  # as many per spectator as the node sent
-        command = f"run {moves} {interval} {like.diff_bytes} {progress} {like.other_bytes}"
-        answer = asyncio.create_task(asyncio.to_thread(send_command, server, command, timeout))
-        got = await pool.wait(moves, timeout)
-        meter.stop()
-        load = pool.cpu() - load0
-        if profiler is not None:
-            print(f"py-spy of the baseline at N={count}:\n{profiler.stop()}\n", file=sys.stderr)
-        if (await answer) != "done":
-            raise RuntimeError("baseline server did not finish")
-        check(got, moves, count)
-        return Run(
-            meter.used["server"],
-            meter.wall,
-            got["diffs"],
-            got["others"],
-            got["diff_bytes"],
-            got["other_bytes"],
-            load,
-            meter.wall,
-        )
+        await pool.open()
+        run = await observe(pool, node_b, size, racer.moves + size.moves, send, folder)
+        resynced = metric(node_b.port, "klondike_resyncs_total") - resyncs
+        if resynced:
+            raise RuntimeError(f"{resynced:.0f} lagging spectators resynced (N={size.count})")
+        return run
     finally:
-        await pool.close()
+        pool.close()
+        await racer.conn.close()
 
 
-async def bench(args: argparse.Namespace, harness: Harness) -> int:
+async def measure_baseline(server: Child, size: Size, like: Run, folder: Path | None) -> Run:
+    """`broadcast()` of frames the sizes of `like`'s to as many bare connections."""
+    pool = SpectatorPool(server.ws_url, None, size.count, size.procs)
+    progress = round(like.others / size.count)  # as many per spectator as the node sent
+    command = f"run {size.moves} {size.interval} {like.diff_bytes} {progress} {like.other_bytes}"
+    answer: list[asyncio.Task[str]] = []
+
+    async def send() -> None:
+        answer.append(asyncio.create_task(asyncio.to_thread(server.command, command, size.timeout)))
+
+    try:
+        await pool.open()
+        held = int(await asyncio.to_thread(server.command, "count"))
+        if held != size.count:
+            raise RuntimeError(f"baseline holds {held} connections, expected {size.count}")
+        run = await observe(pool, server, size, size.moves, send, folder)
+        if await answer[0] != "done":
+            raise RuntimeError("baseline server did not finish")
+        return run
+    finally:
+        pool.close()
+
+
+async def bench(harness: Harness, args: argparse.Namespace) -> int:
     url = harness.valkey()
     node_a = harness.node(url, "node-a", FAST_RATE)
     node_b = harness.node(url, "node-b")
@@ -215,41 +204,29 @@ async def bench(args: argparse.Namespace, harness: Harness) -> int:
     against = ""
     other: tuple[Child, Child] | None = None
     if args.against is not None:
-        tree = args.against.resolve()
-        env = {"PYTHONPATH": str(tree / "server")}
-        against = code_version(tree)
+        against = code_version(args.against)
         other = (
-            harness.node(url, "against-a", {**FAST_RATE, **env}),
-            harness.node(url, "against-b", env),
+            harness.node(url, "against-a", FAST_RATE, tree=args.against),
+            harness.node(url, "against-b", tree=args.against),
         )
     rows: list[list[object]] = []
     detail: list[list[object]] = []
     ratios: list[float] = []
     compared: list[list[object]] = []
     for count in args.sizes:
-        moves = args.moves or max(20, min(1000, args.frames // count))
-        interval = interval_for(count, args.interval)
-        timeout = 60 + moves * interval * 3
+        size = Size.of(count, args.moves or max(20, min(1000, args.frames // count)),
+                       args.interval, args.procs)  # fmt: skip
         mine: list[Run] = []
         bases: list[Run] = []
         theirs: list[Run] = []
         for _ in range(args.rounds):
-            run = await measure_node(
-                node_a, node_b, count, moves, interval, timeout, args.procs, args.profile
-            )
+            run = await measure_node(node_a, node_b, size, args.profile)
             mine.append(run)
-            bases.append(
-                await measure_baseline(
-                    server, count, moves, interval, run, timeout, args.procs, args.profile
-                )
-            )
+            bases.append(await measure_baseline(server, size, run, args.profile))
             if other is not None:
-                theirs.append(
-                    await measure_node(
-                        other[0], other[1], count, moves, interval, timeout, args.procs, None
-                    )
-                )
+                theirs.append(await measure_node(*other, size, None))
         ours, base = added(mine), added(bases)
+        ratio = ours.per_diff_us() / base.per_diff_us()
         if theirs:
             old = added(theirs)
             compared.append(
@@ -258,18 +235,17 @@ async def bench(args: argparse.Namespace, harness: Harness) -> int:
                     ours.per_diff_us(),
                     old.per_diff_us(),
                     base.per_diff_us(),
-                    ours.per_diff_us() / base.per_diff_us(),
+                    ratio,
                     old.per_diff_us() / base.per_diff_us(),
                     ours.per_diff_us() / old.per_diff_us(),
                 ]
             )
-        ratio = ours.per_diff_us() / base.per_diff_us()
         ratios.append(ratio)
         rows.append(
             [
                 count,
-                moves,
-                f"{interval * 1000:.0f}",
+                size.moves,
+                f"{size.interval * 1000:.0f}",
                 ours.diffs,
                 ours.per_diff_us(),
                 base.per_diff_us(),
@@ -301,60 +277,36 @@ async def bench(args: argparse.Namespace, harness: Harness) -> int:
         print(f"against: {against}")
     rounds = f"; {args.rounds} rounds per N, added up" if args.rounds > 1 else ""
     print(
-        f"Python {sys.version.split()[0]}, {os.cpu_count()} cores; racer on node A, "
-        "spectators on node B; baseline: websockets.broadcast() of pre-encoded frames"
-        f"{rounds}"
+        f"{machine()}; racer on node A, spectators on node B; baseline: "
+        f"websockets.broadcast() of pre-encoded frames{rounds}"
     )
     print(
         table(
-            [
-                "N",
-                "K moves",
-                "every ms",
-                "diffs delivered",
-                "node B us/diff",
-                "broadcast us/diff",
-                "ratio",
-                "ratio per frame",
-            ],
+            ["N", "K moves", "every ms", "diffs delivered", "node B us/diff",
+             "broadcast us/diff", "ratio", "ratio per frame"],
             rows,
         )
-    )
+    )  # fmt: skip
     print()
     print(
         table(
-            [
-                "N",
-                "node B cpu s",
-                "baseline cpu s",
-                "node progress frames",
-                "baseline progress frames",
-                "bytes diff/progress",
-                "s send/window/base",
-                "node B cpu share",
-                "load gen cpu share / proc",
-            ],
+            ["N", "node B cpu s", "baseline cpu s", "node progress frames",
+             "baseline progress frames", "bytes diff/progress", "s send/window/base",
+             "node B cpu share", "load gen cpu share / proc"],
             detail,
         )
-    )
+    )  # fmt: skip
     if compared:
-        label = against.removeprefix("server code: ").split()[0]
+        label = commit_of(against)
         print()
         print(f"the nodes of {label} in the same rounds (its node B, same spectators and pace)")
         print(
             table(
-                [
-                    "N",
-                    "node B us/diff",
-                    f"{label} us/diff",
-                    "broadcast us/diff",
-                    "ratio",
-                    f"{label} ratio",
-                    f"node / {label}",
-                ],
+                ["N", "node B us/diff", f"{label} us/diff", "broadcast us/diff", "ratio",
+                 f"{label} ratio", f"node / {label}"],
                 compared,
             )
-        )
+        )  # fmt: skip
     print()
     print("every spectator received every diff, offsets consecutive: yes")
     for count, ratio in zip(args.sizes, ratios, strict=True):
@@ -364,37 +316,13 @@ async def bench(args: argparse.Namespace, harness: Harness) -> int:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--sizes",
-        type=lambda text: [int(x) for x in text.split(",")],
-        default=[100, 1000, 5000],
-        help="spectator counts N, comma-separated",
+    options = parser(
+        __doc__, interval=None, procs=2, rounds=1, against="once", profile="node B and the baseline"
     )
-    parser.add_argument("--moves", type=int, default=0, help="K (default: frames / N)")
-    parser.add_argument(
-        "--frames", type=int, default=250_000, help="K x N to aim for per size (sets K)"
-    )
-    parser.add_argument("--interval", type=float, default=None, help="seconds between moves")
-    parser.add_argument("--procs", type=int, default=2, help="spectator worker processes")
-    parser.add_argument(
-        "--rounds", type=int, default=1, help="rounds per N (node, baseline, other node)"
-    )
-    parser.add_argument(
-        "--against",
-        type=Path,
-        default=None,
-        help="a work tree of another commit: its two nodes are measured too, with the same "
-        "spectators and pace, in the same rounds",
-    )
-    parser.add_argument(
-        "--profile",
-        type=Path,
-        default=None,
-        help="directory: py-spy node B while measuring, print a summary to stderr",
-    )
-    args = parser.parse_args()
-    return run_bench(lambda harness: bench(args, harness), ("node-a", "node-b", "against-b"))
+    options.add_argument("--sizes", type=numbers, default=[100, 1000, 5000], help="counts N")
+    options.add_argument("--moves", type=int, default=0, help="K (default: frames / N)")
+    options.add_argument("--frames", type=int, default=250_000, help="K x N per size (sets K)")
+    return run_bench(bench, options.parse_args())
 
 
 if __name__ == "__main__":

@@ -35,22 +35,16 @@ targets: a playable board in under 2 s on a first visit, under 0.5 s on a repeat
 
 from __future__ import annotations
 
-import argparse
-import os
-import re
 import statistics
-import subprocess
 import sys
-import tempfile
-import threading
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Browser, BrowserContext, sync_playwright
 
-HERE = Path(__file__).resolve().parent
-READY = re.compile(r"Klondike Live on (http://\S+/)")
+from harness.processes import BENCH_DIR, Harness
+from harness.report import parser
+
 THROTTLE = {
     "offline": False,
     "latency": 150,
@@ -59,11 +53,7 @@ THROTTLE = {
 }
 FIRST_TARGET_MS = 2000.0
 REPEAT_TARGET_MS = 500.0
-QUIET = {  # no solver work in the background: this is about loading the page
-    "KLONDIKE_POOL_TARGET": "0",
-    "KLONDIKE_DAILY_PREPARE_SECONDS": "0",
-    "KLONDIKE_DAILY_BUDGET_NODES": "20000",
-}
+QUICK_DAILY = {"KLONDIKE_DAILY_BUDGET_NODES": "20000"}  # the home page's daily deals
 
 # Marks, in ms since the navigation started: the home page's "Play solo" is there (and is
 # clicked at once), the board first shows its tableau and stock.
@@ -86,49 +76,6 @@ new MutationObserver(() => {
 }).observe(document, { subtree: true, childList: true });
 """
 OWN = "[data-testid=own-board]"
-
-
-class Node:
-    """A node (`first_visit_server.py`) with its own embedded Valkey, on a free port."""
-
-    def __init__(self, data_dir: Path, plain: bool) -> None:
-        command = [sys.executable, str(HERE / "first_visit_server.py")]
-        command += ["--plain"] if plain else []
-        command += ["serve", "--port", "0", "--data-dir", str(data_dir)]
-        self.process = subprocess.Popen(
-            command,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            env={**os.environ, **QUIET},
-        )
-        self.url = ""
-        self.output: list[str] = []
-        ready = threading.Event()
-
-        def read() -> None:
-            assert self.process.stdout is not None
-            for line in self.process.stdout:
-                self.output.append(line)
-                found = READY.search(line)
-                if found and not self.url:
-                    self.url = found.group(1)
-                    ready.set()
-            ready.set()
-
-        threading.Thread(target=read, daemon=True).start()
-        if not ready.wait(60) or not self.url:
-            self.stop()
-            raise RuntimeError("node did not start:\n" + "".join(self.output))
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
 
 
 @dataclass
@@ -197,29 +144,26 @@ def median(values: list[float]) -> float:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rounds", type=int, default=5)
-    args = parser.parse_args()
+    options = parser(__doc__)
+    options.add_argument("--rounds", type=int, default=5)
+    args = options.parse_args()
     results: dict[str, list[list[Visit]]] = {"plain": [], "served": []}
-    with tempfile.TemporaryDirectory(prefix="first-visit-") as work:
-        nodes = {
-            "plain": Node(Path(work) / "plain", plain=True),
-            "served": Node(Path(work) / "served", plain=False),
+    with Harness() as harness:
+        script = [sys.executable, str(BENCH_DIR / "first_visit_server.py")]
+        nodes = {  # each with its own embedded Valkey
+            "plain": harness.node(None, "plain", QUICK_DAILY, command=[*script, "--plain"]),
+            "served": harness.node(None, "served", QUICK_DAILY, command=script),
         }
-        try:
-            with sync_playwright() as playwright:
-                browser = playwright.chromium.launch(executable_path="/usr/bin/chromium")
-                try:
-                    for number in range(args.rounds):
-                        order = ("plain", "served") if number % 2 == 0 else ("served", "plain")
-                        for label in order:
-                            results[label].append(one_round(browser, nodes[label].url))
-                        print(f"round {number + 1}/{args.rounds} done", file=sys.stderr)
-                finally:
-                    browser.close()
-        finally:
-            for node in nodes.values():
-                node.stop()
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path="/usr/bin/chromium")
+            try:
+                for number in range(args.rounds):
+                    order = ("plain", "served") if number % 2 == 0 else ("served", "plain")
+                    for label in order:
+                        results[label].append(one_round(browser, nodes[label].url))
+                    print(f"round {number + 1}/{args.rounds} done", file=sys.stderr)
+            finally:
+                browser.close()
 
     print(
         f"{args.rounds} rounds, 1.6 Mbps down / 750 kbps up / 150 ms latency; "

@@ -40,7 +40,7 @@ delivered to spectators, latency p50/p99/max, Valkey and load-generator CPU; the
 (`late`: moves acknowledged after more than an interval, so that the racer fell behind
 its pace); the start instant (snapshots, seconds until the node sent them all and until
 the last timed spectator had all its boards, node CPU seconds); then the heat against
-the races. `--profile DIR` records the node with py-spy (`serverbench.Profiler`) during
+the races. `--profile DIR` records the node with py-spy (`harness.profiling.Profiler`) during
 each start instant and window and prints the summaries (it slows the node: take the
 table from a run without it). Exit 1 only when a check fails: a timed spectator missing
 a move's diff or seeing offsets out of order, a refused move, a spectator closed, a
@@ -51,45 +51,30 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import base64
 import contextlib
-import os
 import random
 import sys
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from multiprocessing.connection import Connection
-from pathlib import Path
 from typing import Any
 
 from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
 
-from bench_capacity import Pool, split
-from capacity_load import Sink, _frame
+from capacity_load import SinkWorker
+from harness.clients import join_as_spectator, unpack
+from harness.measure import CpuMeter, metric, waited_seconds
+from harness.processes import FAST_RATE, Child, Harness, run_bench
+from harness.profiling import profiler
+from harness.report import code_version, parser, percentile, table
+from harness.workers import Workers, split
 from klondike_live.bots.levels import LEVELS
 from klondike_live.bots.policy import Memory, decide
 from klondike_live.bots.wire import view_from_wire
 from klondike_live.client import Client, Message, ServerError
 from klondike_live.engine import Variant
 from klondike_live.protocol.kinds import BotLevel
-from serverbench import (
-    FAST_RATE,
-    Child,
-    Harness,
-    Profiler,
-    code_version,
-    cpu_seconds,
-    hello,
-    metric,
-    pack,
-    percentile,
-    run_bench,
-    stop_process,
-    table,
-    unpack,
-)
 
 COUNTDOWN = 2.0
 NODE_ENV = {**FAST_RATE, "KLONDIKE_COUNTDOWN_SECONDS": f"{COUNTDOWN:g}"}
@@ -166,7 +151,7 @@ class Timed:
 
 
 class PlayerWorker:
-    """Racers and timed spectators of one worker process (commands: `serve`)."""
+    """Racers and timed spectators of one worker process."""
 
     def __init__(self, url: str) -> None:
         self.url = url
@@ -263,16 +248,7 @@ class PlayerWorker:
 
         async def watch(pair: tuple[int, str]) -> Timed:
             index, room = pair
-            conn = await hello(self.url, f"Timed {index}")
-            await conn.send(pack({"t": "join", "room": room, "as": "spectator", "rid": 1}))
-            async with asyncio.timeout(60):
-                while True:
-                    message = unpack(await conn.recv())
-                    if message["t"] == "error":
-                        raise RuntimeError(f"timed spectator refused: {message}")
-                    if message["t"] == "room" and message.get("rid") == 1:
-                        break
-            return Timed(conn, room)
+            return Timed(await join_as_spectator(self.url, room, f"Timed {index}"), room)
 
         added = await self._each(list(enumerate(rooms, start=len(self.timed))), watch)
         self.timed += added
@@ -357,6 +333,11 @@ class PlayerWorker:
         self.errors.append(f"move {token} still refused after 20 tries")
         return None
 
+    def boards(self) -> list[tuple[int, float, float]]:
+        """Per timed spectator: boards it has a snapshot of, when the first and the last
+        of those came."""
+        return [(len(t.seats_snapped), t.first_board, t.last_board) for t in self.timed]
+
     def report(self) -> dict[str, Any]:
         return {
             "sends": [s for r in self.racers for s in r.sends],
@@ -400,142 +381,7 @@ def _seat_of(room: Message, user: str) -> int:
     raise RuntimeError(f"{user} has no seat in room {room.get('room')}")
 
 
-def player_worker(url: str, pipe: Connection[Any, Any]) -> None:
-    """A racers' worker process: commands over `pipe`, answered ("ok", value) or
-    ("failed", text)."""
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_serve_players(url, pipe))
-
-
-async def _serve_players(url: str, pipe: Connection[Any, Any]) -> None:
-    worker = PlayerWorker(url)
-    try:
-        while True:
-            command = await asyncio.to_thread(pipe.recv)
-            name, args = command[0], command[1:]
-            if name == "stop":
-                break
-            try:
-                value: Any = None
-                if name == "guests":
-                    value = await worker.guests(*args)
-                elif name == "enter":
-                    await worker.enter(*args)
-                elif name == "join":
-                    await worker.join(*args)
-                elif name == "races":
-                    value = await worker.races(*args)
-                elif name == "start_races":
-                    await worker.start_races()
-                elif name == "watch":
-                    await worker.watch(*args)
-                elif name == "play":
-                    worker.play(*args)
-                elif name == "finish":
-                    await worker.finish(*args)
-                elif name == "boards":
-                    value = [
-                        (len(t.seats_snapped), t.first_board, t.last_board) for t in worker.timed
-                    ]
-                elif name == "report":
-                    value = worker.report()
-                elif name == "resign":
-                    await worker.resign()
-                pipe.send(("ok", value))
-            except Exception as exc:
-                pipe.send(("failed", repr(exc)))
-    finally:
-        await worker.stop()
-        with contextlib.suppress(OSError):
-            pipe.send(("stopped",))
-
-
-# ---------------------------------------------------------------- worker: sinks
-
-
-class Sinks:
-    """capacity_load.py's raw-socket sinks, joined to rooms that may not have started
-    (served once the join's room frame arrived)."""
-
-    def __init__(self, url: str) -> None:
-        host_port = url.split("//", 1)[1].split("/", 1)[0]
-        self.host, port = host_port.rsplit(":", 1)
-        self.port = int(port)
-        self.sinks: list[Sink] = []
-
-    async def add(self, rooms: list[str]) -> int:
-        loop = asyncio.get_running_loop()
-        gate = asyncio.Semaphore(64)
-
-        async def one(index: int, room: str) -> Sink:
-            key = base64.b64encode(os.urandom(16))
-            request = (
-                f"GET /ws HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n"
-                "Upgrade: websocket\r\nConnection: Upgrade\r\n"
-                f"Sec-WebSocket-Key: {key.decode()}\r\nSec-WebSocket-Version: 13\r\n\r\n"
-            ).encode()
-            hello = _frame(0x2, pack({"t": "hello", "v": 1, "name": f"Sink {index}"}))
-            join = _frame(0x2, pack({"t": "join", "room": room, "as": "spectator", "rid": 1}))
-            async with gate:
-                _, sink = await loop.create_connection(
-                    lambda: Sink(key, request, hello, join, LOBBY_FRAMES), self.host, self.port
-                )
-                await asyncio.wait_for(sink.upgraded, 60)
-                await asyncio.wait_for(sink.joined, 120)
-            return sink
-
-        base = len(self.sinks)
-        added = await asyncio.gather(*(one(base + i, r) for i, r in enumerate(rooms)))
-        self.sinks += added
-        return len(added)
-
-    def counts(self) -> tuple[int, int]:
-        return sum(s.frames for s in self.sinks), sum(1 for s in self.sinks if s.closed)
-
-    def stop(self) -> None:
-        for sink in self.sinks:
-            if not sink.joined.done():
-                sink.joined.cancel()
-            if sink.transport is not None:
-                sink.transport.abort()
-
-
-def sink_worker(url: str, pipe: Connection[Any, Any]) -> None:
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_serve_sinks(url, pipe))
-
-
-async def _serve_sinks(url: str, pipe: Connection[Any, Any]) -> None:
-    sinks = Sinks(url)
-    try:
-        while True:
-            command = await asyncio.to_thread(pipe.recv)
-            if command[0] == "stop":
-                break
-            try:
-                if command[0] == "add":
-                    pipe.send(("ok", await sinks.add(command[1])))
-                else:
-                    pipe.send(("ok", sinks.counts()))
-            except Exception as exc:
-                pipe.send(("failed", repr(exc)))
-    finally:
-        sinks.stop()
-        with contextlib.suppress(OSError):
-            pipe.send(("stopped",))
-
-
 # ---------------------------------------------------------------- the benchmark
-
-
-def runqueue_seconds(pid: int) -> float:
-    """Seconds a process (all its threads) has waited for a core while runnable so far
-    (/proc/<pid>/task/*/schedstat, second field): a node that waits is short of CPU."""
-    total = 0
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        with contextlib.suppress(OSError):
-            total += int((task / "schedstat").read_text().split()[1])
-    return total / 1e9
 
 
 @dataclass
@@ -546,12 +392,7 @@ class Result:
     spectators: int
     timed: int
     moves: int
-    wall: float
-    node_cpu: float
-    node_wait: float
-    valkey_cpu: float
-    load_cpu: float
-    node_frames: float
+    measured: Measured  # the window, as the node and the sinks saw it
     spectator_frames: int
     samples: list[float]
     missing: int
@@ -563,37 +404,34 @@ class Result:
     late: int
     idle: int
     won: int
-    profile: str = ""
     start: Start | None = None
 
     @property
-    def moves_per_s(self) -> float:
-        return self.moves / self.wall
-
-    @property
     def us_per_move(self) -> float:
-        return self.node_cpu / self.moves * 1e6 if self.moves else float("nan")
+        return self.measured.node_cpu / self.moves * 1e6 if self.moves else float("nan")
 
     @property
     def us_per_frame(self) -> float:
-        return self.node_cpu / self.node_frames * 1e6 if self.node_frames else float("nan")
+        m = self.measured
+        return m.node_cpu / m.node_frames * 1e6 if m.node_frames else float("nan")
 
     def cells(self) -> list[object]:
+        m = self.measured
         return [
             self.name,
-            self.moves_per_s,
-            self.node_cpu / self.wall,
-            self.node_wait / self.wall,
+            self.moves / m.wall,
+            m.node_cpu / m.wall,
+            m.node_wait / m.wall,
             self.us_per_move,
-            self.node_frames / self.wall,
+            m.node_frames / m.wall,
             self.us_per_frame,
-            self.spectator_frames / self.wall,
+            self.spectator_frames / m.wall,
             percentile(self.samples, 50),
             percentile(self.samples, 99),
             max(self.samples) if self.samples else float("nan"),
             len(self.samples),
-            self.valkey_cpu / self.wall,
-            self.load_cpu / self.wall,
+            m.valkey_cpu / m.wall,
+            m.load_cpu / m.wall,
         ]
 
 
@@ -615,24 +453,20 @@ HEADERS = [
 ]
 
 
-async def ask(pool: Pool, commands: list[tuple[Any, ...]], timeout: float = 300) -> list[Any]:
-    return [answer[1] for answer in await pool.ask(commands, timeout)]
-
-
 async def run_config(
     harness: Harness, valkey_url: str, heat: bool, args: argparse.Namespace
 ) -> Result:
     name = "heat" if heat else "races"
     node = harness.node(valkey_url, name=f"node-{name}", env=NODE_ENV)
-    players = Pool(player_worker, node.ws_url, args.procs)
-    sinks = Pool(sink_worker, node.ws_url, args.sink_procs)
+    players = Workers(PlayerWorker, [(node.ws_url,)] * args.procs)
+    sinks = Workers(SinkWorker, [(node.ws_url, LOBBY_FRAMES)] * args.sink_procs)
     organizer: Client | None = None
     try:
         shares = split(args.racers, args.procs)
         if not heat and any(s % 2 for s in shares):
             raise RuntimeError("--racers / --procs must be even for races of 2")
         firsts = [sum(shares[:i]) for i in range(len(shares))]
-        await ask(players, [("guests", n, f) for n, f in zip(shares, firsts, strict=True)])
+        await players.each([("guests", n, f) for n, f in zip(shares, firsts, strict=True)])
         if heat:
             organizer = await Client.connect(node.ws_url, name="Organizer")
             now = int(time.time() * 1000)
@@ -646,23 +480,23 @@ async def run_config(
                 heats=1,
             )
             await organizer.watch_tournament(tid)
-            await ask(players, [("enter", tid)] * args.procs)
+            await players.call("enter", tid)
             room = await organizer.heat_room(tid, 1, timeout=args.registration + 30)
-            await ask(players, [("join", room)] * args.procs)
+            await players.call("join", room)
             rooms = [room]
             timed_rooms = [[room] * n for n in split(args.timed, args.procs)]
             sink_rooms = [room] * (args.spectators - args.timed)
         else:
             counts = [n // 2 for n in shares]
-            per_proc = await ask(players, [("races", n) for n in counts])
+            per_proc = await players.each([("races", n) for n in counts])
             rooms = [r for part in per_proc for r in part]
             timed_rooms = per_proc  # one timed spectator per race, in its racers' process
             each = split(args.spectators - len(rooms), len(rooms))
             sink_rooms = [r for r, n in zip(rooms, each, strict=True) for _ in range(n)]
         timed = sum(len(t) for t in timed_rooms)
-        await ask(players, [("watch", t) for t in timed_rooms])
+        await players.each([("watch", t) for t in timed_rooms])
         procs = args.sink_procs
-        await ask(sinks, [("add", sink_rooms[i::procs]) for i in range(procs)], 600)
+        await sinks.each([("add", sink_rooms[i::procs]) for i in range(procs)], 600)
         print(
             f"  {name}: {len(rooms)} room(s), {args.racers} racers, {timed} timed spectators "
             f"+ {len(sink_rooms)} sinks joined; starting",
@@ -670,29 +504,26 @@ async def run_config(
             flush=True,
         )
         snapshots0 = await asyncio.to_thread(metric, node.port, SNAPSHOTS)
-        start_profiler = None
-        if args.profile:
-            out = Path(args.profile) / f"{name}-start.txt"
-            start_profiler = await asyncio.to_thread(Profiler, node.pid, out)
+        start_profiler = await asyncio.to_thread(profiler, args.profile, node.pid, f"{name}-start")
         cpu0 = node.cpu()
         if heat:
             assert organizer is not None
             await organizer.tournament_action(tid, "start_heat")
         else:
-            await ask(players, [("start_races",)] * args.procs)
+            await players.call("start_races")
         started = time.monotonic()
-        await ask(players, [("play", args.interval)] * args.procs)
+        await players.call("play", args.interval)
         start = await start_instant(node, players, args, started, snapshots0, cpu0, len(rooms))
         if start_profiler is not None:
             start.profile = await asyncio.to_thread(start_profiler.stop)
         begin = time.monotonic() + args.warmup
         end = begin + args.window
-        finish = asyncio.create_task(ask(players, [("finish", end)] * args.procs))
+        finish = asyncio.create_task(players.call("finish", end))
         measured = await measure(harness, node, players, sinks, begin, end, args, name)
         await finish
         await asyncio.sleep(SETTLE)
-        reports = await ask(players, [("report",)] * args.procs)
-        await ask(players, [("resign",)] * args.procs)
+        reports = await players.call("report")
+        await players.call("resign")
         result = summarise(name, len(rooms), args, timed, reports, measured, measured.begin, end)
         result.start = start
         return result
@@ -702,8 +533,7 @@ async def run_config(
         if organizer is not None:
             with contextlib.suppress(Exception):
                 await organizer.close()
-        stop_process(node.proc)
-        harness.children.remove(node)
+        harness.stop(node)
 
 
 @dataclass
@@ -719,7 +549,7 @@ class Start:
 
 async def start_instant(
     node: Child,
-    players: Pool,
+    players: Workers,
     args: argparse.Namespace,
     started: float,
     snapshots0: float,
@@ -743,7 +573,7 @@ async def start_instant(
     done = time.monotonic()
     cpu = node.cpu() - cpu0
     await asyncio.sleep(0.5)
-    boards = [b for part in await ask(players, [("boards",)] * args.procs) for b in part]
+    boards = [b for part in await players.call("boards") for b in part]
     last = max((b[2] for b in boards), default=done)
     return Start(int(sent), done - instant, last - instant, cpu)
 
@@ -762,47 +592,45 @@ class Measured:
     profile: str
     begin: float
 
+    @property
+    def node_cores(self) -> float:
+        return self.node_cpu / self.wall
+
 
 async def measure(
     harness: Harness,
     node: Child,
-    players: Pool,
-    sinks: Pool,
+    players: Workers,
+    sinks: Workers,
     begin: float,
     end: float,
     args: argparse.Namespace,
     name: str,
 ) -> Measured:
-    valkey = harness.valkey_pid()
-
-    def load() -> float:
-        return players.cpu() + sinks.cpu()
-
+    meter = CpuMeter(
+        {"node": [node.pid], "valkey": harness.valkey_pids(), "load": players.pids + sinks.pids}
+    )
     await asyncio.sleep(max(0.0, begin - time.monotonic()))
     frames0 = await asyncio.to_thread(metric, node.port, "klondike_frames_out_total")
     resyncs0 = await asyncio.to_thread(metric, node.port, "klondike_resyncs_total")
-    sinks0 = await ask(sinks, [("count",)] * args.sink_procs)
-    profiler = None
-    if args.profile:
-        profiler = await asyncio.to_thread(Profiler, node.pid, Path(args.profile) / f"{name}.txt")
-    node0, valkey0, load0 = node.cpu(), cpu_seconds(valkey) if valkey else 0.0, load()
-    wait0 = runqueue_seconds(node.pid)
-    wall0 = time.monotonic()
-    begin = wall0  # moves are counted over the same span as CPU
+    sinks0 = await sinks.call("counts")
+    spy = await asyncio.to_thread(profiler, args.profile, node.pid, name)
+    wait0 = waited_seconds(node.pid)
+    meter.start()
+    begin = time.monotonic()  # moves are counted over the same span as CPU
     await asyncio.sleep(max(0.0, end - time.monotonic()))
-    wall = time.monotonic() - wall0
-    node1, valkey1, load1 = node.cpu(), cpu_seconds(valkey) if valkey else 0.0, load()
-    node_wait = runqueue_seconds(node.pid) - wait0
-    profile = await asyncio.to_thread(profiler.stop) if profiler is not None else ""
-    sinks1 = await ask(sinks, [("count",)] * args.sink_procs)
+    meter.stop()
+    node_wait = waited_seconds(node.pid) - wait0
+    profile = await asyncio.to_thread(spy.stop) if spy is not None else ""
+    sinks1 = await sinks.call("counts")
     frames1 = await asyncio.to_thread(metric, node.port, "klondike_frames_out_total")
     resyncs1 = await asyncio.to_thread(metric, node.port, "klondike_resyncs_total")
     return Measured(
-        wall=wall,
-        node_cpu=node1 - node0,
+        wall=meter.wall,
+        node_cpu=meter.used["node"],
         node_wait=node_wait,
-        valkey_cpu=valkey1 - valkey0,
-        load_cpu=load1 - load0,
+        valkey_cpu=meter.used["valkey"],
+        load_cpu=meter.used["load"],
         node_frames=frames1 - frames0,
         sink_frames=sum(c[0] for c in sinks1) - sum(c[0] for c in sinks0),
         closed=sum(c[1] for c in sinks1),
@@ -848,12 +676,7 @@ def summarise(
         spectators=args.spectators,
         timed=timed,
         moves=len(sends),
-        wall=measured.wall,
-        node_cpu=measured.node_cpu,
-        node_wait=measured.node_wait,
-        valkey_cpu=measured.valkey_cpu,
-        load_cpu=measured.load_cpu,
-        node_frames=measured.node_frames,
+        measured=measured,
         spectator_frames=measured.sink_frames + timed_frames,
         samples=samples,
         missing=missing,
@@ -865,7 +688,6 @@ def summarise(
         late=sum(report["late"] for report in reports),
         idle=sum(report["idle"] for report in reports),
         won=sum(report["won"] for report in reports),
-        profile=measured.profile,
     )
 
 
@@ -920,7 +742,7 @@ async def bench(harness: Harness, args: argparse.Namespace) -> int:
     print()
     print(
         "heat / races: node CPU "
-        f"{ratio(heat_run.node_cpu / heat_run.wall, races.node_cpu / races.wall)}, "
+        f"{ratio(heat_run.measured.node_cores, races.measured.node_cores)}, "
         f"per move {ratio(heat_run.us_per_move, races.us_per_move)}, "
         f"per frame sent {ratio(heat_run.us_per_frame, races.us_per_frame)}; "
         f"spectator frames {ratio(heat_run.spectator_frames, races.spectator_frames)}; "
@@ -930,8 +752,8 @@ async def bench(harness: Harness, args: argparse.Namespace) -> int:
     for result in results:
         if result.start is not None and result.start.profile:
             print(f"\nprofile of the node, {result.name}, start instant:\n{result.start.profile}")
-        if result.profile:
-            print(f"\nprofile of the node, {result.name}, window:\n{result.profile}")
+        if result.measured.profile:
+            print(f"\nprofile of the node, {result.name}, window:\n{result.measured.profile}")
     failed = []
     for r in results:
         for what, count in (
@@ -957,21 +779,17 @@ async def bench(harness: Harness, args: argparse.Namespace) -> int:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--racers", type=int, default=100)
-    parser.add_argument("--spectators", type=int, default=500, help="timed ones included")
-    parser.add_argument("--timed", type=int, default=10, help="timed spectators of the heat")
-    parser.add_argument("--interval", type=float, default=0.5, help="seconds between moves")
-    parser.add_argument("--window", type=float, default=30.0)
-    parser.add_argument("--warmup", type=float, default=5.0)
-    parser.add_argument("--registration", type=float, default=6.0, help="s until it closes")
-    parser.add_argument("--start-timeout", type=float, default=120.0, help="s for the start")
-    parser.add_argument("--procs", type=int, default=2, help="racers' worker processes")
-    parser.add_argument("--sink-procs", type=int, default=2)
-    parser.add_argument("--order", choices=["races-first", "heat-first"], default="races-first")
-    parser.add_argument("--profile", default="", help="a folder: py-spy the node's windows")
-    args = parser.parse_args()
-    return run_bench(lambda harness: bench(harness, args), ["node-heat", "node-races"])
+    options = parser(
+        __doc__, interval=0.5, window=30.0, warmup=5.0, procs=2, sink_procs=2,
+        profile="the node's start instants and windows",
+    )  # fmt: skip
+    options.add_argument("--racers", type=int, default=100)
+    options.add_argument("--spectators", type=int, default=500, help="timed ones included")
+    options.add_argument("--timed", type=int, default=10, help="timed spectators of the heat")
+    options.add_argument("--registration", type=float, default=6.0, help="s until it closes")
+    options.add_argument("--start-timeout", type=float, default=120.0, help="s for the start")
+    options.add_argument("--order", choices=["races-first", "heat-first"], default="races-first")
+    return run_bench(bench, options.parse_args())
 
 
 if __name__ == "__main__":

@@ -23,9 +23,9 @@ import statistics
 import sys
 import time
 
+from harness.report import code_version, parser, percentile, table
 from klondike_live.engine import Board, Variant
 from klondike_live.solver.worker import SolverSpares, hint_in_worker
-from serverbench import code_version, table
 
 DRAW1 = Variant(draw=1, passes=1)
 
@@ -48,11 +48,6 @@ async def one_round(
             times.append(time.perf_counter() - began)
             moves.append(f"{advice.status}:{advice.move}")
     return times, moves
-
-
-def p90(values: list[float]) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))]
 
 
 async def main_async(args: argparse.Namespace) -> int:
@@ -90,13 +85,13 @@ async def main_async(args: argparse.Namespace) -> int:
                     "a child per hint",
                     len(cold_all),
                     statistics.median(cold_all) * 1000,
-                    p90(cold_all) * 1000,
+                    percentile(cold_all, 90) * 1000,
                 ],
                 [
                     "a spare child",
                     len(warm_all),
                     statistics.median(warm_all) * 1000,
-                    p90(warm_all) * 1000,
+                    percentile(warm_all, 90) * 1000,
                 ],
             ],
         )
@@ -109,12 +104,12 @@ async def main_async(args: argparse.Namespace) -> int:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--hints", type=int, default=20)
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--seconds", type=float, default=1.0)
-    parser.add_argument("--gap", type=float, default=0.5, help="seconds between hints")
-    return asyncio.run(main_async(parser.parse_args()))
+    options = parser(__doc__)
+    options.add_argument("--hints", type=int, default=20)
+    options.add_argument("--rounds", type=int, default=5)
+    options.add_argument("--seconds", type=float, default=1.0)
+    options.add_argument("--gap", type=float, default=0.5, help="seconds between hints")
+    return asyncio.run(main_async(options.parse_args()))
 
 
 if __name__ == "__main__":

@@ -25,38 +25,19 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import multiprocessing
-import os
 import sys
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from multiprocessing.connection import Connection
-from multiprocessing.context import SpawnProcess
-from pathlib import Path
-from typing import Any
 
 import redis.asyncio
-from websockets.asyncio.client import ClientConnection
 
 from broadcast_server import sized
+from harness.clients import Racer, SpectatorPool, Stamps, raw_connect, unpack
+from harness.processes import FAST_RATE, Child, Harness, run_bench
+from harness.report import code_version, commit_of, machine, numbers, parser, percentile, table
+from harness.workers import paced
 from klondike_live import keys
-from serverbench import (
-    FAST_RATE,
-    Child,
-    Harness,
-    Racer,
-    close_all,
-    code_version,
-    open_spectators,
-    percentile,
-    raw_connect,
-    run_bench,
-    send_command,
-    table,
-    unpack,
-    wait_all,
-)
 
 WARMUP_MOVES = 20
 RELAY_CHANNEL = "bench:relay"
@@ -123,11 +104,6 @@ class Result:
         self.ack += other.ack
 
 
-Stamps = dict[int, float]
-"""When one spectator first saw each board move count (time.perf_counter: on Linux the
-system-wide monotonic clock, so stamps from different processes compare)."""
-
-
 def split(stamps: list[Stamps], sent: dict[int, float], tap: BusTap, acks: list[float]) -> Result:
     to_bus = [(tap.stamps[m] - at) * 1000 for m, at in sent.items() if m in tap.stamps]
     from_bus = []
@@ -150,170 +126,86 @@ def samples(stamps: list[Stamps], sent: dict[int, float]) -> list[float]:
     return out
 
 
-class Watchers:
-    """Spectators read in their own processes (`procs` of them, the spectators split
-    evenly), so that reading them adds nothing to the sender's process and the racer's
-    process does not read them: each process stamps arrivals, the benchmark collects
-    the stamps after the moves."""
-
-    def __init__(self, url: str, room: str | None, count: int, procs: int) -> None:
-        context = multiprocessing.get_context("spawn")
-        self.procs: list[SpawnProcess] = []
-        self.pipes: list[Connection[Any, Any]] = []
-        for share in [count // procs + (i < count % procs) for i in range(procs)]:
-            if share:
-                ours, theirs = context.Pipe()
-                proc = context.Process(
-                    target=_watch_worker, args=(url, room, share, theirs), daemon=True
-                )
-                proc.start()
-                self.procs.append(proc)
-                self.pipes.append(ours)
-
-    async def _all(self, command: tuple[Any, ...] | None, timeout: float) -> list[Any]:
-        def ask(pipe: Connection[Any, Any]) -> Any:
-            if command is not None:
-                pipe.send(command)
-            if not pipe.poll(timeout):
-                raise RuntimeError(f"a spectator process gave no answer in {timeout:.0f} s")
-            answer = pipe.recv()
-            if answer[0] == "failed":
-                raise RuntimeError(f"a spectator process failed: {answer[1]}")
-            return answer
-
-        return list(await asyncio.gather(*(asyncio.to_thread(ask, p) for p in self.pipes)))
-
-    async def ready(self) -> None:
-        await self._all(None, 120)
-
-    async def collect(self, target: int, timeout: float) -> tuple[list[Stamps], int]:
-        """Every spectator's stamps once each saw move count `target` (or the timeout);
-        the size of the last diff frame."""
-        answers = await self._all(("collect", target, timeout), timeout + 30)
-        stamps = [seen for answer in answers for seen in answer[1]]
-        if sum(answer[2] for answer in answers):
+async def measure(
+    url: str,
+    pool: SpectatorPool,
+    channel: str,
+    header: bool,
+    args: argparse.Namespace,
+    send: Callable[[], Awaitable[int]],
+) -> tuple[Result, int]:
+    """`send()` (a move, or a frame for the relay; it returns the move count its diff
+    carries) every `--interval` seconds: warm-up moves, then `--moves` measured, each
+    stamped on the bus by a tap of `channel` and by every spectator of the open pool;
+    the size of the last diff frame."""
+    tap = BusTap(url, channel, header)
+    await tap.start()
+    try:
+        await asyncio.sleep(0.5)
+        sent: dict[int, float] = {}
+        acks: list[float] = []
+        async for index in paced(WARMUP_MOVES + args.moves, args.interval):
+            at = time.perf_counter()
+            number = await send()
+            if index >= WARMUP_MOVES:
+                sent[number] = at
+                acks.append((time.perf_counter() - at) * 1000)
+        got = await pool.wait(max(sent), 30)
+        if got["gaps"]:
             raise RuntimeError("diff offsets with gaps")
-        return stamps, max(answer[3] for answer in answers)
-
-    def close(self) -> None:
-        for pipe in self.pipes:
-            with contextlib.suppress(OSError):
-                pipe.send(("close",))
-        for proc in self.procs:
-            proc.join(10)
-            if proc.is_alive():
-                proc.terminate()
-                proc.join(5)
-
-
-def _watch_worker(url: str, room: str | None, count: int, pipe: Connection[Any, Any]) -> None:
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_watch_main(url, room, count, pipe))
-
-
-async def _watch_main(url: str, room: str | None, count: int, pipe: Connection[Any, Any]) -> None:
-    try:
-        spectators, tasks = await open_spectators(url, room, count, stamps=True)
-    except Exception as exc:
-        pipe.send(("failed", repr(exc)))
-        return
-    pipe.send(("ready",))
-    try:
-        while True:
-            command = await asyncio.to_thread(pipe.recv)
-            if command[0] != "collect":
-                return
-            await wait_all(spectators, command[1], command[2])
-            stamps = [dict(s.stamps or {}) for s in spectators]
-            gaps = sum(s.gaps for s in spectators)
-            pipe.send(("stamps", stamps, gaps, max(s.diff_bytes for s in spectators)))
+        return split(await pool.stamps(), sent, tap, acks), got["diff_bytes"]
     finally:
-        await close_all([s.conn for s in spectators], tasks)
-
-
-async def paced(
-    count: int, interval: float, send: Callable[[], Awaitable[tuple[int, float]]]
-) -> dict[int, float]:
-    """Call `send()` every `interval` seconds; it returns the move number it sent."""
-    sent: dict[int, float] = {}
-    start = time.perf_counter()
-    for index in range(count):
-        delay = start + index * interval - time.perf_counter()
-        if delay > 0:
-            await asyncio.sleep(delay)
-        number, at = await send()
-        sent[number] = at
-    return sent
+        await tap.stop()
 
 
 async def measure_node(
     url: str, node_a: Child, node_b: Child, count: int, args: argparse.Namespace
 ) -> tuple[Result, int]:
+    """The racer on node A, `count` spectators on node B; the size of their diffs."""
     racer = await Racer.solo(node_a.ws_url)
-    watchers = Watchers(node_b.ws_url, racer.room, count, min(count, args.procs))
-    tap = BusTap(url, keys.spectator_channel(racer.room), header=True)
-    await tap.start()
-    acks: list[float] = []
+    pool = SpectatorPool(node_b.ws_url, racer.room, count, args.procs, stamps=True)
+
+    async def send() -> int:
+        await racer.move()
+        return racer.moves
+
     try:
-        await watchers.ready()
-        await asyncio.sleep(0.5)
-
-        async def send() -> tuple[int, float]:
-            move_id, frame = racer.next_frame()
-            number = racer.moves
-            at = time.perf_counter()
-            await racer.conn.send(frame)
-            await racer.wait_ack(move_id)
-            acks.append((time.perf_counter() - at) * 1000)
-            return number, at
-
-        await paced(WARMUP_MOVES, args.interval, send)
-        acks.clear()
-        sent = await paced(args.moves, args.interval, send)
-        stamps, size = await watchers.collect(max(sent), 30)
-        return split(stamps, sent, tap, acks), size
+        await pool.open()
+        return await measure(url, pool, keys.spectator_channel(racer.room), True, args, send)
     finally:
-        await tap.stop()
-        watchers.close()
+        pool.close()
         await racer.conn.close()
 
 
 async def measure_relay(
     url: str, ingest: Child, fanout: Child, count: int, args: argparse.Namespace, size: int
 ) -> Result:
-    watchers = Watchers(fanout.ws_url, None, count, min(count, args.procs))
-    sender: ClientConnection = await raw_connect(ingest.ws_url)
-    tap = BusTap(url, RELAY_CHANNEL, header=False)
-    await tap.start()
+    """Frames of `size` bytes through the relay to `count` spectators."""
+    pool = SpectatorPool(fanout.ws_url, None, count, args.procs, stamps=True)
+    sender = await raw_connect(ingest.ws_url)
+    moves = range(1, WARMUP_MOVES + args.moves + 1)
+    frames = [sized({"t": "diff", "off": i, "moves": i}, size) for i in moves]
+    position = iter(moves)
+
+    async def send() -> int:
+        number = next(position)
+        await sender.send(frames[number - 1])
+        return number
+
     try:
-        await watchers.ready()
-        await asyncio.sleep(0.5)
-        held = int(await asyncio.to_thread(send_command, fanout, "count"))
+        await pool.open()
+        held = int(await asyncio.to_thread(fanout.command, "count"))
         if held != count:
             raise RuntimeError(f"relay holds {held} spectators, expected {count}")
-        frames = [
-            sized({"t": "diff", "off": i, "moves": i}, size)
-            for i in range(1, WARMUP_MOVES + args.moves + 1)
-        ]
-        position = [0]
-
-        async def send() -> tuple[int, float]:
-            position[0] += 1
-            at = time.perf_counter()
-            await sender.send(frames[position[0] - 1])
-            return position[0], at
-
-        await paced(WARMUP_MOVES, args.interval, send)
-        sent = await paced(args.moves, args.interval, send)
-        stamps, _ = await watchers.collect(max(sent), 30)
-        return split(stamps, sent, tap, [])
+        result, _ = await measure(url, pool, RELAY_CHANNEL, False, args, send)
+        result.ack = []  # a frame sent to the relay is not acknowledged
+        return result
     finally:
-        await tap.stop()
-        watchers.close()
+        pool.close()
         await sender.close()
 
 
-async def bench(args: argparse.Namespace, harness: Harness) -> int:
+async def bench(harness: Harness, args: argparse.Namespace) -> int:
     url = harness.valkey()
     node_a = harness.node(url, "node-a", FAST_RATE)
     node_b = harness.node(url, "node-b")
@@ -322,14 +214,12 @@ async def bench(args: argparse.Namespace, harness: Harness) -> int:
     others: list[tuple[str, Child, Child]] = []
     against: list[str] = []
     for index, tree in enumerate(args.against):
-        env = {"PYTHONPATH": str(tree.resolve() / "server")}
-        against.append(code_version(tree.resolve()))
-        label = against[-1].removeprefix("server code: ").split()[0]
+        against.append(code_version(tree))
         others.append(
             (
-                f"node at {label}",
-                harness.node(url, f"against{index}-a", {**FAST_RATE, **env}),
-                harness.node(url, f"against{index}-b", env),
+                f"node at {commit_of(against[-1])}",
+                harness.node(url, f"against{index}-a", FAST_RATE, tree=tree),
+                harness.node(url, f"against{index}-b", tree=tree),
             )
         )
     rows: list[list[object]] = []
@@ -372,10 +262,8 @@ async def bench(args: argparse.Namespace, harness: Harness) -> int:
     for line in against:
         print(f"against: {line}")
     print(
-        f"Python {sys.version.split()[0]}, {os.cpu_count()} cores, "
-        "a move every "
-        f"{args.interval * 1000:.0f} ms, {args.rounds} rounds of {args.moves} moves after "
-        f"{WARMUP_MOVES} warm-up; "
+        f"{machine()}, a move every {args.interval * 1000:.0f} ms, {args.rounds} rounds of "
+        f"{args.moves} moves after {WARMUP_MOVES} warm-up; "
         "latency from the racer's send to each spectator's receipt"
     )
     print(table(["path", "N", "samples", "p50 ms", "p99 ms", "p50 / relay", "p99 / relay"], rows))
@@ -405,30 +293,9 @@ async def bench(args: argparse.Namespace, harness: Harness) -> int:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--spectators",
-        type=lambda text: [int(x) for x in text.split(",")],
-        default=[1, 100],
-        help="spectator counts N, comma-separated",
-    )
-    parser.add_argument("--moves", type=int, default=300, help="measured moves per round")
-    parser.add_argument("--rounds", type=int, default=5, help="node/relay rounds per N")
-    parser.add_argument("--interval", type=float, default=0.02, help="seconds between moves")
-    parser.add_argument(
-        "--procs", type=int, default=2, help="processes reading the spectators (at most N)"
-    )
-    parser.add_argument(
-        "--against",
-        type=Path,
-        action="append",
-        default=[],
-        help="a work tree of another commit (repeatable): its two nodes are measured too, "
-        "in the same alternating rounds (an older tree's publishes may not be seen by the "
-        "bus tap)",
-    )
-    args = parser.parse_args()
-    return run_bench(lambda harness: bench(args, harness), ("node-a", "node-b", "against0-a"))
+    options = parser(__doc__, moves=300, rounds=5, interval=0.02, procs=2, against="repeat")
+    options.add_argument("--spectators", type=numbers, default=[1, 100], help="counts N")
+    return run_bench(bench, options.parse_args())
 
 
 if __name__ == "__main__":

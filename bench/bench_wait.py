@@ -24,27 +24,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import sys
 import time
 from dataclasses import dataclass, field
 
-import redis
-
-from serverbench import (
-    FAST_RATE,
-    Child,
-    Harness,
-    Racer,
-    Shard,
-    code_version,
-    counters_delta,
-    percentile,
-    run_bench,
-    server_counters,
-    shards_of,
-    table,
-)
+from harness.clients import Racer, close_racers
+from harness.measure import Shard, counters, counters_delta, shards_of
+from harness.processes import FAST_RATE, Child, Harness, run_bench
+from harness.report import code_version, machine, numbers, parser, percentile, table
+from harness.workers import paced
 
 WARMUP_MOVES = 20
 STALL_MS = 20.0  # a reply slower than this counts as a stall
@@ -65,18 +53,7 @@ class Side:
 
 async def play(racer: Racer, moves: int, interval: float, offset: float) -> list[float]:
     """`moves` paced moves; milliseconds from each send to its acknowledgement."""
-    out: list[float] = []
-    start = time.perf_counter() + offset
-    for index in range(moves):
-        delay = start + index * interval - time.perf_counter()
-        if delay > 0:
-            await asyncio.sleep(delay)
-        move_id, frame = racer.next_frame()
-        sent = time.perf_counter()
-        await racer.conn.send(frame)
-        await racer.wait_ack(move_id)
-        out.append((time.perf_counter() - sent) * 1000)
-    return out
+    return [1000 * await racer.move() async for _ in paced(moves, interval, offset)]
 
 
 async def measure(
@@ -86,16 +63,14 @@ async def measure(
     await asyncio.gather(
         *(play(r, WARMUP_MOVES, args.interval, o) for r, o in zip(racers, offsets, strict=True))
     )
-    before = {s.port: server_counters(s) for s in shards}
+    before = counters(shards)
     results = await asyncio.gather(
         *(play(r, args.moves, args.interval, o) for r, o in zip(racers, offsets, strict=True))
     )
-    after = {s.port: server_counters(s) for s in shards}
     samples = [x for result in results for x in result]
     side.samples += samples
     side.moves += len(samples)
-    for port in before:
-        delta = counters_delta(before[port], after[port])
+    for delta in counters_delta(before, counters(shards)).values():
         side.waits += delta.get("cmd:wait", 0.0)
         side.evalsha += delta.get("cmd:evalsha", 0.0)
     side.rounds.append((percentile(samples, 50), percentile(samples, 99)))
@@ -104,7 +79,7 @@ async def measure(
 def bare(shard: Shard, calls: int, interval: float) -> dict[bool, list[float]]:
     """Milliseconds per pipeline of SET (and WAIT 1 1000), paced, blocks alternating."""
     key = next(k for i in range(10_000) if shard.owns(k := f"bench:wait:{{{i}}}"))
-    client = redis.Redis(host="127.0.0.1", port=shard.port, socket_timeout=10)
+    client = shard.client()
     out: dict[bool, list[float]] = {True: [], False: []}
     try:
         for block in range(8):
@@ -123,7 +98,7 @@ def bare(shard: Shard, calls: int, interval: float) -> dict[bool, list[float]]:
     return out
 
 
-async def bench(args: argparse.Namespace, harness: Harness) -> int:
+async def bench(harness: Harness, args: argparse.Namespace) -> int:
     cluster = harness.cluster(args.masters, 1)
     shards = shards_of(cluster.url)
     wait_node = harness.node(cluster.url, "wait", FAST_RATE)
@@ -143,7 +118,7 @@ async def bench(args: argparse.Namespace, harness: Harness) -> int:
                     await measure(side, players[side.label], shards, args)
         finally:
             for group in players.values():
-                await asyncio.gather(*(r.conn.close() for r in group), return_exceptions=True)
+                await close_racers(group)
         on, off = sides
         on50, on99 = percentile(on.samples, 50), percentile(on.samples, 99)
         off50, off99 = percentile(off.samples, 50), percentile(off.samples, 99)
@@ -174,11 +149,10 @@ async def bench(args: argparse.Namespace, harness: Harness) -> int:
     plain = await asyncio.to_thread(bare, shards[0], args.bare, args.interval)
     print(code_version())
     print(
-        f"Python {sys.version.split()[0]}, {os.cpu_count()} cores; a cluster of {args.masters} "
-        f"masters with 1 replica each (AOF everysec); a move every "
-        f"{args.interval * 1000:.0f} ms per racer, {args.rounds} alternating rounds of "
-        f"{args.moves} moves per racer after {WARMUP_MOVES} warm-up; latency from sending a "
-        "move to the racer's own diff acknowledging it"
+        f"{machine()}; a cluster of {args.masters} masters with 1 replica each (AOF "
+        f"everysec); a move every {args.interval * 1000:.0f} ms per racer, {args.rounds} "
+        f"alternating rounds of {args.moves} moves per racer after {WARMUP_MOVES} warm-up; "
+        "latency from sending a move to the racer's own diff acknowledging it"
     )
     print(
         table(
@@ -247,20 +221,10 @@ async def bench(args: argparse.Namespace, harness: Harness) -> int:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--racers",
-        type=lambda text: [int(x) for x in text.split(",")],
-        default=[1, 20],
-        help="racers per node, comma-separated",
-    )
-    parser.add_argument("--masters", type=int, default=3, help="masters (each with 1 replica)")
-    parser.add_argument("--moves", type=int, default=200, help="measured moves per racer a round")
-    parser.add_argument("--rounds", type=int, default=4, help="rounds per node (alternating)")
-    parser.add_argument("--interval", type=float, default=0.02, help="seconds between moves")
-    parser.add_argument("--bare", type=int, default=800, help="Valkey-alone pipelines of each")
-    args = parser.parse_args()
-    return run_bench(lambda harness: bench(args, harness), ("wait", "nowait"))
+    options = parser(__doc__, masters=3, moves=200, rounds=4, interval=0.02)
+    options.add_argument("--racers", type=numbers, default=[1, 20], help="racers per node")
+    options.add_argument("--bare", type=int, default=800, help="Valkey-alone pipelines of each")
+    return run_bench(bench, options.parse_args())
 
 
 if __name__ == "__main__":

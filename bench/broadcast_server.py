@@ -3,7 +3,8 @@
 It accepts websocket connections on /ws (any path), holds them, and on command
 broadcasts pre-encoded frames to all of them with `websockets.broadcast`, with the same
 connection options as a Klondike Live node (no compression, max_queue 16, pings every
-20 s). Started by bench_fanout.py and bench_memory.py, not by hand:
+20 s; relay.py, the latency benchmark's baseline, shares them). Started by
+bench_fanout.py and bench_memory.py, not by hand:
 
     .venv/bin/python bench/broadcast_server.py
 
@@ -22,11 +23,35 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
-import time
+from collections.abc import Awaitable, Callable
+from typing import TypedDict
 
 import msgpack
 import websockets
 from websockets.asyncio.server import ServerConnection, serve
+
+from harness.workers import paced
+
+
+class ServeOptions(TypedDict):
+    """Keyword arguments of `serve`: the node's websocket options (gateway/server.py)."""
+
+    compression: str | None
+    max_size: int | None
+    max_queue: int | None
+    ping_interval: float | None
+    ping_timeout: float | None
+    close_timeout: float | None
+
+
+OPTIONS: ServeOptions = {
+    "compression": None,
+    "max_size": 4096,
+    "max_queue": 16,
+    "ping_interval": 20,
+    "ping_timeout": 20,
+    "close_timeout": 2,
+}
 
 
 def sized(message: dict[str, object], size: int) -> bytes:
@@ -41,8 +66,10 @@ def sized(message: dict[str, object], size: int) -> bytes:
     return frame
 
 
-async def main() -> None:
-    connections: set[ServerConnection] = set()
+def holder(
+    connections: set[ServerConnection],
+) -> Callable[[ServerConnection], Awaitable[None]]:
+    """A handler that keeps every connection in `connections` while it is open."""
 
     async def handler(connection: ServerConnection) -> None:
         connections.add(connection)
@@ -51,38 +78,44 @@ async def main() -> None:
         finally:
             connections.discard(connection)
 
-    async with serve(
-        handler,
-        "127.0.0.1",
-        0,
-        compression=None,
-        max_size=4096,
-        max_queue=16,
-        ping_interval=20,
-        ping_timeout=20,
-        close_timeout=2,
-    ) as server:
+    return handler
+
+
+async def commands(
+    connections: set[ServerConnection],
+    run: Callable[[list[str]], Awaitable[None]] | None = None,
+) -> None:
+    """Answer stdin until it closes: `count` with the number of connections, `run ...`
+    (when `run` is given) with `done` once it ran."""
+    while True:
+        line = await asyncio.to_thread(sys.stdin.readline)
+        if not line:
+            return
+        words = line.split()
+        if words[:1] == ["count"]:
+            print(len(connections), flush=True)
+        elif words[:1] == ["run"] and run is not None:
+            await run(words[1:])
+            print("done", flush=True)
+        elif words:
+            print(f"unknown command {words[0]}", flush=True)
+
+
+async def main() -> None:
+    connections: set[ServerConnection] = set()
+
+    async def run(words: list[str]) -> None:
+        count, interval = int(words[0]), float(words[1])
+        diff_bytes, progress, progress_bytes = int(words[2]), int(words[3]), int(words[4])
+        await broadcast(connections, count, interval, diff_bytes, progress, progress_bytes)
+
+    async with serve(holder(connections), "127.0.0.1", 0, **OPTIONS) as server:
         port = next(iter(server.sockets)).getsockname()[1]
         print(f"baseline on http://127.0.0.1:{port}/", flush=True)
-        while True:
-            line = await asyncio.to_thread(sys.stdin.readline)
-            if not line:
-                return
-            words = line.split()
-            if not words:
-                continue
-            if words[0] == "count":
-                print(len(connections), flush=True)
-            elif words[0] == "run":
-                count, interval = int(words[1]), float(words[2])
-                diff_bytes, progress, progress_bytes = int(words[3]), int(words[4]), int(words[5])
-                await run(connections, count, interval, diff_bytes, progress, progress_bytes)
-                print("done", flush=True)
-            else:
-                print(f"unknown command {words[0]}", flush=True)
+        await commands(connections, run)
 
 
-async def run(
+async def broadcast(
     connections: set[ServerConnection],
     count: int,
     interval: float,
@@ -92,12 +125,8 @@ async def run(
 ) -> None:
     frames = [sized({"t": "diff", "off": i, "moves": i}, diff_bytes) for i in range(1, count + 1)]
     progress = sized({"t": "progress"}, progress_bytes)
-    start = time.perf_counter()
-    for index, frame in enumerate(frames):
-        delay = start + index * interval - time.perf_counter()
-        if delay > 0:
-            await asyncio.sleep(delay)
-        websockets.broadcast(connections, frame)
+    async for index in paced(count, interval):
+        websockets.broadcast(connections, frames[index])
         # Progress frames spread evenly: after diff i when the running share steps up.
         if (index + 1) * progress_count // count > index * progress_count // count:
             websockets.broadcast(connections, progress)

@@ -1,6 +1,7 @@
-"""The load of the capacity benchmark (bench_capacity.py), run in worker processes.
+"""The load of the capacity and heat benchmarks (bench_capacity.py, bench_heat.py), run
+in worker processes (`harness.workers.Workers`).
 
-Two kinds of worker, each driven over a pipe by the benchmark:
+Two kinds of worker:
 
 - a **race worker** holds paced races: per race two racers on raw websockets, each
   sending its next legal move (stock turns: `D` until the stock is empty, then `R`)
@@ -15,17 +16,13 @@ Two kinds of worker, each driven over a pipe by the benchmark:
   every frame (answering pings), so that ten thousand of them cost the load generator
   little next to the node. A sink counts its frames and notices a close.
 
-Commands (tuples over the pipe) and answers:
+What the benchmark calls on them:
 
-    race worker   ("add", count)            -> ("added", [room, ...])
-                  ("window", seconds)       -> ("window", samples_ms, sent, late, errors,
-                                                rematches)
-                  ("stop",)                 -> ("stopped",)
-    sink worker   ("add", [room, ...])      -> ("added", opened, joins sent again)
-                  ("window", seconds)       -> ("window", frames, closed)
-                  ("stop",)                 -> ("stopped",)
-
-Any failure answers ("failed", text).
+    RaceWorker   add(count)             -> [room, ...]
+                 window(seconds)        -> (samples_ms, sent, late, errors, rematches)
+    SinkWorker   add([room, ...])       -> (opened, joins sent again)
+                 window(seconds)        -> (frames, closed)
+                 counts()               -> (frames so far, closed)
 """
 
 from __future__ import annotations
@@ -37,17 +34,14 @@ import os
 import random
 import struct
 import time
-import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from multiprocessing.connection import Connection
-from typing import Any
 from urllib.parse import urlsplit
 
 from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
 
-from serverbench import STOCK_CARDS, expect, pack, race_room, start_race_now, unpack
+from harness.clients import Racer, expect, pack, race_room, start_race_now, unpack
 
 MOVE_INTERVAL = 0.5
 """Seconds between a racer's moves: 2 moves per second each."""
@@ -75,27 +69,17 @@ race's length), and a node's boards, streams and results turn over as in play.""
 # ---------------------------------------------------------------- paced races
 
 
-@dataclass(eq=False)
-class PacedRacer:
+class PacedRacer(Racer):
     """One racer of a paced race: sends a move, waits for its own diff, and so on."""
 
-    conn: ClientConnection
-    room: str
-    seat: int
-    moves: int = 0
-    move_id: int = 0
-    acked: asyncio.Event = field(default_factory=asyncio.Event)
-    refused: str | None = None  # the error code that answered the last move, if any
-    dealt: asyncio.Event = field(default_factory=asyncio.Event)  # a new race's own board
-    awaiting_deal: bool = False
-
-    def next_move(self) -> tuple[int, bytes]:
-        """(board move count after it, encoded frame) of the next stock turn."""
-        self.move_id += 1
-        token = "R" if self.moves % (STOCK_CARDS + 1) == STOCK_CARDS else "D"
-        self.moves += 1
-        frame = pack({"t": "move", "room": self.room, "id": self.move_id, "m": token})
-        return self.moves, frame
+    def __init__(self, conn: ClientConnection, room: str, seat: int, moves: int) -> None:
+        super().__init__(conn, room)
+        self.seat = seat
+        self.moves = moves
+        self.acked = asyncio.Event()
+        self.refused: str | None = None  # the error code that answered the last move
+        self.dealt = asyncio.Event()  # a new race's own board
+        self.awaiting_deal = False
 
 
 @dataclass(eq=False)
@@ -127,7 +111,6 @@ class RaceWorker:
         self.sent = 0
         self.late = 0  # moves sent later than their schedule (the racer was kept waiting)
         self.errors: list[str] = []
-        self.rematches_before = 0
 
     async def add(self, count: int) -> list[str]:
         gate = asyncio.Semaphore(SETUP_CONCURRENCY)
@@ -226,7 +209,8 @@ class RaceWorker:
                     due = clock() + random.uniform(0, MOVE_INTERVAL)
                 played += 1
                 await asyncio.sleep(max(0.0, due - clock()))
-                moves, frame = racer.next_move()
+                _, frame = racer.next_frame()
+                moves = racer.moves
                 now = clock()
                 if now - due > MOVE_INTERVAL / 2:
                     self.late += 1
@@ -271,11 +255,15 @@ class RaceWorker:
         except ConnectionClosed as exc:
             self.errors.append(f"timed spectator closed: {exc}")
 
-    def window_start(self) -> None:
-        self.rematches_before = self.rematches()
+    async def window(self, seconds: float) -> tuple[list[float], int, int, list[str], int]:
+        """What the races did in the next `seconds`: latency samples (ms), moves sent,
+        moves sent late, errors, races started again."""
+        before = self.rematches()
         self.samples = []
         self.sent = self.late = 0
         self.errors = []
+        await asyncio.sleep(seconds)
+        return self.samples, self.sent, self.late, self.errors, self.rematches() - before
 
     async def stop(self) -> None:
         for task in self.tasks:
@@ -412,17 +400,19 @@ def _frame(opcode: int, payload: bytes) -> bytes:
 
 
 class SinkWorker:
-    """Sinks of this process."""
+    """Sinks of this process; a sink counts as joined at its `joined_frames`-th frame
+    (welcome, the room and a board for a race under way; 2 for a room in its lobby)."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, joined_frames: int = JOINED_FRAMES) -> None:
         parts = urlsplit(url)
         self.host = parts.hostname or "127.0.0.1"
         self.port = parts.port or 80
         self.path = parts.path or "/"
+        self.joined_frames = joined_frames
         self.sinks: list[Sink] = []
-        self.counted = 0
 
     async def add(self, rooms: Sequence[str]) -> tuple[int, int]:
+        """A sink joined to each of `rooms`: how many, and their joins sent again."""
         gate = asyncio.Semaphore(SINK_CONCURRENCY)
         loop = asyncio.get_running_loop()
 
@@ -439,7 +429,9 @@ class SinkWorker:
             # at once; the level is measured only once every sink has been served.
             async with gate:
                 _, sink = await loop.create_connection(
-                    lambda: Sink(key, request, hello, join), self.host, self.port
+                    lambda: Sink(key, request, hello, join, self.joined_frames),
+                    self.host,
+                    self.port,
                 )
                 await asyncio.wait_for(sink.upgraded, 60)
                 await asyncio.wait_for(sink.joined, 300)
@@ -450,86 +442,20 @@ class SinkWorker:
         self.sinks += added
         return len(added), sum(sink.retries for sink in added)
 
-    def frames(self) -> int:
-        return sum(s.frames for s in self.sinks)
+    def counts(self) -> tuple[int, int]:
+        """Frames received so far, sinks closed."""
+        return sum(s.frames for s in self.sinks), sum(1 for s in self.sinks if s.closed)
 
-    def closed(self) -> int:
-        return sum(1 for s in self.sinks if s.closed)
+    async def window(self, seconds: float) -> tuple[int, int]:
+        """Frames received in the next `seconds`, sinks closed by then."""
+        before, _ = self.counts()
+        await asyncio.sleep(seconds)
+        frames, closed = self.counts()
+        return frames - before, closed
 
-    def stop(self) -> None:
+    async def stop(self) -> None:
         for sink in self.sinks:
+            if not sink.joined.done():
+                sink.joined.cancel()
             if sink.transport is not None:
                 sink.transport.abort()
-
-
-# ---------------------------------------------------------------- worker processes
-
-
-def race_worker(url: str, pipe: Connection[Any, Any], game_moves: int = GAME_MOVES) -> None:
-    """A race worker process (see the module docstring): races of `game_moves` moves
-    per racer."""
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_serve_races(url, pipe, game_moves))
-
-
-def sink_worker(url: str, pipe: Connection[Any, Any], nice: int = 0) -> None:
-    """A sink worker process (see the module docstring), at `nice` (a higher value: a
-    lower priority than the node's, so that on a shared machine the sinks take only
-    the CPU the node leaves, as spectators on other machines would)."""
-    if nice:
-        os.nice(nice)
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_serve_sinks(url, pipe))
-
-
-def _failure(exc: BaseException) -> str:
-    """The exception and where it was raised in this module (the benchmark prints it)."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == __file__]
-    where = " <- ".join(f"{f.name}:{f.lineno}" for f in reversed(frames))
-    return f"{exc!r} at {where}" if where else repr(exc)
-
-
-async def _serve_races(url: str, pipe: Connection[Any, Any], game_moves: int) -> None:
-    worker = RaceWorker(url, game_moves)
-    try:
-        while True:
-            command = await asyncio.to_thread(pipe.recv)
-            try:
-                if command[0] == "add":
-                    pipe.send(("added", await worker.add(command[1])))
-                elif command[0] == "window":
-                    worker.window_start()
-                    await asyncio.sleep(command[1])
-                    rematches = worker.rematches() - worker.rematches_before
-                    answer = (worker.samples, worker.sent, worker.late, worker.errors, rematches)
-                    pipe.send(("window", *answer))
-                else:
-                    break
-            except Exception as exc:
-                pipe.send(("failed", _failure(exc)))
-    finally:
-        await worker.stop()
-        with contextlib.suppress(OSError):
-            pipe.send(("stopped",))
-
-
-async def _serve_sinks(url: str, pipe: Connection[Any, Any]) -> None:
-    worker = SinkWorker(url)
-    try:
-        while True:
-            command = await asyncio.to_thread(pipe.recv)
-            try:
-                if command[0] == "add":
-                    pipe.send(("added", *await worker.add(command[1])))
-                elif command[0] == "window":
-                    before = worker.frames()
-                    await asyncio.sleep(command[1])
-                    pipe.send(("window", worker.frames() - before, worker.closed()))
-                else:
-                    break
-            except Exception as exc:
-                pipe.send(("failed", _failure(exc)))
-    finally:
-        worker.stop()
-        with contextlib.suppress(OSError):
-            pipe.send(("stopped",))

@@ -20,35 +20,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import sys
-from typing import TypedDict
 from urllib.parse import urlsplit
 
 import websockets
 from websockets.asyncio.server import ServerConnection, serve
 
+from broadcast_server import OPTIONS, commands, holder
 from klondike_live.store.connect import node_client, open_redis
-
-
-class ServeOptions(TypedDict):
-    """Keyword arguments of `serve`: the node's websocket options (gateway/server.py)."""
-
-    compression: str | None
-    max_size: int | None
-    max_queue: int | None
-    ping_interval: float | None
-    ping_timeout: float | None
-    close_timeout: float | None
-
-
-OPTIONS: ServeOptions = {
-    "compression": None,
-    "max_size": 4096,
-    "max_queue": 16,
-    "ping_interval": 20,
-    "ping_timeout": 20,
-    "close_timeout": 2,
-}
 
 
 async def ingest(redis_url: str, channel: str) -> None:
@@ -76,13 +54,6 @@ async def fanout(redis_url: str, channel: str) -> None:
     await pubsub.ssubscribe(channel)
     connections: set[ServerConnection] = set()
 
-    async def handler(connection: ServerConnection) -> None:
-        connections.add(connection)
-        try:
-            await connection.wait_closed()
-        finally:
-            connections.discard(connection)
-
     async def read() -> None:
         async for message in pubsub.listen():
             if message["type"] == "smessage":
@@ -90,7 +61,7 @@ async def fanout(redis_url: str, channel: str) -> None:
 
     reader = asyncio.create_task(read())
     try:
-        async with serve(handler, "127.0.0.1", 0, **OPTIONS) as server:
+        async with serve(holder(connections), "127.0.0.1", 0, **OPTIONS) as server:
             port = next(iter(server.sockets)).getsockname()[1]
             print(f"relay fanout on http://127.0.0.1:{port}/", flush=True)
             await commands(connections)
@@ -101,16 +72,6 @@ async def fanout(redis_url: str, channel: str) -> None:
         await pubsub.aclose()  # type: ignore[no-untyped-call]
         await listener.aclose()
         await redis.aclose()
-
-
-async def commands(connections: set[ServerConnection]) -> None:
-    """Answer `count` on stdin until it closes."""
-    while True:
-        line = await asyncio.to_thread(sys.stdin.readline)
-        if not line:
-            return
-        if line.strip() == "count":
-            print(len(connections), flush=True)
 
 
 def main() -> None:

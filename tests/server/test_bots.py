@@ -231,10 +231,10 @@ async def test_a_bot_account_is_rate_limited_like_a_person(
 
 
 async def test_the_pace_fit_reads_people_and_leaves_bots_out(node: Node, valkey_url: str) -> None:
-    """bench/fit_pace.py, on the store of a node that ran a public race of a person
+    """tools/fit_pace.py, on the store of a node that ran a public race of a person
     against a bot (the script reads the list of finished public games): it takes the
     gaps between the person's stored move times, and none of the bot's board."""
-    path = ROOT / "bench" / "fit_pace.py"
+    path = ROOT / "tools" / "fit_pace.py"
     spec = importlib.util.spec_from_file_location("fit_pace", path)
     assert spec is not None and spec.loader is not None
     fit_pace = importlib.util.module_from_spec(spec)

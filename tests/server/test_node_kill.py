@@ -155,7 +155,7 @@ class Person:
         await new.join(self.room, self.role, since=new.since(self.room))
         # The catch-up ends with a `progress` frame. Nobody moves before it: a move made
         # while a resuming viewer's backlog is read can reach that viewer twice (a
-        # server bug the chaos script found, docs/benchmarks.md "Chaos"); this test is
+        # server bug tools/chaos.py found, docs/bench-log/chaos.md); this test is
         # about the kill, and must not depend on that race.
         await new.expect(lambda m: m["t"] == "progress" and m["room"] == self.room)
 

@@ -5,7 +5,7 @@
 
 Think times are log-normal: `exp(mu + sigma * N(0, 1))` seconds, clamped to
 [`low`, `high`]. The human fit (`HUMAN`) comes from the move times the server stores
-with every finished race (`bench/fit_pace.py` measures it, docs/rules.md says how);
+with every finished race (`tools/fit_pace.py` measures it, docs/rules.md says how);
 each level scales the human median (`scale`) and keeps the human spread (`sigma`).
 
 Policies (`policy.py`): *relaxed* and *steady* play the hint heuristic
@@ -52,7 +52,7 @@ class Pace:
 HUMAN: Final = Pace(mu=math.log(1.6), sigma=0.75)
 """Human think time per move. Prior until refitted: no recorded human races were
 available where this was written (docs/rules.md, "Bots", says how to refit it with
-`bench/fit_pace.py`)."""
+`tools/fit_pace.py`)."""
 
 
 @dataclass(frozen=True, slots=True)

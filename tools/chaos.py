@@ -1,7 +1,7 @@
 """Chaos: races that must lose nothing while nodes die, Valkey restarts and a Cluster
 fails over. Real processes on 127.0.0.1 only; a script, not a test.
 
-    .venv/bin/python bench/chaos.py [--node-kills 100] [--valkey-restarts 20]
+    .venv/bin/python tools/chaos.py [--node-kills 100] [--valkey-restarts 20]
                                     [--failovers 10] [--seed N] [--max-minutes 30]
 
 Three phases, each with its own processes (a count of 0 skips a phase):
@@ -59,7 +59,6 @@ import os
 import random
 import shutil
 import signal
-import socket
 import sys
 import tempfile
 import time
@@ -79,7 +78,12 @@ from klondike_live.engine import GameRecord
 from klondike_live.race.room import RoomState
 from klondike_live.store.connect import open_redis
 from klondike_live.store.devcluster import DevCluster
-from serverbench import FAST_RATE, Child, Harness, code_version, stop_process, table
+
+# The process harness (a temp dir, Valkey, nodes as children, always stopped) is the
+# benchmarks' own: bench/harness/.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+from harness.processes import FAST_RATE, Child, Harness, free_port, stop_process
+from harness.report import code_version, table
 
 Message = dict[str, Any]
 T = TypeVar("T")
@@ -239,12 +243,6 @@ def brief(index: int, conn: int, message: Message, at: float | None) -> list[Any
 # ---------------------------------------------------------------- processes
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 class Valkey:
     """A standalone Valkey on a fixed port with an append-only file fsynced at every
     write, stopped (SIGTERM) or killed (SIGKILL) and started again."""
@@ -290,10 +288,12 @@ class Nodes:
     """The `klondike-live serve` nodes of a phase, by name: started, killed, started
     again (a new port each time; its log goes on in `<harness dir>/<name>.log`)."""
 
-    def __init__(self, harness: Harness, redis_url: str) -> None:
+    def __init__(self, harness: Harness, redis_url: str, names: Sequence[str]) -> None:
         self.harness = harness
         self.redis_url = redis_url
         self.live: dict[str, Child] = {}
+        for name in names:
+            self.start(name)
 
     def start(self, name: str) -> None:
         self.live[name] = self.harness.node(self.redis_url, name, NODE_ENV)
@@ -870,8 +870,16 @@ def fetch_json(url: str) -> Message:
 # ---------------------------------------------------------------- the phases
 
 
-async def run_phase(phase: Phase, races: int, faults: Callable[[], Awaitable[None]]) -> None:
-    """`races` race loops while `faults()` runs; then the races under way finish."""
+async def run_phase(
+    phase: Phase,
+    races: int,
+    asked: int,
+    fault: Callable[[], Awaitable[None]],
+    close: Callable[[], None],
+) -> None:
+    """`races` race loops while `fault()` runs again and again (it counts itself in the
+    tally) until `asked` faults or the time is up; then the races under way finish, the
+    nodes stop and `close()` stops the store."""
     stop = asyncio.Event()
     counter = iter(range(1, 1_000_000))
     began = time.monotonic()
@@ -883,12 +891,16 @@ async def run_phase(phase: Phase, races: int, faults: Callable[[], Awaitable[Non
     loops = [asyncio.create_task(loop()) for _ in range(races)]
     reporter = asyncio.create_task(report(phase))
     try:
-        await faults()
+        await asyncio.sleep(1.0)
+        while phase.tally.faults < asked and not phase.out_of_time():
+            await fault()
     finally:
         stop.set()
         await asyncio.gather(*loops, return_exceptions=True)
         reporter.cancel()
         phase.wall = time.monotonic() - began
+        phase.nodes.stop()
+        await asyncio.to_thread(close)
 
 
 async def report(phase: Phase) -> None:
@@ -914,53 +926,34 @@ def busy_node(phase: Phase) -> str:
 async def node_kills(harness: Harness, phase_of: Callable[[Nodes], Phase], args: Any) -> Phase:
     valkey = Valkey(harness.tmp / "valkey-kills")
     valkey.start()
-    nodes = Nodes(harness, valkey.url)
-    names = ["node-a", "node-b", "node-c"]
-    for name in names:
-        nodes.start(name)
+    nodes = Nodes(harness, valkey.url, ["node-a", "node-b", "node-c"])
     phase = phase_of(nodes)
 
-    async def faults() -> None:
-        await asyncio.sleep(1.0)
-        while phase.tally.faults < args.node_kills and not phase.out_of_time():
-            await asyncio.sleep(phase.rng.uniform(0.3, 1.5))
-            name = busy_node(phase)
-            nodes.kill(name)
-            phase.tally.faults += 1
-            await asyncio.sleep(phase.rng.uniform(0.1, 0.8))
-            await nodes.restart(name)
+    async def kill() -> None:
+        await asyncio.sleep(phase.rng.uniform(0.3, 1.5))
+        name = busy_node(phase)
+        nodes.kill(name)
+        phase.tally.faults += 1
+        await asyncio.sleep(phase.rng.uniform(0.1, 0.8))
+        await nodes.restart(name)
 
-    try:
-        await run_phase(phase, args.races, faults)
-    finally:
-        nodes.stop()
-        valkey.stop(kill=False)
+    await run_phase(phase, args.races, args.node_kills, kill, lambda: valkey.stop(kill=False))
     return phase
 
 
 async def valkey_restarts(harness: Harness, phase_of: Callable[[Nodes], Phase], args: Any) -> Phase:
     valkey = Valkey(harness.tmp / "valkey-restarts")
     valkey.start()
-    nodes = Nodes(harness, valkey.url)
-    for name in ("node-d", "node-e"):
-        nodes.start(name)
-    phase = phase_of(nodes)
+    phase = phase_of(Nodes(harness, valkey.url, ["node-d", "node-e"]))
 
-    async def faults() -> None:
-        await asyncio.sleep(1.0)
-        while phase.tally.faults < args.valkey_restarts and not phase.out_of_time():
-            await asyncio.sleep(phase.rng.uniform(1.0, 2.5))
-            kill = phase.rng.random() < 0.5
-            await asyncio.to_thread(valkey.stop, kill)
-            phase.tally.faults += 1
-            await asyncio.sleep(phase.rng.uniform(0.2, 1.5))
-            await asyncio.to_thread(valkey.start)
+    async def restart() -> None:
+        await asyncio.sleep(phase.rng.uniform(1.0, 2.5))
+        await asyncio.to_thread(valkey.stop, phase.rng.random() < 0.5)
+        phase.tally.faults += 1
+        await asyncio.sleep(phase.rng.uniform(0.2, 1.5))
+        await asyncio.to_thread(valkey.start)
 
-    try:
-        await run_phase(phase, args.races, faults)
-    finally:
-        nodes.stop()
-        valkey.stop(kill=False)
+    await run_phase(phase, args.races, args.valkey_restarts, restart, lambda: valkey.stop(False))
     return phase
 
 
@@ -1013,31 +1006,22 @@ def restart_node(cluster: DevCluster, index: int, port: int, notes: list[str]) -
 async def failovers(harness: Harness, phase_of: Callable[[Nodes], Phase], args: Any) -> Phase:
     cluster = DevCluster(harness.tmp / "cluster", masters=3, replicas=1)
     await asyncio.to_thread(cluster.start)
-    nodes = Nodes(harness, cluster.url)
-    for name in ("node-f", "node-g"):
-        nodes.start(name)
-    phase = phase_of(nodes)
+    phase = phase_of(Nodes(harness, cluster.url, ["node-f", "node-g"]))
     phase.store_url = lambda: cluster.url  # a node still running
 
-    async def faults() -> None:
-        await asyncio.sleep(1.0)
-        while phase.tally.faults < args.failovers and not phase.out_of_time():
-            await asyncio.sleep(phase.rng.uniform(0.5, 1.5))
-            rooms = sorted(race.room for race in phase.racing)
-            if not rooms:
-                continue
-            room = phase.rng.choice(rooms)
-            port, index = await asyncio.to_thread(kill_owner, cluster, keys.room(room))
-            phase.tally.faults += 1
-            await asyncio.to_thread(wait_failover, cluster, port)
-            await asyncio.to_thread(restart_node, cluster, index, port, phase.notes)
-            await asyncio.to_thread(cluster.wait_healthy, 60.0)
+    async def failover() -> None:
+        await asyncio.sleep(phase.rng.uniform(0.5, 1.5))
+        rooms = sorted(race.room for race in phase.racing)
+        if not rooms:
+            return
+        room = phase.rng.choice(rooms)
+        port, index = await asyncio.to_thread(kill_owner, cluster, keys.room(room))
+        phase.tally.faults += 1
+        await asyncio.to_thread(wait_failover, cluster, port)
+        await asyncio.to_thread(restart_node, cluster, index, port, phase.notes)
+        await asyncio.to_thread(cluster.wait_healthy, 60.0)
 
-    try:
-        await run_phase(phase, args.races, faults)
-    finally:
-        nodes.stop()
-        await asyncio.to_thread(cluster.stop)
+    await run_phase(phase, args.races, args.failovers, failover, cluster.stop)
     return phase
 
 
@@ -1120,7 +1104,7 @@ async def chaos(harness: Harness, args: Any, work: Path) -> int:
         total.add(phase.tally)
         rows.append(row(phase.name, asked, phase.tally, phase.wall))
     rows.append(row("total", sum(a for _, a in done), total, wall))
-    command = " ".join(["bench/chaos.py", *sys.argv[1:]])
+    command = " ".join(["tools/chaos.py", *sys.argv[1:]])
     print(f"chaos: {command} (seed {args.seed}); {code_version()}; {os.cpu_count()} CPUs")
     print(table(HEADERS, rows))
     for phase, _ in done:

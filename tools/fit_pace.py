@@ -9,7 +9,7 @@ those gaps (mean and standard deviation of their logarithm) and prints it with t
 level paces it gives (`bots/levels.py`: each level scales the human median, keeps the
 human spread), ready to paste into `HUMAN`.
 
-    .venv/bin/python bench/fit_pace.py --redis redis://HOST:PORT [--cap 60] [--min-moves 20]
+    .venv/bin/python tools/fit_pace.py --redis redis://HOST:PORT [--cap 60] [--min-moves 20]
 """
 
 from __future__ import annotations
