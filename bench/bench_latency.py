@@ -83,7 +83,7 @@ class BusTap:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
-        await self.pubsub.aclose()  # type: ignore[no-untyped-call]
+        await self.pubsub.aclose()
         await self.client.aclose()
 
 

@@ -69,7 +69,7 @@ async def fanout(redis_url: str, channel: str) -> None:
         reader.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await reader
-        await pubsub.aclose()  # type: ignore[no-untyped-call]
+        await pubsub.aclose()
         await listener.aclose()
         await redis.aclose()
 

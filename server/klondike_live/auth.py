@@ -40,6 +40,7 @@ __all__ = [
     "MAX_NAME_LENGTH",
     "TOKEN_EXPIRED",
     "TOKEN_INVALID",
+    "USER_ID",
     "AuthError",
     "Identity",
     "KeyRing",
@@ -66,7 +67,9 @@ TOKEN_EXPIRED: Final = ErrorCode.TOKEN_EXPIRED
 
 # User ids end up in Redis keys and logs: plain characters only, and no `{}` that
 # could clash with the hash tags of key names. Covers UUIDs, emails, "auth0|123".
-_USER_ID = re.compile(r"[A-Za-z0-9_.:@|+-]{1,128}")
+USER_ID: Final = re.compile(r"[A-Za-z0-9_.:@|+-]{1,128}")
+"""A user id: what `auth` issues and accepts, and nothing else reaches a key name
+(match it whole, with `fullmatch`)."""
 
 
 class AuthError(Refusal):
@@ -267,7 +270,7 @@ def verify_token(keys: bytes | KeyRing, token: str) -> Identity:
     if claims is None:
         raise AuthError(TOKEN_INVALID, "token signature does not verify")
     user_id = claims["sub"]
-    if not isinstance(user_id, str) or not _USER_ID.fullmatch(user_id):
+    if not isinstance(user_id, str) or not USER_ID.fullmatch(user_id):
         raise AuthError(TOKEN_INVALID, "token subject (sub) is not a valid user id")
     return Identity(
         user_id=user_id,

@@ -112,3 +112,33 @@ def test_there_is_no_import_cycle() -> None:
         if node not in state:
             visit(node, [node])
     assert cycles == []
+
+
+# The modules that build and run a node: they open Redis and hand the store to the
+# service. Every other gateway module sees only the service.
+NODE_WIRING = {f"{ROOT}.gateway.server", f"{ROOT}.gateway.workers"}
+# What a gateway module may take from the store package: the type of its failures, to
+# answer `unavailable`.
+STORE_NAMES_ALLOWED = {f"{ROOT}.store", f"{ROOT}.store.StoreError"}
+STORE_ATTRIBUTES = {"store", "redis", "daily_store", "players", "connection_pool"}
+
+
+def test_the_gateway_reaches_no_store_but_through_the_service() -> None:
+    """Outside the node's wiring, no gateway module imports the store, Redis or the daily
+    package's store-backed parts, nor reads a `store`/`redis` attribute of anything the
+    service hands it: every HTTP answer and every request goes through service methods."""
+    offenders: list[tuple[str, str]] = []
+    for name, path in modules().items():
+        if not name.startswith(f"{ROOT}.gateway.") or name in NODE_WIRING:
+            continue
+        for target in imports(path, name):
+            reaches_store = target.startswith(f"{ROOT}.store")
+            if (reaches_store and target not in STORE_NAMES_ALLOWED) or target.startswith(
+                (f"{ROOT}.daily.", "redis")
+            ):
+                offenders.append((name, target))
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and node.attr in STORE_ATTRIBUTES:
+                offenders.append((name, f".{node.attr} (line {node.lineno})"))
+    assert offenders == []

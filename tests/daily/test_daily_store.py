@@ -69,7 +69,7 @@ async def test_an_update_reaches_the_subscribers_of_the_daily_channel(redis: Red
                 message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1)
         assert decode_daily(message["data"]) == update
     finally:
-        await pubsub.aclose()  # type: ignore[no-untyped-call]
+        await pubsub.aclose()
 
 
 async def test_store_errors_are_caught_without_importing_redis(redis: Redis) -> None:

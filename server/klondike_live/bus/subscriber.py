@@ -257,7 +257,7 @@ class Subscriber:
                     watchdog.cancel()
                     watchdog = None
                 with contextlib.suppress(Exception):
-                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+                    await pubsub.aclose()
             first = False
             if self._on_reconnect is not None:
                 self._on_reconnect()
@@ -319,7 +319,7 @@ class Subscriber:
                 )
                 shard.connected = False
                 with contextlib.suppress(Exception):
-                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+                    await pubsub.aclose()
                 return
             pinged_at = None
             if now - shard.heard >= self._heartbeat:

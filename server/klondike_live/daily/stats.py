@@ -30,24 +30,20 @@ This module must never take a user id into a key name unchecked (`check_user`).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Final
 
+from klondike_live.auth import USER_ID
 from klondike_live.daily.variants import slug_variant
 from klondike_live.engine import Variant
 from klondike_live.store.stats import StatsStore
 
 __all__ = ["DailyStats", "PlayerStats", "check_user", "player_stats"]
 
-USER_ID: Final = re.compile(r"^[A-Za-z0-9_.:@|+-]{1,128}$")
-"""The user ids `auth` issues and accepts; nothing else reaches a key name."""
-
 
 def check_user(user: str) -> str:
     """`user` when it is a valid user id; ValueError otherwise."""
-    if not isinstance(user, str) or not USER_ID.match(user):
+    if not isinstance(user, str) or not USER_ID.fullmatch(user):
         raise ValueError(f"not a valid user id: {user!r}")
     return user
 

@@ -1,40 +1,60 @@
-"""The HTTP JSON API's answers, read from the store (routing and responses: `http.py`).
+"""The HTTP JSON API's routes: paths and query parameters in, the service's answers out.
 
-    GET /api/rooms                 public races waiting in their lobby
-    GET /api/live                  public games being played now (no cards, no seeds)
-    GET /api/results               recently finished public games
-    GET /api/results/<room>/<gen>  one finished game: ranking, seed, deal, game records
-    GET /api/replay/<room>/<gen>   one finished game step by step, every card shown
-    GET /api/me/unfinished         your practice games not finished, to resume (token)
-    GET /api/me/stats              your statistics per kind and variant (token)
+    GET /api/rooms                                public races waiting in their lobby
+    GET /api/live                                 public games being played now (no
+                                                  cards, no seeds)
+    GET /api/results                              recently finished public games
+    GET /api/results/<room>/<gen>                 one finished game: ranking, seed,
+                                                  deal, game records
+    GET /api/replay/<room>/<gen>                  one finished game step by step
+    GET /api/analysis/<room>/<gen>                the solver's per-ply verdicts
+    GET /api/me/unfinished                        your practice games not finished (token)
+    GET /api/me/stats                             your statistics per kind and variant
+    GET /api/daily                                today's challenges, and your attempts
+    GET /api/daily/<date>/<slug>/leaderboard      one leaderboard page, and your rank
+    GET /api/daily/archive?limit=30               closed days with their seeds and deals
+    GET /api/daily/stats                          your daily statistics (token required)
+    GET /api/tournaments...                       `tournament_api.py`
 
-(the daily challenges' spoiler gate of the last two is applied by `http.py`, and what
-is shown of them, a daily game's while its day is open included, by `race.redaction`)
-
-Each method returns JSON-ready data, or None when there is nothing to show (404).
-Cards and seeds come only from stored results, which exist only for finished games:
-a game that can still be played reveals nothing here.
+"Your" needs `Authorization: Bearer <token>` (a websocket token); a missing or invalid
+token is treated as anonymous. Every answer comes from the service (`service.queries`,
+`service.analysis`, `service.tournaments`): this module parses, routes and picks the
+status; it reads no store and decides nothing of what a viewer may see (the spoiler gate
+and `race.redaction` do, in the service). Shapes: docs/protocol.md, docs/daily.md.
 """
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
-from typing import Any
-
-import msgpack
+import re
+from datetime import date
+from http import HTTPStatus
+from typing import Any, Final
 
 from klondike_live import keys
-from klondike_live.race.redaction import Disclosure, replay_for
-from klondike_live.race.room import COUNTDOWN, LOBBY, RACING
-from klondike_live.race.stats import summary, totals
-from klondike_live.store import Store
+from klondike_live.race.redaction import analysis_for
+from klondike_live.service.analysis import Analyses
+from klondike_live.service.queries import Gate, Queries, daily_variant
 
-MAX_GEN_DIGITS = 9
+MAX_LIMIT: Final = 100
+MAX_OFFSET: Final = 10**7
+MAX_GEN_DIGITS: Final = 9
+_DATE: Final = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+Answer = tuple[HTTPStatus, Any]
+
+
+def _error(status: HTTPStatus, code: str) -> Answer:
+    return status, {"error": code}
+
+
+NOT_FOUND: Final = _error(HTTPStatus.NOT_FOUND, "not_found")
+UNAUTHORIZED: Final = _error(HTTPStatus.UNAUTHORIZED, "unauthorized")
+BAD_REQUEST: Final = _error(HTTPStatus.BAD_REQUEST, "bad_request")
 
 
 def game_key(rest: str) -> tuple[str, int] | None:
-    """`<room>/<gen>` of a results or replay path, or None when it names no game."""
+    """`<room>/<gen>` of a results, replay or analysis path, or None when it names no
+    game."""
     room_id, _, gen_text = rest.partition("/")
     if not keys.is_room_id(room_id):
         return None
@@ -43,144 +63,116 @@ def game_key(rest: str) -> tuple[str, int] | None:
     return room_id, int(gen_text)
 
 
+def _number(query: dict[str, list[str]], name: str, default: int, high: int) -> int | None:
+    """A non-negative integer query parameter (clamped to `high`); None if malformed."""
+    values = query.get(name)
+    if not values:
+        return default
+    text = values[-1]
+    if not (text.isascii() and text.isdigit() and len(text) <= 12):
+        return None
+    return min(int(text), high)
+
+
+def _day(text: str) -> date | None:
+    if not _DATE.match(text):
+        return None
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        return None
+
+
 class Api:
-    """The JSON API over one store; `hidden(results)` keeps finished games off the
-    public list (daily games while their day is open)."""
+    """`/api/...` answers as (status, JSON-ready data), over the service's read side."""
 
-    def __init__(
-        self, store: Store, *, hidden: Callable[[dict[str, Any]], bool] | None = None
-    ) -> None:
-        self.store = store
-        self.hidden = hidden
+    def __init__(self, queries: Queries, analyses: Analyses) -> None:
+        self.queries = queries
+        self.analyses = analyses
 
-    async def public_rooms(self) -> list[dict[str, Any]]:
-        out = []
-        for room_id in await self.store.list_public():
-            loaded = await self.store.load_room(room_id)
-            if loaded is None:
-                continue
-            state = loaded[0]
-            if state.state != LOBBY:
-                continue
-            host = next((s.name for _, s in state.seated() if s.user == state.host), "")
-            out.append(
-                {
-                    "room": state.id,
-                    "variant": str(state.variant),
-                    "host": host,
-                    "racers": len(state.seated()),
-                    "bots": sum(1 for _, seat in state.seated() if seat.bot),
-                    "allows_bots": state.bots,
-                    "capacity": state.capacity,
-                    "time_limit": state.time_limit,
-                    "created_at": state.created_ms,
-                }
-            )
-        return out
+    async def route(self, route: str, query: dict[str, list[str]], user: str | None) -> Answer:
+        """`route` is the path after `/api/`; `user` the token's account, if any."""
+        queries = self.queries
+        if route == "rooms":
+            return HTTPStatus.OK, await queries.public_rooms()
+        if route == "live":
+            return HTTPStatus.OK, await queries.live()
+        if route == "results":
+            return HTTPStatus.OK, await queries.finished()
+        if route in ("me/unfinished", "me/stats"):
+            if user is None:
+                return UNAUTHORIZED
+            if route == "me/stats":
+                return HTTPStatus.OK, await queries.stats(user)
+            return HTTPStatus.OK, await queries.unfinished(user)
+        if route == "daily" or route.startswith("daily/"):
+            return await self._daily(route.split("/"), query, user)
+        kind, _, rest = route.partition("/")
+        game = game_key(rest)
+        if game is None:
+            return NOT_FOUND
+        if kind == "analysis":
+            return await self._analysis(*game, user)
+        if kind not in ("results", "replay"):
+            return NOT_FOUND
+        answer = await queries.game(*game, user, "results" if kind == "results" else "replay")
+        return _gated(answer)
 
-    async def live(self) -> list[dict[str, Any]]:
-        """Public races from their countdown to their end and public solo games being
-        played: who plays what, since when, and how many watch."""
-        out = []
-        for state, spectators, listed_start in await self.store.list_live():
-            if not state.public_room or state.state not in (COUNTDOWN, RACING):
-                # Left over (the game ended before it was listed): tidy the index.
-                await self.store.unlist_live(state.id, listed_start)
-                continue
-            if state.paused and state.clock_started:
-                continue  # its player is away: not being played now (listed on return)
-            out.append(
-                {
-                    "room": state.id,
-                    "kind": state.kind,
-                    "variant": str(state.variant),
-                    "state": state.state,
-                    "racers": [seat.name for _, seat in state.seated()],
-                    "bots": [bool(seat.bot) for _, seat in state.seated()],
-                    "started_at": state.start_at_ms,
-                    "spectators": spectators,
-                }
-            )
-        return out
+    async def _daily(
+        self, parts: list[str], query: dict[str, list[str]], user: str | None
+    ) -> Answer:
+        queries = self.queries
+        if parts == ["daily"]:
+            return HTTPStatus.OK, await queries.daily_today(user)
+        if parts == ["daily", "archive"]:
+            limit = _number(query, "limit", 30, MAX_LIMIT)
+            if limit is None:
+                return BAD_REQUEST
+            return HTTPStatus.OK, await queries.daily_archive(max(1, limit))
+        if parts == ["daily", "stats"]:
+            if user is None:
+                return UNAUTHORIZED
+            return HTTPStatus.OK, await queries.daily_stats(user)
+        if len(parts) == 4 and parts[3] == "leaderboard":
+            day, variant = _day(parts[1]), daily_variant(parts[2])
+            if day is None or variant is None:
+                return NOT_FOUND
+            offset = _number(query, "offset", 0, MAX_OFFSET)
+            limit = _number(query, "limit", 50, MAX_LIMIT)
+            if offset is None or limit is None:
+                return BAD_REQUEST
+            page = await queries.daily_leaderboard(day, variant, offset, max(1, limit), user)
+            return NOT_FOUND if page is None else (HTTPStatus.OK, page)
+        return NOT_FOUND
 
-    async def finished(self) -> list[dict[str, Any]]:
-        out = []
-        for room_id, gen in await self.store.list_finished():
-            results = await self.results(room_id, gen)
-            if results is None or (self.hidden is not None and self.hidden(results)):
-                continue
-            if results.get("public") is not True:
-                continue  # unlisted (or finished before results said): by link only
-            out.append(
-                {
-                    "room": room_id,
-                    "gen": gen,
-                    "variant": results["variant"],
-                    "ended_at": results["ended_at"],
-                    "ranking": [
-                        {k: row[k] for k in ("rank", "seat", "name", "status", "time_ms", "found")}
-                        | {"bot": bool(row.get("bot", False))}
-                        for row in results["ranking"]
-                    ],
-                }
-            )
-        return out
+    async def _analysis(self, room_id: str, gen: int, user: str | None) -> Answer:
+        """A finished game's analysis: 200 when stored, 202 `pending` while it is made
+        (asked for here when it is neither), 403 `withheld` where the replay is shown as
+        played (a daily game while its day is open)."""
+        if not self.analyses.enabled:
+            return NOT_FOUND
+        found = await self.queries.shown_game(room_id, gen, user)
+        if isinstance(found, Gate):
+            return _gated(found)
+        _, shown = found
+        if analysis_for({}, shown) is None:
+            return _error(HTTPStatus.FORBIDDEN, "withheld")
+        stored, pending = await self.analyses.load(room_id, gen)
+        if stored is None:
+            if not pending:
+                self.analyses.request(room_id, gen)
+            return HTTPStatus.ACCEPTED, {"status": "pending"}
+        shown_analysis = analysis_for(stored, shown)
+        assert shown_analysis is not None
+        return HTTPStatus.OK, {"status": "ready", **shown_analysis}
 
-    async def unfinished(self, user: str) -> list[dict[str, Any]]:
-        """The player's practice games not finished yet, newest first: what they are,
-        how far they got and the time on their clock (no cards)."""
-        players = self.store.players
-        now = await self.store.now_ms()
-        out = []
-        for room_id in await players.unfinished(user, now):
-            loaded = await self.store.load_room(room_id)
-            state = loaded[0] if loaded is not None else None
-            seat = state.seat_of(user) if state is not None else None
-            if state is None or seat is None or state.state not in (COUNTDOWN, RACING):
-                await players.remove_unfinished(user, room_id)  # over, or expired
-                continue
-            board = await self.store.load_board(room_id, state.gen, seat)
-            out.append(
-                {
-                    "room": room_id,
-                    "kind": state.kind,
-                    "variant": str(state.variant),
-                    "daily": state.daily or None,
-                    "moves": board.int("moves") if board is not None else 0,
-                    "found": board.int("found") if board is not None else 0,
-                    "time_ms": state.clock_ms(now),
-                    "paused": state.paused,
-                    "created_at": state.created_ms,
-                }
-            )
-        return out
 
-    async def stats(self, user: str) -> dict[str, Any]:
-        """The player's statistics per kind and variant, totals and recent games."""
-        counters, recent = await self.store.players.load_stats(user)
-        categories = summary(counters)
-        return {
-            "user": user,
-            "totals": totals(categories),
-            "categories": [c.to_json() for c in categories],
-            "recent": recent,
-        }
-
-    async def results(self, room_id: str, gen: int) -> dict[str, Any] | None:
-        data = await self.store.load_results(room_id, gen)
-        if data is None:
-            return None
-        results: dict[str, Any] = msgpack.unpackb(data, raw=False)
-        return results
-
-    async def replay(
-        self, room_id: str, results: dict[str, Any], shown: Disclosure
-    ) -> dict[str, Any]:
-        """The replay of a finished game from its stored `results`, under `shown`."""
-        kind = results.get("kind")
-        if kind is None:  # results stored before they named their kind
-            loaded = await self.store.load_room(room_id)
-            kind = loaded[0].kind if loaded is not None else "race"
-        # A long game of eight boards takes tens of milliseconds to replay: in a thread,
-        # the event loop keeps its turns meanwhile.
-        return await asyncio.to_thread(replay_for, room_id, kind, results, shown)
+def _gated(answer: dict[str, Any] | Gate) -> Answer:
+    """A game's answer, or the status of why there is none."""
+    match answer:
+        case Gate.NOT_FOUND:
+            return NOT_FOUND
+        case Gate.SPOILER:
+            return _error(HTTPStatus.FORBIDDEN, "spoiler")
+        case _:
+            return HTTPStatus.OK, answer

@@ -10,10 +10,8 @@ request for `/ws` goes on to become a websocket, anything else gets a response h
     GET /healthz                   the same as /healthz/ready
     GET /metrics                   Prometheus text
     GET /api/...                   the JSON API (`api.py`): lobbies, live games, results,
-                                   replays; `/api/daily...` (`daily_api.py`);
-                                   `/api/analysis/<room>/<gen>`: the solver's per-ply
-                                   verdicts of a finished game (`service.analysis`);
-                                   `/api/tournaments...` (`tournament_api.py`)
+                                   replays, analyses, a player's own, the daily
+                                   challenges; `/api/tournaments...` (`tournament_api.py`)
     GET /, /static/<version>/<path>, /<path>
                                    the browser client's files (`assets.py`: versioned
                                    URLs, cache lifetimes, ETags and 304, gzip), from
@@ -27,9 +25,9 @@ body never gets here: websockets closes the connection without an answer.
 Nothing here reveals a card of a game that is still playable: results and replays exist
 only for finished games. A daily game's results and replay are shown, while its day is
 open, only to an account that finished its own ranked attempt (`Authorization: Bearer
-<token>`; else 403 `{"error": "spoiler"}`, `DailyApi.access`); what is shown of a
+<token>`; else 403 `{"error": "spoiler"}`, `DailyService.may_see`); what is shown of a
 finished game is `race.redaction`'s policy alone (docs/rules.md, "What each viewer may
-see").
+see"). The routes read no store: every answer is the service's.
 """
 
 from __future__ import annotations
@@ -49,19 +47,12 @@ from websockets.http11 import Request, Response
 
 from klondike_live import __version__
 from klondike_live.auth import AuthError, KeyRing, verify_token
-from klondike_live.daily.stats import USER_ID
-from klondike_live.gateway.api import Api, game_key
+from klondike_live.gateway.api import Api
 from klondike_live.gateway.assets import ClientAssets
 from klondike_live.gateway.client_files import client_root
-from klondike_live.gateway.daily_api import DailyApi
 from klondike_live.gateway.tournament_api import TournamentApi
 from klondike_live.metrics import Metrics
-from klondike_live.race.redaction import Disclosure, analysis_for, results_for
-from klondike_live.service.analysis import Analyses
-from klondike_live.service.daily import DailyService
-from klondike_live.service.tournaments import Tournaments
-from klondike_live.store import Store
-from klondike_live.store.connect import ping
+from klondike_live.service.live import LiveService
 
 log = logging.getLogger(__name__)
 
@@ -93,26 +84,21 @@ def method_not_allowed(allow: tuple[str, ...]) -> Response:
 
 
 class HttpRoutes:
-    """The `process_request` hook of the server."""
+    """The `process_request` hook of the server: HTTP over the service's answers."""
 
     def __init__(
         self,
-        store: Store,
+        service: LiveService,
         metrics: Metrics,
         node_id: str,
-        daily: DailyService,
         keys: bytes | KeyRing,
         client_dir: Path | None = None,
         *,
         bus_connected: Callable[[], bool] | None = None,
-        analyses: Analyses | None = None,
-        tournaments: Tournaments | None = None,
     ) -> None:
-        self.store = store
-        self.analyses = analyses if analyses is not None else Analyses(store)
-        self.api = Api(store, hidden=daily.hidden)
-        self.daily = DailyApi(daily)
-        self.tournaments = TournamentApi(tournaments) if tournaments is not None else None
+        self.queries = service.queries
+        self.api = Api(service.queries, service.analyses)
+        self.tournaments = TournamentApi(service.tournaments)
         self.metrics = metrics
         self.node_id = node_id
         self.keys = keys
@@ -161,12 +147,10 @@ class HttpRoutes:
             return None
 
     async def _ready(self) -> Response:
-        """Ready for traffic: Redis answers within `ping`'s bound (a stalled Redis
+        """Ready for traffic: Redis answers within its health bound (a stalled Redis
         included) and the bus subscriber is connected."""
         failing = []
-        try:
-            await ping(self.store.redis)
-        except Exception:  # a StoreError, OSError, or TimeoutError from the bound
+        if not await self.queries.ready():
             failing.append("redis")
         if self.bus_connected is not None and not self.bus_connected():
             failing.append("bus")
@@ -178,60 +162,12 @@ class HttpRoutes:
         return json_response({"status": "ok", "node": self.node_id, "version": __version__})
 
     async def _api(self, route: str, query: str, headers: Headers) -> Response:
-        if route == "rooms":
-            return json_response(await self.api.public_rooms())
-        if route == "live":
-            return json_response(await self.api.live())
-        if route == "results":
-            return json_response(await self.api.finished())
-        if route in ("me/unfinished", "me/stats"):
-            user = self._user(headers)
-            if user is None or not USER_ID.match(user):
-                return json_response({"error": "unauthorized"}, HTTPStatus.UNAUTHORIZED)
-            if route == "me/stats":
-                return json_response(await self.api.stats(user))
-            return json_response(await self.api.unfinished(user))
-        if self.tournaments is not None and (
-            route == "tournaments" or route.startswith("tournaments/")
-        ):
+        if route == "tournaments" or route.startswith("tournaments/"):
             status, data = await self.tournaments.route(route)
-            return json_response(data, status)
-        if route == "daily" or route.startswith("daily/"):
+        else:
             parsed = parse_qs(query[:1024], keep_blank_values=False)
-            status, data = await self.daily.route(route, parsed, self._user(headers))
-            return json_response(data, status)
-        kind, _, rest = route.partition("/")
-        game = game_key(rest)
-        if game is None or kind not in ("results", "replay", "analysis"):
-            return not_found()
-        results = await self.api.results(*game)
-        if results is None:
-            return not_found()
-        shown = await self.daily.access(results, self._user(headers))
-        if shown is None:
-            return json_response({"error": "spoiler"}, HTTPStatus.FORBIDDEN)
-        if kind == "results":
-            return json_response(results_for(results, shown))
-        if kind == "analysis":
-            return await self._analysis(*game, shown)
-        return json_response(await self.api.replay(game[0], results, shown))
-
-    async def _analysis(self, room_id: str, gen: int, shown: Disclosure) -> Response:
-        """A finished game's analysis: 200 when stored, 202 `pending` while it is made
-        (asked for here when it is neither), 403 `withheld` where the replay is shown as
-        played (a daily game while its day is open)."""
-        if not self.analyses.enabled:
-            return not_found()
-        if analysis_for({}, shown) is None:
-            return json_response({"error": "withheld"}, HTTPStatus.FORBIDDEN)
-        stored, pending = await self.analyses.load(room_id, gen)
-        if stored is None:
-            if not pending:
-                self.analyses.request(room_id, gen)
-            return json_response({"status": "pending"}, HTTPStatus.ACCEPTED)
-        shown_analysis = analysis_for(stored, shown)
-        assert shown_analysis is not None
-        return json_response({"status": "ready", **shown_analysis})
+            status, data = await self.api.route(route, parsed, self._user(headers))
+        return json_response(data, status)
 
     def _static(self, path: str, headers: Headers) -> Response:
         if self.assets is None:

@@ -20,7 +20,7 @@ from klondike_live import keys
 from klondike_live.config import ConfigError, Settings, redact_url
 from klondike_live.embedded import EmbeddedValkeyError
 from klondike_live.errors import LiveError
-from klondike_live.store.connect import StoreError
+from klondike_live.store import StoreError
 
 __all__ = ["StartupError", "describe_keys", "startup_error"]
 

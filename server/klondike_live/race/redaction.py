@@ -19,8 +19,9 @@ A finished game is shown under one of two disclosures:
 
 Who is let in at all is the spoiler gate's business, not this module's: while a daily
 day is open, only the game's player and accounts that finished their own ranked attempt
-of that day and variant are shown a daily game (`DailyService.check_join`, `DailyApi.
-access`); anyone else is refused (`spoiler`). Those let in get `disclosure(...)`.
+of that day and variant are shown a daily game (`DailyService.may_see`, applied by
+`check_join` to joins and by `disclosure` to HTTP answers); anyone else is refused
+(`spoiler`). Those let in get `disclosure(...)`.
 
 The shown payloads are built from allow-lists: a field added to the stored results is
 not shown under `AS_PLAYED` until it is added here. Pure functions, no I/O; the masks

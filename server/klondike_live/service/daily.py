@@ -55,6 +55,7 @@ from klondike_live.protocol import incoming as msg
 from klondike_live.protocol import outgoing
 from klondike_live.protocol.codes import ErrorCode
 from klondike_live.protocol.kinds import RoomKind
+from klondike_live.race.redaction import Disclosure, disclosure
 from klondike_live.race.results import board_after
 from klondike_live.race.room import FINISHED, RoomState, new_room
 from klondike_live.race.rules import attempt_outcome, new_game_clock
@@ -103,7 +104,6 @@ class DailyService:
     ) -> None:
         self.settings = settings
         self.store = store
-        self.redis = store.redis  # still read by gateway/daily_api.py's archive
         self.daily_store = DailyStore(store.redis)
         self.clock = clock
         self.metrics = metrics
@@ -273,15 +273,33 @@ class DailyService:
         """Whether the account's ranked attempt of that day is over (it has its entry)."""
         return await self.leaderboard(day, variant).has_entry(user)
 
+    async def may_see(self, user: str | None, day: date, variant: Variant) -> bool:
+        """The spoiler gate: whether `user` may see the daily games of that day and
+        variant (anyone once the day closed; while it is open, only an account whose
+        ranked attempt of the day is over)."""
+        if not self.is_open(day):
+            return True
+        return user is not None and await self.has_finished(user, day, variant)
+
+    async def disclosure(self, results: dict[str, Any], user: str | None) -> Disclosure | None:
+        """How much of a finished game's results and replay `user` is shown
+        (`race.redaction`), or None when the spoiler gate keeps the game from it: a
+        daily game of an open day is shown as played to those who may see it."""
+        daily = results.get("daily")
+        if not isinstance(daily, dict):
+            return disclosure(daily=False, day_open=False)
+        day = date.fromisoformat(daily["date"])
+        if not await self.may_see(user, day, Variant.parse(daily["variant"])):
+            return None
+        return disclosure(daily=True, day_open=self.is_open(day))
+
     async def check_join(self, user: str, state: RoomState, role: str) -> None:
         """The spoiler gate of a daily room (no-op for other rooms)."""
         if state.kind != "daily":
             return
-        day = date.fromisoformat(state.daily)
         if state.seat_of(user) is not None:
             return  # its own room (a player cannot watch its own game: `own_race`)
-        allowed = not self.is_open(day) or await self.has_finished(user, day, state.variant)
-        if not allowed:
+        if not await self.may_see(user, date.fromisoformat(state.daily), state.variant):
             raise Refusal(
                 ErrorCode.SPOILER,
                 "today's daily games can be watched once you have finished your own "

@@ -69,6 +69,7 @@ from klondike_live.service.ending import check_end
 from klondike_live.service.hub import Hub
 from klondike_live.service.local import LocalRoom, Viewer
 from klondike_live.service.players import note_unfinished
+from klondike_live.service.queries import Queries
 from klondike_live.service.rooms import Rooms
 from klondike_live.service.timers import Timers
 from klondike_live.service.tournaments import Tournaments
@@ -133,6 +134,7 @@ class LiveService:
         # Finished games are analysed in the background (`service.analysis`).
         self.analyses = Analyses(store, budget=analysis_budget(settings.analysis_seconds))
         self.rooms.on_finished = self._finished
+        self.queries = Queries(store, self.daily)  # what the HTTP API answers
         self.catchup = CatchUp(self.rooms, hub, metrics)
         self.boards = Boards(self.rooms, hub, metrics)
         self.tournaments = Tournaments(settings, store, self.rooms, self.boards, self.daily, hub)

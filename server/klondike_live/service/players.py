@@ -19,7 +19,7 @@ import logging
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from klondike_live.daily.stats import USER_ID
+from klondike_live.auth import USER_ID
 from klondike_live.race.room import RoomState
 from klondike_live.race.rules import clock_waits
 from klondike_live.race.stats import outcomes
@@ -41,11 +41,11 @@ async def record_game(
     game_id = f"{state.id}:{state.gen}"
     try:
         for outcome in outcomes(state, results, vs_machine=vs_machine, bots=bots):
-            if USER_ID.match(outcome.user):  # it is spelled into key names
+            if USER_ID.fullmatch(outcome.user):  # it is spelled into key names
                 await players.record_game(outcome, game_id, state.ended_ms)
         if clock_waits(state):
             for _, seat in state.seated():
-                if USER_ID.match(seat.user):
+                if USER_ID.fullmatch(seat.user):
                     await players.remove_unfinished(seat.user, state.id)
     except (StoreError, OSError) as exc:
         log.warning("statistics of %s not recorded: %s", game_id, exc)
@@ -54,7 +54,7 @@ async def record_game(
 async def note_unfinished(players: PlayerStore, user: str, room_id: str, at_ms: int) -> None:
     """A practice game (`race.rules.clock_waits`) its player may come back to: listed
     (again) as of `at_ms`, its creation or when its clock stopped."""
-    if not USER_ID.match(user):
+    if not USER_ID.fullmatch(user):
         return
     try:
         await players.add_unfinished(user, room_id, at_ms)

@@ -42,7 +42,7 @@ from klondike_live.race.live_board import BoardEvent
 from klondike_live.race.room import FINISHED, RoomState
 from klondike_live.store import scripts
 from klondike_live.store.batcher import NodeClients, ScriptBatcher
-from klondike_live.store.connect import RedisClient, is_cluster
+from klondike_live.store.connect import RedisClient, is_cluster, ping
 from klondike_live.store.players import PlayerStore
 from klondike_live.store.records import (
     CAS_ATTEMPTS,
@@ -175,6 +175,15 @@ class Store:
             reply = await self._timed(self.redis.time())
         seconds, micros = reply
         return int(seconds) * 1000 + int(micros) // 1000
+
+    async def reachable(self) -> bool:
+        """Whether Redis answers a PING within the health bound (a stalled server, a
+        lost connection or an error all count as no)."""
+        try:
+            await ping(self.redis)
+        except Exception:  # a StoreError, OSError, or TimeoutError from the bound
+            return False
+        return True
 
     # ------------------------------------------------------------ rooms
 

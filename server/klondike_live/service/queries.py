@@ -1,0 +1,378 @@
+"""What the HTTP JSON API answers, read from the store: the read side of the service.
+
+    queries = Queries(store, daily)
+    await queries.public_rooms()                      # GET /api/rooms
+    await queries.live()                              # GET /api/live
+    await queries.finished()                          # GET /api/results
+    await queries.game(room, gen, user, "replay")     # /api/results|replay/<room>/<gen>
+    await queries.unfinished(user), queries.stats(user)
+    await queries.daily_today(user), daily_leaderboard(...), daily_archive(n), daily_stats(u)
+
+Each answer is JSON-ready data, or a `Gate` saying why there is none (no such game, or
+the daily spoiler gate). The gateway routes and encodes; it never reads the store.
+
+Hidden cards: cards and seeds come only from stored results, which exist only for
+finished games; what is shown of one is `race.redaction`'s decision under the spoiler
+gate of `DailyService.may_see` (a daily game while its day is open: only to an account
+that finished its own ranked attempt). Nothing here reveals a seed or deal of a day that
+has not closed: seeds come only from `DayRecord.reveal`, which refuses an open day.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from datetime import date
+from enum import Enum
+from typing import Any, Final, Literal
+
+import msgpack
+
+from klondike_live.daily.days import day_end, day_of, is_closed
+from klondike_live.daily.leaderboard import LeaderboardRow
+from klondike_live.daily.variants import DAILY_VARIANTS, slug_variant, variant_slug
+from klondike_live.engine import Variant
+from klondike_live.race.redaction import Disclosure, replay_for, results_for
+from klondike_live.race.room import COUNTDOWN, FINISHED, LOBBY, RACING
+from klondike_live.race.stats import summary, totals
+from klondike_live.service.daily import DailyService, to_ms
+from klondike_live.store import Store
+
+NEIGHBOURS: Final = 5
+"""Rows above and below a player's own in a leaderboard's `me`."""
+
+GameView = Literal["results", "replay"]
+
+
+class Gate(Enum):
+    """Why a request about one finished game has no answer."""
+
+    NOT_FOUND = "not_found"  # no such game (or its results expired)
+    SPOILER = "spoiler"  # a daily game of an open day, and the asker may not see it
+
+
+def row_json(row: LeaderboardRow) -> dict[str, Any]:
+    """One leaderboard row as the API shows it."""
+    entry = row.entry
+    return {
+        "rank": row.rank,
+        "user": entry.user,
+        "name": entry.name,
+        "won": entry.won,
+        "time_ms": entry.time_ms,
+        "moves": entry.moves,
+        "found": entry.found,
+        "finished_at": entry.finished_at,
+        "room": entry.room or None,
+        "gen": entry.gen or None,
+    }
+
+
+def daily_variant(slug: str) -> Variant | None:
+    """The daily variant of a URL slug, or None."""
+    try:
+        variant = slug_variant(slug)
+    except ValueError:
+        return None
+    return variant if variant in DAILY_VARIANTS else None
+
+
+class Queries:
+    """The read side: every answer of the HTTP JSON API but the tournaments' (those are
+    `service.tournaments`') and the analyses' (`service.analysis`)."""
+
+    def __init__(self, store: Store, daily: DailyService) -> None:
+        self.store = store
+        self.daily = daily
+
+    async def ready(self) -> bool:
+        """Whether the store answers a PING within its health bound."""
+        return await self.store.reachable()
+
+    # ------------------------------------------------------------ games
+
+    async def public_rooms(self) -> list[dict[str, Any]]:
+        out = []
+        for room_id in await self.store.list_public():
+            loaded = await self.store.load_room(room_id)
+            if loaded is None:
+                continue
+            state = loaded[0]
+            if state.state != LOBBY:
+                continue
+            host = next((s.name for _, s in state.seated() if s.user == state.host), "")
+            out.append(
+                {
+                    "room": state.id,
+                    "variant": str(state.variant),
+                    "host": host,
+                    "racers": len(state.seated()),
+                    "bots": sum(1 for _, seat in state.seated() if seat.bot),
+                    "allows_bots": state.bots,
+                    "capacity": state.capacity,
+                    "time_limit": state.time_limit,
+                    "created_at": state.created_ms,
+                }
+            )
+        return out
+
+    async def live(self) -> list[dict[str, Any]]:
+        """Public races from their countdown to their end and public solo games being
+        played: who plays what, since when, and how many watch."""
+        out = []
+        for state, spectators, listed_start in await self.store.list_live():
+            if not state.public_room or state.state not in (COUNTDOWN, RACING):
+                # Left over (the game ended before it was listed): tidy the index.
+                await self.store.unlist_live(state.id, listed_start)
+                continue
+            if state.paused and state.clock_started:
+                continue  # its player is away: not being played now (listed on return)
+            out.append(
+                {
+                    "room": state.id,
+                    "kind": state.kind,
+                    "variant": str(state.variant),
+                    "state": state.state,
+                    "racers": [seat.name for _, seat in state.seated()],
+                    "bots": [bool(seat.bot) for _, seat in state.seated()],
+                    "started_at": state.start_at_ms,
+                    "spectators": spectators,
+                }
+            )
+        return out
+
+    async def finished(self) -> list[dict[str, Any]]:
+        """Recently finished public games (none of an open day's daily challenge)."""
+        out = []
+        for room_id, gen in await self.store.list_finished():
+            results = await self._results(room_id, gen)
+            if results is None or self.daily.hidden(results):
+                continue
+            if results.get("public") is not True:
+                continue  # unlisted (or finished before results said): by link only
+            out.append(
+                {
+                    "room": room_id,
+                    "gen": gen,
+                    "variant": results["variant"],
+                    "ended_at": results["ended_at"],
+                    "ranking": [
+                        {k: row[k] for k in ("rank", "seat", "name", "status", "time_ms", "found")}
+                        | {"bot": bool(row.get("bot", False))}
+                        for row in results["ranking"]
+                    ],
+                }
+            )
+        return out
+
+    async def game(
+        self, room_id: str, gen: int, user: str | None, view: GameView
+    ) -> dict[str, Any] | Gate:
+        """One finished game's results or replay as `user` may see it."""
+        found = await self.shown_game(room_id, gen, user)
+        if isinstance(found, Gate):
+            return found
+        results, shown = found
+        if view == "results":
+            return results_for(results, shown)
+        return await self._replay(room_id, results, shown)
+
+    async def shown_game(
+        self, room_id: str, gen: int, user: str | None
+    ) -> tuple[dict[str, Any], Disclosure] | Gate:
+        """A finished game's stored results and how much of them `user` is shown (the
+        spoiler gate, `DailyService.disclosure`), or why there is nothing to show."""
+        results = await self._results(room_id, gen)
+        if results is None:
+            return Gate.NOT_FOUND
+        shown = await self.daily.disclosure(results, user)
+        return Gate.SPOILER if shown is None else (results, shown)
+
+    async def _results(self, room_id: str, gen: int) -> dict[str, Any] | None:
+        data = await self.store.load_results(room_id, gen)
+        if data is None:
+            return None
+        results: dict[str, Any] = msgpack.unpackb(data, raw=False)
+        return results
+
+    async def _replay(
+        self, room_id: str, results: dict[str, Any], shown: Disclosure
+    ) -> dict[str, Any]:
+        """The replay of a finished game from its stored `results`, under `shown`."""
+        kind = results.get("kind")
+        if kind is None:  # results stored before they named their kind
+            loaded = await self.store.load_room(room_id)
+            kind = loaded[0].kind if loaded is not None else "race"
+        # A long game of eight boards takes tens of milliseconds to replay: in a thread,
+        # the event loop keeps its turns meanwhile.
+        return await asyncio.to_thread(replay_for, room_id, kind, results, shown)
+
+    # ------------------------------------------------------------ a player's own
+
+    async def unfinished(self, user: str) -> list[dict[str, Any]]:
+        """The player's practice games not finished yet, newest first: what they are,
+        how far they got and the time on their clock (no cards)."""
+        players = self.store.players
+        now = await self.store.now_ms()
+        out = []
+        for room_id in await players.unfinished(user, now):
+            loaded = await self.store.load_room(room_id)
+            state = loaded[0] if loaded is not None else None
+            seat = state.seat_of(user) if state is not None else None
+            if state is None or seat is None or state.state not in (COUNTDOWN, RACING):
+                await players.remove_unfinished(user, room_id)  # over, or expired
+                continue
+            board = await self.store.load_board(room_id, state.gen, seat)
+            out.append(
+                {
+                    "room": room_id,
+                    "kind": state.kind,
+                    "variant": str(state.variant),
+                    "daily": state.daily or None,
+                    "moves": board.int("moves") if board is not None else 0,
+                    "found": board.int("found") if board is not None else 0,
+                    "time_ms": state.clock_ms(now),
+                    "paused": state.paused,
+                    "created_at": state.created_ms,
+                }
+            )
+        return out
+
+    async def stats(self, user: str) -> dict[str, Any]:
+        """The player's statistics per kind and variant, totals and recent games."""
+        counters, recent = await self.store.players.load_stats(user)
+        categories = summary(counters)
+        return {
+            "user": user,
+            "totals": totals(categories),
+            "categories": [c.to_json() for c in categories],
+            "recent": recent,
+        }
+
+    # ------------------------------------------------------------ daily challenges
+
+    async def daily_today(self, user: str | None) -> dict[str, Any]:
+        """Today's challenges, and `user`'s attempts at them."""
+        daily = self.daily
+        now = daily.clock()
+        day = day_of(now)
+        challenges = []
+        for variant in DAILY_VARIANTS:
+            record = await daily.stored_record(day, variant)
+            if record is None:
+                daily.prepare_soon(day, variant)
+            board = daily.leaderboard(day, variant)
+            challenges.append(
+                {
+                    "date": day.isoformat(),
+                    "variant": str(variant),
+                    "slug": variant_slug(variant),
+                    "commitment": record.commitment if record else None,
+                    "par": record.par if record else None,
+                    "ready": record is not None,
+                    "players": await board.count(),
+                    "closes_at": to_ms(day_end(day)),
+                    "attempt": None if user is None else await self._attempt(user, day, variant),
+                }
+            )
+        return {"now": to_ms(now), "date": day.isoformat(), "challenges": challenges}
+
+    async def _attempt(self, user: str, day: date, variant: Variant) -> dict[str, Any] | None:
+        room = await self.daily.attempt_room(user, day, variant)
+        if room is None:
+            return None
+        board = self.daily.leaderboard(day, variant)
+        entry = await board.entry(user)
+        finished = entry is not None
+        if not finished:
+            loaded = await self.store.load_room(room)
+            finished = loaded is not None and loaded[0].state == FINISHED
+        return {
+            "room": room,
+            "ranked": True,
+            "state": "finished" if finished else "playing",
+            "result": None
+            if entry is None
+            else {
+                "won": entry.won,
+                "time_ms": entry.time_ms,
+                "moves": entry.moves,
+                "found": entry.found,
+            },
+            "rank": None if entry is None else await board.rank_of(user),
+        }
+
+    async def daily_leaderboard(
+        self, day: date, variant: Variant, offset: int, limit: int, user: str | None
+    ) -> dict[str, Any] | None:
+        """One page of a day's leaderboard and `user`'s rank with its neighbours; None
+        for a day after today."""
+        daily = self.daily
+        if day > daily.today():
+            return None
+        board = daily.leaderboard(day, variant)
+        rows = await board.page(offset, limit)
+        record = await daily.stored_record(day, variant)
+        me = None
+        if user is not None:
+            around = await board.around(user, NEIGHBOURS)
+            if around is not None:
+                me = {"rank": around.me.rank, "rows": [row_json(r) for r in around.rows]}
+        return {
+            "date": day.isoformat(),
+            "variant": str(variant),
+            "slug": variant_slug(variant),
+            "count": await board.count(),
+            "closed": is_closed(day, daily.clock()),
+            "par": record.par if record else None,
+            "rows": [row_json(r) for r in rows],
+            "me": me,
+        }
+
+    async def daily_archive(self, days: int) -> list[dict[str, Any]]:
+        """Closed days, newest first: every daily variant of each, seed and deal shown."""
+        daily = self.daily
+        now = daily.clock()
+        yesterday = date.fromordinal(day_of(now).toordinal() - 1)
+        found: list[tuple[date, Variant]] = []
+        for day_text, slug in await daily.daily_store.indexed_days(
+            yesterday, days * len(DAILY_VARIANTS)
+        ):
+            try:
+                day = date.fromisoformat(day_text)
+            except ValueError:
+                continue
+            variant = daily_variant(slug)
+            if variant is not None:
+                found.append((day, variant))
+        found.sort(key=lambda item: (-item[0].toordinal(), DAILY_VARIANTS.index(item[1])))
+        kept = sorted({day for day, _ in found}, reverse=True)[:days]
+        out = []
+        for day, variant in found:
+            record = await daily.stored_record(day, variant)
+            if day not in kept or record is None or not is_closed(day, now):
+                continue
+            revealed = record.reveal(now)
+            board = daily.leaderboard(day, variant)
+            top = await board.page(0, 1)
+            out.append(
+                {
+                    "date": day.isoformat(),
+                    "variant": str(variant),
+                    "slug": variant_slug(variant),
+                    "commitment": record.commitment,
+                    "par": record.par,
+                    "seed": revealed["seed"],
+                    "deal": revealed["deal"],
+                    "players": await board.count(),
+                    "winner": row_json(top[0]) if top and top[0].entry.won else None,
+                }
+            )
+        return out
+
+    async def daily_stats(self, user: str) -> dict[str, Any]:
+        """The player's daily statistics (streaks, days played and won)."""
+        mine = await self.daily.stats.get(user, self.daily.today())
+        data = dataclasses.asdict(mine)
+        data["last_played"] = None if mine.last_played is None else mine.last_played.isoformat()
+        return data
