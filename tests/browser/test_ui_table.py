@@ -3,10 +3,8 @@ counted, the win celebration, one-click moves, auto-completion and the f2t varia
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -20,9 +18,8 @@ from klondike_live.engine.moves import DRAW, F2T, RECYCLE, T2F, T2T, W2F, W2T
 from klondike_live.race.room import RoomState
 from klondike_live.solver.hints import best_move, forced_finish
 from klondike_live.solver.search import SOLVABLE, Budget, solve
-from klondike_live.store.connect import open_redis
-from klondike_live.store.pool import PoolStore
 
+from deal_pool import queue_deals
 from live_server import ServerProcess
 from pages import (
     OWN,
@@ -98,31 +95,6 @@ def server(valkey_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     )
     yield process
     process.stop()
-
-
-def queue_deals(valkey_url: str, variant: Variant, seeds: tuple[str, ...]) -> dict[str, list[str]]:
-    """Put `seeds` first in the certified deal pool of `variant`, so that the next solo
-    games of that variant get them in order (a seed the pool handed out before, in an
-    earlier run on the same Valkey, is not queued again); each seed's winning line, the
-    one its hints follow."""
-    lines: dict[str, list[str]] = {}
-
-    async def push() -> None:
-        redis = await open_redis(valkey_url)
-        try:
-            pool = PoolStore(redis)
-            for seed in seeds:
-                line = solve(Board.from_seed(seed, variant), Budget(seconds=10))
-                assert line.result == SOLVABLE, seed
-                await pool.push(variant, seed, line.moves)
-                lines[seed] = list(line.moves)
-        finally:
-            await redis.aclose()
-
-    # Playwright's sync API runs an event loop in this thread: the store's in another.
-    with ThreadPoolExecutor(1) as thread:
-        thread.submit(asyncio.run, push()).result()
-    return lines
 
 
 def room_state(valkey_url: str, room_id: str) -> RoomState:

@@ -14,9 +14,9 @@ from redis import Redis
 from klondike_live import keys
 from klondike_live.daily.variants import DRAW1, variant_slug
 from klondike_live.engine import Board
-from klondike_live.engine.moves import T2F, W2F
 from klondike_live.race.room import RoomState
 
+from deal_pool import queue_deals
 from pages import (
     OWN,
     PHONE,
@@ -107,19 +107,10 @@ def test_draw3_waste_fan_shows_every_index(pages: Pages) -> None:
     check_sizes(page, OWN, at_least=10)
 
 
-def line_to_foundation(board: Board) -> list[str]:
-    """Moves that put a first card on a foundation: turn the stock until one fits."""
-    line: list[str] = []
-    probe = board.copy()
-    for _ in range(120):
-        legal = probe.legal_moves()
-        home = [m for m in legal if m.kind in (T2F, W2F)]
-        move = home[0] if home else next(m for m in legal if str(m) in ("D", "R"))
-        probe.play(move)
-        line.append(str(move))
-        if home:
-            return line
-    raise AssertionError("no card reached a foundation")
+# A certified draw-1 deal, and a line on it that puts one card home ("6F") and then
+# turns the stock three times.
+RESULTS_DRAW_1 = "results-3"
+RESULTS_LINE = ("67", "6F", "D", "D", "D")
 
 
 def test_race_results_watch_replay_and_words(
@@ -129,6 +120,7 @@ def test_race_results_watch_replay_and_words(
     deal's proof behind "Verify this deal"; the replay keys work after a replay button
     was clicked; the finished game is listed as "led with 1 card"; the rematch lobby
     does not keep the last game's message; the race counts in the statistics."""
+    queue_deals(valkey_url, DRAW1, (RESULTS_DRAW_1,))
     ann = pages.open(name="Ann", viewport=LAPTOP)
     ann.check("form:has([data-testid=create-race]) input[name=public]")
     ann.click("[data-testid=create-race]")
@@ -144,9 +136,10 @@ def test_race_results_watch_replay_and_words(
     for racer in (ann, bea):
         expect(racer.locator(f"{OWN} .card").first).to_be_visible(timeout=10_000)
     state = stored_room(valkey_url, room)
+    assert state.seed == RESULTS_DRAW_1, "the queued deal was not dealt"
     board = Board.from_seed(state.seed, state.variant)
     driver = BoardDriver(ann)
-    for token in [*line_to_foundation(board.copy()), "D", "D", "D"]:
+    for token in RESULTS_LINE:
         driver.play(board, token, "keys")
     assert board.foundation_count == 1
     bea.keyboard.press("d")
