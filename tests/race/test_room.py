@@ -190,6 +190,41 @@ def test_bots_take_seats_only_where_allowed_and_are_labelled() -> None:
     assert again == room and again.bots
 
 
+def test_a_host_may_add_a_bot_exactly_when_a_bot_could_join() -> None:
+    """`check_add_bot` (what the service asks before starting a bot) refuses what `join`
+    would refuse a bot, and a non-host."""
+    allowed = replace(lobby(), bots=True)
+    allowed.check_add_bot("u1")
+    cases = {
+        ErrorCode.NOT_HOST: (allowed, "u2"),
+        ErrorCode.BOTS_NOT_ALLOWED: (lobby(), "u1"),
+        ErrorCode.ROOM_FULL: (allowed.join("b1", "Bot", "steady"), "u1"),
+        ErrorCode.WRONG_STATE: (replace(allowed, state=RACING), "u1"),
+    }
+    for code, (room, user) in cases.items():
+        with refused(code):
+            room.check_add_bot(user)
+        if code is not ErrorCode.NOT_HOST:
+            with refused(code):
+                room.join("b9", "Bot", "steady")
+
+
+def test_check_start_refuses_what_start_refuses_and_deals_nothing() -> None:
+    """The service asks `check_start` before it takes a deal; `start` applies the same
+    rule."""
+    ready = lobby().set_ready("u1", True).set_ready("u2", True)
+    ready.check_start("u1")
+    for room, user, code in (
+        (ready, "u2", ErrorCode.NOT_HOST),
+        (lobby().set_ready("u1", True), "u1", ErrorCode.NOT_READY),
+        (replace(ready, state=RACING), "u1", ErrorCode.WRONG_STATE),
+    ):
+        with refused(code):
+            room.check_start(user)
+        with refused(code):
+            room.start(user, 0, 3000, "seed")
+
+
 def test_a_bot_never_becomes_the_host() -> None:
     room = replace(lobby(), bots=True).join("b1", "Bot", "api")
     assert room.leave("u1").host == "u2"

@@ -27,6 +27,7 @@ from klondike_live.race.tournament import (
 from klondike_live.race.tournament_view import tournament_wire
 
 NOW = 1_000_000
+TODAY = date(2029, 12, 31)  # the open daily challenge's date
 
 
 def heats(n: int = 2, cap: int = 10) -> TournamentState:
@@ -43,9 +44,8 @@ def heats(n: int = 2, cap: int = 10) -> TournamentState:
         heats=n,
         pause_s=60,
         time_limit_s=600,
-        deals=deals,
     )
-    return new_tournament("t-12345678", wanted, "org", "Org", NOW)
+    return new_tournament("t-12345678", wanted, deals, "org", "Org", NOW, TODAY)
 
 
 def series(first: date, last: date) -> TournamentState:
@@ -61,7 +61,7 @@ def series(first: date, last: date) -> TournamentState:
         first_day=first,
         last_day=last,
     )
-    return new_tournament("s-12345678", wanted, "org", "Org", NOW)
+    return new_tournament("s-12345678", wanted, (), "org", "Org", NOW, TODAY)
 
 
 def test_a_round_gives_n_minus_place_plus_one_and_ties_share() -> None:
@@ -155,10 +155,17 @@ def test_a_heat_s_seed_is_shown_only_once_it_is_finished() -> None:
 
 
 def test_settings_that_make_no_tournament_are_refused() -> None:
-    with pytest.raises(Refusal):
-        series(date(2030, 1, 7), date(2030, 1, 1))  # backwards
-    with pytest.raises(Refusal):
-        series(date(2030, 1, 1), date(2030, 3, 1))  # longer than 31 days
+    refused = {
+        "a series' last day is on or after its first": (date(2030, 1, 7), date(2030, 1, 1)),
+        "a series lasts at most 31 days": (date(2030, 1, 1), date(2030, 3, 1)),
+        "a series starts today or later": (date(2029, 12, 30), date(2030, 1, 1)),
+    }
+    for message, (first, last) in refused.items():
+        with pytest.raises(Refusal) as refusal:
+            series(first, last)
+        assert refusal.value.code is ErrorCode.BAD_FIELD
+        assert refusal.value.message == message
+    assert series(TODAY, TODAY).first_day == TODAY.isoformat()  # today is not too early
 
 
 def test_registration_of_heats_closes_when_the_first_heat_s_room_opens() -> None:

@@ -9,6 +9,7 @@ entrants on two nodes, with every frame checked by the leak rule (`Cluster.check
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, date, datetime
 from typing import Any
@@ -457,3 +458,54 @@ async def test_a_heat_s_racers_may_all_join_at_once(pair: Cluster) -> None:
             if m.get("t") == "board" and m["room"] == room
         }
         assert len(sent) == 40, len(sent)
+
+
+async def test_settings_that_make_no_tournament_deal_nothing(
+    valkey_url: str, redis: Redis, service_settings: Callable[[int], Settings]
+) -> None:
+    """Refused settings are refused before any deal is taken for the heats (a pooled
+    certified deal is not spent on a tournament that is never made); a series may not
+    start before the open day."""
+    dealt: list[str] = []
+
+    def seeds() -> str:
+        dealt.append(SEED)
+        return SEED
+
+    cluster = await Cluster.start(valkey_url, service_settings, seeds)
+    try:
+        org = cluster.connect("org")
+        now = now_ms(cluster)
+        heats = msg.TournamentCreate(
+            rid=1,
+            name="Too early",
+            format=TournamentFormat.HEATS,
+            variants=(DRAW1,),
+            public=True,
+            cap=10,
+            closes_at=now + 30_000,
+            start_at=now + 10_000,  # before registration closes
+            heats=3,
+            pause=10,
+            time_limit=600,
+        )
+        assert await cluster.request(org, heats) is ErrorCode.BAD_FIELD
+        assert dealt == []
+        today = datetime.fromtimestamp(now / 1000, UTC).date()
+        series = msg.TournamentCreate(
+            rid=2,
+            name="Yesterday",
+            format=TournamentFormat.SERIES,
+            variants=(DRAW1,),
+            public=True,
+            cap=10,
+            closes_at=now + 30_000,
+            first_day=date.fromordinal(today.toordinal() - 1),
+            last_day=today,
+        )
+        assert await cluster.request(org, series) is ErrorCode.BAD_FIELD
+        made = dataclasses.replace(heats, rid=3, start_at=now + 60_000)
+        assert await cluster.request(org, made) is None
+        assert len(dealt) == 3
+    finally:
+        await cluster.stop()

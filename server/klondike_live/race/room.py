@@ -150,6 +150,20 @@ class RoomState:
             seat = self.seats[index]
             assert seat is not None
             return self._with_seat(index, replace(seat, name=name, online=True, away_ms=0))
+        joined = self._with_seat(
+            self._free_seat(bot=bool(bot)), Seat(user=user, name=name, bot=bot)
+        )
+        return joined if self.host or bot else replace(joined, host=user)
+
+    def check_add_bot(self, user: str) -> None:
+        """`Refusal` unless `user` may seat a bot now: the host, in the lobby of a room
+        that allows bots, with a seat free (`join` seats it)."""
+        if user != self.host:
+            raise Refusal(ErrorCode.NOT_HOST, "only the host can add a bot")
+        self._free_seat(bot=True)
+
+    def _free_seat(self, *, bot: bool) -> int:
+        """The seat a new racer takes, or `Refusal` saying why there is none."""
         if bot and not self.bots:
             raise Refusal(ErrorCode.BOTS_NOT_ALLOWED, "this room does not allow bots")
         if self.tournament:
@@ -159,8 +173,7 @@ class RoomState:
         free = next((i for i, s in enumerate(self.seats) if s is None), None)
         if free is None:
             raise Refusal(ErrorCode.ROOM_FULL, "every racer seat is taken")
-        joined = self._with_seat(free, Seat(user=user, name=name, bot=bot))
-        return joined if self.host or bot else replace(joined, host=user)
+        return free
 
     def leave(self, user: str) -> RoomState:
         """Give up a seat in the lobby; the host role passes to the next racer."""
@@ -223,18 +236,9 @@ class RoomState:
         certified: bool = False,
         prefix: tuple[str, ...] = (),
     ) -> Step:
-        """The host starts the countdown (or, with none, the race): every seated racer
-        ready, at least two of them in a race."""
-        if self.state != LOBBY:
-            raise Refusal(ErrorCode.WRONG_STATE, f"the room is {self.state}, not in the lobby")
-        if user != self.host:
-            raise Refusal(ErrorCode.NOT_HOST, "only the host can start the race")
-        seated = self.seated()
-        if self.kind == "race" and len(seated) < 2 and not self.tournament:
-            raise Refusal(ErrorCode.NOT_READY, "a race needs at least two racers")
-        waiting = [s.name for _, s in seated if not s.ready]
-        if waiting and not self.tournament:  # a heat starts at its time, ready or not
-            raise Refusal(ErrorCode.NOT_READY, "not ready yet: " + ", ".join(waiting))
+        """The host starts the countdown (or, with none, the race) on the deal of
+        `seed` (`check_start` says when it may)."""
+        self.check_start(user)
         dealt = replace(
             self,
             # With no countdown (solo and daily games) the race is on at once: nothing
@@ -247,6 +251,21 @@ class RoomState:
             prefix=prefix,
         )
         return Step(dealt, (RoomEvent.DEALT,))
+
+    def check_start(self, user: str) -> None:
+        """`Refusal` unless `user` may start the room now: the host, in the lobby, every
+        seated racer ready and at least two of them in a race (a heat starts at its
+        time, ready or not)."""
+        if self.state != LOBBY:
+            raise Refusal(ErrorCode.WRONG_STATE, f"the room is {self.state}, not in the lobby")
+        if user != self.host:
+            raise Refusal(ErrorCode.NOT_HOST, "only the host can start the race")
+        seated = self.seated()
+        if self.kind == "race" and len(seated) < 2 and not self.tournament:
+            raise Refusal(ErrorCode.NOT_READY, "a race needs at least two racers")
+        waiting = [s.name for _, s in seated if not s.ready]
+        if waiting and not self.tournament:
+            raise Refusal(ErrorCode.NOT_READY, "not ready yet: " + ", ".join(waiting))
 
     def begin(self) -> RoomState:
         """Countdown over: racing."""

@@ -26,7 +26,7 @@ a series' deals are the daily challenges', revealed by the daily rules.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from enum import StrEnum
 from typing import Any, Final
@@ -474,7 +474,7 @@ def standings(entrants: Sequence[Entrant], rounds: Iterable[Sequence[Scored]]) -
 
 @dataclass(frozen=True, slots=True)
 class NewTournament:
-    """What an organizer asks for (checked by `new_tournament`)."""
+    """What an organizer asks for (`check` says whether it makes a tournament)."""
 
     name: str
     format: TournamentFormat
@@ -489,32 +489,50 @@ class NewTournament:
     heats: int = 0
     pause_s: int = 0
     time_limit_s: int = 0
-    deals: tuple[tuple[str, str, bool], ...] = field(
-        default=()
-    )  # heats: seed, commitment, certified
+
+    def check(self, now_ms: int, today: date) -> None:
+        """`Refusal` for settings that do not make a tournament (the protocol checked
+        types and ranges); `today` is the open daily challenge's date."""
+        if self.closes_ms <= max(self.opens_ms, now_ms):
+            raise Refusal(
+                ErrorCode.BAD_FIELD, "registration must close after it opens, in the future"
+            )
+        if self.format is TournamentFormat.SERIES:
+            if self.first_day is None or self.last_day is None:
+                raise Refusal(ErrorCode.BAD_FIELD, "a series needs its first and last day")
+            if self.first_day < today:
+                raise Refusal(ErrorCode.BAD_FIELD, "a series starts today or later")
+            if self.last_day < self.first_day:
+                raise Refusal(ErrorCode.BAD_FIELD, "a series' last day is on or after its first")
+            if (self.last_day - self.first_day).days >= MAX_SERIES_DAYS:
+                raise Refusal(ErrorCode.BAD_FIELD, f"a series lasts at most {MAX_SERIES_DAYS} days")
+        else:
+            if self.start_ms < self.closes_ms:
+                raise Refusal(
+                    ErrorCode.BAD_FIELD, "the first heat starts once registration has closed"
+                )
+            if not 1 <= self.heats <= MAX_HEATS:
+                raise Refusal(ErrorCode.BAD_FIELD, f"1..{MAX_HEATS} heats")
 
 
 def new_tournament(
-    tournament_id: str, request: NewTournament, organizer: str, organizer_name: str, now_ms: int
+    tournament_id: str,
+    request: NewTournament,
+    deals: tuple[tuple[str, str, bool], ...],
+    organizer: str,
+    organizer_name: str,
+    now_ms: int,
+    today: date,
 ) -> TournamentState:
-    """A tournament in its upcoming phase, or `Refusal` for settings that do not
-    make one (the protocol checked types and ranges)."""
-    if request.closes_ms <= max(request.opens_ms, now_ms):
-        raise Refusal(ErrorCode.BAD_FIELD, "registration must close after it opens, in the future")
-    first_day = last_day = ""
-    if request.format is TournamentFormat.SERIES:
-        if request.first_day is None or request.last_day is None:
-            raise Refusal(ErrorCode.BAD_FIELD, "a series needs its first and last day")
-        if request.last_day < request.first_day:
-            raise Refusal(ErrorCode.BAD_FIELD, "a series' last day is on or after its first")
-        if (request.last_day - request.first_day).days >= MAX_SERIES_DAYS:
-            raise Refusal(ErrorCode.BAD_FIELD, f"a series lasts at most {MAX_SERIES_DAYS} days")
-        first_day, last_day = request.first_day.isoformat(), request.last_day.isoformat()
-    else:
-        if request.start_ms < request.closes_ms:
-            raise Refusal(ErrorCode.BAD_FIELD, "the first heat starts once registration has closed")
-        if len(request.deals) != request.heats or not 1 <= request.heats <= MAX_HEATS:
-            raise Refusal(ErrorCode.BAD_FIELD, f"1..{MAX_HEATS} heats")
+    """A tournament in its upcoming phase (`Refusal` as `NewTournament.check` says);
+    `deals` are its heats' (seed, commitment, certified), one per heat, none for a
+    series."""
+    request.check(now_ms, today)
+    series = request.format is TournamentFormat.SERIES
+    if len(deals) != (0 if series else request.heats):
+        raise ValueError(f"{len(deals)} deals for {request.heats} heats")
+    first_day = request.first_day.isoformat() if series and request.first_day else ""
+    last_day = request.last_day.isoformat() if series and request.last_day else ""
     heats = tuple(
         Heat(
             number=i,
@@ -523,7 +541,7 @@ def new_tournament(
             certified=certified,
             start_at_ms=request.start_ms if i == 1 else 0,
         )
-        for i, (seed, commit, certified) in enumerate(request.deals, start=1)
+        for i, (seed, commit, certified) in enumerate(deals, start=1)
     )
     return TournamentState(
         id=tournament_id,

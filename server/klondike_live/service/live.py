@@ -340,15 +340,7 @@ class LiveService:
     async def add_bot(self, conn: Connection, request: msg.AddBot) -> None:
         """The host seats an in-server bot (lobby of a race that allows bots)."""
         self._viewer(conn, request.room, racer=True)
-        state = await self.rooms.load(request.room)
-        if state.host != conn.user:
-            raise Refusal(ErrorCode.NOT_HOST, "only the host can add a bot")
-        if not state.bots:
-            raise Refusal(ErrorCode.BOTS_NOT_ALLOWED, "this room does not allow bots")
-        if state.state != LOBBY:
-            raise Refusal(ErrorCode.WRONG_STATE, "bots join in the lobby")
-        if all(seat is not None for seat in state.seats):
-            raise Refusal(ErrorCode.ROOM_FULL, "every racer seat is taken")
+        (await self.rooms.load(request.room)).check_add_bot(conn.user)
         await self.bots.add(request.room, request.level)
 
     async def ready(self, conn: Connection, request: msg.Ready) -> None:
@@ -370,10 +362,7 @@ class LiveService:
     async def _start(self, room_id: str, user: str) -> None:
         countdown = int(self.settings.countdown_seconds * 1000)
         state = await self.rooms.load(room_id)
-        try:  # a refused start must not use up a certified deal
-            state.start(user, 0, countdown, "0")
-        except Refusal as exc:
-            raise Refusal(exc.code, exc.message) from None
+        state.check_start(user)  # a refused start must not use up a certified deal
         seed, certified = await self.rooms.deal(state.variant, state.deal)
         await self.rooms.transition(
             room_id, lambda s, now: s.start(user, now, countdown, seed, certified)

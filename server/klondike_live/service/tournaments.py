@@ -210,11 +210,7 @@ class Tournaments:
 
     async def create(self, conn: Connection, request: msg.TournamentCreate) -> None:
         now = self.rooms.now_ms()
-        deals: list[tuple[str, str, bool]] = []
-        if request.format is TournamentFormat.HEATS:
-            for _ in range(request.heats):
-                seed, certified = await self.rooms.deal(request.variants[0], DealMode.CERTIFIED)
-                deals.append((seed, commitment(Deal.from_seed(seed)), certified))
+        today = self.daily.today()
         wanted = NewTournament(
             name=request.name,
             format=request.format,
@@ -229,16 +225,17 @@ class Tournaments:
             heats=request.heats,
             pause_s=request.pause,
             time_limit_s=request.time_limit,
-            deals=tuple(deals),
         )
-        if (
-            request.format is TournamentFormat.SERIES
-            and request.first_day is not None
-            and request.first_day < self.daily.today()
-        ):
-            raise Refusal(ErrorCode.BAD_FIELD, "a series starts today or later")
+        wanted.check(now, today)  # before a certified deal is taken for it
+        deals: list[tuple[str, str, bool]] = []
+        if request.format is TournamentFormat.HEATS:
+            for _ in range(request.heats):
+                seed, certified = await self.rooms.deal(request.variants[0], DealMode.CERTIFIED)
+                deals.append((seed, commitment(Deal.from_seed(seed)), certified))
         tournament_id = secrets.token_urlsafe(12)  # 96 bits: the invite link
-        state = new_tournament(tournament_id, wanted, conn.user, conn.name, now)
+        state = new_tournament(
+            tournament_id, wanted, tuple(deals), conn.user, conn.name, now, today
+        )
         if not await self.tournaments.create(state):
             raise Refusal(ErrorCode.BUSY, "could not create the tournament; try again")
         if state.format is TournamentFormat.HEATS:
