@@ -68,20 +68,6 @@ async def test_racer_and_spectator_on_different_processes_see_the_same_events(
                 results[client.name] = await client.expect(lambda m: m["t"] == "results")
             assert results["Carol"] == results["Dave"] == results["Alice"] == results["Bob"]
 
-            def resigned_seen(client: Client) -> bool:
-                # Spectator frames travel on their own channel, so they may follow the
-                # results: wait for both boards' last event (the resignation).
-                seats = {
-                    m["seat"]
-                    for m in client.received
-                    if m["t"] == "diff"
-                    and m["audience"] == "spectator"
-                    and m["status"] == "resigned"
-                }
-                return seats == {0, 1}
-
-            await wait_for(lambda: resigned_seen(carol) and resigned_seen(dave))
-
             def board_events(client: Client) -> list[tuple[int, int, str]]:
                 return [
                     (m["seat"], m["off"], repr(m["d"]))
@@ -89,8 +75,24 @@ async def test_racer_and_spectator_on_different_processes_see_the_same_events(
                     if m["t"] == "diff" and m["audience"] == "spectator"
                 ]
 
+            def resigned(client: Client) -> set[int]:
+                return {
+                    m["seat"]
+                    for m in client.received
+                    if m["t"] == "diff" and m["audience"] == "spectator"
+                    and m["status"] == "resigned"
+                }  # fmt: skip
+
+            def both_saw_the_same_events_to_the_end() -> bool:
+                # Spectator frames travel on their own channel, so they may follow the
+                # results, and the boards are revealed after both resignations: wait
+                # until both spectators have both resignations and the same events.
+                return resigned(carol) == resigned(dave) == {0, 1} and board_events(
+                    carol
+                ) == board_events(dave)
+
+            await wait_for(both_saw_the_same_events_to_the_end)
             assert len(board_events(carol)) >= 80
-            assert board_events(carol) == board_events(dave)
             truth = Truth.from_results(results["Carol"])
             audit(alice.received, truth, role="racer", seat=0)
             audit(bob.received, truth, role="racer", seat=1)
