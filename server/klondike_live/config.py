@@ -149,6 +149,7 @@ _RANGES: dict[str, _Range] = {
     "results_days": _Range(int, 0, 36_500),
     "analysis_seconds": _Range(float, 0, 3600),
     "unfinished_days": _Range(int, 1, 36_500),
+    "lobby_hours": _Range(float, 0, 8_760, low_open=True),
     "wait_replicas": _Range(int, -1, 16),
     "wait_timeout_ms": _Range(int, 1, 60_000),
     "max_connections_per_user": _Range(int, 0, 100_000),
@@ -235,6 +236,9 @@ class Settings:
     position); 0: games are not analysed and `/api/analysis` answers 404."""
     unfinished_days: int = 30
     """Days a practice game left unfinished (its clock stopped) is kept for its player."""
+    lobby_hours: float = 24.0
+    """Hours a lobby nobody changes (no join, leave, ready, ...) is kept; then it is gone
+    and out of the public list."""
     wait_replicas: int = -1
     """Replicas a board write waits for (WAIT) before the move is acknowledged; -1: one
     when the masters have replicas, else none."""

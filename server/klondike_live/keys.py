@@ -22,7 +22,8 @@ PREFIX: Final = "kl"
 ROOM_ID: Final = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
 
 PUBLIC_ROOMS: Final = f"{PREFIX}:public"
-"""Sorted set of public rooms in the lobby, scored by creation time (ms)."""
+"""Sorted set of public rooms in the lobby, scored by their last change (ms); an entry
+older than `Retention.lobby_ms` is dropped when the list is read (its lobby expired)."""
 
 LIVE: Final = f"{PREFIX}:live"
 """Sorted set of public games being played (countdown or racing), scored by start time (ms)."""

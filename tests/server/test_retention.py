@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from conftest import WaitFor
 
 RACE_MS = Retention().race_ms
+LOBBY_MS = Retention().lobby_ms
 SLACK_MS = 60_000
 """How much a TTL may have run down between the finish and the test reading it."""
 
@@ -127,15 +128,16 @@ async def test_results_are_kept_for_ever_with_results_days_zero(
 async def test_a_rematch_keeps_the_room_and_the_claims(
     node: Node, redis: RedisClient, wait_for: WaitFor
 ) -> None:
-    """Back in the lobby the room hash and the racers' claims lose their expiry; the
-    finished race's keys keep theirs, and the next race's keys have none."""
+    """Back in the lobby the room hash and the racers' claims expire as a lobby does
+    (`lobby_hours` after its last change); the finished race's keys keep their expiry,
+    and once the next race is dealt its keys and the room have none."""
     room, racers, watchers = await finish_by_resigning(node, wait_for, spectate=False)
     try:
         await racers[0].rematch(room)
         await racers[0].expect(lambda m: m["t"] == "room" and m["state"] == "lobby")
-        assert await redis.pttl(keys.room(room)) == -1
+        assert in_range(await redis.pttl(keys.room(room)), LOBBY_MS)
         for racer in racers:
-            assert await redis.pttl(keys.connection(room, racer.user)) == -1
+            assert in_range(await redis.pttl(keys.connection(room, racer.user)), LOBBY_MS)
         assert in_range(await redis.pttl(keys.board(room, 1, 0)), RACE_MS)
         for racer in racers:
             await racer.ready(room)
@@ -143,7 +145,11 @@ async def test_a_rematch_keeps_the_room_and_the_claims(
         await racers[0].start(room)
         await racers[0].expect(lambda m: m["t"] == "room" and m["state"] == "racing")
         await racers[0].move(room, WON.moves[0])
-        for name in (keys.room(room), *keys.race_keys(room, 2, 0)[:4]):
+        for name in (
+            keys.room(room),
+            *(keys.connection(room, racer.user) for racer in racers),
+            *keys.race_keys(room, 2, 0)[:4],
+        ):
             assert await redis.pttl(name) == -1, name
     finally:
         await close_all(racers, watchers)

@@ -33,7 +33,7 @@ from klondike_live.daily.leaderboard import LeaderboardRow
 from klondike_live.daily.variants import DAILY_VARIANTS, slug_variant, variant_slug
 from klondike_live.engine import Variant
 from klondike_live.race.redaction import Disclosure, replay_for, results_for
-from klondike_live.race.room import COUNTDOWN, FINISHED, LOBBY, RACING
+from klondike_live.race.room import COUNTDOWN, FINISHED, RACING
 from klondike_live.race.stats import summary, totals
 from klondike_live.service.daily import DailyService, to_ms
 from klondike_live.store import Store
@@ -93,13 +93,7 @@ class Queries:
 
     async def public_rooms(self) -> list[dict[str, Any]]:
         out = []
-        for room_id in await self.store.list_public():
-            loaded = await self.store.load_room(room_id)
-            if loaded is None:
-                continue
-            state = loaded[0]
-            if state.state != LOBBY:
-                continue
+        for state in await self.store.list_public():
             host = next((s.name for _, s in state.seated() if s.user == state.host), "")
             out.append(
                 {

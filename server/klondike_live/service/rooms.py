@@ -38,7 +38,7 @@ from klondike_live.protocol.kinds import RoomKind
 from klondike_live.race.live_board import Progress
 from klondike_live.race.redaction import disclosure, results_for
 from klondike_live.race.results import board_after
-from klondike_live.race.room import RoomEvent, RoomState, Step
+from klondike_live.race.room import LOBBY, RoomEvent, RoomState, Step
 from klondike_live.race.rules import absence_resigns
 from klondike_live.race.status import BoardStatus
 from klondike_live.service.daily import DailyService
@@ -137,11 +137,14 @@ class Rooms:
             return self.store.waiting_expiries(new) if clock_moved() else []
 
         try:
-            _, new = await self.store.update_room(room_id, stepped, extras, expiries)
+            old, new = await self.store.update_room(room_id, stepped, extras, expiries)
         except LookupError:
             raise Refusal(ErrorCode.NO_ROOM, "no such room") from None
         except Conflict:  # others kept changing the room: the client tries again
             raise Refusal(ErrorCode.BUSY, "the room is busy; try again") from None
+        if new != old and new.state == LOBBY and new.public_room and new.kind is RoomKind.RACE:
+            # Listed as long as the lobby is kept: from its last change.
+            await self.store.set_public(room_id, True, self.now_ms())
         for event in events:
             match event:
                 case RoomEvent.DEALT:
@@ -154,11 +157,10 @@ class Rooms:
                     )
                     await self._schedule_race_timers(new)
                     if new.public_room:
-                        await self.store.set_public(room_id, False, 0)
+                        await self.store.set_public(room_id, False)
                         await self.store.set_live(room_id, True, new.start_at_ms)
                 case RoomEvent.REOPENED:
-                    if new.public_room and new.kind is RoomKind.RACE:
-                        await self.store.set_public(room_id, True, new.created_ms)
+                    pass  # listed again below, as a lobby changed
                 case RoomEvent.FINISHED:
                     pass  # finished by `ending.check_end`, which stores the results
                 case RoomEvent.PAUSED:

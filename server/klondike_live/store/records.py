@@ -39,18 +39,22 @@ class Retention:
     `unfinished_ms`: a practice game whose clock stands still (its player left, or never
     moved) keeps its keys this long from then, and its player's index of unfinished
     games keeps it as long; it is kept for ever again once its clock runs.
+    `lobby_ms`: a lobby (a race's room before it is dealt, a tournament's heat aside)
+    is kept this long after its last write, and is listed publicly as long.
     """
 
     race_ms: int = 3_600_000
     results_ms: int = 90 * DAY_MS
     finished_keep: int = 1000
     unfinished_ms: int = 30 * DAY_MS
+    lobby_ms: int = DAY_MS
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Retention:
         return cls(
             results_ms=settings.results_days * DAY_MS,
             unfinished_ms=settings.unfinished_days * DAY_MS,
+            lobby_ms=round(settings.lobby_hours * 3_600_000),
         )
 
 

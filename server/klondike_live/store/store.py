@@ -39,7 +39,7 @@ from klondike_live.bus.messages import (
 )
 from klondike_live.protocol.kinds import Audience, BoardPosition
 from klondike_live.race.live_board import BoardEvent
-from klondike_live.race.room import FINISHED, RoomState
+from klondike_live.race.room import FINISHED, LOBBY, RoomState
 from klondike_live.store import scripts
 from klondike_live.store.batcher import NodeClients, ScriptBatcher
 from klondike_live.store.connect import RedisClient, is_cluster, ping
@@ -212,15 +212,19 @@ class Store:
         `hashes` (key -> fields, or None to delete the key) and apply `expiries` in the
         same step.
 
-        A room that is not finished never expires: writing it removes any expiry from
-        the room hash and its racers' connection claims (a rematch keeps them); a
-        practice game whose clock stands still is the exception (`waiting_expiries`).
+        A room being played never expires: writing it removes any expiry from the room
+        hash and its racers' connection claims (a rematch keeps them); a practice game
+        whose clock stands still is the exception (`waiting_expiries`). A lobby expires
+        `Retention.lobby_ms` after its last write (a tournament's heat waits for its
+        start instead, kept).
 
         Returns the new revision, or None when another writer got there first.
         """
         if state.state != FINISHED and not state.paused:
             claims = [keys.connection(state.id, seat.user) for _, seat in state.seated()]
-            expiries = [*expiries, Expiry((keys.room(state.id), *claims), 0)]
+            abandoned = state.state == LOBBY and not state.tournament
+            after_ms = self.retention.lobby_ms if abandoned else 0
+            expiries = [*expiries, Expiry((keys.room(state.id), *claims), after_ms)]
         extra_keys = [key for key, _ in hashes]
         args: list[Any] = [expected_rev, state.to_blob(), len(frames), *map(encode, frames)]
         args.append(len(hashes))
@@ -301,16 +305,37 @@ class Store:
             out.append(Expiry(tuple(lasting), retention.results_ms))
         return out
 
-    async def list_public(self, limit: int = 50) -> list[str]:
-        """Ids of public rooms in the lobby, newest first."""
-        ids: list[Any] = await self._timed(self.redis.zrevrange(keys.PUBLIC_ROOMS, 0, limit - 1))
-        return [_decode(i) for i in ids]
+    async def list_public(self, limit: int = 50) -> list[RoomState]:
+        """Public rooms in the lobby, the latest changed first: the index and the rooms
+        each read in one round trip (on a Cluster, one per node holding them). Entries
+        whose lobby expired, was dealt or is gone are dropped from the index."""
+        now_ms = await self.now_ms()
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zremrangebyscore(keys.PUBLIC_ROOMS, "-inf", now_ms - self.retention.lobby_ms)
+            pipe.zrevrange(keys.PUBLIC_ROOMS, 0, limit - 1)
+            listed: list[Any] = (await self._timed(pipe.execute()))[1]
+        ids = [_decode(member) for member in listed]
+        if not ids:
+            return []
+        # Keyed commands only: on a Cluster the pipeline splits by node.
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for room_id in ids:
+                pipe.hget(keys.room(room_id), "state")
+            blobs: list[Any] = await self._timed(pipe.execute())
+        rooms = [RoomState.from_blob(blob) for blob in blobs if blob is not None]
+        out = [state for state in rooms if state.state == LOBBY]
+        stale = set(ids) - {state.id for state in out}
+        if stale:
+            await self._timed(self.redis.zrem(keys.PUBLIC_ROOMS, *stale))
+        return out
 
-    async def set_public(self, room_id: str, listed: bool, created_ms: int) -> None:
+    async def set_public(self, room_id: str, listed: bool, changed_ms: int = 0) -> None:
+        """List a public lobby as changed at `changed_ms` (it stays listed as long as
+        it is kept: `Retention.lobby_ms` from then), or unlist it."""
         if listed:
-            await self.redis.zadd(keys.PUBLIC_ROOMS, {room_id: created_ms})
+            await self._timed(self.redis.zadd(keys.PUBLIC_ROOMS, {room_id: changed_ms}))
         else:
-            await self.redis.zrem(keys.PUBLIC_ROOMS, room_id)
+            await self._timed(self.redis.zrem(keys.PUBLIC_ROOMS, room_id))
 
     async def set_live(self, room_id: str, listed: bool, start_ms: int = 0) -> None:
         """List a public game as being played (from its countdown on), or unlist it."""
