@@ -11,12 +11,13 @@ from typing import Any
 
 import pytest
 
+from klondike_live.engine import Move
 from klondike_live.protocol import incoming as msg
 from klondike_live.protocol import outgoing
 from klondike_live.protocol.codes import CloseCode, ErrorCode
 from klondike_live.protocol.kinds import Role
 from klondike_live.race.room import FINISHED, RACING
-from klondike_live.race.status import BoardStatus
+from klondike_live.race.status import BoardOp, BoardStatus
 from klondike_live.store import StoreError, TimerKind
 
 from race_support import board_of, pick_move, play, start_race
@@ -441,3 +442,62 @@ async def test_a_viewer_joining_mid_race_gets_the_room_frame_with_its_grace(
     assert {k: v for k, v in first.items() if k not in ("rid", "spectators")} == {
         k: v for k, v in published.items() if k != "spectators"
     }
+
+
+async def test_a_move_resent_after_a_node_died_gets_its_ack_and_no_frame_again(
+    cluster: Cluster,
+) -> None:
+    """A racer whose node wrote its move and died before answering resumes on another
+    node (its own diff comes with the catch-up) and sends the move again: it gets the
+    `ack` alone, no frame of an offset it holds; a resend on a node that never delivered
+    the move's diff gets that diff, then the `ack`."""
+    await cluster.add_node()
+    race = await start_race(cluster)
+    ann = race.racers[0]
+    await play(cluster, ann, race.room)
+    ann.closed = (CloseCode.NORMAL, "its node died")  # nothing more reaches the client
+    now = await cluster.race(race.room)
+    token = str(pick_move(board_of(now, 0)))
+    assert await cluster.request(ann, msg.MoveRequest(race.room, 2, token)) is None
+    await cluster.disconnect(ann)
+    since = since_of(cluster.streams[ann.conn_id], "own")
+    assert [(s.seat, s.offset) for s in since] == [(0, 1)]
+    again = cluster.connect("ann", node=1)
+    assert await cluster.request(again, msg.Join(race.room, Role.RACER, since)) is None
+    assert [(m["t"], m["off"], m.get("id")) for m in board_frames(again)] == [("diff", 2, 2)]
+    first = len(again.received)
+    assert await cluster.request(again, msg.MoveRequest(race.room, 2, token)) is None
+    assert [(m["t"], m["id"], m["off"]) for m in again.received[first:]] == [("ack", 2, 2)]
+    assert (await cluster.race(race.room)).moves[0] == now.moves[0] + [token]
+
+
+async def test_a_move_resent_after_its_diff_was_lost_gets_that_diff_then_the_ack(
+    cluster: Cluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A move stored but whose diff never reached its racer (the write's outcome was
+    unknown to the node): sent again, it gets the missing diff, then the `ack`."""
+    race = await start_race(cluster)
+    ann = race.racers[0]
+    await play(cluster, ann, race.room)
+    now = await cluster.race(race.room)
+    token = str(pick_move(board_of(now, 0)))
+    node = cluster.nodes[0]
+    local = node.hub.rooms[race.room]
+    write = node.store.write_board_event
+
+    async def lost_answer(*args: Any, **kwargs: Any) -> Any:
+        await write(*args, **kwargs)
+        raise StoreError("the connection broke before the answer")
+
+    monkeypatch.setattr(node.store, "write_board_event", lost_answer)
+    (viewer,) = [v for v in local.viewers if v.conn is ann]
+    with pytest.raises(StoreError):
+        await node.service.boards.write(viewer, BoardOp.MOVE, Move.parse(token), 2)
+    monkeypatch.undo()
+    assert [m["off"] for m in board_frames(ann)] == [0, 1]
+    first = len(ann.received)
+    assert await cluster.request(ann, msg.MoveRequest(race.room, 2, token)) is None
+    assert [(m["t"], m["off"], m.get("id")) for m in ann.received[first:]] == [
+        ("diff", 2, 2),
+        ("ack", 2, 2),
+    ]

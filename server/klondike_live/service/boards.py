@@ -1,6 +1,6 @@
 """Board writes: this node as the single writer of its racers' boards.
 
-    boards = Boards(rooms, hub, metrics)
+    boards = Boards(rooms, hub, catchup, metrics)
     await boards.write(viewer, BoardOp.MOVE, move, move_id)   # or UNDO, RESIGN
     await boards.hint(viewer, request)                        # practice only: follows a
                                                               # winning line once found
@@ -38,12 +38,12 @@ from klondike_live.protocol import incoming as msg
 from klondike_live.protocol import outgoing
 from klondike_live.protocol.codes import ErrorCode
 from klondike_live.protocol.kinds import Audience, BoardPosition
-from klondike_live.race.live_board import BoardEvent, LiveBoard, snapshot
+from klondike_live.race.live_board import BoardEvent, LiveBoard
 from klondike_live.race.results import board_after
 from klondike_live.race.room import COUNTDOWN, FINISHED, RACING, RoomState
 from klondike_live.race.rules import check_practice, move_starts_clock
 from klondike_live.race.status import BoardOp, BoardStatus
-from klondike_live.race.visibility import own_knowledge
+from klondike_live.service.catchup import CatchUp
 from klondike_live.service.ending import check_end
 from klondike_live.service.hub import Hub
 from klondike_live.service.local import LocalRoom, ProgressChange, Viewer
@@ -70,10 +70,11 @@ WRITE_ATTEMPTS = 3
 class Boards:
     """The boards this node writes (see the module docstring)."""
 
-    def __init__(self, rooms: Rooms, hub: Hub, metrics: Metrics) -> None:
+    def __init__(self, rooms: Rooms, hub: Hub, catchup: CatchUp, metrics: Metrics) -> None:
         self.rooms = rooms
         self.store = rooms.store
         self.hub = hub
+        self.catchup = catchup
         self.metrics = metrics
 
     # ------------------------------------------------------------ writers
@@ -167,21 +168,10 @@ class Boards:
                 writer = await self._writer(local, None, seat)
                 if op in (BoardOp.MOVE, BoardOp.UNDO) and move_id <= writer.last_move_id:
                     # Applied already: its diff may never have reached the racer (the
-                    # answer to the first try was lost), so the board comes with the ack.
-                    at = BoardPosition(Audience.OWN, seat, writer.epoch, writer.own_offset)
-                    own = snapshot(
-                        local.room_id,
-                        at,
-                        writer.board,
-                        own_knowledge(writer.board.seen),
-                        writer.status,
-                        last_move_id=writer.last_move_id,
-                    )
-                    await conn.send(own)
-                    viewer.covered[(Audience.OWN, seat)] = (writer.epoch, writer.own_offset)
-                    await conn.send(
-                        outgoing.Ack(local.room_id, move_id, writer.own_offset).encode()
-                    )
+                    # answer to the first try was lost), so what it misses of its board
+                    # comes with the ack; never a frame it holds.
+                    ack = outgoing.Ack(local.room_id, move_id, writer.own_offset).encode()
+                    await self.catchup.answer_applied(local, viewer, ack)
                     return
                 if writer.status.done:
                     self.hub.spawn(check_end(self.rooms, local.room_id), f"end-{local.room_id}")

@@ -10,7 +10,10 @@
 - the board writers this node holds (`writers`), created, replaced and dropped only by
   the service's `Boards`, under `lock`;
 - the winning line last found for each practice board (`hint_lines`), so that the
-  next hints follow it instead of searching again (kept by `Boards.hint`).
+  next hints follow it instead of searching again (kept by `Boards.hint`);
+- how far the node delivered each board stream (`fresh`, `passed`) and, with a
+  viewer's catch-up entry, how far a viewer holds it (`holds`): the one record by
+  which no viewer is sent a board frame at an offset it holds.
 
 A `Viewer` is one connection's presence in one room; it knows its connection and its
 room's id, so no lookup scans other connections or rooms.
@@ -234,6 +237,15 @@ class LocalRoom:
             return False
         self.delivered[key] = position.offset
         return True
+
+    def holds(self, viewer: Viewer, key: tuple[Audience, int]) -> tuple[int, int]:
+        """How far a live viewer (its boards sent, not being caught up, not lagging)
+        holds board stream `key` of the current race, as (epoch, offset): the later of
+        what its catch-up sent (`Viewer.covered`) and what this node delivered since
+        (every frame `fresh` passed reached it; what came before, its catch-up read)."""
+        delivered = (self.gen, self.delivered.get(key, 0))
+        covered = viewer.covered.get(key)
+        return delivered if covered is None else max(covered, delivered)
 
     def passed(self, key: tuple[Audience, int], upto: tuple[int, int]) -> bool:
         """Whether every frame of board stream `key` at or below `upto` (epoch, offset)
