@@ -342,8 +342,7 @@ class CatchUp:
         """A room frame of a local room: a new race resets the local cache (its boards
         come with its start); a race under way is revealed to the local viewers once."""
         if message.gen != local.gen:
-            async with local.lock:
-                local.reset(message.gen)
+            local.reset(message.gen)
         starting = message.phase == COUNTDOWN and message.start_at_ms > self.rooms.now_ms()
         # With no countdown (or a late bus) the start instant has passed when the frame
         # arrives: viewers without their boards still get them, once per race.

@@ -8,7 +8,8 @@
   `load_seats`, `apply_progress`), from which `race.visibility` computes what
   spectators may know;
 - the board writers this node holds (`writers`), created, replaced and dropped only by
-  the service's `Boards`, under `lock`;
+  the service's `Boards`, each under its seat's lock (`seat_lock`: one board's changes
+  in order; the boards of one room are written side by side);
 - the winning line last found for each practice board (`hint_lines`), so that the
   next hints follow it instead of searching again (kept by `Boards.hint`);
 - how far the node delivered each board stream (`fresh`, `passed`) and, with a
@@ -118,11 +119,11 @@ class LocalRoom:
     viewers: set[Viewer] = field(default_factory=set)
     writers: dict[int, LiveBoard] = field(default_factory=dict)
     hint_lines: dict[int, KnownLine] = field(default_factory=dict)
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     # The last offset of each board stream (audience, seat) delivered to this node's
     # viewers in race `gen`: a frame at or below it is a repeat (a bus message after a
     # catch-up from the stream) and is dropped.
     delivered: dict[tuple[Audience, int], int] = field(default_factory=dict)
+    _seat_locks: dict[int, asyncio.Lock] = field(default_factory=dict)
     _seated: tuple[int, ...] = ()
     _seats: dict[int, SeatKnowledge] = field(default_factory=dict)
     _progress: dict[int, Progress] = field(default_factory=dict)
@@ -160,6 +161,15 @@ class LocalRoom:
     def all_racers(self) -> list[Viewer]:
         return [viewer for viewers in self._racers.values() for viewer in viewers]
 
+    def seat_lock(self, seat: int) -> asyncio.Lock:
+        """The lock of board `seat`'s writer: held across a write's round trip, so that
+        a racer's second move waits for its first. Kept as long as the room (a new race
+        keeps them: a write of the old one may still hold one)."""
+        lock = self._seat_locks.get(seat)
+        if lock is None:
+            lock = self._seat_locks[seat] = asyncio.Lock()
+        return lock
+
     @property
     def idle(self) -> bool:
         """No viewer and no writer here: the room can be forgotten."""
@@ -169,7 +179,9 @@ class LocalRoom:
 
     def reset(self, gen: int) -> None:
         """A new race (`gen`) begins: forget everything cached of the previous one.
-        Its boards reach every viewer with its start. Call holding `lock`."""
+        Its boards reach every viewer with its start. A write of the old race still in
+        flight is harmless: its writer is of the old epoch (`Boards` loads a new one),
+        and its frames are older than the race (`fresh`)."""
         self.gen = gen
         self.writers.clear()
         self.hint_lines.clear()
@@ -183,8 +195,8 @@ class LocalRoom:
 
     def load_seats(self, gen: int, seats: Mapping[int, Progress]) -> None:
         """Every seated racer's progress and knowledge, as read from the store. (Its
-        writers are left to `reset`, under the lock: a writer of an older race is never
-        used, `Boards` checks its epoch.)"""
+        writers are left to `reset`: a writer of an older race is never used, `Boards`
+        checks its epoch.)"""
         if gen != self.gen:
             self.gen = gen
             self.delivered.clear()
