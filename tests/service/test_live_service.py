@@ -7,21 +7,26 @@ viewer may not know, no gap or repeat in any board stream.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+import contextlib
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from klondike_live.engine import Move
 from klondike_live.protocol import incoming as msg
 from klondike_live.protocol import outgoing
 from klondike_live.protocol.codes import CloseCode, ErrorCode
 from klondike_live.protocol.kinds import Role
 from klondike_live.race.room import FINISHED, RACING
-from klondike_live.race.status import BoardStatus
+from klondike_live.race.status import BoardOp, BoardStatus
 from klondike_live.store import StoreError, TimerKind
 
 from race_support import board_of, pick_move, play, start_race
 from service_checks import Streams
 from service_fixtures import GRACE_SECONDS, SEED, Cluster, MemoryConnection
+
+if TYPE_CHECKING:
+    from conftest import WaitFor
 
 GRACE_MS = int(GRACE_SECONDS * 1000)
 
@@ -441,3 +446,130 @@ async def test_a_viewer_joining_mid_race_gets_the_room_frame_with_its_grace(
     assert {k: v for k, v in first.items() if k not in ("rid", "spectators")} == {
         k: v for k, v in published.items() if k != "spectators"
     }
+
+
+async def test_a_move_resent_after_a_node_died_gets_its_ack_and_no_frame_again(
+    cluster: Cluster,
+) -> None:
+    """A racer whose node wrote its move and died before answering resumes on another
+    node (its own diff comes with the catch-up) and sends the move again: it gets the
+    `ack` alone, no frame of an offset it holds; a resend on a node that never delivered
+    the move's diff gets that diff, then the `ack`."""
+    await cluster.add_node()
+    race = await start_race(cluster)
+    ann = race.racers[0]
+    await play(cluster, ann, race.room)
+    ann.closed = (CloseCode.NORMAL, "its node died")  # nothing more reaches the client
+    now = await cluster.race(race.room)
+    token = str(pick_move(board_of(now, 0)))
+    assert await cluster.request(ann, msg.MoveRequest(race.room, 2, token)) is None
+    await cluster.disconnect(ann)
+    since = since_of(cluster.streams[ann.conn_id], "own")
+    assert [(s.seat, s.offset) for s in since] == [(0, 1)]
+    again = cluster.connect("ann", node=1)
+    assert await cluster.request(again, msg.Join(race.room, Role.RACER, since)) is None
+    assert [(m["t"], m["off"], m.get("id")) for m in board_frames(again)] == [("diff", 2, 2)]
+    first = len(again.received)
+    assert await cluster.request(again, msg.MoveRequest(race.room, 2, token)) is None
+    assert [(m["t"], m["id"], m["off"]) for m in again.received[first:]] == [("ack", 2, 2)]
+    assert (await cluster.race(race.room)).moves[0] == now.moves[0] + [token]
+
+
+async def test_a_move_resent_after_its_diff_was_lost_gets_that_diff_then_the_ack(
+    cluster: Cluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A move stored but whose diff never reached its racer (the write's outcome was
+    unknown to the node): sent again, it gets the missing diff, then the `ack`."""
+    race = await start_race(cluster)
+    ann = race.racers[0]
+    await play(cluster, ann, race.room)
+    now = await cluster.race(race.room)
+    token = str(pick_move(board_of(now, 0)))
+    node = cluster.nodes[0]
+    local = node.hub.rooms[race.room]
+    write = node.store.write_board_event
+
+    async def lost_answer(*args: Any, **kwargs: Any) -> Any:
+        await write(*args, **kwargs)
+        raise StoreError("the connection broke before the answer")
+
+    monkeypatch.setattr(node.store, "write_board_event", lost_answer)
+    (viewer,) = [v for v in local.viewers if v.conn is ann]
+    with pytest.raises(StoreError):
+        await node.service.boards.write(viewer, BoardOp.MOVE, Move.parse(token), 2)
+    monkeypatch.undo()
+    assert [m["off"] for m in board_frames(ann)] == [0, 1]
+    first = len(ann.received)
+    assert await cluster.request(ann, msg.MoveRequest(race.room, 2, token)) is None
+    assert [(m["t"], m["off"], m.get("id")) for m in ann.received[first:]] == [
+        ("diff", 2, 2),
+        ("ack", 2, 2),
+    ]
+
+
+class GatedWrites:
+    """Board writes held at the store's door until `expected` are in flight at once (or
+    a scaled timeout passed), then let through; what was in flight together is noted."""
+
+    def __init__(
+        self, cluster: Cluster, wait_for: WaitFor, expected: int, patience: float = 1.0
+    ) -> None:
+        self.store = cluster.nodes[0].store
+        self.write = self.store.write_board_event
+        self.wait_for = wait_for
+        self.expected = expected
+        self.patience = patience
+        self.in_flight: list[int] = []  # the seats of the writes in flight
+        self.together: list[list[int]] = []  # in flight, as each write arrived
+        self.arrived = asyncio.Event()
+
+    async def __call__(self, room_id: str, gen: int, seat: int, *args: Any, **kw: Any) -> Any:
+        self.in_flight.append(seat)
+        self.together.append(sorted(self.in_flight))
+        if len(self.in_flight) >= self.expected:
+            self.arrived.set()
+        try:
+            with contextlib.suppress(TimeoutError):
+                await self.wait_for(self.arrived.wait(), self.patience)
+            return await self.write(room_id, gen, seat, *args, **kw)
+        finally:
+            self.in_flight.remove(seat)
+
+
+async def test_racers_of_one_room_are_written_at_once(
+    cluster: Cluster, monkeypatch: pytest.MonkeyPatch, wait_for: WaitFor
+) -> None:
+    """Two racers of one room on one node: the second's board write goes to the store
+    while the first's is in flight (nothing room-wide is held across the round trip, so
+    both can ride one batch); each gets its own diff."""
+    race = await start_race(cluster)
+    ann, bob = race.racers
+    gate = GatedWrites(cluster, wait_for, expected=2)
+    monkeypatch.setattr(gate.store, "write_board_event", gate)
+    move = msg.MoveRequest(race.room, 1, "D")
+    codes = await asyncio.gather(*(cluster.request(c, move, settle=False) for c in race.racers))
+    await cluster.settle()
+    assert codes == [None, None]
+    assert [0, 1] in gate.together
+    for conn in (ann, bob):
+        assert [m["id"] for m in conn.of_kind("diff") if m["audience"] == "own"] == [1]
+    assert (await cluster.race(race.room)).moves == {0: ["D"], 1: ["D"]}
+
+
+async def test_a_racer_s_second_move_waits_for_its_first(
+    cluster: Cluster, monkeypatch: pytest.MonkeyPatch, wait_for: WaitFor
+) -> None:
+    """Two moves of one racer sent at once are written one after the other, in order:
+    never both in flight, each acknowledged by its own diff."""
+    race = await start_race(cluster)
+    ann = race.racers[0]
+    gate = GatedWrites(cluster, wait_for, expected=2, patience=0.2)
+    monkeypatch.setattr(gate.store, "write_board_event", gate)
+    moves = [msg.MoveRequest(race.room, move_id, "D") for move_id in (1, 2)]
+    codes = await asyncio.gather(*(cluster.request(ann, m, settle=False) for m in moves))
+    await cluster.settle()
+    assert codes == [None, None]
+    assert gate.together == [[0], [0]]
+    own = [(m["off"], m["id"]) for m in ann.of_kind("diff") if m["audience"] == "own"]
+    assert own == [(1, 1), (2, 2)]
+    assert (await cluster.race(race.room)).moves[0] == ["D", "D"]

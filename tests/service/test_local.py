@@ -59,3 +59,18 @@ def test_a_catch_up_entry_holds_back_repeats_and_ends_at_the_first_newer_frame()
     assert not viewer.already_has(BoardPosition(Audience.SPECTATOR, 0, 1, 6))
     assert viewer.covered == {}
     assert not viewer.already_has(BoardPosition(Audience.SPECTATOR, 0, 1, 3))
+
+
+def test_a_live_viewer_holds_a_stream_as_far_as_its_catch_up_or_the_node_went() -> None:
+    """What a viewer holds of a board (what a resent move's answer starts after) is the
+    later of its catch-up entry and what the node delivered in this race."""
+    room = LocalRoom("r1", gen=2)
+    viewer = spectator(room)
+    assert room.holds(viewer, SPECTATOR_0) == (2, 0)  # the start snapshot
+    assert room.fresh(BoardPosition(Audience.SPECTATOR, 0, 2, 3))
+    assert room.holds(viewer, SPECTATOR_0) == (2, 3)
+    viewer.covered[SPECTATOR_0] = (2, 5)  # a catch-up sent it further
+    assert room.holds(viewer, SPECTATOR_0) == (2, 5)
+    assert room.holds(viewer, (Audience.SPECTATOR, 1)) == (2, 0)
+    assert room.fresh(BoardPosition(Audience.SPECTATOR, 0, 2, 6))
+    assert room.holds(viewer, SPECTATOR_0) == (2, 6)

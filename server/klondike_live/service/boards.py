@@ -1,6 +1,6 @@
 """Board writes: this node as the single writer of its racers' boards.
 
-    boards = Boards(rooms, hub, metrics)
+    boards = Boards(rooms, hub, catchup, metrics)
     await boards.write(viewer, BoardOp.MOVE, move, move_id)   # or UNDO, RESIGN
     await boards.hint(viewer, request)                        # practice only: follows a
                                                               # winning line once found
@@ -9,10 +9,12 @@
 
 Each board is written by the node holding its racer's connection, with the board in
 memory (a `LiveBoard`, kept in `LocalRoom.writers`). This module is the one place that
-creates, replaces and drops writers, always under the room's lock. A write applies the
-change to the writer (the engine checks the move; frames per audience), then the store
-writes the event, checked against the board's sequence number and the racer's current
-connection:
+creates, replaces and drops writers, each under its seat's lock (`LocalRoom.seat_lock`:
+one board's changes strictly in order; the racers of one room are written side by
+side, their writes batched together, each checked by its own sequence number). A
+write applies the change to the writer (the engine checks the move; frames per
+audience), then the store writes the event, checked against the board's sequence
+number and the racer's current connection:
 
     ok                    the writer confirms; the racer gets its own frame from here
     refused for a reason  (replaced, done, early, late) the writer rolls back
@@ -38,12 +40,12 @@ from klondike_live.protocol import incoming as msg
 from klondike_live.protocol import outgoing
 from klondike_live.protocol.codes import ErrorCode
 from klondike_live.protocol.kinds import Audience, BoardPosition
-from klondike_live.race.live_board import BoardEvent, LiveBoard, snapshot
+from klondike_live.race.live_board import BoardEvent, LiveBoard
 from klondike_live.race.results import board_after
 from klondike_live.race.room import COUNTDOWN, FINISHED, RACING, RoomState
 from klondike_live.race.rules import check_practice, move_starts_clock
 from klondike_live.race.status import BoardOp, BoardStatus
-from klondike_live.race.visibility import own_knowledge
+from klondike_live.service.catchup import CatchUp
 from klondike_live.service.ending import check_end
 from klondike_live.service.hub import Hub
 from klondike_live.service.local import LocalRoom, ProgressChange, Viewer
@@ -70,17 +72,18 @@ WRITE_ATTEMPTS = 3
 class Boards:
     """The boards this node writes (see the module docstring)."""
 
-    def __init__(self, rooms: Rooms, hub: Hub, metrics: Metrics) -> None:
+    def __init__(self, rooms: Rooms, hub: Hub, catchup: CatchUp, metrics: Metrics) -> None:
         self.rooms = rooms
         self.store = rooms.store
         self.hub = hub
+        self.catchup = catchup
         self.metrics = metrics
 
     # ------------------------------------------------------------ writers
 
     async def _writer(self, local: LocalRoom, state: RoomState | None, seat: int) -> LiveBoard:
         """The board of `seat` in memory: the cached copy, or one loaded from Redis.
-        Call holding the room's lock."""
+        Call holding the seat's lock."""
         writer = local.writers.get(seat)
         if writer is not None and writer.epoch == local.gen:
             return writer
@@ -111,7 +114,7 @@ class Boards:
     async def release(self, local: LocalRoom, seat: int) -> None:
         """The racer's connection left this node: its writer goes (another node may
         write the board next)."""
-        async with local.lock:
+        async with local.seat_lock(seat):
             local.writers.pop(seat, None)
 
     async def _store(
@@ -125,7 +128,7 @@ class Boards:
         conn_id: str = "",
     ) -> WriteResult:
         """Write the writer's pending event; confirm, roll back or drop the writer by
-        the store's answer. Call holding the room's lock."""
+        the store's answer. Call holding the seat's lock."""
         try:
             result = await self.store.write_board_event(
                 local.room_id,
@@ -163,25 +166,14 @@ class Boards:
         conn = viewer.conn
         seat = viewer.seat
         for _attempt in range(WRITE_ATTEMPTS):
-            async with local.lock:
+            async with local.seat_lock(seat):
                 writer = await self._writer(local, None, seat)
                 if op in (BoardOp.MOVE, BoardOp.UNDO) and move_id <= writer.last_move_id:
                     # Applied already: its diff may never have reached the racer (the
-                    # answer to the first try was lost), so the board comes with the ack.
-                    at = BoardPosition(Audience.OWN, seat, writer.epoch, writer.own_offset)
-                    own = snapshot(
-                        local.room_id,
-                        at,
-                        writer.board,
-                        own_knowledge(writer.board.seen),
-                        writer.status,
-                        last_move_id=writer.last_move_id,
-                    )
-                    await conn.send(own)
-                    viewer.covered[(Audience.OWN, seat)] = (writer.epoch, writer.own_offset)
-                    await conn.send(
-                        outgoing.Ack(local.room_id, move_id, writer.own_offset).encode()
-                    )
+                    # answer to the first try was lost), so what it misses of its board
+                    # comes with the ack; never a frame it holds.
+                    ack = outgoing.Ack(local.room_id, move_id, writer.own_offset).encode()
+                    await self.catchup.answer_applied(local, viewer, ack)
                     return
                 if writer.status.done:
                     self.hub.spawn(check_end(self.rooms, local.room_id), f"end-{local.room_id}")
@@ -241,7 +233,7 @@ class Boards:
 
     async def _practice_won(self, local: LocalRoom, writer: LiveBoard, viewer: Viewer) -> None:
         """A won practice game is over (a race board wins with its move): a status event
-        ends it, so that its results and replay are stored. Call holding the lock."""
+        ends it, so that its results and replay are stored. Call holding the seat's lock."""
         seq = writer.seq
         event = writer.apply_ending(BoardOp.WIN, local.seats())
         result = await self._store(
@@ -259,14 +251,14 @@ class Boards:
         state = await self.rooms.load(request.room)
         check_practice(state.race_rules, "hints")
         seat = viewer.seat
-        async with local.lock:
+        async with local.seat_lock(seat):
             position = (await self._writer(local, state, seat)).board.copy()
             known = local.hint_lines.get(seat)
         if known is None and state.certified:
             # A certified deal is winnable from its start: its line, once per board, so
             # that a player who follows the hints from the deal is led to the win.
             known = await self._deal_line(state)
-            async with local.lock:
+            async with local.seat_lock(seat):
                 local.hint_lines.setdefault(seat, known)
         # A winning line found before still holds while the player follows it: its next
         # move, with no search (a search against the clock may miss the win it found).
@@ -281,7 +273,7 @@ class Boards:
                 except SolverError:
                     log.warning("hint line of room %s does not win; not kept", request.room)
                 else:
-                    async with local.lock:
+                    async with local.seat_lock(seat):
                         local.hint_lines[seat] = line
         await viewer.conn.send(
             outgoing.Hint(
@@ -309,7 +301,7 @@ class Boards:
             raise Refusal(ErrorCode.NOT_IN_ROOM, "join the room first")
         state = await self.rooms.load(request.room)
         check_practice(state.race_rules, "auto-complete checks")
-        async with local.lock:
+        async with local.seat_lock(viewer.seat):
             board = (await self._writer(local, state, viewer.seat)).board
             ok = forced_finish(board)
         await viewer.conn.send(outgoing.Finish(request.room, request.rid, ok).encode())
@@ -326,7 +318,7 @@ class Boards:
                 if only_seat is not None and seat != only_seat:
                     continue
                 for _attempt in range(WRITE_ATTEMPTS):
-                    async with local.lock:
+                    async with local.seat_lock(seat):
                         # Written elsewhere until now: read the board as Redis has it.
                         local.writers.pop(seat, None)
                         writer = await self._writer(local, state, seat)
@@ -361,7 +353,7 @@ class Boards:
         """Spectators may know more: re-publish this node's other boards' spectator
         views."""
         for seat in [seat for seat in local.writers if seat != written]:
-            async with local.lock:
+            async with local.seat_lock(seat):
                 writer = local.writers.get(seat)
                 if writer is None:
                     continue

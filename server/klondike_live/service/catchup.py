@@ -4,6 +4,7 @@
     await catchup.catch_up(local, viewer, state, since)   # a join or a resume
     hub.on_resync = catchup.resync              # a lagging viewer drained its buffer
     hub.on_room_frame = catchup.on_room_frame   # a new race: boards at its start instant
+    await catchup.answer_applied(local, viewer, ack)   # a move resent: what it misses, ack
 
 A viewer (re)joining sends its last offset per board: if the board's stream still holds
 every later entry (at most `MAX_BACKLOG`), it gets exactly those frames, else a
@@ -226,6 +227,27 @@ class CatchUp:
             sent[(Audience.SPECTATOR, seat)] = (state.gen, record.int("spec_offset"))
         return sent
 
+    async def answer_applied(self, local: LocalRoom, viewer: Viewer, ack: bytes) -> None:
+        """A racer sent again a move applied before (the answer to its first try may
+        have been lost, with its node): its own board from where it holds it, which is
+        nothing when it holds it all, then `ack`. A viewer being caught up gets the ack
+        after its catch-up; a lagging one after its resync, which sends its board."""
+        if viewer.catching_up is not None:
+            viewer.catching_up.append(Held(ack, None))
+            return
+        if viewer.lagging or not viewer.boards_ready or viewer.seat is None:
+            await viewer.conn.send(ack)
+            return
+        epoch, offset = local.holds(viewer, (Audience.OWN, viewer.seat))
+        viewer.catching_up = []
+        sent: Sent = {}
+        try:
+            state = await self.rooms.load(local.room_id)
+            sent = await self._send_boards(viewer, state, (msg.Since(viewer.seat, epoch, offset),))
+            await viewer.conn.send(ack)
+        finally:
+            await self._release(local, viewer, sent)
+
     # ------------------------------------------------------------ the start instant
 
     def schedule_reveal(self, local: LocalRoom, state: RoomState) -> None:
@@ -320,8 +342,7 @@ class CatchUp:
         """A room frame of a local room: a new race resets the local cache (its boards
         come with its start); a race under way is revealed to the local viewers once."""
         if message.gen != local.gen:
-            async with local.lock:
-                local.reset(message.gen)
+            local.reset(message.gen)
         starting = message.phase == COUNTDOWN and message.start_at_ms > self.rooms.now_ms()
         # With no countdown (or a late bus) the start instant has passed when the frame
         # arrives: viewers without their boards still get them, once per race.

@@ -136,7 +136,7 @@ class LiveService:
         self.rooms.on_finished = self._finished
         self.queries = Queries(store, self.daily)  # what the HTTP API answers
         self.catchup = CatchUp(self.rooms, hub, metrics)
-        self.boards = Boards(self.rooms, hub, metrics)
+        self.boards = Boards(self.rooms, hub, self.catchup, metrics)
         self.tournaments = Tournaments(settings, store, self.rooms, self.boards, self.daily, hub)
         self.timers = Timers(settings, self.rooms, self.boards, hub)
         self.timers.on_tournament = self.tournaments.run_timer

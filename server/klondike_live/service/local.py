@@ -8,9 +8,13 @@
   `load_seats`, `apply_progress`), from which `race.visibility` computes what
   spectators may know;
 - the board writers this node holds (`writers`), created, replaced and dropped only by
-  the service's `Boards`, under `lock`;
+  the service's `Boards`, each under its seat's lock (`seat_lock`: one board's changes
+  in order; the boards of one room are written side by side);
 - the winning line last found for each practice board (`hint_lines`), so that the
-  next hints follow it instead of searching again (kept by `Boards.hint`).
+  next hints follow it instead of searching again (kept by `Boards.hint`);
+- how far the node delivered each board stream (`fresh`, `passed`) and, with a
+  viewer's catch-up entry, how far a viewer holds it (`holds`): the one record by
+  which no viewer is sent a board frame at an offset it holds.
 
 A `Viewer` is one connection's presence in one room; it knows its connection and its
 room's id, so no lookup scans other connections or rooms.
@@ -115,11 +119,11 @@ class LocalRoom:
     viewers: set[Viewer] = field(default_factory=set)
     writers: dict[int, LiveBoard] = field(default_factory=dict)
     hint_lines: dict[int, KnownLine] = field(default_factory=dict)
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     # The last offset of each board stream (audience, seat) delivered to this node's
     # viewers in race `gen`: a frame at or below it is a repeat (a bus message after a
     # catch-up from the stream) and is dropped.
     delivered: dict[tuple[Audience, int], int] = field(default_factory=dict)
+    _seat_locks: dict[int, asyncio.Lock] = field(default_factory=dict)
     _seated: tuple[int, ...] = ()
     _seats: dict[int, SeatKnowledge] = field(default_factory=dict)
     _progress: dict[int, Progress] = field(default_factory=dict)
@@ -157,6 +161,15 @@ class LocalRoom:
     def all_racers(self) -> list[Viewer]:
         return [viewer for viewers in self._racers.values() for viewer in viewers]
 
+    def seat_lock(self, seat: int) -> asyncio.Lock:
+        """The lock of board `seat`'s writer: held across a write's round trip, so that
+        a racer's second move waits for its first. Kept as long as the room (a new race
+        keeps them: a write of the old one may still hold one)."""
+        lock = self._seat_locks.get(seat)
+        if lock is None:
+            lock = self._seat_locks[seat] = asyncio.Lock()
+        return lock
+
     @property
     def idle(self) -> bool:
         """No viewer and no writer here: the room can be forgotten."""
@@ -166,7 +179,9 @@ class LocalRoom:
 
     def reset(self, gen: int) -> None:
         """A new race (`gen`) begins: forget everything cached of the previous one.
-        Its boards reach every viewer with its start. Call holding `lock`."""
+        Its boards reach every viewer with its start. A write of the old race still in
+        flight is harmless: its writer is of the old epoch (`Boards` loads a new one),
+        and its frames are older than the race (`fresh`)."""
         self.gen = gen
         self.writers.clear()
         self.hint_lines.clear()
@@ -180,8 +195,8 @@ class LocalRoom:
 
     def load_seats(self, gen: int, seats: Mapping[int, Progress]) -> None:
         """Every seated racer's progress and knowledge, as read from the store. (Its
-        writers are left to `reset`, under the lock: a writer of an older race is never
-        used, `Boards` checks its epoch.)"""
+        writers are left to `reset`: a writer of an older race is never used, `Boards`
+        checks its epoch.)"""
         if gen != self.gen:
             self.gen = gen
             self.delivered.clear()
@@ -234,6 +249,15 @@ class LocalRoom:
             return False
         self.delivered[key] = position.offset
         return True
+
+    def holds(self, viewer: Viewer, key: tuple[Audience, int]) -> tuple[int, int]:
+        """How far a live viewer (its boards sent, not being caught up, not lagging)
+        holds board stream `key` of the current race, as (epoch, offset): the later of
+        what its catch-up sent (`Viewer.covered`) and what this node delivered since
+        (every frame `fresh` passed reached it; what came before, its catch-up read)."""
+        delivered = (self.gen, self.delivered.get(key, 0))
+        covered = viewer.covered.get(key)
+        return delivered if covered is None else max(covered, delivered)
 
     def passed(self, key: tuple[Audience, int], upto: tuple[int, int]) -> bool:
         """Whether every frame of board stream `key` at or below `upto` (epoch, offset)
