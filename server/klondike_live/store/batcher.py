@@ -26,14 +26,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import math
 import time
 from collections.abc import Sequence
-from typing import Any, Final, cast
+from typing import Any, Final
 from urllib.parse import quote
 
 from redis.asyncio import Redis
-from redis.asyncio.connection import AbstractConnection, SSLConnection
 from redis.commands.core import AsyncScript
 from redis.exceptions import AskError, MovedError, NoScriptError, RedisError, ResponseError
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -41,6 +39,15 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from klondike_live.errors import LiveError
 from klondike_live.store.connect import RedisClient, is_cluster, node_client, replicas_of
+from klondike_live.store.redispy import (
+    connection_options,
+    give_back,
+    read_replies,
+    refresh_slots,
+    retry_call,
+    send_packed,
+    take_connection,
+)
 
 log = logging.getLogger(__name__)
 
@@ -66,14 +73,10 @@ class NodeClients:
     @classmethod
     def of(cls, cluster: RedisClient) -> NodeClients:
         """The node clients of `cluster`, reached with its own credentials and scheme."""
-        options: Any = getattr(cluster, "connection_kwargs", {})
-        scheme = (
-            "rediss"
-            if issubclass(options.get("connection_class", object), SSLConnection)
-            else "redis"
-        )
-        user = quote(options.get("username") or "", safe="")
-        password = quote(options.get("password") or "", safe="")
+        options = connection_options(cluster)
+        scheme = "rediss" if options.tls else "redis"
+        user = quote(options.username or "", safe="")
+        password = quote(options.password or "", safe="")
         credentials = f"{user}:{password}@" if user or password else ""
         return cls(f"{scheme}://{credentials}127.0.0.1:0")
 
@@ -209,16 +212,14 @@ class ScriptBatcher:
         return False
 
     async def _refresh_slots(self) -> None:
-        cluster: Any = self.client
         with contextlib.suppress(RedisError, OSError):
-            await cluster.nodes_manager.initialize()
+            await refresh_slots(self.client)  # type: ignore[arg-type]
 
     async def _redirect(self, calls: list[Call]) -> None:
         """Calls whose slot moved did not run: send them to the slot's new owner."""
-        cluster: Any = self.client
         for attempt in range(MAX_REDIRECTS):
             try:
-                await cluster.nodes_manager.initialize()
+                await refresh_slots(self.client)  # type: ignore[arg-type]
             except RedisError as exc:
                 for call in calls:
                     if not call[2].done():
@@ -304,34 +305,27 @@ async def exchange(client: Redis, commands: list[bytes]) -> list[Any]:
     transaction does, without its per-command machinery: this is every move's write).
     A lost connection is retried as the client's own commands are."""
     pool = client.connection_pool
-    # redis-py leaves `get_connection` untyped; it gives a connection of the pool.
-    connection: AbstractConnection = await cast(Any, pool).get_connection()
+    connection = await take_connection(pool)
     finished = False
 
     async def once() -> list[Any]:
-        await connection.send_packed_command(b"".join(commands))
-        replies: list[Any] = []
+        await send_packed(connection, b"".join(commands))
         # One read timeout for the batch, not one per reply (each is a timer handle
         # made and cancelled): the replies come together or not at all.
         try:
             async with asyncio.timeout(connection.socket_timeout):
-                for _ in commands:
-                    try:
-                        replies.append(await connection.read_response(timeout=math.inf))
-                    except ResponseError as error:
-                        replies.append(error)
+                return await read_replies(connection, len(commands))
         except TimeoutError:
             raise RedisTimeoutError(f"no reply within {connection.socket_timeout} s") from None
-        return replies
 
     async def lost(error: Exception) -> None:
         await connection.disconnect()
 
     try:
-        replies: list[Any] = await connection.retry.call_with_retry(once, lost)
+        replies = await retry_call(connection, once, lost)
         finished = True
         return replies
     finally:
         if not finished:  # cancelled or failed mid-exchange: replies may be unread
             await connection.disconnect()
-        await pool.release(connection)
+        await give_back(pool, connection)
