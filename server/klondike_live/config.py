@@ -241,7 +241,8 @@ class Settings:
     and out of the public list."""
     wait_replicas: int = -1
     """Replicas a board write waits for (WAIT) before the move is acknowledged; -1: one
-    when the masters have replicas, else none."""
+    wherever the write's master has one in sync (checked per master, again as replicas
+    come and go), else none."""
     wait_timeout_ms: int = 1000
     max_connections_per_user: int = 20
     max_connections_per_address: int = 200

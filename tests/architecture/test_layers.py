@@ -142,3 +142,44 @@ def test_the_gateway_reaches_no_store_but_through_the_service() -> None:
             if isinstance(node, ast.Attribute) and node.attr in STORE_ATTRIBUTES:
                 offenders.append((name, f".{node.attr} (line {node.lineno})"))
     assert offenders == []
+
+
+# redis-py's private or undocumented API, named only in `store/redispy.py`, whose every
+# function tests/server/test_redispy.py calls against a real Valkey.
+REDISPY = f"{ROOT}.store.redispy"
+REDISPY_INTERNALS = {
+    "get_connection",
+    "read_response",
+    "send_packed_command",
+    "connect_check_health",
+    "call_with_retry",
+    "nodes_manager",
+    "handle_message",
+    "connection_kwargs",
+    "connection_class",
+    "is_connected",
+    "_available_connections",
+    "_in_use_connections",
+}
+
+
+def test_only_the_redispy_module_reaches_redis_py_internals() -> None:
+    """No other module reads, defines or names (as a string, e.g. for `getattr`) one of
+    redis-py's internals: a redis-py upgrade is checked by the tests of one module."""
+    offenders: list[tuple[str, str, int]] = []
+    for name, path in modules().items():
+        if name == REDISPY:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute):
+                found = node.attr
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                found = node.name
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                found = node.value
+            else:
+                continue
+            if found in REDISPY_INTERNALS:
+                offenders.append((name, found, getattr(node, "lineno", 0)))
+    assert offenders == []
+    assert REDISPY in modules()

@@ -29,7 +29,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import math
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Final
@@ -40,6 +39,12 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 
 from klondike_live.store.connect import RedisClient, is_cluster, node_client
+from klondike_live.store.redispy import (
+    handle_reply,
+    message_reader,
+    refresh_slots,
+    server_address,
+)
 from klondike_live.tasks import TaskGroup, cancel_requested
 
 log = logging.getLogger(__name__)
@@ -200,8 +205,7 @@ class Subscriber:
         return shard
 
     def _standalone_address(self) -> tuple[str, int]:
-        kwargs = self._client.connection_pool.connection_kwargs  # type: ignore[union-attr]
-        return str(kwargs.get("host", "127.0.0.1")), int(kwargs.get("port", 6379))
+        return server_address(self._client)  # type: ignore[arg-type]
 
     def _run(self, shard: _Shard) -> None:
         shard.task = asyncio.create_task(self._read(shard), name=f"bus-{shard.name}")
@@ -278,15 +282,13 @@ class Subscriber:
 
         Every message of a room is read here, so its messages are taken straight from
         the connection's replies and handed over; only the rest (confirmations, PONGs)
-        goes through `PubSub.handle_message`, which keeps the client's own record of
-        its subscriptions. (`PubSub.listen` would build a dict for each message, behind
-        a retry wrapper and a health check per read: most of the bus's cost on a node
+        goes through `handle_reply`, which keeps the client's own record of its
+        subscriptions. (`PubSub.listen` would build a dict for each message, behind a
+        retry wrapper and a health check per read: most of the bus's cost on a node
         whose spectators see every move.)"""
-        connection = pubsub.connection
-        while connection is not None and pubsub.subscribed:
-            reply = await connection.read_response(
-                timeout=math.inf, disconnect_on_error=False, push_request=True
-            )
+        read = message_reader(pubsub)
+        while read is not None and pubsub.subscribed:
+            reply = await read()
             shard.heard = time.monotonic()
             if type(reply) is list and len(reply) == 3 and reply[0] in _DATA:
                 channel = reply[1]
@@ -294,7 +296,7 @@ class Subscriber:
                     channel.decode() if type(channel) is bytes else channel, reply[2]
                 )
             else:
-                message = await pubsub.handle_message(reply)
+                message = await handle_reply(pubsub, reply)
                 if message is not None:
                     await self._dispatch(shard, message)
             if cancel_requested():
@@ -333,7 +335,7 @@ class Subscriber:
             return
         cluster: Any = self._client
         with contextlib.suppress(RedisError, OSError):
-            await cluster.nodes_manager.initialize()
+            await refresh_slots(cluster)
         primaries = {node.name for node in cluster.get_primaries()}
         if shard.classic and shard.name not in primaries and primaries:
             # Its node failed over or left: the classic channels go to a current master.

@@ -55,7 +55,6 @@ from klondike_live.store.connect import (
     open_redis,
     pool_usage,
     probe_redis_forever,
-    replicas_of,
 )
 from klondike_live.store.pool import PoolStore
 from klondike_live.store.shared_secret import with_shared_secret
@@ -138,12 +137,7 @@ async def running(
             metrics.watch_redis_pool(lambda: pool_usage(redis) or (0, 0))
         settings = await with_shared_secret(settings, redis)
         log.info(describe_keys(settings))
-        # A move is acknowledged once a replica has it (by default when the masters have
-        # replicas: one).
-        replicas = settings.wait_replicas
-        if replicas < 0:
-            replicas = min(1, await replicas_of(redis))
-        store = Store.from_settings(redis, settings, url=url, replicas=replicas)
+        store = Store.from_settings(redis, settings, url=url)
         stack.push_async_callback(store.close)
         store.latency_observer = metrics.redis_latency.observe
         hub = Hub(broadcast, metrics, settings.node_id)

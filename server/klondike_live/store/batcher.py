@@ -18,7 +18,15 @@ answered only once its write reached that many replicas; when fewer acknowledge 
 time while the master does have that many in sync, every call of that pipeline fails
 with `NotReplicated` (the write is on the master, its durability unknown: callers treat
 it like a lost connection). A master with fewer replicas in sync (a failover took its
-replica away) acknowledges with what it has, and `degraded` counts those writes.
+replica away) acknowledges with what it has, and `degraded` counts those writes; it is
+looked at again every `recheck_seconds`, and waited on again once its replicas are back.
+
+With `replicas=AUTO` (-1) a write waits for one replica wherever its master has one in
+sync: each master is asked (`INFO replication`) before the batcher's first write to it,
+and a master without a replica is asked again every `recheck_seconds`, so one that gains
+a replica later (still in its first sync when the node started, or attached after a
+failover) is waited on from then on. `replicated` counts the calls answered once a
+replica had them.
 """
 
 from __future__ import annotations
@@ -26,14 +34,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import math
 import time
 from collections.abc import Sequence
-from typing import Any, Final, cast
+from typing import Any, Final
 from urllib.parse import quote
 
 from redis.asyncio import Redis
-from redis.asyncio.connection import AbstractConnection, SSLConnection
 from redis.commands.core import AsyncScript
 from redis.exceptions import AskError, MovedError, NoScriptError, RedisError, ResponseError
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -41,6 +47,15 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from klondike_live.errors import LiveError
 from klondike_live.store.connect import RedisClient, is_cluster, node_client, replicas_of
+from klondike_live.store.redispy import (
+    connection_options,
+    give_back,
+    read_replies,
+    refresh_slots,
+    retry_call,
+    send_packed,
+    take_connection,
+)
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +64,11 @@ Call = tuple[Sequence[str | bytes], list[Any], "asyncio.Future[Any]"]
 MAX_REDIRECTS: Final = 3
 
 RECHECK_SECONDS: Final = 5.0
-"""How often a node with too few replicas in sync is looked at again."""
+"""How often a master with too few replicas in sync is looked at again."""
+
+AUTO: Final = -1
+"""`replicas` for one replica wherever a master has one in sync (see the module
+docstring)."""
 
 
 class NotReplicated(LiveError, RedisError):
@@ -66,14 +85,10 @@ class NodeClients:
     @classmethod
     def of(cls, cluster: RedisClient) -> NodeClients:
         """The node clients of `cluster`, reached with its own credentials and scheme."""
-        options: Any = getattr(cluster, "connection_kwargs", {})
-        scheme = (
-            "rediss"
-            if issubclass(options.get("connection_class", object), SSLConnection)
-            else "redis"
-        )
-        user = quote(options.get("username") or "", safe="")
-        password = quote(options.get("password") or "", safe="")
+        options = connection_options(cluster)
+        scheme = "rediss" if options.tls else "redis"
+        user = quote(options.username or "", safe="")
+        password = quote(options.password or "", safe="")
         credentials = f"{user}:{password}@" if user or password else ""
         return cls(f"{scheme}://{credentials}127.0.0.1:0")
 
@@ -101,20 +116,30 @@ class ScriptBatcher:
         replicas: int = 0,
         wait_timeout_ms: int = 1000,
         max_batch: int = 256,
+        recheck_seconds: float = RECHECK_SECONDS,
     ) -> None:
         if is_cluster(client) and nodes is None:
             raise ValueError("a cluster's batcher needs its node clients")
+        if replicas < AUTO:
+            raise ValueError(f"replicas: expected {AUTO} (auto) or more, got {replicas}")
         self.client = client
         self.script = script
         self.nodes = nodes
         self.replicas = replicas
         self.wait_timeout_ms = wait_timeout_ms
         self.max_batch = max_batch
+        self.recheck_seconds = recheck_seconds
         self._queue: list[Call] = []
         self._runner: asyncio.Task[None] | None = None
         self.degraded = 0  # writes acknowledged while a master had too few replicas
-        # Nodes known to have fewer replicas in sync than wanted: (count, when seen).
+        self.replicated = 0  # calls answered once the replicas waited for had them
+        # Replicas a master should have in sync: one in auto mode.
+        self._goal = 1 if replicas == AUTO else replicas
+        # Masters' replicas in sync as last seen: (count, when). With a fixed number only
+        # masters seen with fewer are listed (the others are taken to have enough); in
+        # auto mode every master is, once asked.
         self._in_sync: dict[Redis, tuple[int, float]] = {}
+        self._seen_replica = False  # auto mode: some master had a replica in sync
 
     async def call(self, keys: Sequence[str | bytes], args: list[Any]) -> Any:
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
@@ -167,28 +192,38 @@ class ScriptBatcher:
             await self._redirect(redirected)
 
     async def _wanted(self, client: Redis) -> int:
-        """Replicas a write to this node waits for: the configured number, or fewer
-        while the node has fewer in sync (looked at again every `RECHECK_SECONDS`)."""
-        if not self.replicas:
+        """Replicas a write to this master waits for: the configured number (one in auto
+        mode), or fewer while it has fewer in sync (looked at again every
+        `recheck_seconds`). In auto mode a master is asked before its first write; if it
+        does not answer, the write fails as it would, rather than go out unwaited."""
+        if not self._goal:
             return 0
         known = self._in_sync.get(client)
         if known is None:
-            return self.replicas
+            if self.replicas != AUTO:
+                return self._goal
+            count = await replicas_of(client)
+            known = self._in_sync[client] = (count, time.monotonic())
+            if count >= self._goal:
+                self._seen_replica = True
+            elif self._seen_replica:  # another master has one: this one lost its own
+                self._short(count)
         count, checked = known
-        if time.monotonic() - checked > RECHECK_SECONDS:
+        if count >= self._goal:
+            return self._goal
+        if time.monotonic() - checked > self.recheck_seconds:
             with contextlib.suppress(RedisError, OSError):
                 count = await replicas_of(client)
-            if count >= self.replicas:
-                self._in_sync.pop(client, None)
-                return self.replicas
             self._in_sync[client] = (count, time.monotonic())
-        return min(count, self.replicas)
+            if count >= self._goal:
+                self._seen_replica = True
+        return min(count, self._goal)
 
     async def _replicated(self, client: Redis, acknowledged: int) -> bool:
         """Whether `acknowledged` replicas are enough: the configured number, or as many
         as the master has in sync now (after a failover the new master may have none
         until the old one comes back: writes go on, counted in `degraded`)."""
-        if acknowledged >= self.replicas:
+        if acknowledged >= self._goal:
             return True
         try:
             online = await replicas_of(client)
@@ -196,29 +231,31 @@ class ScriptBatcher:
             return False
         if acknowledged >= online:
             self._in_sync[client] = (online, time.monotonic())
-            self.degraded += 1
-            if self.degraded == 1 or self.degraded % 1000 == 0:
-                log.warning(
-                    "a master has %d of %d replicas in sync: moves are acknowledged with"
-                    " fewer copies (%d writes so far)",
-                    online,
-                    self.replicas,
-                    self.degraded,
-                )
+            self._short(online)
             return True
         return False
 
+    def _short(self, online: int) -> None:
+        """A write is acknowledged by a master with `online` replicas, fewer than wanted."""
+        self.degraded += 1
+        if self.degraded == 1 or self.degraded % 1000 == 0:
+            log.warning(
+                "a master has %d of %d replicas in sync: moves are acknowledged with"
+                " fewer copies (%d writes so far)",
+                online,
+                self._goal,
+                self.degraded,
+            )
+
     async def _refresh_slots(self) -> None:
-        cluster: Any = self.client
         with contextlib.suppress(RedisError, OSError):
-            await cluster.nodes_manager.initialize()
+            await refresh_slots(self.client)  # type: ignore[arg-type]
 
     async def _redirect(self, calls: list[Call]) -> None:
         """Calls whose slot moved did not run: send them to the slot's new owner."""
-        cluster: Any = self.client
         for attempt in range(MAX_REDIRECTS):
             try:
-                await cluster.nodes_manager.initialize()
+                await refresh_slots(self.client)  # type: ignore[arg-type]
             except RedisError as exc:
                 for call in calls:
                     if not call[2].done():
@@ -269,10 +306,12 @@ class ScriptBatcher:
                     client, acknowledged
                 ):
                     failure = NotReplicated(
-                        f"{acknowledged} of {self.replicas} replicas acknowledged the write"
+                        f"{acknowledged} of {wanted} replicas acknowledged the write"
                         f" within {self.wait_timeout_ms} ms"
                     )
                     replies = [failure if not isinstance(r, ResponseError) else r for r in replies]
+                elif isinstance(acknowledged, int) and acknowledged >= wanted:
+                    self.replicated += sum(1 for r in replies if not isinstance(r, Exception))
             for index, reply in zip(pending, replies, strict=True):
                 results[index] = reply
             pending = [i for i in pending if isinstance(results[i], NoScriptError)]
@@ -304,34 +343,27 @@ async def exchange(client: Redis, commands: list[bytes]) -> list[Any]:
     transaction does, without its per-command machinery: this is every move's write).
     A lost connection is retried as the client's own commands are."""
     pool = client.connection_pool
-    # redis-py leaves `get_connection` untyped; it gives a connection of the pool.
-    connection: AbstractConnection = await cast(Any, pool).get_connection()
+    connection = await take_connection(pool)
     finished = False
 
     async def once() -> list[Any]:
-        await connection.send_packed_command(b"".join(commands))
-        replies: list[Any] = []
+        await send_packed(connection, b"".join(commands))
         # One read timeout for the batch, not one per reply (each is a timer handle
         # made and cancelled): the replies come together or not at all.
         try:
             async with asyncio.timeout(connection.socket_timeout):
-                for _ in commands:
-                    try:
-                        replies.append(await connection.read_response(timeout=math.inf))
-                    except ResponseError as error:
-                        replies.append(error)
+                return await read_replies(connection, len(commands))
         except TimeoutError:
             raise RedisTimeoutError(f"no reply within {connection.socket_timeout} s") from None
-        return replies
 
     async def lost(error: Exception) -> None:
         await connection.disconnect()
 
     try:
-        replies: list[Any] = await connection.retry.call_with_retry(once, lost)
+        replies = await retry_call(connection, once, lost)
         finished = True
         return replies
     finally:
         if not finished:  # cancelled or failed mid-exchange: replies may be unread
             await connection.disconnect()
-        await pool.release(connection)
+        await give_back(pool, connection)

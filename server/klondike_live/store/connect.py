@@ -21,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final, TypeAlias
@@ -32,10 +31,11 @@ from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff, NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import NoScriptError, RedisError
+from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from klondike_live.config import redact_url
+from klondike_live.store.redispy import pool_counts, watch_connections
 from klondike_live.tasks import cancel_requested
 
 __all__ = [
@@ -252,67 +252,11 @@ def count_events(client: RedisClient, events: RedisEvents) -> None:
     """
     if isinstance(client, RedisCluster):
         return
-    pool = client.connection_pool
-    base = pool.connection_class
-    counting = _counting(base, events)
-    pool.connection_class = counting
-    # redis-py has no public list of a pool's connections.
-    for connection in [*pool._available_connections, *pool._in_use_connections]:
-        if type(connection) is base:
-            connection.__class__ = counting
-            if connection.is_connected:
-                counting.seen.add(connection)
-
-
-def _counting(base: type[Any], events: RedisEvents) -> type[Any]:
-    """A subclass of the connection class `base` that reports to `events`; its `seen`
-    holds the connections that connected once (a further connect is a reconnection)."""
-    seen: weakref.WeakSet[Any] = weakref.WeakSet()
-
-    async def connect_check_health(self: Any, *args: Any, **kwargs: Any) -> None:
-        fresh = not self.is_connected
-        try:
-            await base.connect_check_health(self, *args, **kwargs)
-        except RedisError:
-            events.error()
-            raise
-        if fresh and self.is_connected:
-            if self in seen:
-                events.reconnect()
-            seen.add(self)
-
-    async def send_packed_command(self: Any, *args: Any, **kwargs: Any) -> None:
-        try:
-            await base.send_packed_command(self, *args, **kwargs)
-        except RedisError:
-            events.error()
-            raise
-
-    async def read_response(self: Any, *args: Any, **kwargs: Any) -> Any:
-        try:
-            return await base.read_response(self, *args, **kwargs)
-        except NoScriptError:
-            raise
-        except RedisError:
-            events.error()
-            raise
-
-    return type(
-        f"Counting{base.__name__}",
-        (base,),
-        {
-            "__slots__": (),  # the same layout: an open connection can change class
-            "seen": seen,
-            "connect_check_health": connect_check_health,
-            "send_packed_command": send_packed_command,
-            "read_response": read_response,
-        },
-    )
+    watch_connections(client.connection_pool, events.error, events.reconnect)
 
 
 def pool_usage(client: RedisClient) -> tuple[int, int] | None:
     """Connections of a standalone client's pool (in use, idle); None for a cluster."""
     if isinstance(client, RedisCluster):
         return None
-    pool = client.connection_pool  # redis-py counts them only in private attributes
-    return len(pool._in_use_connections), len(pool._available_connections)
+    return pool_counts(client.connection_pool)

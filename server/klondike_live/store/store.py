@@ -136,18 +136,18 @@ class Store:
         self.latency_observer: Callable[[float], None] | None = None
 
     @classmethod
-    def from_settings(
-        cls, redis: RedisClient, settings: Settings, *, url: str, replicas: int = 0
-    ) -> Store:
-        """The store of a node configured by `settings`, on the server(s) at `url`;
-        a board write is acknowledged once `replicas` replicas have it."""
+    def from_settings(cls, redis: RedisClient, settings: Settings, *, url: str) -> Store:
+        """The store of a node configured by `settings`, on the server(s) at `url`; a
+        board write is acknowledged once `settings.wait_replicas` replicas have it (-1:
+        one wherever its master has one in sync, decided per master as replicas come
+        and go: see `store.batcher`)."""
         return cls(
             redis,
             stream_maxlen=settings.stream_maxlen,
             node_id=settings.node_id,
             retention=Retention.from_settings(settings),
             url=url,
-            replicas=replicas,
+            replicas=settings.wait_replicas,
             wait_timeout_ms=settings.wait_timeout_ms,
         )
 
