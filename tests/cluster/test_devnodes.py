@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from klondike_live.client import Client
+from waits import connect_client, scaled
 
 if TYPE_CHECKING:
     from conftest import WaitFor
@@ -57,7 +57,7 @@ def free_ports(count: int) -> int:
 
 
 def ready(port: int) -> bool:
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=scaled(1))
     try:
         connection.request("GET", "/healthz/ready")
         return connection.getresponse().status == 200
@@ -182,9 +182,9 @@ async def test_cluster_command_races_across_its_nodes_and_leaves_no_process(
 
         node_a = f"ws://127.0.0.1:{port}/ws"
         node_b = f"ws://127.0.0.1:{port + 1}/ws"
-        alice = await Client.connect(node_a, name="Alice")
-        bob = await Client.connect(node_b, name="Bob")
-        carol = await Client.connect(node_b, name="Carol")
+        alice = await connect_client(node_a, name="Alice")
+        bob = await connect_client(node_b, name="Bob")
+        carol = await connect_client(node_b, name="Carol")
         clients = [alice, bob, carol]
         try:
             room = await alice.create_race("draw=1", seats=2)
@@ -209,7 +209,7 @@ async def test_cluster_command_races_across_its_nodes_and_leaves_no_process(
             # Alice's token, minted by node A, is good on node B (one secret): she
             # carries on from there where she stopped.
             await alice.close()
-            alice = await Client.connect(node_b, token=alice.token, resume_from=alice)
+            alice = await connect_client(node_b, token=alice.token, resume_from=alice)
             clients.append(alice)
             assert alice.name == "Alice"
             await alice.join(room, since=alice.since(room))

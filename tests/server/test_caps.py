@@ -11,7 +11,6 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from klondike_live.client import Client
 from klondike_live.config import DEFAULT_TRUSTED_PROXIES, Settings, parse_networks
 from klondike_live.gateway.caps import ConnectionCaps, client_address
 from klondike_live.gateway.server import Node, running
@@ -19,6 +18,7 @@ from klondike_live.protocol.codes import CloseCode
 from klondike_live.store.connect import RedisClient
 
 from helpers import FAST
+from waits import connect_client
 
 TRUSTED = parse_networks("test", DEFAULT_TRUSTED_PROXIES)
 
@@ -48,16 +48,16 @@ async def test_per_user_cap_refuses_at_hello(
     """With max 2 connections per account, a third hello with the same token is closed
     with 4005; once one of the two closed, the account may connect again."""
     async with running(make_settings(**FAST, max_connections_per_user=2)) as node:
-        first = await Client.connect(node.ws_url, name="Ann")
-        second = await Client.connect(node.ws_url, token=first.token)
+        first = await connect_client(node.ws_url, name="Ann")
+        second = await connect_client(node.ws_url, token=first.token)
         third = await hello(node, first.token)
         code, reason = await closed_with(third)
         assert code == CloseCode.TOO_MANY_CONNECTIONS
         assert CloseCode.TOO_MANY_CONNECTIONS.value == 4005
         assert reason == "too many connections for this account"
-        other = await Client.connect(node.ws_url, name="Bob")  # another account is fine
+        other = await connect_client(node.ws_url, name="Bob")  # another account is fine
         await second.close()
-        again = await Client.connect(node.ws_url, token=first.token)
+        again = await connect_client(node.ws_url, token=first.token)
         assert again.user == first.user
         assert refused(node, "user") == 1
         for client in (first, other, again):
@@ -77,7 +77,7 @@ async def test_per_address_cap_refuses_at_connect(
         assert refused(node, "address") == 1
         await held.pop().close()
         await asyncio.sleep(0.1)  # the server notices the close
-        client = await Client.connect(node.ws_url, name="Back")
+        client = await connect_client(node.ws_url, name="Back")
         await client.close()
         for connection in held:
             await connection.close()

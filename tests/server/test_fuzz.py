@@ -10,13 +10,13 @@ from typing import TypeAlias
 import msgpack
 from websockets.asyncio.client import connect
 
-from klondike_live.client import Client
 from klondike_live.config import Settings
 from klondike_live.gateway.server import running
 from klondike_live.protocol.codes import ErrorCode
 from klondike_live.store.connect import RedisClient
 
 from helpers import FAST
+from waits import connect_client
 
 SERVER_TYPES = {"welcome", "error", "pong", "created", "room", "board", "diff", "ack", "progress"}
 SERVER_TYPES |= {"results", "hint", "daily_update"}
@@ -139,7 +139,7 @@ async def test_random_and_mutated_frames_get_errors_and_the_server_stays_up(
         assert {"malformed", "unknown_type", "bad_field"} <= seen_codes
         assert "internal" not in seen_codes
         await connection.close()
-        client = await Client.connect(node.ws_url, name="After")
+        client = await connect_client(node.ws_url, name="After")
         room = await client.create_solo()
         await client.join(room)
         await client.expect(lambda m: m["t"] == "board")

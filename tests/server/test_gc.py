@@ -23,14 +23,15 @@ from helpers import FAST
 VIEWERS = """
 import asyncio, sys
 from klondike_live.client import Client
+from waits import connect_client
 
 async def main(url: str, count: int) -> None:
-    host = await Client.connect(url, name="host")
+    host = await connect_client(url, name="host")
     room = await host.create_solo()
     await host.join(room)
     viewers = []
     for i in range(count):
-        viewers.append(await Client.connect(url, name=f"viewer {i}"))
+        viewers.append(await connect_client(url, name=f"viewer {i}"))
         await viewers[-1].join(room, role="spectator")
     await host.move(room, "D")
     print("watching", flush=True)

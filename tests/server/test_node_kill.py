@@ -33,6 +33,7 @@ from klondike_live.engine import GameRecord
 from auditor import audit_clients
 from daily_support import TEST_SECRET
 from helpers import SERVE_ENV
+from waits import connect_client, scaled
 
 VARIANT = "draw=1 passes=unlimited"
 """The stock can always be turned or recycled, so a racer always has a legal move."""
@@ -144,7 +145,7 @@ class Person:
         """Reconnect to `url` with the same token and rejoin from the last offsets."""
         old = self.client
         await old.close()
-        new = await Client.connect(url, token=old.token, resume_from=old)
+        new = await connect_client(url, token=old.token, resume_from=old)
         # Its frame log starts with the earlier connection's, so that every check (and
         # the leak auditor) reads this user's whole history, in order.
         new.received[:0] = old.received
@@ -227,10 +228,10 @@ def offsets_follow(client: Client) -> int:
 
 async def started_race(node_a: ServeNode, node_b: ServeNode) -> tuple[Racer, Racer, Person, Person]:
     """Alice (host) and Bob racing on node A, Dave watching on A and Carol on B."""
-    alice = await Client.connect(node_a.ws_url, name="Alice")
-    bob = await Client.connect(node_a.ws_url, name="Bob")
-    dave = await Client.connect(node_a.ws_url, name="Dave")
-    carol = await Client.connect(node_b.ws_url, name="Carol")
+    alice = await connect_client(node_a.ws_url, name="Alice")
+    bob = await connect_client(node_a.ws_url, name="Bob")
+    dave = await connect_client(node_a.ws_url, name="Dave")
+    carol = await connect_client(node_b.ws_url, name="Carol")
     room = await alice.create_race(VARIANT, seats=2)
     await alice.join(room)
     await bob.join(room)
@@ -280,7 +281,7 @@ async def test_a_node_killed_mid_race_loses_nothing_and_every_client_resumes(
             assert await asyncio.wait_for(node_a.process.wait(), 10) == -signal.SIGKILL
             assert alice.pending is not None and len(alice.acked) == kill_at - 1
             with pytest.raises(ConnectionError):
-                await dave.client.expect(lambda m: False, timeout=10)
+                await dave.client.expect(lambda m: False, timeout=scaled(10))
 
             for person in (alice, bob, dave):
                 await person.resume(node_b.ws_url)
@@ -293,7 +294,8 @@ async def test_a_node_killed_mid_race_loses_nothing_and_every_client_resumes(
             await bob.resign()
 
             results = [
-                await p.client.expect(lambda m: m["t"] == "results", timeout=20) for p in people
+                await p.client.expect(lambda m: m["t"] == "results", timeout=scaled(20))
+                for p in people
             ]
             for racer in (alice, bob):
                 row = next(r for r in results[0]["ranking"] if r["seat"] == racer.seat)

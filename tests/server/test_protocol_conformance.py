@@ -16,12 +16,12 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from klondike_live.client import Client
 from klondike_live.config import Settings
 from klondike_live.gateway.server import Node, running
 from klondike_live.store.connect import RedisClient
 
 from helpers import close_all, node
+from waits import connect_client
 
 __all__ = ["node"]  # the fixture, imported for pytest
 
@@ -203,8 +203,8 @@ async def test_rate_limit_refusals_close_only_in_a_row(
 async def test_the_join_reply_is_the_first_frame_of_the_room(node: Node) -> None:
     """No frame of a room reaches a connection before its join's `room` reply, even while
     the room changes; the reply carries the join's rid, as an error about a join does."""
-    host = await Client.connect(node.ws_url, name="Host")
-    guest = await Client.connect(node.ws_url, name="Guest")
+    host = await connect_client(node.ws_url, name="Host")
+    guest = await connect_client(node.ws_url, name="Guest")
     try:
         room = await host.create_race(seats=2)
         await host.join(room)
