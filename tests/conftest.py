@@ -26,8 +26,9 @@ wait_for(what, timeout=5.0) -> result (async)
 
 timeout_scale (session) -> float
     `KLONDIKE_TEST_TIMEOUT_SCALE` (default 1): waits.py's `scaled(t)` multiplies any
-    test time by it. Hypothesis runs under the "klondike" profile registered here: its
-    200 ms deadline per example is scaled too.
+    test time by it. Hypothesis runs under the "klondike" profile registered here (its
+    200 ms deadline per example scaled), and pytest-timeout's limit of a hung test is
+    scaled here too.
 
 Parallel runs (`pytest -n 2 --dist loadgroup`, as `make unit` runs them): each worker
 has its own Valkey and servers; the browser tests form one group, run in order by one
@@ -63,6 +64,17 @@ TEST_SECRET = b"klondike-live-test-secret-0123456789abcdef"
 # `deadline=None` themselves).
 settings.register_profile("klondike", deadline=timedelta(milliseconds=scaled(200)))
 settings.load_profile("klondike")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """pytest-timeout's limit for a hung test (`--timeout`, else `PYTEST_TIMEOUT`, else the
+    `timeout` of pyproject.toml) on the tests' clock (in each xdist worker as well: each
+    reads the command line anew)."""
+    limit = config.getoption("timeout", None) or os.environ.get("PYTEST_TIMEOUT")
+    limit = limit or config.getini("timeout")
+    if limit:
+        config.option.timeout = scaled(float(limit))
 
 
 def _free_port() -> int:

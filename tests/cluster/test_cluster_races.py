@@ -118,7 +118,7 @@ async def test_a_master_failover_mid_race_loses_no_acknowledged_move(
                         break
                     except ServerError as exc:
                         assert exc.code in ("unavailable", "busy"), exc.message
-                        await asyncio.sleep(0.1)
+                        await asyncio.sleep(scaled(0.1))  # a retry's pause
                 else:
                     raise AssertionError(f"{token} never acknowledged")
             cluster.wait_healthy()

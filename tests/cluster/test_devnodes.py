@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from waits import connect_client, scaled
+from waits import connect_client, scaled, wait_for
 
 if TYPE_CHECKING:
     from conftest import WaitFor
@@ -138,11 +138,17 @@ async def cluster_command(
             leftovers = descendants(process.pid)
             process.kill()  # its supervisor then stops the rest (its stdin closes)
             await process.wait()
-            await asyncio.sleep(10)
-            for pid in leftovers:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
-        await asyncio.wait_for(reader, 10)
+
+            def gone() -> bool:
+                return all(started(pid) != when for pid, (_, when) in leftovers.items())
+
+            with contextlib.suppress(TimeoutError):
+                await wait_for(gone, 10)
+            for pid, (_, when) in leftovers.items():
+                if started(pid) == when:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(pid, signal.SIGKILL)
+        await wait_for(reader, 10)
 
 
 def terminate(process: asyncio.subprocess.Process) -> None:
@@ -228,7 +234,7 @@ async def test_cluster_command_races_across_its_nodes_and_leaves_no_process(
                 await client.close()
 
         stop(process)
-        assert await asyncio.wait_for(process.wait(), 90) == 0, "\n".join(lines)
+        assert await wait_for(process.wait(), 90) == 0, "\n".join(lines)
 
     left = {pid: line for pid, (line, when) in children.items() if started(pid) == when}
     assert not left, left

@@ -66,7 +66,7 @@ async def test_an_update_reaches_the_subscribers_of_the_daily_channel(redis: Red
         update = DailyUpdate("2030-01-01", str(DRAW3), 7)
         await DailyStore(redis).publish_update(update)
         message = None
-        async with asyncio.timeout(5):
+        async with asyncio.timeout(scaled(5)):
             while message is None:
                 message = await pubsub.get_message(
                     ignore_subscribe_messages=True, timeout=scaled(1)

@@ -159,7 +159,7 @@ def test_the_installed_server_serves_the_client(installed: Path, tmp_path: Path)
             except OSError:
                 assert process.poll() is None, log_path.read_text()
                 assert time.monotonic() < deadline, log_path.read_text()
-                time.sleep(0.2)
+                time.sleep(0.05)
         headers, body = _get(base + "/")
         page = body.decode()
         found = re.search(r'src="/static/([0-9a-f]{12})/src/main\.js"', page)

@@ -20,7 +20,7 @@ from klondike_live.store.connect import RedisClient
 
 from racing import start_race
 from testdata import DATA
-from waits import connect_client
+from waits import connect_client, wait_for
 
 WON = GameRecord.parse((DATA / "won-draw1-seed31.txt").read_text())
 """A won draw-1 game; nodes started by `node` deal its seed to every race."""
@@ -107,9 +107,9 @@ async def serve_process(
     )
     try:
         assert process.stdout is not None
-        line = (await asyncio.wait_for(process.stdout.readline(), 30)).decode()
+        line = (await wait_for(process.stdout.readline(), 30)).decode()
         assert line.startswith("Klondike Live on http://"), line
         yield Served(line.split()[3], line.split("(websocket ")[1].split(";")[0])
     finally:
         process.terminate()
-        await asyncio.wait_for(process.wait(), 30)
+        await wait_for(process.wait(), 30)

@@ -66,8 +66,8 @@ async def ready(node: Node, path: str, token: str | None = None) -> dict[str, An
             assert body["status"] == "ready"
             return dict(body)
         assert (status, body) == (202, {"status": "pending"}), (status, body)
-        assert time.monotonic() < deadline, "no analysis within 180 s"
-        await asyncio.sleep(0.5)
+        assert time.monotonic() < deadline, f"no analysis within {scaled(180):g} s"
+        await asyncio.sleep(scaled(0.5))  # between polls
 
 
 def check_board(board: dict[str, Any], record: GameRecord) -> None:
@@ -152,7 +152,7 @@ async def test_no_analysis_when_it_is_switched_off(
             await alice.resign(room)
             await alice.expect(lambda m: m["t"] == "results" and m["room"] == room)
             assert await get(off, f"api/analysis/{room}/1") == (404, {"error": "not_found"})
-            await asyncio.sleep(0.5)
+            await asyncio.sleep(scaled(0.5))  # a pause: no analysis claims the game meanwhile
             assert await redis.hget(keys.results(room, 1), "analysis_claim") is None
         finally:
             await close_all([alice])

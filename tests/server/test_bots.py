@@ -195,7 +195,7 @@ async def test_the_example_bot_races_a_person_through_the_api(
             if alice.own_board(room, 0).status != "playing":
                 break
             await alice.move(room, token_)
-        results = await asyncio.wait_for(racing, 240)
+        results = await wait_for(racing, 240)
         rows = {row["user"]: row for row in results["ranking"]}
         assert rows[identity.user_id]["bot"] is True
         assert rows[identity.user_id]["moves"] > 0

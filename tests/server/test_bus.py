@@ -37,7 +37,7 @@ from klondike_live.race.status import BoardStatus
 from klondike_live.store.connect import RedisClient, open_redis
 
 from test_daily_restart import _free_port
-from waits import scaled
+from waits import scaled, wait_for
 
 frames = st.binary(max_size=64)
 ids = st.text("abcdefghijklmnopqrstuvwxyz0123456789_-", min_size=1, max_size=24)
@@ -143,7 +143,7 @@ async def test_stop_returns_when_a_hook_swallows_the_cancellation(
     subscriber = Subscriber(redis, valkey_url, on_message)
     await subscriber.start("kl:test:bus")
     await redis.publish("kl:test:bus", b"L1:lobby:0|frame")
-    await asyncio.wait_for(in_hook.wait(), timeout=5)
+    await wait_for(in_hook.wait(), timeout=5)
     # Not `wait_for(subscriber.stop())`: its timeout would cancel the reader twice.
     stopping = asyncio.create_task(subscriber.stop())
     done, _ = await asyncio.wait({stopping}, timeout=scaled(2))
@@ -173,7 +173,7 @@ async def test_subscribe_returns_once_confirmed_and_messages_arrive_in_order(
         await subscriber.subscribe("kl:test:room")
         for n in range(3):
             await redis.spublish("kl:test:room", f"m{n}".encode())
-        await asyncio.wait_for(done.wait(), timeout=5)
+        await wait_for(done.wait(), timeout=5)
         assert seen == [("kl:test:room", b"m0"), ("kl:test:room", b"m1"), ("kl:test:room", b"m2")]
     finally:
         await subscriber.stop()
@@ -203,8 +203,7 @@ async def test_a_stalled_server_is_noticed_and_the_channels_come_back(tmp_path: 
         process = server._process
         assert process is not None
         os.kill(process.pid, signal.SIGSTOP)
-        await asyncio.sleep(1.0)  # several heartbeats without an answer
-        assert not subscriber.connected
+        await wait_for(lambda: not subscriber.connected)  # heartbeats without an answer
         os.kill(process.pid, signal.SIGCONT)
         deadline = asyncio.get_running_loop().time() + scaled(10)
         while not gaps and asyncio.get_running_loop().time() < deadline:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import ipaddress
 from collections.abc import Callable
 
@@ -18,7 +17,7 @@ from klondike_live.protocol.codes import CloseCode
 from klondike_live.store.connect import RedisClient
 
 from helpers import FAST
-from waits import connect_client
+from waits import connect_client, wait_for
 
 TRUSTED = parse_networks("test", DEFAULT_TRUSTED_PROXIES)
 
@@ -27,7 +26,7 @@ async def closed_with(connection: ClientConnection) -> tuple[int | None, str | N
     """Wait until the server closes `connection`; its close code and reason."""
     with pytest.raises(ConnectionClosed):
         while True:
-            await asyncio.wait_for(connection.recv(), 5)
+            await wait_for(connection.recv(), 5)
     return connection.close_code, connection.close_reason
 
 
@@ -76,7 +75,7 @@ async def test_per_address_cap_refuses_at_connect(
         assert (code, reason) == (4005, "too many connections from your address")
         assert refused(node, "address") == 1
         await held.pop().close()
-        await asyncio.sleep(0.1)  # the server notices the close
+        await wait_for(lambda: len(node.sessions) == 2)  # the server noticed both closes
         client = await connect_client(node.ws_url, name="Back")
         await client.close()
         for connection in held:
@@ -103,7 +102,7 @@ async def test_address_behind_a_trusted_proxy_comes_from_x_forwarded_for(
         assert (await closed_with(again))[0] == 4005
         for connection in (first, other):  # both admitted: their hello is welcome
             await connection.send(msgpack.packb({"t": "hello", "v": 1, "name": "Proxied"}))
-            reply = msgpack.unpackb(await asyncio.wait_for(connection.recv(), 5))
+            reply = msgpack.unpackb(await wait_for(connection.recv(), 5))
             assert reply["t"] == "welcome"
             await connection.close()
 

@@ -22,7 +22,7 @@ from klondike_live.store.connect import RedisClient
 from auditor import http_audit
 from helpers import FAST, WON, close_all, node, started_race
 from test_http_api import create_solo, get_ok
-from waits import connect_client, scaled
+from waits import connect_client, scaled, wait_for
 
 if TYPE_CHECKING:
     from conftest import WaitFor
@@ -153,12 +153,15 @@ async def room_frame_where(
     client: Client, room: str, check: Callable[[dict[str, Any]], bool]
 ) -> dict[str, Any]:
     """The last `room` frame of `room`, once one passing `check` has arrived (5 s)."""
-    for _ in range(100):
+
+    def passing() -> dict[str, Any]:
         frame = last_room(client, room)
-        if check(frame):
-            return frame
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"no such room frame; the last: {last_room(client, room)}")
+        return frame if check(frame) else {}
+
+    try:
+        return await wait_for(passing)
+    except TimeoutError:
+        raise AssertionError(f"no such room frame; the last: {last_room(client, room)}") from None
 
 
 async def test_a_solo_clock_starts_at_the_first_move(node: Node, redis: RedisClient) -> None:
@@ -169,12 +172,12 @@ async def test_a_solo_clock_starts_at_the_first_move(node: Node, redis: RedisCli
         room = await create_solo(player, public=False)
         frame = last_room(player, room)
         assert frame["paused_at"] == frame["start_at"]
-        await asyncio.sleep(0.6)
+        await asyncio.sleep(scaled(0.6))  # time on the clock if it ran from the start
         await player.move(room, WON.moves[0])
         running = await room_frame_where(player, room, lambda m: "paused_at" not in m)
         assert running["start_at"] >= frame["start_at"] + 500
         times = [int(t) for t in await redis.lrange(keys.times(room, 1, 0), 0, -1)]
-        assert times and times[0] < 400, times
+        assert times and times[0] < scaled(400), times
     finally:
         await player.close()
 
@@ -200,7 +203,7 @@ async def test_a_solo_game_waits_for_its_player_with_its_clock_stopped(
         ttl = await redis.pttl(keys.room(room))
         assert 29 * 86_400_000 < ttl <= 30 * 86_400_000
         assert 0 < await redis.pttl(keys.board(room, 1, 0)) <= 30 * 86_400_000
-        await asyncio.sleep(1.2)  # well past the grace period
+        await asyncio.sleep(scaled(1.2))  # a pause well past the grace period: not resigned
         assert await redis.hget(keys.board(room, 1, 0), "status") == b"playing"
         back = await connect_client(started.ws_url, token=player.token, resume_from=player)
         await back.join(room)
@@ -211,11 +214,11 @@ async def test_a_solo_game_waits_for_its_player_with_its_clock_stopped(
         assert await redis.pttl(keys.board(room, 1, 0)) == -1
         await back.move(room, WON.moves[3])
         times = [int(t) for t in await redis.lrange(keys.times(room, 1, 0), 0, -1)]
-        assert times[3] - clock_then < 1000, (times, clock_then)
+        assert times[3] - clock_then < scaled(1000), (times, clock_then)
         await back.resign(room)
         results = await back.expect(lambda m: m["t"] == "results")
         assert results["ranking"][0]["status"] == "resigned"
-        assert results["ended_at"] - results["started_at"] < 1200
+        assert results["ended_at"] - results["started_at"] < scaled(1200)
         await close_all([back, watcher])
 
 
@@ -230,7 +233,7 @@ async def test_a_solo_time_limit_waits_with_the_clock(
         room = await solo_with(player, time_limit=1)
         await player.move(room, WON.moves[0])
         await player.close()
-        await asyncio.sleep(1.5)
+        await asyncio.sleep(scaled(1.5))  # a pause past the limit: it does not time out
         assert await redis.hget(keys.board(room, 1, 0), "status") == b"playing"
         back = await connect_client(started.ws_url, token=player.token, resume_from=player)
         await back.join(room)

@@ -132,7 +132,7 @@ async def test_an_attempt_resumes_after_a_reconnect_with_its_clock_running(
         assert alice.connection.transport is not None
         alice.connection.transport.abort()
         await alice.close()
-        await asyncio.sleep(0.6)  # three times the grace period
+        await asyncio.sleep(scaled(0.6))  # a pause of three grace periods: not resigned
         back = await connect_client(node.ws_url, token=alice.token, resume_from=alice)
         created = await create_daily(back, D3)
         assert created["room"] == room and created["daily"]["ranked"]
@@ -254,7 +254,7 @@ async def test_a_playing_attempt_shows_in_todays_challenges(daily_node: Node) ->
         await watcher.call({"t": "ping", "rid": 2}, lambda m: m["t"] == "pong")
         await alice.resign(room)
         await alice.expect(lambda m: m["t"] == "results")
-        await asyncio.sleep(0.2)
+        await asyncio.sleep(scaled(0.2))  # a pause: no update comes after the unwatch
         await watcher.call({"t": "ping", "rid": 3}, lambda m: m["t"] == "pong")
         assert [m["t"] for m in watcher.received].count("daily_update") == 1
     finally:

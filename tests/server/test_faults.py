@@ -20,7 +20,7 @@ from auditor import audit_clients
 from helpers import FAST, WON, close_all
 from racing import assert_streams_follow, start_race
 from test_daily_restart import _free_port
-from waits import connect_client, scaled
+from waits import connect_client, scaled, wait_for
 
 
 class RestartableValkey:
@@ -71,7 +71,7 @@ async def move_through_outage(client: Client, room: str, token: str) -> None:
             return
         except ServerError as exc:
             assert exc.code in ("unavailable", "busy"), exc.message
-            await asyncio.sleep(0.1)
+            await asyncio.sleep(scaled(0.1))  # a retry's pause
     raise AssertionError(f"move {token} was never acknowledged")
 
 
@@ -94,9 +94,9 @@ async def test_a_valkey_restart_mid_race_loses_nothing_and_every_client_gets_res
 
             valkey.stop()
             outage = asyncio.create_task(move_through_outage(alice, room, WON.moves[1]))
-            await asyncio.sleep(1.0)
+            await asyncio.sleep(scaled(1.0))  # the outage lasts (the move is tried meanwhile)
             valkey.start()
-            await asyncio.wait_for(outage, 30)
+            await wait_for(outage, 30)
 
             for token in WON.moves[2:6]:
                 await move_through_outage(alice, room, token)

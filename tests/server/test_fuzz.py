@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import random
 from collections.abc import Callable
 from typing import TypeAlias
@@ -16,7 +15,7 @@ from klondike_live.protocol.codes import ErrorCode
 from klondike_live.store.connect import RedisClient
 
 from helpers import FAST
-from waits import connect_client
+from waits import connect_client, wait_for
 
 SERVER_TYPES = {"welcome", "error", "pong", "created", "room", "board", "diff", "ack", "progress"}
 SERVER_TYPES |= {"results", "hint", "daily_update"}
@@ -125,7 +124,7 @@ async def test_random_and_mutated_frames_get_errors_and_the_server_stays_up(
             await connection.send(msgpack.packb({"t": "ping", "rid": marker}))
             while True:
                 try:
-                    data = await asyncio.wait_for(connection.recv(), 10)
+                    data = await wait_for(connection.recv(), 10)
                 except TimeoutError:
                     raise AssertionError(f"no answer to frame {number}: {frame!r}") from None
                 reply = msgpack.unpackb(data, raw=False)

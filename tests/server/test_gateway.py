@@ -22,7 +22,7 @@ from klondike_live.store.connect import RedisClient
 
 from auditor import Truth, audit
 from helpers import FAST, WON, close_all, node, started_race
-from waits import connect_client, scaled
+from waits import connect_client, scaled, wait_for
 
 __all__ = ["node"]  # the fixture, imported for pytest
 
@@ -85,7 +85,7 @@ async def test_duplicate_move_id_is_applied_once(node: Node) -> None:
         repeat = await alice.move(room, WON.moves[0], move_id=50)
         older = await alice.move(room, "D", move_id=7)
         assert first["off"] == repeat["off"] == older["off"] == 1
-        await asyncio.sleep(0.1)
+        await asyncio.sleep(scaled(0.1))  # a pause: nothing more is applied
         assert alice.own_board(room, 0).moves == 1
     finally:
         await close_all([alice, bob])
@@ -208,10 +208,10 @@ async def test_bad_input_gets_a_stable_error_code(
     connection = await _raw(node)
     try:
         await connection.send(frame)
-        reply = msgpack.unpackb(await asyncio.wait_for(connection.recv(), 5))
+        reply = msgpack.unpackb(await wait_for(connection.recv(), 5))
         assert reply["t"] == "error" and reply["code"] == code
         await connection.send(msgpack.packb({"t": "ping", "rid": 9}))
-        pong = msgpack.unpackb(await asyncio.wait_for(connection.recv(), 5))
+        pong = msgpack.unpackb(await wait_for(connection.recv(), 5))
         assert pong == {"t": "pong", "rid": 9, "now": pong["now"]}
     finally:
         await connection.close()
@@ -222,7 +222,7 @@ async def test_oversized_frame_closes_with_1009(node: Node) -> None:
     connection = await _raw(node)
     await connection.send(b"\x00" * (node.settings.max_frame_bytes + 1))
     with pytest.raises(ConnectionClosed):
-        await asyncio.wait_for(connection.recv(), 5)
+        await wait_for(connection.recv(), 5)
     assert connection.close_code == 1009
 
 
@@ -234,7 +234,7 @@ async def test_no_hello_closes_with_4004(
     async with running(make_settings(**FAST)) as started:
         connection = await connect(started.ws_url)
         with pytest.raises(ConnectionClosed):
-            await asyncio.wait_for(connection.recv(), 5)
+            await wait_for(connection.recv(), 5)
         assert connection.close_code == 4004
 
 
@@ -255,11 +255,11 @@ async def test_flood_closes_with_1008_while_others_keep_playing(
             pass
         with pytest.raises(ConnectionClosed):
             while True:
-                await asyncio.wait_for(flooder.recv(), 5)
+                await wait_for(flooder.recv(), 5)
         assert flooder.close_code == 1008
         for token in WON.moves[:4]:
             await alice.move(room, token)
-            await asyncio.sleep(0.25)  # within this node's low rate limit
+            await asyncio.sleep(scaled(0.25))  # a pace within this node's low rate limit
         assert alice.own_board(room, 0).moves == 4
         await close_all([alice, bob])
 
@@ -468,7 +468,7 @@ async def test_lagging_spectator_gets_snapshots_instead_of_a_backlog(
         before = len(carol.received)
         for token in WON.moves[:6]:
             await alice.move(room, token)
-        await asyncio.sleep(0.2)
+        await asyncio.sleep(scaled(0.2))  # a pause: no diff reaches the lagging spectator
         skipped = [m for m in carol.received[before:] if m["t"] == "diff"]
         assert skipped == [], "a lagging spectator gets no backlog"
         full["now"] = False

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 
 from klondike_live.client import ServerError
@@ -14,7 +12,7 @@ from klondike_live.solver.hints import Hint, KnownLine
 from klondike_live.solver.worker import hint_in_worker
 
 from helpers import WON, close_all, node, started_race
-from waits import connect_client
+from waits import connect_client, wait_for
 
 __all__ = ["node"]  # the fixture, imported for pytest
 
@@ -47,11 +45,8 @@ async def test_playing_every_hint_wins_with_one_search(
             verdicts.append(advice["verdict"])
             assert isinstance(advice["m"], str), (advice["verdict"], advice["msg"], len(verdicts))
             await solo.move(room, advice["m"])
-        for _ in range(200):  # the status event follows the winning move's diff
-            if solo.own_board(room, 0).status == "won":
-                break
-            await asyncio.sleep(0.05)
-        assert solo.own_board(room, 0).status == "won"
+        # the status event follows the winning move's diff
+        await wait_for(lambda: solo.own_board(room, 0).status == "won", 10)
         assert verdicts and set(verdicts) == {"winning"}, verdicts
         assert searches == [0], f"searched again after moves {searches[1:]}"
     finally:

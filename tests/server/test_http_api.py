@@ -85,7 +85,7 @@ async def test_move_times_are_stored_with_the_moves_and_given_with_the_results(
         for index, token in enumerate(WON.moves[:12]):
             await alice.move(room, token)
             if index in (3, 7):
-                await asyncio.sleep(0.15)
+                await asyncio.sleep(scaled(0.15))  # time between moves, measured below
         stored = [int(t) for t in await redis.lrange(keys.times(room, 1, 0), 0, -1)]
         assert len(stored) == 12 == await redis.llen(keys.moves(room, 1, 0))
         assert stored == sorted(stored) and stored[0] >= 0

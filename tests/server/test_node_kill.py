@@ -33,7 +33,7 @@ from klondike_live.engine import GameRecord
 from auditor import audit_clients
 from daily_support import TEST_SECRET
 from helpers import SERVE_ENV
-from waits import connect_client, scaled
+from waits import connect_client, scaled, wait_for
 
 VARIANT = "draw=1 passes=unlimited"
 """The stock can always be turned or recycled, so a racer always has a legal move."""
@@ -85,13 +85,13 @@ async def serve_node(redis_url: str, data_dir: Path) -> AsyncIterator[ServeNode]
         )
     try:
         assert process.stdout is not None
-        line = (await asyncio.wait_for(process.stdout.readline(), 30)).decode()
+        line = (await wait_for(process.stdout.readline(), 30)).decode()
         assert line.startswith("Klondike Live on http://"), (line, log.read_text())
         yield ServeNode(process, line.split("(websocket ")[1].split(";")[0], log)
     finally:
         if process.returncode is None:
             process.terminate()
-        await asyncio.wait_for(process.wait(), 30)
+        await wait_for(process.wait(), 30)
 
 
 def next_move(view: Message) -> str | None:
@@ -196,7 +196,7 @@ class Racer(Person):
                 return
             if answer["t"] == "error":
                 assert answer["code"] in RETRYABLE, answer
-                await asyncio.sleep(0.1)
+                await asyncio.sleep(scaled(0.1))  # a retry's pause
                 continue
             self.acked.append(token)
             self.pending = None
@@ -276,18 +276,16 @@ async def test_a_node_killed_mid_race_loses_nothing_and_every_client_resumes(
 
             # Bob plays as fast as he can until the kill cuts him off (at most 200).
             bob_playing = asyncio.create_task(bob.play(200))
-            await asyncio.wait_for(alice.play(kill_at + 5, after_send=kill), 20)
-            await asyncio.wait_for(bob_playing, 20)
-            assert await asyncio.wait_for(node_a.process.wait(), 10) == -signal.SIGKILL
+            await wait_for(alice.play(kill_at + 5, after_send=kill), 20)
+            await wait_for(bob_playing, 20)
+            assert await wait_for(node_a.process.wait(), 10) == -signal.SIGKILL
             assert alice.pending is not None and len(alice.acked) == kill_at - 1
             with pytest.raises(ConnectionError):
                 await dave.client.expect(lambda m: False, timeout=scaled(10))
 
             for person in (alice, bob, dave):
                 await person.resume(node_b.ws_url)
-            await asyncio.wait_for(
-                asyncio.gather(alice.play(MOVES_AFTER), bob.play(MOVES_AFTER)), 20
-            )
+            await wait_for(asyncio.gather(alice.play(MOVES_AFTER), bob.play(MOVES_AFTER)), 20)
             assert alice.pending is None and bob.pending is None
             assert len(alice.acked) == kill_at - 1 + MOVES_AFTER
             await alice.resign()

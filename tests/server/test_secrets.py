@@ -23,7 +23,7 @@ from klondike_live.gateway.server import running
 from klondike_live.store.connect import RedisClient
 
 from helpers import FAST, SERVE_ENV, Served
-from waits import connect_client
+from waits import connect_client, wait_for
 
 NEW = b"n" * 48
 OLD = b"o" * 48
@@ -122,12 +122,12 @@ async def serve_without_secret(redis_url: str, data_dir: Path) -> AsyncIterator[
     )
     try:
         assert process.stdout is not None
-        line = (await asyncio.wait_for(process.stdout.readline(), 30)).decode()
+        line = (await wait_for(process.stdout.readline(), 30)).decode()
         assert line.startswith("Klondike Live on http://"), line
         yield Served(line.split()[3], line.split("(websocket ")[1].split(";")[0])
     finally:
         process.terminate()
-        await asyncio.wait_for(process.wait(), 30)
+        await wait_for(process.wait(), 30)
 
 
 async def test_serve_processes_share_the_secret_with_nothing_configured(

@@ -53,12 +53,12 @@ def _nodes_answering(port: int, wanted: int, seconds: float = 30.0) -> set[str]:
     """The node ids that answer on `port` (new connections each time) until `wanted`
     of them did, or the time is up."""
     seen: set[str] = set()
-    deadline = time.monotonic() + seconds
+    deadline = time.monotonic() + scaled(seconds)
     while len(seen) < wanted and time.monotonic() < deadline:
         try:
             seen.add(_node_of(port))
         except OSError:
-            time.sleep(0.1)
+            time.sleep(0.05)
     return seen
 
 
@@ -125,7 +125,7 @@ def test_two_workers_share_the_port_and_stop_together(
     assert process.wait(timeout=scaled(40)) == 0
     deadline = time.monotonic() + scaled(10)
     while any(map(_running, children)) and time.monotonic() < deadline:
-        time.sleep(0.1)
+        time.sleep(0.05)
     assert not [pid for pid in children if _running(pid)]
 
 
@@ -151,7 +151,7 @@ def test_a_worker_that_dies_is_started_again(
     os.kill(victim, signal.SIGKILL)
     deadline = time.monotonic() + scaled(30)
     while time.monotonic() < deadline and victim in _workers_of(process.pid):
-        time.sleep(0.1)
+        time.sleep(0.05)
     assert victim not in _workers_of(process.pid)
     assert len(_nodes_answering(port, 2, seconds=40)) == 2  # both workers answer again
     assert process.poll() is None
@@ -168,7 +168,7 @@ def test_a_parent_killed_outright_takes_its_workers_along(
     process.wait()
     deadline = time.monotonic() + scaled(40)
     while any(map(_running, children)) and time.monotonic() < deadline:
-        time.sleep(0.1)
+        time.sleep(0.05)
     assert not [pid for pid in children if _running(pid)]
 
 
