@@ -56,7 +56,7 @@ async def _play_lost_game(ws_url: str) -> str:
         await client.expect(lambda m: m["t"] == "board" and m.get("room") == room)
         for token in LOST.moves:
             await client.move(room, token)
-            await asyncio.sleep(0.06)  # under the node's 20 moves a second
+            await asyncio.sleep(scaled(0.06))  # a pace under the node's 20 moves a second
         await client.resign(room)
         await client.expect(lambda m: m["t"] == "results" and m["room"] == room, timeout=scaled(30))
         return room

@@ -42,7 +42,7 @@ def test_daily_challenge_won_ranked_gated_and_ghosted(
     for _ in range(40):
         if "Par " in card.inner_text():
             break
-        page.wait_for_timeout(3_000)
+        page.wait_for_timeout(scaled(3_000))  # between reloads: the page is not told
         page.reload()
         expect(card).to_be_visible(timeout=scaled(30_000))
     expect(card).to_contain_text("Par ")

@@ -325,7 +325,7 @@ def test_a_win_cascades_and_sounds_when_asked_and_shows_no_emoji(
     board, solution = start_winnable_solo(page, valkey_url)
     play_to_the_end(page, board, solution)
     expect(page.locator("[data-testid=celebration]")).to_be_attached()
-    page.wait_for_timeout(1_500)  # some cards on their way
+    page.wait_for_timeout(scaled(1_500))  # a pause for the picture: some cards on their way
     screenshot(page, "win-desktop")
     message = page.locator("[data-testid=message]")
     expect(message).to_contain_text("You won!")
@@ -343,7 +343,7 @@ def test_no_cascade_with_reduced_motion(pages: Pages, valkey_url: str) -> None:
     board, solution = start_winnable_solo(page, valkey_url)
     play_to_the_end(page, board, solution)
     expect(page.locator("[data-testid=message]")).to_contain_text("You won!")
-    page.wait_for_timeout(500)
+    page.wait_for_timeout(scaled(500))  # a pause: no cascade starts
     expect(page.locator("[data-testid=celebration]")).to_have_count(0)
     assert page.evaluate("window.__tones") == 0
 
@@ -493,8 +493,9 @@ def test_auto_complete_in_draw_3_is_offered_when_the_server_says_forced(
         if not (board.stock or board.waste):
             continue
         settle(page)
-        page.wait_for_timeout(1_000)  # the server's answer
         forced = forced_finish(board)
+        if not forced:  # a pause: the server's answer offers no finish (an offer is awaited)
+            page.wait_for_timeout(scaled(1_000))
         expect(finish).to_have_count(1 if forced else 0)
         if forced:
             finish.click()

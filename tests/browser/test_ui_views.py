@@ -324,7 +324,7 @@ def test_daily_game_says_playing_and_its_leaderboard_fits(pages: Pages) -> None:
         expect(card).to_be_visible(timeout=scaled(30_000))
         if "Par " in card.inner_text():
             break
-        page.wait_for_timeout(3_000)
+        page.wait_for_timeout(scaled(3_000))  # between reloads: the page is not told
         page.reload()
     expect(card).to_contain_text("Par ")
     page.click(f"[data-testid=play-{SLUG}]")
