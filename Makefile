@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CLIENT := client_web/node_modules/.installed
 
-.PHONY: run cluster test lint typecheck client-test unit cluster-test bench screenshots wheel clean
+.PHONY: run cluster test test-under-load lint typecheck client-test unit cluster-test bench screenshots wheel clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -52,6 +52,14 @@ unit: $(STAMP) $(CLIENT)
 ## cluster-test: the server and daily tests again, on a local Valkey Cluster (3 masters, 1 replica each)
 cluster-test: $(STAMP)
 	KLONDIKE_TEST_CLUSTER=1 $(BIN)/pytest -q -p no:cacheprovider tests/server tests/daily
+
+## test-under-load: the Python and browser tests, then the cluster run, with
+## KLONDIKE_TEST_TIMEOUT_SCALE=3 while two busy loops (stress-ng, or Python) share the cores
+## (not part of `make test`)
+test-under-load: $(STAMP) $(CLIENT)
+	$(BIN)/python tools/under_load.py --busy 2 --scale 3 \
+		"$(BIN)/pytest -n 2 --dist loadgroup" \
+		"KLONDIKE_TEST_CLUSTER=1 $(BIN)/pytest -q -p no:cacheprovider tests/server tests/daily"
 
 ## screenshots: refresh docs/screenshots/ (the browser tests take them)
 screenshots: $(STAMP) $(CLIENT)

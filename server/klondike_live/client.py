@@ -96,10 +96,15 @@ class BoardMirror:
 
 
 class Client:
-    """One connection to a server, after the `hello`/`welcome` handshake."""
+    """One connection to a server, after the `hello`/`welcome` handshake.
 
-    def __init__(self, connection: ClientConnection) -> None:
+    `expect_timeout` is how long a wait for a reply lasts when the call names none (slow
+    requests, a bot seated or a hint, wait two or three times as long).
+    """
+
+    def __init__(self, connection: ClientConnection, *, expect_timeout: float = 10.0) -> None:
         self.connection = connection
+        self.expect_timeout = expect_timeout
         self.user = ""
         self.name = ""
         self.token = ""
@@ -119,6 +124,7 @@ class Client:
         token: str | None = None,
         version: int = PROTOCOL_VERSION,
         resume_from: Client | None = None,
+        expect_timeout: float = 10.0,
     ) -> Client:
         """Connect and say hello; raises `ServerError` if the server refuses.
 
@@ -126,7 +132,7 @@ class Client:
         so that joining with `since=old.since(room)` continues where it stopped.
         """
         connection = await connect(url, compression=None, max_size=2**22)
-        client = cls(connection)
+        client = cls(connection, expect_timeout=expect_timeout)
         if resume_from is not None:
             client.boards = {k: replace(m) for k, m in resume_from.boards.items()}
             client._last_id = resume_from._last_id
@@ -194,7 +200,9 @@ class Client:
     async def send(self, message: Message) -> None:
         await self.connection.send(msgpack.packb(message, use_bin_type=True))
 
-    async def expect(self, match: Callable[[Message], bool], timeout: float = 10.0) -> Message:
+    async def expect(
+        self, match: Callable[[Message], bool], timeout: float | None = None
+    ) -> Message:
         """The next received message that matches (others are skipped; all stay in
         `received`). A connection close raises `ConnectionError`."""
 
@@ -208,10 +216,10 @@ class Client:
                 if match(message):
                     return message
 
-        return await asyncio.wait_for(next_match(), timeout)
+        return await asyncio.wait_for(next_match(), timeout or self.expect_timeout)
 
     async def call(
-        self, message: Message, answered: Callable[[Message], bool], timeout: float = 10.0
+        self, message: Message, answered: Callable[[Message], bool], timeout: float | None = None
     ) -> Message:
         """Send `message` and return the first reply `answered` accepts, or raise
         `ServerError` for an error naming the request (by `rid` or move `id`).
@@ -239,7 +247,7 @@ class Client:
             await asyncio.sleep(pause)
             pause *= 2
 
-    async def _request(self, message: Message, reply: str, timeout: float = 10.0) -> Message:
+    async def _request(self, message: Message, reply: str, timeout: float | None = None) -> Message:
         rid = self._new_id()
         message["rid"] = rid
         return await self.call(message, lambda m: m["t"] == reply and m.get("rid") == rid, timeout)
@@ -287,7 +295,7 @@ class Client:
 
         rid = self._new_id()
         message = {"t": "add_bot", "room": room, "level": level, "rid": rid}
-        return await self.call(message, seated, timeout=20.0)
+        return await self.call(message, seated, timeout=2 * self.expect_timeout)
 
     async def create_solo(self, variant: str = "draw=1") -> str:
         answer = await self._request({"t": "create", "kind": "solo", "variant": variant}, "created")
@@ -330,7 +338,9 @@ class Client:
         return await self.call(message, lambda m: _acknowledges(m, room, move_id))
 
     async def hint(self, room: str) -> Message:
-        return await self._request({"t": "hint", "room": room}, "hint", timeout=30.0)
+        return await self._request(
+            {"t": "hint", "room": room}, "hint", timeout=3 * self.expect_timeout
+        )
 
     async def finish(self, room: str) -> Message:
         """Ask whether the rest of a practice game is forced (moving cards home wins)."""
@@ -400,8 +410,9 @@ class Client:
                 return dict(m["tournament"])
         return None
 
-    async def heat_room(self, tournament: str, heat: int, timeout: float = 30.0) -> str:
-        """The room of a heat once it is open (watch the tournament first)."""
+    async def heat_room(self, tournament: str, heat: int, timeout: float | None = None) -> str:
+        """The room of a heat once it is open (watch the tournament first; the wait is
+        three times `expect_timeout` unless `timeout` says otherwise)."""
 
         def opened(m: Message) -> bool:
             if m.get("t") != "tournament" or m["tournament"].get("id") != tournament:
@@ -412,7 +423,7 @@ class Client:
         known = self.tournament(tournament)
         if known is not None and "room" in known["rounds"][heat - 1]:
             return str(known["rounds"][heat - 1]["room"])
-        found = await self.expect(opened, timeout)
+        found = await self.expect(opened, timeout or 3 * self.expect_timeout)
         return str(found["tournament"]["rounds"][heat - 1]["room"])
 
     def own_board(self, room: str, seat: int) -> BoardMirror:

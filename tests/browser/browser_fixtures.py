@@ -17,10 +17,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, Playwright, sync_playwright
+from playwright.sync_api import Browser, Page, Playwright, expect, sync_playwright
 
 from live_server import ServerProcess
-from pages import Pages, Screenshot, settle
+from pages import EXPECT_MS, Pages, Screenshot, settle
+from waits import scaled
 
 CHROMIUM = os.environ.get("KLONDIKE_CHROMIUM", "/usr/bin/chromium")
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,6 +43,8 @@ def server(valkey_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterato
 def playwright() -> Iterator[Playwright]:
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: apt-get install chromium (.ci/run does)")
+    # An `expect` that names no timeout waits Playwright's 5 s, on the tests' clock.
+    expect.set_options(timeout=scaled(EXPECT_MS))
     with sync_playwright() as instance:
         yield instance
 

@@ -9,6 +9,8 @@ import sys
 import threading
 from pathlib import Path
 
+from waits import scaled
+
 READY_LINE = re.compile(r"Klondike Live on (http://\S+/)")
 
 # No background solver work beyond what a test asks for (the machine has two cores):
@@ -51,7 +53,7 @@ class ServerProcess:
         )
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
-        if not self.ready.wait(30) or not self.url:
+        if not self.ready.wait(scaled(30)) or not self.url:
             self.stop()
             raise RuntimeError("server did not start:\n" + "".join(self.output))
 
@@ -69,7 +71,7 @@ class ServerProcess:
         if self.process.poll() is None:
             self.process.terminate()
             try:
-                self.process.wait(15)
+                self.process.wait(scaled(15))
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()

@@ -25,10 +25,16 @@ from klondike_live.engine import Board, Move
 from klondike_live.engine.moves import DRAW, F2T, RECYCLE, T2F, T2T, W2F, W2T
 from klondike_live.engine.view import racer_view
 
+from waits import scaled
+
 Mode = Literal["drag", "click", "keys", "tap"]
 DESKTOP: ViewportSize = {"width": 1280, "height": 800}
 PHONE: ViewportSize = {"width": 390, "height": 844}
 OWN = "[data-testid=own-board]"
+ACTION_MS = 30_000
+"""Playwright's default wait for an action or a navigation (scaled in every context)."""
+EXPECT_MS = 5_000
+"""Playwright's default wait of an `expect` (scaled for the whole run)."""
 TOP_STRIP: Position = {"x": 20, "y": 8}
 
 
@@ -241,6 +247,9 @@ class Pages:
             is_mobile=mobile,
             device_scale_factor=2 if mobile else 1,
         )
+        # Playwright's own defaults (30 s for an action or a navigation), on the tests' clock.
+        context.set_default_timeout(scaled(ACTION_MS))
+        context.set_default_navigation_timeout(scaled(ACTION_MS))
         if name:
             context.add_init_script(f"localStorage.setItem('klondike.name', {name!r});")
         context.add_init_script(RECORD_CARDS)

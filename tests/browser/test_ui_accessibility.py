@@ -5,6 +5,7 @@ from __future__ import annotations
 from playwright.sync_api import expect
 
 from pages import OWN, Pages, assert_accessible
+from waits import scaled
 
 
 def test_pages_meet_wcag_aa(pages: Pages) -> None:
@@ -39,7 +40,7 @@ def test_tournament_pages_meet_wcag_aa(pages: Pages) -> None:
     assert_accessible(page)
     page.locator("input[name=name]").fill("Accessible cup")
     page.locator("[data-testid=create-submit]").click()
-    expect(page.locator("[data-testid=organizer]")).to_be_visible(timeout=20_000)
+    expect(page.locator("[data-testid=organizer]")).to_be_visible(timeout=scaled(20_000))
     page.locator("[data-testid=enter]").click()
     expect(page.locator("[data-testid=entrants]")).to_contain_text("Ada")
     assert_accessible(page)

@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from klondike_live.client import Client
 from klondike_live.engine import Board, GameRecord
 
 from live_server import ServerProcess
 from pages import OWN, BoardDriver, Pages, assert_accessible, room_of
+from waits import connect_client, scaled
 
 LOST = GameRecord.parse(
     (Path(__file__).resolve().parents[1] / "data" / "lost-draw3-lose4.txt").read_text()
@@ -38,7 +38,7 @@ def server(valkey_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterato
 
 async def _play_lost_game(ws_url: str) -> str:
     """A solo game on the record's deal, its moves played, then resigned: its room."""
-    client = await Client.connect(ws_url, name="Ada")
+    client = await connect_client(ws_url, name="Ada")
     try:
         created = await client.call(
             {
@@ -56,9 +56,9 @@ async def _play_lost_game(ws_url: str) -> str:
         await client.expect(lambda m: m["t"] == "board" and m.get("room") == room)
         for token in LOST.moves:
             await client.move(room, token)
-            await asyncio.sleep(0.06)  # under the node's 20 moves a second
+            await asyncio.sleep(scaled(0.06))  # a pace under the node's 20 moves a second
         await client.resign(room)
-        await client.expect(lambda m: m["t"] == "results" and m["room"] == room, timeout=30)
+        await client.expect(lambda m: m["t"] == "results" and m["room"] == room, timeout=scaled(30))
         return room
     finally:
         await client.close()
@@ -99,7 +99,7 @@ def play_lost_game(server: ServerProcess) -> str:
     """`_play_lost_game` on an event loop of its own (Playwright has this thread's)."""
     ws_url = server.url.replace("http://", "ws://") + "ws"
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, _play_lost_game(ws_url)).result(timeout=120)
+        return pool.submit(asyncio.run, _play_lost_game(ws_url)).result(timeout=scaled(120))
 
 
 def test_replay_shows_the_strip_the_losing_move_and_plays_from_there(
@@ -113,7 +113,7 @@ def test_replay_shows_the_strip_the_losing_move_and_plays_from_there(
     room = play_lost_game(server)
     page = pages.open(f"/#/replay/{room}/1", name="Bea")
     strip = page.locator("[data-testid=verdict-strip-0]")
-    expect(strip).to_be_visible(timeout=120_000)  # analysed in the background first
+    expect(strip).to_be_visible(timeout=scaled(120_000))  # analysed in the background first
     cells = strip.locator(".cell")
     expect(cells).to_have_count(len(LOST.moves) + 1)
     expect(cells.nth(0)).to_have_class("cell v-winnable current")  # the replay's start
@@ -176,10 +176,10 @@ def test_replay_shows_the_strip_the_losing_move_and_plays_from_there(
     )
 
     page.click("[data-testid=play-from-here-0]")
-    expect(page).to_have_url(re.compile(r"#/room/[A-Za-z0-9_-]+$"), timeout=30_000)
+    expect(page).to_have_url(re.compile(r"#/room/[A-Za-z0-9_-]+$"), timeout=scaled(30_000))
     assert room_of(page) != room
     own = page.locator(OWN)
-    expect(own).to_have_attribute("data-moves", "0", timeout=30_000)
+    expect(own).to_have_attribute("data-moves", "0", timeout=scaled(30_000))
     start = Board.from_seed(str(LOST.seed), LOST.variant)
     for token in LOST.moves[: LOST_AT - 1]:
         start.play(token)

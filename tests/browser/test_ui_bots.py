@@ -10,6 +10,7 @@ from playwright.sync_api import expect
 
 from live_server import ServerProcess
 from pages import OWN, Pages, Screenshot, assert_accessible
+from waits import scaled
 
 
 @pytest.fixture(scope="module")
@@ -31,31 +32,31 @@ def test_race_the_machine_from_the_home_page(pages: Pages, screenshot: Screensho
     page.select_option("[data-testid=machine-level]", "relaxed")
     page.click("[data-testid=race-machine]")
     seats = page.locator("[data-testid=seats]")
-    expect(seats).to_contain_text("Relaxed bot (bot · relaxed)", timeout=15_000)
+    expect(seats).to_contain_text("Relaxed bot (bot · relaxed)", timeout=scaled(15_000))
     expect(page.locator("[data-testid=start]")).to_have_count(1)
     page.click("[data-testid=ready]")
-    expect(page.locator(f"{OWN} .card").first).to_be_visible(timeout=20_000)
+    expect(page.locator(f"{OWN} .card").first).to_be_visible(timeout=scaled(20_000))
     rival = page.locator("[data-testid=opponent-1]")
     expect(rival).to_contain_text("(bot · relaxed)")
-    expect(rival).not_to_contain_text(" 0 moves", timeout=30_000)
+    expect(rival).not_to_contain_text(" 0 moves", timeout=scaled(30_000))
     screenshot(page, "race-the-machine")
     page.click("[data-testid=resign]")
     results = page.locator("table.results")
-    expect(results).to_contain_text("(bot · relaxed)", timeout=120_000)
+    expect(results).to_contain_text("(bot · relaxed)", timeout=scaled(120_000))
     page.click("[data-testid=replay-link]")
-    expect(page.locator("[data-testid=board-1]")).to_be_visible(timeout=15_000)
+    expect(page.locator("[data-testid=board-1]")).to_be_visible(timeout=scaled(15_000))
     expect(page.locator("main")).to_contain_text("Relaxed bot (bot · relaxed)")
 
 
 def test_the_host_adds_a_bot_in_the_lobby(pages: Pages, screenshot: Screenshot) -> None:
     page = pages.open(name="Bea")
     page.click("[data-testid=create-race]")
-    expect(page.locator("[data-testid=add-bot]")).to_be_visible(timeout=15_000)
+    expect(page.locator("[data-testid=add-bot]")).to_be_visible(timeout=scaled(15_000))
     assert_accessible(page)
     page.select_option("[data-testid=bot-level]", "expert")
     page.click("[data-testid=add-bot]")
     seats = page.locator("[data-testid=seats]")
-    expect(seats).to_contain_text("Expert bot (bot · expert)", timeout=15_000)
+    expect(seats).to_contain_text("Expert bot (bot · expert)", timeout=scaled(15_000))
     expect(page.locator("[data-testid=add-bot]")).to_have_count(0)  # no free seat left
     screenshot(page, "lobby-with-a-bot")
     page.click("[data-testid=ready]")

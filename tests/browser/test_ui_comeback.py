@@ -19,6 +19,7 @@ from klondike_live.daily.variants import DRAW3, variant_slug
 from live_server import ServerProcess
 from pages import DESKTOP, OWN, PHONE, Pages, Screenshot, assert_accessible, room_of
 from reading import overflowing
+from waits import scaled
 
 STOCK = f'{OWN} .card[data-place="stock"]'
 LAPTOP: ViewportSize = {"width": 1366, "height": 768}
@@ -57,7 +58,7 @@ def start_solo(page: Page, *, public: bool = False) -> str:
     if public:
         page.check("form:has([data-testid=start-solo]) input[name=public]")
     page.click("[data-testid=start-solo]")
-    expect(page.locator(f"{OWN} .card").first).to_be_visible(timeout=10_000)
+    expect(page.locator(f"{OWN} .card").first).to_be_visible(timeout=scaled(10_000))
     return room_of(page)
 
 
@@ -71,7 +72,7 @@ def board_picture(page: Page) -> list[tuple[str | None, ...]]:
 
 
 def get_json(server: ServerProcess, path: str) -> Any:
-    with urllib.request.urlopen(server.url.rstrip("/") + path, timeout=10) as answer:
+    with urllib.request.urlopen(server.url.rstrip("/") + path, timeout=scaled(10)) as answer:
         return json.loads(answer.read())
 
 
@@ -91,7 +92,7 @@ def test_a_finished_game_reloads_as_it_ended(pages: Pages) -> None:
     for come_back in (page.reload, lambda: (page.goto("/#/"), page.go_back())):
         come_back()
         expect(page.locator("[data-testid=results]")).to_contain_text("resigned")
-        expect(own).to_have_attribute("data-status", "resigned", timeout=10_000)
+        expect(own).to_have_attribute("data-status", "resigned", timeout=scaled(10_000))
         expect(own).to_have_attribute("data-moves", "3")
         expect(page.locator("[data-testid=moves]")).to_have_text("3")
         expect(page.locator("[data-testid=found]")).to_have_text("0/52")
@@ -114,7 +115,7 @@ def test_games_not_made_public_are_never_listed(pages: Pages, server: ServerProc
     expect(ann.locator("[data-testid=start]")).to_be_enabled()
     ann.click("[data-testid=start]")
     for racer in (ann, bea):
-        expect(racer.locator(f"{OWN} .card").first).to_be_visible(timeout=10_000)
+        expect(racer.locator(f"{OWN} .card").first).to_be_visible(timeout=scaled(10_000))
 
     quiet = pages.open(name="Quiet")
     private_solo = start_solo(quiet)
@@ -123,17 +124,23 @@ def test_games_not_made_public_are_never_listed(pages: Pages, server: ServerProc
 
     stranger = pages.open(name="Stranger")
     live = stranger.locator("[data-testid=live-games]")
-    expect(live.locator(f'a[href="#/watch/{public_solo}"]')).to_have_count(1, timeout=15_000)
+    expect(live.locator(f'a[href="#/watch/{public_solo}"]')).to_have_count(
+        1, timeout=scaled(15_000)
+    )
     for hidden in (race, private_solo):
         expect(live.locator(f'a[href="#/watch/{hidden}"]')).to_have_count(0)
 
     for page in (ann, bea, public_page, quiet):
         page.click("[data-testid=resign]")
     for page in (ann, bea, public_page, quiet):
-        expect(page.locator("[data-testid=results]")).to_contain_text("resigned", timeout=10_000)
+        expect(page.locator("[data-testid=results]")).to_contain_text(
+            "resigned", timeout=scaled(10_000)
+        )
 
     finished = stranger.locator("[data-testid=finished-games]")
-    expect(finished.locator(f'a[href="#/replay/{public_solo}/1"]')).to_have_count(1, timeout=15_000)
+    expect(finished.locator(f'a[href="#/replay/{public_solo}/1"]')).to_have_count(
+        1, timeout=scaled(15_000)
+    )
     listed = {game["room"] for game in get_json(server, "/api/results")}
     listed |= {game["room"] for game in get_json(server, "/api/live")}
     assert public_solo in listed
@@ -142,7 +149,7 @@ def test_games_not_made_public_are_never_listed(pages: Pages, server: ServerProc
         assert hidden not in listed
         # Reachable by its link: the replay opens for the stranger.
         stranger.goto(f"/#/replay/{hidden}/1")
-        expect(stranger.locator(".card").first).to_be_visible(timeout=10_000)
+        expect(stranger.locator(".card").first).to_be_visible(timeout=scaled(10_000))
         stranger.goto("/#/")
 
 
@@ -156,11 +163,11 @@ def test_a_solo_clock_starts_at_the_first_move(pages: Pages) -> None:
     """A new solo game's clock shows 0:00 until the first move, then runs from 0."""
     page = pages.open(name="Thinker")
     start_solo(page)
-    page.wait_for_timeout(3_000)
-    expect(page.locator("[data-testid=time]")).to_have_text("0:00")
+    page.wait_for_timeout(scaled(3_000))  # a pause: the clock does not run meanwhile
+    clock = page.locator("[data-testid=time]")
+    expect(clock).to_have_text("0:00")
     turn_stock(page, 1)
-    page.wait_for_timeout(1_200)
-    assert 1 <= shown_seconds(page) <= 2
+    expect(clock).to_have_text(re.compile(r"^0:0[12]$"))  # from 0, not from the deal
 
 
 def test_a_solo_game_waits_for_its_player(pages: Pages) -> None:
@@ -169,20 +176,20 @@ def test_a_solo_game_waits_for_its_player(pages: Pages) -> None:
     page = pages.open(name="Walker")
     room = start_solo(page)
     turn_stock(page, 5)
-    page.wait_for_timeout(1_500)
+    expect(page.locator("[data-testid=time]")).not_to_have_text("0:00")  # time on the clock
     before = board_picture(page)
     left_at = shown_seconds(page)
     context = page.context
     page.close()
     page = context.new_page()
-    page.wait_for_timeout((GRACE_SECONDS + 3) * 1000)
+    page.wait_for_timeout(scaled((GRACE_SECONDS + 3) * 1000))  # a pause past the grace period
     page.goto(f"/#/room/{room}")
     own = page.locator(OWN)
-    expect(own).to_have_attribute("data-moves", "5", timeout=10_000)
+    expect(own).to_have_attribute("data-moves", "5", timeout=scaled(10_000))
     expect(own).to_have_attribute("data-status", "playing")
     expect(page.locator("[data-testid=subtitle]")).not_to_contain_text("Finished")
     assert board_picture(page) == before
-    assert left_at <= shown_seconds(page) <= left_at + 2
+    assert left_at <= shown_seconds(page) <= left_at + scaled(2)
     turn_stock(page, 1)  # still playable
 
 
@@ -201,7 +208,7 @@ def test_unfinished_games_to_resume_and_statistics(pages: Pages, screenshot: Scr
 
     page.goto("/#/")
     mine = page.locator("[data-testid=unfinished-games]")
-    expect(mine.locator("li")).to_have_count(2, timeout=15_000)
+    expect(mine.locator("li")).to_have_count(2, timeout=scaled(15_000))
     expect(mine.locator("li").first).to_contain_text("0 moves")
     expect(mine.locator("li").nth(1)).to_contain_text("2 moves")
     expect(mine.locator(f"[data-testid=resume-{third}]")).to_be_visible()
@@ -216,7 +223,7 @@ def test_unfinished_games_to_resume_and_statistics(pages: Pages, screenshot: Scr
 
     page.click(f"[data-testid=resume-{older}]")
     own = page.locator(OWN)
-    expect(own).to_have_attribute("data-moves", "2", timeout=10_000)
+    expect(own).to_have_attribute("data-moves", "2", timeout=scaled(10_000))
     expect(own).to_have_attribute("data-status", "playing")
 
     page.goto("/#/")
@@ -241,7 +248,7 @@ def test_unfinished_games_to_resume_and_statistics(pages: Pages, screenshot: Scr
 
     stranger = pages.open(name="Stranger")
     expect(stranger.locator("[data-testid=finished-games]")).to_be_visible()
-    stranger.wait_for_timeout(1_000)
+    stranger.wait_for_timeout(scaled(1_000))  # a pause: their games do not show up
     expect(stranger.locator("[data-testid=your-games]")).to_be_hidden()
 
 
@@ -254,43 +261,43 @@ def test_a_daily_practice_game_waits_for_its_player(pages: Pages) -> None:
     card = page.locator(f"[data-testid=challenge-{DAILY}]")
     # The server certifies today's deal on first use: that takes a while on a busy machine.
     for _ in range(40):
-        expect(card).to_be_visible(timeout=30_000)
+        expect(card).to_be_visible(timeout=scaled(30_000))
         if "Par " in card.inner_text():
             break
-        page.wait_for_timeout(3_000)
+        page.wait_for_timeout(scaled(3_000))  # between reloads: the page is not told
         page.reload()
     expect(card).to_contain_text("Par ")
     page.click(f"[data-testid=play-{DAILY}]")  # the ranked attempt, given up at once
     own = page.locator(OWN)
-    expect(own.locator(".card").first).to_be_visible(timeout=60_000)
+    expect(own.locator(".card").first).to_be_visible(timeout=scaled(60_000))
     page.click("[data-testid=resign]")
-    expect(own).to_have_attribute("data-status", "resigned", timeout=10_000)
+    expect(own).to_have_attribute("data-status", "resigned", timeout=scaled(10_000))
     page.goto("/#/daily")
     card.get_by_role("button", name="Play again (unranked)").click()
-    expect(page.locator("h1")).to_contain_text("unranked", timeout=30_000)
-    expect(own.locator(".card").first).to_be_visible(timeout=30_000)
+    expect(page.locator("h1")).to_contain_text("unranked", timeout=scaled(30_000))
+    expect(own.locator(".card").first).to_be_visible(timeout=scaled(30_000))
     room = room_of(page)
     turn_stock(page, 4)
-    page.wait_for_timeout(1_500)  # some time on the clock
+    expect(page.locator("[data-testid=time]")).not_to_have_text("0:00")  # time on the clock
     before = board_picture(page)
     left_at = shown_seconds(page)
     context = page.context
     page.close()
     page = context.new_page()
-    page.wait_for_timeout((GRACE_SECONDS + 3) * 1000)
+    page.wait_for_timeout(scaled((GRACE_SECONDS + 3) * 1000))  # a pause past the grace period
     page.goto("/#/")
     mine = page.locator("[data-testid=unfinished-games]")
     resume = mine.locator(f"[data-testid=resume-{room}]")
-    expect(resume).to_be_visible(timeout=15_000)
+    expect(resume).to_be_visible(timeout=scaled(15_000))
     listed = mine.locator("li", has=page.locator(f"[data-testid=resume-{room}]"))
     expect(listed).to_contain_text("(unranked)")
     expect(listed).to_contain_text("4 moves")
     resume.click()
     own = page.locator(OWN)
-    expect(own).to_have_attribute("data-moves", "4", timeout=10_000)
+    expect(own).to_have_attribute("data-moves", "4", timeout=scaled(10_000))
     expect(own).to_have_attribute("data-status", "playing")
     expect(page.locator("h1")).to_contain_text("unranked")
     expect(page.locator("[data-testid=subtitle]")).not_to_contain_text("Finished")
     assert board_picture(page) == before
-    assert left_at <= shown_seconds(page) <= left_at + 2
+    assert left_at <= shown_seconds(page) <= left_at + scaled(2)
     turn_stock(page, 1)  # still playable

@@ -8,6 +8,7 @@ from playwright.sync_api import expect
 
 from live_server import ServerProcess
 from pages import OWN, Pages
+from waits import scaled
 
 
 def test_page_rides_out_a_server_restart(
@@ -35,7 +36,7 @@ def test_page_rides_out_a_server_restart(
     assert port is not None
     restarted = ServerProcess(valkey_url, server.data_dir, port=port)  # same secret
     try:
-        expect(banner).to_be_hidden(timeout=20_000)
+        expect(banner).to_be_hidden(timeout=scaled(20_000))
         expect(own).to_have_attribute("data-moves", "3")
         expect(own).to_have_attribute("data-pending", "0")
         assert page.locator(f'{OWN} .card[data-place="waste"]').count() == 3

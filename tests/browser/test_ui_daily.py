@@ -13,6 +13,7 @@ from klondike_live.daily.variants import DRAW1, variant_slug
 from klondike_live.engine import Board
 
 from pages import OWN, BoardDriver, Mode, Pages, Screenshot, assert_accessible, room_of
+from waits import scaled
 
 SLUG = variant_slug(DRAW1)
 
@@ -41,13 +42,13 @@ def test_daily_challenge_won_ranked_gated_and_ghosted(
     for _ in range(40):
         if "Par " in card.inner_text():
             break
-        page.wait_for_timeout(3_000)
+        page.wait_for_timeout(scaled(3_000))  # between reloads: the page is not told
         page.reload()
-        expect(card).to_be_visible(timeout=30_000)
+        expect(card).to_be_visible(timeout=scaled(30_000))
     expect(card).to_contain_text("Par ")
     page.click(f"[data-testid=play-{SLUG}]")
     own = page.locator(OWN)
-    expect(own.locator(".card").first).to_be_visible(timeout=60_000)
+    expect(own.locator(".card").first).to_be_visible(timeout=scaled(60_000))
     expect(page.locator("h1")).to_contain_text("Daily challenge")
     expect(page.locator("[data-testid=undo]")).to_have_count(0)
     room = room_of(page)
@@ -60,12 +61,12 @@ def test_daily_challenge_won_ranked_gated_and_ghosted(
         if board.is_trivially_won():
             break
         driver.play(board, token, modes[n % 3])
-    expect(own).to_have_attribute("data-status", "won", timeout=15_000)
+    expect(own).to_have_attribute("data-status", "won", timeout=scaled(15_000))
     expect(page.locator("[data-testid=results]")).to_contain_text("won")
     expect(page.locator("[data-testid=results]")).to_contain_text("revealed when the day closes")
 
     # The leaderboard another player has open follows, without a reload.
-    expect(board_seen_by_other).to_contain_text("Daisy", timeout=10_000)
+    expect(board_seen_by_other).to_contain_text("Daisy", timeout=scaled(10_000))
 
     # Someone who has not played today may not watch it or see its replay.
     other.goto(f"/#/watch/{room}")
@@ -99,7 +100,9 @@ def test_daily_challenge_won_ranked_gated_and_ghosted(
     expect(page.locator("h1")).to_contain_text("unranked")
     expect(page.locator("[data-testid=undo]")).to_be_visible()
     # A practice game's clock, and the ghost on it, start at the player's first move.
-    expect(page.locator(f"{OWN} .card").first).to_be_visible(timeout=30_000)
+    expect(page.locator(f"{OWN} .card").first).to_be_visible(timeout=scaled(30_000))
     page.keyboard.press("d")
     expect(page.locator(OWN)).to_have_attribute("data-moves", "1")
-    expect(page.locator("[data-testid=ghost]")).not_to_contain_text("0 moves", timeout=15_000)
+    expect(page.locator("[data-testid=ghost]")).not_to_contain_text(
+        "0 moves", timeout=scaled(15_000)
+    )

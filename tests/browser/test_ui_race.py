@@ -20,6 +20,7 @@ from pages import (
     cards_drawn,
     room_of,
 )
+from waits import scaled
 
 STOCK = f'{OWN} .card[data-place="stock"]'
 
@@ -98,7 +99,7 @@ def test_race_watched_reloaded_and_replayed(pages: Pages, screenshot: Screenshot
     expect(ann.locator("[data-testid=start]")).to_be_enabled()
     ann.click("[data-testid=start]")
     for racer in (ann, bea):
-        expect(racer.locator(f"{OWN} .card").first).to_be_visible(timeout=10_000)
+        expect(racer.locator(f"{OWN} .card").first).to_be_visible(timeout=scaled(10_000))
     expect(watcher.locator("[data-testid=board-0] .card").first).to_be_visible()
 
     # Ann turns five stock cards that Bea has not seen.
@@ -130,7 +131,7 @@ def test_race_watched_reloaded_and_replayed(pages: Pages, screenshot: Screenshot
     # A reload mid-race resumes the same board.
     before = board_picture(bea)
     bea.reload()
-    expect(bea.locator(OWN)).to_have_attribute("data-moves", "3", timeout=10_000)
+    expect(bea.locator(OWN)).to_have_attribute("data-moves", "3", timeout=scaled(10_000))
     expect(bea.locator(f"{OWN} .card").first).to_be_visible()
     bea.wait_for_function("document.getAnimations().length === 0")
     assert board_picture(bea) == before

@@ -14,6 +14,7 @@ from klondike_live.race.room import RoomState
 from klondike_live.solver.search import SOLVABLE, Budget, solve
 
 from pages import OWN, PHONE, BoardDriver, Mode, Pages, Screenshot, room_of
+from waits import scaled
 
 
 def room_state(valkey_url: str, room_id: str) -> RoomState:
@@ -64,10 +65,10 @@ def test_solo_game_won_through_the_ui(
     # finish it at once), unless the page already played it.
     finish = page.locator("[data-testid=finish]")
     won = page.locator("[data-testid=own-board][data-status=won]")
-    expect(finish.or_(won).first).to_be_visible(timeout=30_000)
+    expect(finish.or_(won).first).to_be_visible(timeout=scaled(30_000))
     if finish.is_visible():
         finish.click()
-    expect(own).to_have_attribute("data-status", "won", timeout=30_000)  # a loaded machine
+    expect(own).to_have_attribute("data-status", "won", timeout=scaled(30_000))  # a loaded machine
     expect(page.locator("[data-testid=message]")).to_contain_text("You won")
     expect(page.locator("[data-testid=found]")).to_have_text("52/52")
     expect(page.locator("[data-testid=results]")).to_contain_text("won")
@@ -98,7 +99,7 @@ def test_practice_tools_hint_undo_and_focus(pages: Pages) -> None:
     expect(own.locator(".card").first).to_be_visible()
     page.click("[data-testid=hint]")
     message = page.locator("[data-testid=message]")
-    expect(message).to_have_attribute("data-verdict", re.compile(r"."), timeout=15_000)
+    expect(message).to_have_attribute("data-verdict", re.compile(r"."), timeout=scaled(15_000))
     highlighted = own.locator(".card.hinted, .slot.target")
     if message.get_attribute("data-verdict") == "lost":  # a random deal may have no win
         expect(highlighted).to_have_count(0)

@@ -35,6 +35,7 @@ from pages import (
     run_size,
     settle,
 )
+from waits import scaled
 
 HINTED = """() => {
   const node = document.querySelector('[data-testid=own-board] .card.hinted');
@@ -133,7 +134,7 @@ def play_to_the_end(page: Page, board: Board, solution: list[str]) -> None:
         if board.is_trivially_won():
             break
         driver.play(board, token, "click")
-    expect(page.locator(OWN)).to_have_attribute("data-status", "won", timeout=20_000)
+    expect(page.locator(OWN)).to_have_attribute("data-status", "won", timeout=scaled(20_000))
 
 
 # Counts the tones the page's WebAudio makes (the sound setting's effect).
@@ -153,7 +154,7 @@ def ask_hint(page: Page, *, tap: bool = False) -> str:
     own = page.locator(OWN)
     button = page.locator("[data-testid=hint]")
     button.tap() if tap else button.click()
-    expect(own).to_have_attribute("data-hint", re.compile(r"."), timeout=30_000)
+    expect(own).to_have_attribute("data-hint", re.compile(r"."), timeout=scaled(30_000))
     return own.get_attribute("data-hint") or ""
 
 
@@ -254,7 +255,7 @@ def test_following_the_hints_on_a_certified_deal_wins(pages: Pages, valkey_url: 
         )
         verdicts.append(verdict)
         driver.play(board, token, "click")
-    expect(page.locator(OWN)).to_have_attribute("data-status", "won", timeout=20_000)
+    expect(page.locator(OWN)).to_have_attribute("data-status", "won", timeout=scaled(20_000))
 
 
 def test_six_fast_clicks_on_the_stock_turn_six_cards(pages: Pages, valkey_url: str) -> None:
@@ -296,7 +297,7 @@ def test_a_win_cascades_and_sounds_when_asked_and_shows_no_emoji(
     board, solution = start_winnable_solo(page, valkey_url)
     play_to_the_end(page, board, solution)
     expect(page.locator("[data-testid=celebration]")).to_be_attached()
-    page.wait_for_timeout(1_500)  # some cards on their way
+    page.wait_for_timeout(scaled(1_500))  # a pause for the picture: some cards on their way
     screenshot(page, "win-desktop")
     message = page.locator("[data-testid=message]")
     expect(message).to_contain_text("You won!")
@@ -314,7 +315,7 @@ def test_no_cascade_with_reduced_motion(pages: Pages, valkey_url: str) -> None:
     board, solution = start_winnable_solo(page, valkey_url)
     play_to_the_end(page, board, solution)
     expect(page.locator("[data-testid=message]")).to_contain_text("You won!")
-    page.wait_for_timeout(500)
+    page.wait_for_timeout(scaled(500))  # a pause: no cascade starts
     expect(page.locator("[data-testid=celebration]")).to_have_count(0)
     assert page.evaluate("window.__tones") == 0
 
@@ -439,7 +440,7 @@ def test_auto_complete_is_offered_once_the_rest_is_forced(pages: Pages, valkey_u
         raise AssertionError("no game kept cards in the stock until every card was face up")
     expect(finish).to_be_visible()
     finish.click()
-    expect(page.locator(OWN)).to_have_attribute("data-status", "won", timeout=60_000)
+    expect(page.locator(OWN)).to_have_attribute("data-status", "won", timeout=scaled(60_000))
     expect(page.locator("[data-testid=found]")).to_have_text("52/52")
 
 
@@ -464,12 +465,15 @@ def test_auto_complete_in_draw_3_is_offered_when_the_server_says_forced(
         if not (board.stock or board.waste):
             continue
         settle(page)
-        page.wait_for_timeout(1_000)  # the server's answer
         forced = forced_finish(board)
+        if not forced:  # a pause: the server's answer offers no finish (an offer is awaited)
+            page.wait_for_timeout(scaled(1_000))
         expect(finish).to_have_count(1 if forced else 0)
         if forced:
             finish.click()
-            expect(page.locator(OWN)).to_have_attribute("data-status", "won", timeout=60_000)
+            expect(page.locator(OWN)).to_have_attribute(
+                "data-status", "won", timeout=scaled(60_000)
+            )
             return
     raise AssertionError("no game reached a forced finish with cards left in the stock")
 
@@ -636,7 +640,7 @@ def test_the_tables_features_on_desktops_and_a_phone(
     assert board.stock or board.waste, "the stock is empty: nothing forced to offer"
     expect(finish).to_be_visible()
     table.press("[data-testid=finish]")
-    expect(own).to_have_attribute("data-status", "won", timeout=60_000)
+    expect(own).to_have_attribute("data-status", "won", timeout=scaled(60_000))
     expect(page.locator("[data-testid=found]")).to_have_text("52/52")
     expect(page.locator("[data-testid=message]")).to_contain_text("You won!")
     expect(page.locator("[data-testid=celebration]")).to_be_attached()

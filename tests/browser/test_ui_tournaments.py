@@ -11,10 +11,11 @@ import msgpack
 from playwright.sync_api import Page, WebSocket, expect
 
 from pages import DESKTOP, OWN, PHONE, Pages, Screenshot, assert_accessible, cards_drawn
+from waits import scaled
 
 STOCK = f'{OWN} .card[data-place="stock"]'
 # A heat starts with a countdown and a room write on a loaded machine: wait generously.
-SLOW = 20_000
+SLOW = scaled(20_000)
 
 
 class Frames:

@@ -29,6 +29,7 @@ from pages import (
     room_of,
 )
 from reading import assert_indices_readable, moves_to_long_column, overflowing
+from waits import scaled
 
 LAPTOP: ViewportSize = {"width": 1366, "height": 768}
 WIDE: ViewportSize = {"width": 1920, "height": 1080}
@@ -134,7 +135,7 @@ def test_race_results_watch_replay_and_words(
     expect(ann.locator("[data-testid=start]")).to_be_enabled()
     ann.click("[data-testid=start]")
     for racer in (ann, bea):
-        expect(racer.locator(f"{OWN} .card").first).to_be_visible(timeout=10_000)
+        expect(racer.locator(f"{OWN} .card").first).to_be_visible(timeout=scaled(10_000))
     state = stored_room(valkey_url, room)
     assert state.seed == RESULTS_DRAW_1, "the queued deal was not dealt"
     board = Board.from_seed(state.seed, state.variant)
@@ -313,14 +314,14 @@ def test_daily_game_says_playing_and_its_leaderboard_fits(pages: Pages) -> None:
     # The server certifies today's deal on first use: that takes a while on a busy machine.
     card = page.locator(f"[data-testid=challenge-{SLUG}]")
     for _ in range(40):
-        expect(card).to_be_visible(timeout=30_000)
+        expect(card).to_be_visible(timeout=scaled(30_000))
         if "Par " in card.inner_text():
             break
-        page.wait_for_timeout(3_000)
+        page.wait_for_timeout(scaled(3_000))  # between reloads: the page is not told
         page.reload()
     expect(card).to_contain_text("Par ")
     page.click(f"[data-testid=play-{SLUG}]")
-    expect(page.locator(f"{OWN} .card").first).to_be_visible(timeout=60_000)
+    expect(page.locator(f"{OWN} .card").first).to_be_visible(timeout=scaled(60_000))
     subtitle = page.locator("[data-testid=subtitle]")
     expect(subtitle).to_contain_text("Playing")
     expect(subtitle).not_to_contain_text("Racing")
@@ -331,7 +332,7 @@ def test_daily_game_says_playing_and_its_leaderboard_fits(pages: Pages) -> None:
     # Reloaded, the finished attempt shows its board as it ended, with its stats.
     page.reload()
     own = page.locator(OWN)
-    expect(own).to_have_attribute("data-status", "resigned", timeout=10_000)
+    expect(own).to_have_attribute("data-status", "resigned", timeout=scaled(10_000))
     expect(page.locator("[data-testid=results]")).to_be_visible()
     expect(own).to_have_attribute("data-moves", "1")
     expect(page.locator("[data-testid=moves]")).to_have_text("1")
@@ -374,11 +375,11 @@ def test_watching_clocks_away_racers_and_a_finished_racer_watching(
     expect(ann.locator("[data-testid=start]")).to_be_enabled()
     ann.click("[data-testid=start]")
     for racer in (ann, bea, cy):
-        expect(racer.locator(f"{OWN} .card").first).to_be_visible(timeout=10_000)
+        expect(racer.locator(f"{OWN} .card").first).to_be_visible(timeout=scaled(10_000))
 
     # Each racer's clock runs, and the race's time left counts down.
     clock = dee.locator("[data-testid=board-0] [data-testid=racer-clock]")
-    expect(clock).to_have_text(re.compile(r"^0:0[1-9]$"), timeout=15_000)
+    expect(clock).to_have_text(re.compile(r"^0:0[1-9]$"), timeout=scaled(15_000))
     expect(dee.locator("[data-testid=board-2] [data-testid=racer-clock]")).to_be_visible()
     left = dee.locator("[data-testid=time-left]")
     expect(left).to_contain_text(re.compile(r"9:[0-5]\d left"))
@@ -387,9 +388,9 @@ def test_watching_clocks_away_racers_and_a_finished_racer_watching(
     bea_seen = cards_drawn(bea, "own-board")
     bea.context.close()
     away = dee.locator("[data-testid=board-1] [data-testid=away]")
-    expect(away).to_contain_text(re.compile(r"resigns in 0:[0-5]\d"), timeout=15_000)
+    expect(away).to_contain_text(re.compile(r"resigns in 0:[0-5]\d"), timeout=scaled(15_000))
     first = away.inner_text()
-    expect(away).not_to_have_text(first, timeout=5_000)  # it counts down
+    expect(away).not_to_have_text(first, timeout=scaled(5_000))  # it counts down
     expect(dee.locator("[data-testid=board-0] [data-testid=away]")).to_have_count(0)
     screenshot(dee, "watching-desktop")
     assert_accessible(dee)
@@ -397,7 +398,7 @@ def test_watching_clocks_away_racers_and_a_finished_racer_watching(
     # Ann resigns and watches the rest: Cy's turned cards stay backs (Bea has not seen them).
     ann.click("[data-testid=resign]")
     expect(ann.locator("[data-testid=subtitle]")).to_contain_text(
-        "Your game is over · watching", timeout=10_000
+        "Your game is over · watching", timeout=scaled(10_000)
     )
     expect(ann.locator("[data-testid=board-2] .card").first).to_be_visible()
     expect(ann.locator(OWN)).to_be_hidden()
@@ -417,5 +418,5 @@ def test_watching_clocks_away_racers_and_a_finished_racer_watching(
     # Cy resigns too; Bea's grace runs out or not, the race ends and Ann has her seat
     # back for the rematch.
     cy.click("[data-testid=resign]")
-    expect(ann.locator("[data-testid=results]")).to_contain_text("Cy", timeout=90_000)
-    expect(ann.locator("[data-testid=rematch]")).to_be_visible(timeout=10_000)
+    expect(ann.locator("[data-testid=results]")).to_contain_text("Cy", timeout=scaled(90_000))
+    expect(ann.locator("[data-testid=rematch]")).to_be_visible(timeout=scaled(10_000))

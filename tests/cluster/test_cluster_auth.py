@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from klondike_live.client import Client
 from klondike_live.config import Settings
 from klondike_live.engine import GameRecord
 from klondike_live.gateway.server import running
@@ -16,6 +15,7 @@ from klondike_live.store.devcluster import DevCluster
 
 from racing import assert_streams_follow, start_race
 from testdata import DATA
+from waits import connect_client
 
 WON = GameRecord.parse((DATA / "won-draw1-seed31.txt").read_text())
 
@@ -45,9 +45,9 @@ async def test_a_race_across_two_nodes_on_a_cluster_with_a_password(
         running(make_settings(**fast), seed_source=lambda: seed) as one,
         running(make_settings(**fast), seed_source=lambda: seed) as two,
     ):
-        alice = await Client.connect(one.ws_url, name="Alice")
-        bob = await Client.connect(two.ws_url, name="Bob")
-        carol = await Client.connect(two.ws_url, name="Carol")
+        alice = await connect_client(one.ws_url, name="Alice")
+        bob = await connect_client(two.ws_url, name="Bob")
+        carol = await connect_client(two.ws_url, name="Carol")
         clients = [alice, bob, carol]
         try:
             room = await start_race([alice, bob], [carol])

@@ -18,15 +18,16 @@ from klondike_live.store.devcluster import DevCluster
 
 from racing import assert_streams_follow, start_race
 from testdata import DATA
+from waits import connect_client, scaled
 
 WON = GameRecord.parse((DATA / "won-draw1-seed31.txt").read_text())
 
 
 async def race_across(node_a: str, node_b: str) -> tuple[str, list[Client]]:
     """Alice on node A, Bob and Carol (watching) on node B, racing once started."""
-    alice = await Client.connect(node_a, name="Alice")
-    bob = await Client.connect(node_b, name="Bob")
-    carol = await Client.connect(node_b, name="Carol")
+    alice = await connect_client(node_a, name="Alice")
+    bob = await connect_client(node_b, name="Bob")
+    carol = await connect_client(node_b, name="Carol")
     room = await start_race([alice, bob], [carol])
     return room, [alice, bob, carol]
 
@@ -117,14 +118,14 @@ async def test_a_master_failover_mid_race_loses_no_acknowledged_move(
                         break
                     except ServerError as exc:
                         assert exc.code in ("unavailable", "busy"), exc.message
-                        await asyncio.sleep(0.1)
+                        await asyncio.sleep(scaled(0.1))  # a retry's pause
                 else:
                     raise AssertionError(f"{token} never acknowledged")
             cluster.wait_healthy()
             await alice.resign(room)
             await bob.resign(room)
             for client in clients:
-                results = await client.expect(lambda m: m["t"] == "results", timeout=30)
+                results = await client.expect(lambda m: m["t"] == "results", timeout=scaled(30))
             rows = {row["seat"]: row for row in results["ranking"]}
             assert rows[0]["moves"] == len(acknowledged) == 8
             for client in clients:

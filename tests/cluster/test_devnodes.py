@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from klondike_live.client import Client
+from waits import connect_client, scaled, wait_for
 
 if TYPE_CHECKING:
     from conftest import WaitFor
@@ -57,7 +57,7 @@ def free_ports(count: int) -> int:
 
 
 def ready(port: int) -> bool:
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=scaled(1))
     try:
         connection.request("GET", "/healthz/ready")
         return connection.getresponse().status == 200
@@ -138,11 +138,17 @@ async def cluster_command(
             leftovers = descendants(process.pid)
             process.kill()  # its supervisor then stops the rest (its stdin closes)
             await process.wait()
-            await asyncio.sleep(10)
-            for pid in leftovers:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
-        await asyncio.wait_for(reader, 10)
+
+            def gone() -> bool:
+                return all(started(pid) != when for pid, (_, when) in leftovers.items())
+
+            with contextlib.suppress(TimeoutError):
+                await wait_for(gone, 10)
+            for pid, (_, when) in leftovers.items():
+                if started(pid) == when:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(pid, signal.SIGKILL)
+        await wait_for(reader, 10)
 
 
 def terminate(process: asyncio.subprocess.Process) -> None:
@@ -182,9 +188,9 @@ async def test_cluster_command_races_across_its_nodes_and_leaves_no_process(
 
         node_a = f"ws://127.0.0.1:{port}/ws"
         node_b = f"ws://127.0.0.1:{port + 1}/ws"
-        alice = await Client.connect(node_a, name="Alice")
-        bob = await Client.connect(node_b, name="Bob")
-        carol = await Client.connect(node_b, name="Carol")
+        alice = await connect_client(node_a, name="Alice")
+        bob = await connect_client(node_b, name="Bob")
+        carol = await connect_client(node_b, name="Carol")
         clients = [alice, bob, carol]
         try:
             room = await alice.create_race("draw=1", seats=2)
@@ -209,7 +215,7 @@ async def test_cluster_command_races_across_its_nodes_and_leaves_no_process(
             # Alice's token, minted by node A, is good on node B (one secret): she
             # carries on from there where she stopped.
             await alice.close()
-            alice = await Client.connect(node_b, token=alice.token, resume_from=alice)
+            alice = await connect_client(node_b, token=alice.token, resume_from=alice)
             clients.append(alice)
             assert alice.name == "Alice"
             await alice.join(room, since=alice.since(room))
@@ -228,7 +234,7 @@ async def test_cluster_command_races_across_its_nodes_and_leaves_no_process(
                 await client.close()
 
         stop(process)
-        assert await asyncio.wait_for(process.wait(), 90) == 0, "\n".join(lines)
+        assert await wait_for(process.wait(), 90) == 0, "\n".join(lines)
 
     left = {pid: line for pid, (line, when) in children.items() if started(pid) == when}
     assert not left, left

@@ -16,6 +16,8 @@ from klondike_live.store import StoreError
 from klondike_live.store.connect import open_redis, ping
 from klondike_live.store.daily import DailyStore
 
+from waits import scaled
+
 DAY = date(2030, 1, 1)
 
 
@@ -64,9 +66,11 @@ async def test_an_update_reaches_the_subscribers_of_the_daily_channel(redis: Red
         update = DailyUpdate("2030-01-01", str(DRAW3), 7)
         await DailyStore(redis).publish_update(update)
         message = None
-        async with asyncio.timeout(5):
+        async with asyncio.timeout(scaled(5)):
             while message is None:
-                message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1)
+                message = await pubsub.get_message(
+                    ignore_subscribe_messages=True, timeout=scaled(1)
+                )
         assert decode_daily(message["data"]) == update
     finally:
         await pubsub.aclose()

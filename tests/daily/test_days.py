@@ -215,4 +215,4 @@ async def test_run_prepare_follows_the_clock_past_midnight(
     finally:
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
-            await asyncio.wait_for(task, 5)
+            await wait_for(task, 5)

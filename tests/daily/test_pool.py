@@ -23,6 +23,7 @@ from klondike_live.store.pool import PoolStore
 
 from daily_helpers import EASY, certified_deals
 from processes import solver_children
+from waits import scaled
 
 if TYPE_CHECKING:
     from conftest import WaitFor
@@ -129,7 +130,7 @@ async def test_refill_fills_every_pool_to_target_with_certified_deals(
             return await pool.size(EASY) >= 2 and await pool.size(DRAW3) >= 2
 
         await wait_for(full, timeout=60)
-        await asyncio.sleep(0.3)  # full pools: it waits instead of overfilling
+        await asyncio.sleep(scaled(0.3))  # a pause: full pools, it waits instead of overfilling
         assert await pool.size(EASY) == 2 and await pool.size(DRAW3) == 2
     finally:
         task.cancel()

@@ -12,6 +12,7 @@ from klondike_live.cli import main
 from klondike_live.engine import Deal, GameRecord
 
 from testdata import DATA
+from waits import scaled
 
 VECTOR_1 = str(Deal.from_seed("1"))
 
@@ -23,7 +24,7 @@ def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str
         input=stdin,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=scaled(60),
         check=False,
     )
 

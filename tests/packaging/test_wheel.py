@@ -29,6 +29,8 @@ import pytest
 
 from klondike_live.gateway.client_files import SOURCE, client_files
 
+from waits import scaled
+
 ROOT = Path(__file__).resolve().parents[2]
 RUNTIME = "node_modules/@msgpack/msgpack/dist.umd/msgpack.min.js"
 
@@ -61,7 +63,7 @@ def _free_port() -> int:
 
 def _get(url: str, *, gzipped: bool = False) -> tuple[dict[str, str], bytes]:
     request = urllib.request.Request(url, headers={"Accept-Encoding": "gzip"} if gzipped else {})
-    with urllib.request.urlopen(request, timeout=10) as response:
+    with urllib.request.urlopen(request, timeout=scaled(10)) as response:
         assert response.status == 200, url
         return dict(response.headers), response.read()
 
@@ -77,7 +79,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     subprocess.run(
         [*pip, "wheel", "--no-deps", "--quiet", "--wheel-dir", str(dist), str(source)],
         check=True,
-        timeout=300,
+        timeout=scaled(300),
     )
     shutil.rmtree(source)  # nothing of the source is left to be found
     (wheel,) = dist.glob("klondike_live-*.whl")
@@ -94,7 +96,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     subprocess.run(
         [*pip, "--python", str(python), "install", "--quiet", "--no-deps", "--no-index", wheel],
         check=True,
-        timeout=300,
+        timeout=scaled(300),
     )
     purelib = subprocess.run(
         [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
@@ -149,7 +151,7 @@ def test_the_installed_server_serves_the_client(installed: Path, tmp_path: Path)
         )
     try:
         base = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 90
+        deadline = time.monotonic() + scaled(90)
         while True:
             try:
                 _get(base + "/healthz/live")
@@ -157,7 +159,7 @@ def test_the_installed_server_serves_the_client(installed: Path, tmp_path: Path)
             except OSError:
                 assert process.poll() is None, log_path.read_text()
                 assert time.monotonic() < deadline, log_path.read_text()
-                time.sleep(0.2)
+                time.sleep(0.05)
         headers, body = _get(base + "/")
         page = body.decode()
         found = re.search(r'src="/static/([0-9a-f]{12})/src/main\.js"', page)
@@ -175,7 +177,7 @@ def test_the_installed_server_serves_the_client(installed: Path, tmp_path: Path)
     finally:
         process.send_signal(signal.SIGINT)
         try:
-            process.wait(timeout=30)
+            process.wait(timeout=scaled(30))
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()

@@ -39,6 +39,7 @@ from klondike_live.solver import Budget, solve
 from klondike_live.store.connect import RedisClient
 
 import auditor
+from waits import scaled
 
 TEST_SECRET = b"klondike-live-test-secret-0123456789abcdef"  # as in tests/conftest.py
 BUDGET = Budget(nodes=20_000)  # the test nodes' daily budget (server_fixtures.py)
@@ -111,7 +112,7 @@ def _fetch(url: str, token: str | None) -> tuple[int, Any]:
     if token is not None:
         request.add_header("Authorization", f"Bearer {token}")
     try:
-        with urllib.request.urlopen(request, timeout=10) as response:
+        with urllib.request.urlopen(request, timeout=scaled(10)) as response:
             status, body = response.status, json.loads(response.read())
     except urllib.error.HTTPError as error:
         with error:
@@ -137,7 +138,7 @@ async def create_daily(client: Client, variant: str = D1) -> Message:
     return await client.call(
         {"t": "create", "rid": rid, "kind": "daily", "variant": variant},
         lambda m: m["t"] == "created" and m.get("rid") == rid,
-        timeout=60,
+        timeout=scaled(60),
     )
 
 

@@ -20,6 +20,7 @@ from klondike_live.store.connect import RedisClient
 
 from racing import start_race
 from testdata import DATA
+from waits import connect_client, wait_for
 
 WON = GameRecord.parse((DATA / "won-draw1-seed31.txt").read_text())
 """A won draw-1 game; nodes started by `node` deal its seed to every race."""
@@ -48,8 +49,8 @@ async def started_race(
 ) -> tuple[str, list[Client], list[Client]]:
     """Connect racers and spectators, create a race, ready everyone, start, and wait
     until every racer has its board. The first racer is the host."""
-    racers = [await Client.connect(node.ws_url, name=name) for name in names]
-    watchers = [await Client.connect(node.ws_url, name=name) for name in spectators]
+    racers = [await connect_client(node.ws_url, name=name) for name in names]
+    watchers = [await connect_client(node.ws_url, name=name) for name in spectators]
     room = await start_race(racers, watchers, variant=variant, public=public)
     return room, racers, watchers
 
@@ -106,9 +107,9 @@ async def serve_process(
     )
     try:
         assert process.stdout is not None
-        line = (await asyncio.wait_for(process.stdout.readline(), 30)).decode()
+        line = (await wait_for(process.stdout.readline(), 30)).decode()
         assert line.startswith("Klondike Live on http://"), line
         yield Served(line.split()[3], line.split("(websocket ")[1].split(";")[0])
     finally:
         process.terminate()
-        await asyncio.wait_for(process.wait(), 30)
+        await wait_for(process.wait(), 30)

@@ -20,7 +20,6 @@ from typing import Any
 import pytest
 
 from klondike_live import keys
-from klondike_live.client import Client
 from klondike_live.config import Settings
 from klondike_live.daily.variants import DRAW1
 from klondike_live.engine import Board, GameRecord
@@ -31,6 +30,7 @@ from klondike_live.store.connect import RedisClient
 from auditor import audit_http, http_audit
 from daily_support import DAY, DayClock, get, play, prepare, record_for, start_attempt
 from helpers import FAST, WON, close_all
+from waits import connect_client, scaled
 
 __all__ = ["http_audit"]  # the fixture, imported for pytest
 
@@ -59,15 +59,15 @@ async def daily_node(
 
 async def ready(node: Node, path: str, token: str | None = None) -> dict[str, Any]:
     """Poll an analysis until it is stored (202 `pending` meanwhile); its body."""
-    deadline = time.monotonic() + 180
+    deadline = time.monotonic() + scaled(180)
     while True:
         status, body = await get(node, path, token)
         if status == 200:
             assert body["status"] == "ready"
             return dict(body)
         assert (status, body) == (202, {"status": "pending"}), (status, body)
-        assert time.monotonic() < deadline, "no analysis within 180 s"
-        await asyncio.sleep(0.5)
+        assert time.monotonic() < deadline, f"no analysis within {scaled(180):g} s"
+        await asyncio.sleep(scaled(0.5))  # between polls
 
 
 def check_board(board: dict[str, Any], record: GameRecord) -> None:
@@ -97,7 +97,7 @@ async def test_a_finished_solo_game_is_analysed_and_cached(node: Node, redis: Re
     record), stored compressed in the results hash with the results' expiry, and served
     again from the store (the claim gone, the stored bytes unchanged); an analysis
     stored uncompressed, as before, is served the same."""
-    alice = await Client.connect(node.ws_url, name="Alice")
+    alice = await connect_client(node.ws_url, name="Alice")
     try:
         created = await alice.call(
             {"t": "create", "rid": 7, "kind": "solo", "variant": "draw=1", "deal": "any"},
@@ -144,7 +144,7 @@ async def test_no_analysis_when_it_is_switched_off(
     """With `analysis_seconds=0` nothing is analysed and the endpoint answers 404."""
     settings = make_settings(**FAST, analysis_seconds=0)
     async with running(settings, seed_source=lambda: str(WON.seed)) as off:
-        alice = await Client.connect(off.ws_url, name="Alice")
+        alice = await connect_client(off.ws_url, name="Alice")
         try:
             room = await alice.create_solo()
             await alice.join(room)
@@ -152,7 +152,7 @@ async def test_no_analysis_when_it_is_switched_off(
             await alice.resign(room)
             await alice.expect(lambda m: m["t"] == "results" and m["room"] == room)
             assert await get(off, f"api/analysis/{room}/1") == (404, {"error": "not_found"})
-            await asyncio.sleep(0.5)
+            await asyncio.sleep(scaled(0.5))  # a pause: no analysis claims the game meanwhile
             assert await redis.hget(keys.results(room, 1), "analysis_claim") is None
         finally:
             await close_all([alice])
@@ -165,8 +165,8 @@ async def test_an_open_days_analysis_is_withheld_until_the_close(
     (403 `spoiler` for those the gate keeps out, 403 `withheld` for Alice herself and for
     Carol who finished hers); once the day has closed it is shown."""
     record = record_for(DAY, DRAW1)
-    alice = await Client.connect(daily_node.ws_url, name="Alice")
-    carol = await Client.connect(daily_node.ws_url, name="Carol")
+    alice = await connect_client(daily_node.ws_url, name="Alice")
+    carol = await connect_client(daily_node.ws_url, name="Carol")
     try:
         room, _ = await start_attempt(alice)
         await play(alice, room, record.moves[:PLAYED])

@@ -19,6 +19,8 @@ from klondike_live.store.connect import RedisClient
 from klondike_live.store.records import WriteStatus
 from klondike_live.store.store import Store
 
+from waits import scaled
+
 ROOM = "events-room-0001"
 
 
@@ -36,11 +38,11 @@ class Heard:
     async def at_least(self, count: int) -> list[RoomMessage]:
         """The messages once `count` have come, and a moment later (anything more that
         was published would be here by then), decoded."""
-        async with asyncio.timeout(5):
+        async with asyncio.timeout(scaled(5)):
             while len(self.published) < count:
                 self.arrived.clear()
                 await self.arrived.wait()
-        await asyncio.sleep(0.3)
+        await asyncio.sleep(scaled(0.3))  # a pause: nothing more comes
         return [decode(data) for data in self.published]
 
 

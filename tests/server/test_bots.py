@@ -27,6 +27,7 @@ from klondike_live.gateway.server import Node, running
 from klondike_live.store.connect import RedisClient
 
 from helpers import FAST, WON
+from waits import connect_client, scaled
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -51,7 +52,7 @@ def results_of(client: Client, room: str) -> Message:
 @pytest.mark.parametrize("level", ["relaxed", "steady", "expert"])
 async def test_a_race_against_a_bot_of_each_level_finishes(node: Node, level: str) -> None:
     """A person adds a bot in the lobby, both race; the results label the bot."""
-    alice = await Client.connect(node.ws_url, name="Alice")
+    alice = await connect_client(node.ws_url, name="Alice")
     try:
         room = await alice.create_race("draw=1", seats=2, bots=True, time_limit=300)
         await alice.join(room)
@@ -67,7 +68,7 @@ async def test_a_race_against_a_bot_of_each_level_finishes(node: Node, level: st
                 break
             await alice.move(room, token)
         assert alice.own_board(room, 0).status == "won"
-        results = await alice.expect(lambda m: m["t"] == "results", timeout=240)
+        results = await alice.expect(lambda m: m["t"] == "results", timeout=scaled(240))
         rows = {row["seat"]: row for row in results["ranking"]}
         assert rows[0]["bot"] is False and rows[1]["bot"] is True
         assert rows[1]["user"] == bot_seat["user"]
@@ -82,7 +83,7 @@ async def test_race_the_machine_starts_when_the_person_is_ready(
 ) -> None:
     """One bot seated at creation; `ready` alone starts the race; the person's
     statistics count it as a race against the machine, and the bot has none."""
-    alice = await Client.connect(node.ws_url, name="Alice")
+    alice = await connect_client(node.ws_url, name="Alice")
     try:
         room = await alice.create_race("draw=1", seats=2, machine="relaxed", time_limit=120)
         state = await alice.join(room)
@@ -92,7 +93,7 @@ async def test_race_the_machine_starts_when_the_person_is_ready(
         board = await alice.expect(lambda m: m["t"] == "board" and m["audience"] == "own")
         assert board["seat"] == 0
         await alice.resign(room)
-        results = await alice.expect(lambda m: m["t"] == "results", timeout=200)
+        results = await alice.expect(lambda m: m["t"] == "results", timeout=scaled(200))
         assert any(row["bot"] for row in results["ranking"])
         status, stats = await asyncio.to_thread(stats_of, node, alice.token)
         assert status == 200
@@ -107,13 +108,13 @@ def stats_of(node: Node, token: str) -> tuple[int, Any]:
     """GET /api/me/stats with a player's token."""
     request = urllib.request.Request(node.url + "api/me/stats")
     request.add_header("Authorization", f"Bearer {token}")
-    with urllib.request.urlopen(request, timeout=5) as response:
+    with urllib.request.urlopen(request, timeout=scaled(5)) as response:
         return response.status, json.loads(response.read())
 
 
 async def test_only_the_host_adds_bots_and_only_where_bots_are_allowed(node: Node) -> None:
-    alice = await Client.connect(node.ws_url, name="Alice")
-    bob = await Client.connect(node.ws_url, name="Bob")
+    alice = await connect_client(node.ws_url, name="Alice")
+    bob = await connect_client(node.ws_url, name="Bob")
     try:
         closed = await alice.create_race("draw=1", seats=3)
         await alice.join(closed)
@@ -136,8 +137,8 @@ async def test_only_the_host_adds_bots_and_only_where_bots_are_allowed(node: Nod
 
 async def test_a_bot_token_is_refused_where_bots_are_not_allowed(node: Node) -> None:
     token, identity = mint_bot_token(node.settings.keys, "Outside Bot")
-    alice = await Client.connect(node.ws_url, name="Alice")
-    bot = await Client.connect(node.ws_url, token=token)
+    alice = await connect_client(node.ws_url, name="Alice")
+    bot = await connect_client(node.ws_url, token=token)
     try:
         assert bot.user == identity.user_id
         closed = await alice.create_race("draw=1", seats=2)
@@ -176,7 +177,7 @@ async def test_the_example_bot_races_a_person_through_the_api(
     """docs/examples/race_bot.py, with a bot token, joins a race and plays it out."""
     example = load_example()
     token, identity = mint_bot_token(node.settings.keys, "Example Bot")
-    alice = await Client.connect(node.ws_url, name="Alice")
+    alice = await connect_client(node.ws_url, name="Alice")
     try:
         room = await alice.create_race("draw=1", seats=2, bots=True, time_limit=300)
         await alice.join(room)
@@ -194,7 +195,7 @@ async def test_the_example_bot_races_a_person_through_the_api(
             if alice.own_board(room, 0).status != "playing":
                 break
             await alice.move(room, token_)
-        results = await asyncio.wait_for(racing, 240)
+        results = await wait_for(racing, 240)
         rows = {row["user"]: row for row in results["ranking"]}
         assert rows[identity.user_id]["bot"] is True
         assert rows[identity.user_id]["moves"] > 0
@@ -216,8 +217,8 @@ async def test_a_bot_account_is_rate_limited_like_a_person(
         token, _ = mint_bot_token(started.settings.keys, "Burst Bot")
         answers: dict[str, list[str]] = {}
         for who, client in (
-            ("person", await Client.connect(started.ws_url, name="Alice")),
-            ("bot", await Client.connect(started.ws_url, token=token)),
+            ("person", await connect_client(started.ws_url, name="Alice")),
+            ("bot", await connect_client(started.ws_url, token=token)),
         ):
             try:
                 for rid in range(1, 7):
@@ -239,7 +240,7 @@ async def test_the_pace_fit_reads_people_and_leaves_bots_out(node: Node, valkey_
     assert spec is not None and spec.loader is not None
     fit_pace = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(fit_pace)
-    alice = await Client.connect(node.ws_url, name="Alice")
+    alice = await connect_client(node.ws_url, name="Alice")
     try:
         room = await alice.create_race(
             "draw=1", seats=2, machine="steady", time_limit=300, public=True
@@ -254,7 +255,7 @@ async def test_the_pace_fit_reads_people_and_leaves_bots_out(node: Node, valkey_
             await alice.move(room, token)
             played += 1
             await asyncio.sleep(0.01)
-        results = await alice.expect(lambda m: m["t"] == "results", timeout=240)
+        results = await alice.expect(lambda m: m["t"] == "results", timeout=scaled(240))
     finally:
         await alice.close()
     rows = {row["seat"]: row for row in results["ranking"]}

@@ -6,11 +6,12 @@ from __future__ import annotations
 import pytest
 
 from klondike_live.auth import mint_bot_token
-from klondike_live.client import Client, ServerError
+from klondike_live.client import ServerError
 from klondike_live.gateway.server import Node
 
 from auditor import http_audit
 from daily_support import D1, DAY, create_daily, get_ok, play, record_for, start_attempt
+from waits import connect_client, scaled
 
 __all__ = ["http_audit"]  # the fixture, imported for pytest: audits every HTTP answer
 
@@ -20,8 +21,8 @@ async def test_bots_never_reach_a_daily_leaderboard(daily_node: Node) -> None:
 
     record = record_for(DAY, DRAW1)
     token, identity = mint_bot_token(daily_node.settings.keys, "Daily Bot")
-    alice = await Client.connect(daily_node.ws_url, name="Alice")
-    bot = await Client.connect(daily_node.ws_url, token=token)
+    alice = await connect_client(daily_node.ws_url, name="Alice")
+    bot = await connect_client(daily_node.ws_url, token=token)
     try:
         with pytest.raises(ServerError) as refused:
             await create_daily(bot, D1)
@@ -36,7 +37,7 @@ async def test_bots_never_reach_a_daily_leaderboard(daily_node: Node) -> None:
                 await bot.join(room, role)
             assert refused.value.code == "bots_not_allowed"
         await play(alice, room, record.moves)
-        await alice.expect(lambda m: m["t"] == "results" and m["room"] == room, timeout=30)
+        await alice.expect(lambda m: m["t"] == "results" and m["room"] == room, timeout=scaled(30))
         board = await get_ok(
             daily_node, f"api/daily/{DAY.isoformat()}/draw1-passes1-f2tno/leaderboard"
         )

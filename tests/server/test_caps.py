@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import ipaddress
 from collections.abc import Callable
 
@@ -11,7 +10,6 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from klondike_live.client import Client
 from klondike_live.config import DEFAULT_TRUSTED_PROXIES, Settings, parse_networks
 from klondike_live.gateway.caps import ConnectionCaps, client_address
 from klondike_live.gateway.server import Node, running
@@ -19,6 +17,7 @@ from klondike_live.protocol.codes import CloseCode
 from klondike_live.store.connect import RedisClient
 
 from helpers import FAST
+from waits import connect_client, wait_for
 
 TRUSTED = parse_networks("test", DEFAULT_TRUSTED_PROXIES)
 
@@ -27,7 +26,7 @@ async def closed_with(connection: ClientConnection) -> tuple[int | None, str | N
     """Wait until the server closes `connection`; its close code and reason."""
     with pytest.raises(ConnectionClosed):
         while True:
-            await asyncio.wait_for(connection.recv(), 5)
+            await wait_for(connection.recv(), 5)
     return connection.close_code, connection.close_reason
 
 
@@ -48,16 +47,16 @@ async def test_per_user_cap_refuses_at_hello(
     """With max 2 connections per account, a third hello with the same token is closed
     with 4005; once one of the two closed, the account may connect again."""
     async with running(make_settings(**FAST, max_connections_per_user=2)) as node:
-        first = await Client.connect(node.ws_url, name="Ann")
-        second = await Client.connect(node.ws_url, token=first.token)
+        first = await connect_client(node.ws_url, name="Ann")
+        second = await connect_client(node.ws_url, token=first.token)
         third = await hello(node, first.token)
         code, reason = await closed_with(third)
         assert code == CloseCode.TOO_MANY_CONNECTIONS
         assert CloseCode.TOO_MANY_CONNECTIONS.value == 4005
         assert reason == "too many connections for this account"
-        other = await Client.connect(node.ws_url, name="Bob")  # another account is fine
+        other = await connect_client(node.ws_url, name="Bob")  # another account is fine
         await second.close()
-        again = await Client.connect(node.ws_url, token=first.token)
+        again = await connect_client(node.ws_url, token=first.token)
         assert again.user == first.user
         assert refused(node, "user") == 1
         for client in (first, other, again):
@@ -76,8 +75,8 @@ async def test_per_address_cap_refuses_at_connect(
         assert (code, reason) == (4005, "too many connections from your address")
         assert refused(node, "address") == 1
         await held.pop().close()
-        await asyncio.sleep(0.1)  # the server notices the close
-        client = await Client.connect(node.ws_url, name="Back")
+        await wait_for(lambda: len(node.sessions) == 2)  # the server noticed both closes
+        client = await connect_client(node.ws_url, name="Back")
         await client.close()
         for connection in held:
             await connection.close()
@@ -103,7 +102,7 @@ async def test_address_behind_a_trusted_proxy_comes_from_x_forwarded_for(
         assert (await closed_with(again))[0] == 4005
         for connection in (first, other):  # both admitted: their hello is welcome
             await connection.send(msgpack.packb({"t": "hello", "v": 1, "name": "Proxied"}))
-            reply = msgpack.unpackb(await asyncio.wait_for(connection.recv(), 5))
+            reply = msgpack.unpackb(await wait_for(connection.recv(), 5))
             assert reply["t"] == "welcome"
             await connection.close()
 

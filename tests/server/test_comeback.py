@@ -22,6 +22,7 @@ from klondike_live.store.connect import RedisClient
 from auditor import http_audit
 from helpers import FAST, WON, close_all, node, started_race
 from test_http_api import create_solo, get_ok
+from waits import connect_client, scaled, wait_for
 
 if TYPE_CHECKING:
     from conftest import WaitFor
@@ -32,7 +33,7 @@ __all__ = ["http_audit", "node"]  # the fixtures, imported for pytest
 async def test_a_racer_back_in_its_finished_game_gets_its_final_board(node: Node) -> None:
     """Rejoining a finished solo game as its player gives its own board as it ended
     (moves, status, the cards it saw), then the results."""
-    player = await Client.connect(node.ws_url, name="Solo")
+    player = await connect_client(node.ws_url, name="Solo")
     try:
         room = await create_solo(player, public=False)
         for token in WON.moves[:6]:
@@ -43,7 +44,7 @@ async def test_a_racer_back_in_its_finished_game_gets_its_final_board(node: Node
         final_view = last.view
     finally:
         await player.close()
-    back = await Client.connect(node.ws_url, token=player.token)
+    back = await connect_client(node.ws_url, token=player.token)
     try:
         await back.join(room)
         board = await back.expect(lambda m: m["t"] == "board")
@@ -60,7 +61,7 @@ async def test_a_racer_back_in_its_finished_game_gets_its_final_board(node: Node
 async def test_a_spectator_of_a_finished_game_gets_no_own_board(node: Node) -> None:
     """Anyone else opening the finished game gets the room and the results only."""
     room, (alice, bob), _ = await started_race(node, "Alice", "Bob")
-    stranger = await Client.connect(node.ws_url, name="Stranger")
+    stranger = await connect_client(node.ws_url, name="Stranger")
     try:
         await alice.resign(room)
         await bob.resign(room)
@@ -79,8 +80,8 @@ async def test_unlisted_games_are_on_no_public_listing(
     /api/results, nor in the finished index; their results answer by link; a public
     solo game is listed."""
     room, (alice, bob), _ = await started_race(node, "Alice", "Bob")
-    quiet = await Client.connect(node.ws_url, name="Quiet")
-    loud = await Client.connect(node.ws_url, name="Loud")
+    quiet = await connect_client(node.ws_url, name="Quiet")
+    loud = await connect_client(node.ws_url, name="Loud")
     try:
         private_solo = await create_solo(quiet, public=False)
         public_solo = await create_solo(loud, public=True)
@@ -152,28 +153,31 @@ async def room_frame_where(
     client: Client, room: str, check: Callable[[dict[str, Any]], bool]
 ) -> dict[str, Any]:
     """The last `room` frame of `room`, once one passing `check` has arrived (5 s)."""
-    for _ in range(100):
+
+    def passing() -> dict[str, Any]:
         frame = last_room(client, room)
-        if check(frame):
-            return frame
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"no such room frame; the last: {last_room(client, room)}")
+        return frame if check(frame) else {}
+
+    try:
+        return await wait_for(passing)
+    except TimeoutError:
+        raise AssertionError(f"no such room frame; the last: {last_room(client, room)}") from None
 
 
 async def test_a_solo_clock_starts_at_the_first_move(node: Node, redis: RedisClient) -> None:
     """A new solo game's clock stands at 0 (`paused_at` = `start_at`) until the first
     move, which runs it from there: that move is timed near 0."""
-    player = await Client.connect(node.ws_url, name="Slow")
+    player = await connect_client(node.ws_url, name="Slow")
     try:
         room = await create_solo(player, public=False)
         frame = last_room(player, room)
         assert frame["paused_at"] == frame["start_at"]
-        await asyncio.sleep(0.6)
+        await asyncio.sleep(scaled(0.6))  # time on the clock if it ran from the start
         await player.move(room, WON.moves[0])
         running = await room_frame_where(player, room, lambda m: "paused_at" not in m)
         assert running["start_at"] >= frame["start_at"] + 500
         times = [int(t) for t in await redis.lrange(keys.times(room, 1, 0), 0, -1)]
-        assert times and times[0] < 400, times
+        assert times and times[0] < scaled(400), times
     finally:
         await player.close()
 
@@ -186,8 +190,8 @@ async def test_a_solo_game_waits_for_its_player_with_its_clock_stopped(
     it comes back; the time away is not counted."""
     settings = make_settings(**FAST, grace_seconds=0.2)
     async with running(settings, seed_source=lambda: str(WON.seed)) as started:
-        player = await Client.connect(started.ws_url, name="Away")
-        watcher = await Client.connect(started.ws_url, name="Watcher")
+        player = await connect_client(started.ws_url, name="Away")
+        watcher = await connect_client(started.ws_url, name="Watcher")
         room = await create_solo(player, public=True)
         for token in WON.moves[:3]:
             await player.move(room, token)
@@ -199,9 +203,9 @@ async def test_a_solo_game_waits_for_its_player_with_its_clock_stopped(
         ttl = await redis.pttl(keys.room(room))
         assert 29 * 86_400_000 < ttl <= 30 * 86_400_000
         assert 0 < await redis.pttl(keys.board(room, 1, 0)) <= 30 * 86_400_000
-        await asyncio.sleep(1.2)  # well past the grace period
+        await asyncio.sleep(scaled(1.2))  # a pause well past the grace period: not resigned
         assert await redis.hget(keys.board(room, 1, 0), "status") == b"playing"
-        back = await Client.connect(started.ws_url, token=player.token, resume_from=player)
+        back = await connect_client(started.ws_url, token=player.token, resume_from=player)
         await back.join(room)
         resumed = await room_frame_where(back, room, lambda m: "paused_at" not in m)
         clock_then = stopped["paused_at"] - stopped["start_at"]
@@ -210,11 +214,11 @@ async def test_a_solo_game_waits_for_its_player_with_its_clock_stopped(
         assert await redis.pttl(keys.board(room, 1, 0)) == -1
         await back.move(room, WON.moves[3])
         times = [int(t) for t in await redis.lrange(keys.times(room, 1, 0), 0, -1)]
-        assert times[3] - clock_then < 1000, (times, clock_then)
+        assert times[3] - clock_then < scaled(1000), (times, clock_then)
         await back.resign(room)
         results = await back.expect(lambda m: m["t"] == "results")
         assert results["ranking"][0]["status"] == "resigned"
-        assert results["ended_at"] - results["started_at"] < 1200
+        assert results["ended_at"] - results["started_at"] < scaled(1200)
         await close_all([back, watcher])
 
 
@@ -225,15 +229,15 @@ async def test_a_solo_time_limit_waits_with_the_clock(
     it is still playing; back, it times out once the limit is used up."""
     settings = make_settings(**FAST, grace_seconds=0.1)
     async with running(settings, seed_source=lambda: str(WON.seed)) as started:
-        player = await Client.connect(started.ws_url, name="Limited")
+        player = await connect_client(started.ws_url, name="Limited")
         room = await solo_with(player, time_limit=1)
         await player.move(room, WON.moves[0])
         await player.close()
-        await asyncio.sleep(1.5)
+        await asyncio.sleep(scaled(1.5))  # a pause past the limit: it does not time out
         assert await redis.hget(keys.board(room, 1, 0), "status") == b"playing"
-        back = await Client.connect(started.ws_url, token=player.token, resume_from=player)
+        back = await connect_client(started.ws_url, token=player.token, resume_from=player)
         await back.join(room)
-        results = await back.expect(lambda m: m["t"] == "results", timeout=10)
+        results = await back.expect(lambda m: m["t"] == "results", timeout=scaled(10))
         assert results["ranking"][0]["status"] == "timeout"
         await back.close()
 
@@ -247,7 +251,7 @@ async def test_a_race_still_resigns_an_absent_racer_and_a_ranked_clock_runs_on(
         room, (alice, bob), _ = await started_race(started, "Alice", "Bob")
         await bob.close()
         await alice.resign(room)
-        results = await alice.expect(lambda m: m["t"] == "results", timeout=10)
+        results = await alice.expect(lambda m: m["t"] == "results", timeout=scaled(10))
         assert {row["status"] for row in results["ranking"]} == {"resigned"}
         assert not [m for m in alice.received if m["t"] == "room" and "paused_at" in m]
         await alice.close()

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from klondike_live import keys
-from klondike_live.client import Client, ServerError
+from klondike_live.client import ServerError
 from klondike_live.config import Settings
 from klondike_live.daily.variants import DRAW1, DRAW3
 from klondike_live.gateway.server import Node, running
@@ -31,6 +31,7 @@ from daily_support import (
     start_attempt,
 )
 from helpers import FAST, close_all
+from waits import connect_client, scaled
 
 if TYPE_CHECKING:
     from conftest import WaitFor
@@ -45,7 +46,7 @@ async def test_one_ranked_attempt_resumed_while_played_then_practice_rooms(
     returns the same room; after it ended, each `create` opens a new practice room on
     the same deal (undo allowed), never a second ranked one."""
     record = record_for(DAY, DRAW1)
-    alice = await Client.connect(daily_node.ws_url, name="Alice")
+    alice = await connect_client(daily_node.ws_url, name="Alice")
     try:
         created = await create_daily(alice)
         assert created["daily"] == {"date": "2030-01-01", "variant": D1, "ranked": True}
@@ -123,7 +124,7 @@ async def test_an_attempt_resumes_after_a_reconnect_with_its_clock_running(
     record = await prepare(redis, DAY, DRAW3)
     settings = make_settings(**FAST, grace_seconds=0.2, daily_time_limit_seconds=3)
     async with running(settings, clock=clock) as node:
-        alice = await Client.connect(node.ws_url, name="Alice")
+        alice = await connect_client(node.ws_url, name="Alice")
         room, state = await start_attempt(alice, D3)
         started = state["start_at"]
         steps = first_foundation(record)
@@ -131,15 +132,15 @@ async def test_an_attempt_resumes_after_a_reconnect_with_its_clock_running(
         assert alice.connection.transport is not None
         alice.connection.transport.abort()
         await alice.close()
-        await asyncio.sleep(0.6)  # three times the grace period
-        back = await Client.connect(node.ws_url, token=alice.token, resume_from=alice)
+        await asyncio.sleep(scaled(0.6))  # a pause of three grace periods: not resigned
+        back = await connect_client(node.ws_url, token=alice.token, resume_from=alice)
         created = await create_daily(back, D3)
         assert created["room"] == room and created["daily"]["ranked"]
         state = await back.join(room, since=back.since(room))
         assert state["start_at"] == started and state["state"] != "finished"
         await wait_for(lambda: back.own_board(room, 0).moves == steps)
         assert back.own_board(room, 0).status == "playing"
-        results = await back.expect(lambda m: m["t"] == "results", timeout=10)
+        results = await back.expect(lambda m: m["t"] == "results", timeout=scaled(10))
         (row,) = results["ranking"]
         assert row["status"] == "timeout" and row["found"] >= 1 and row["moves"] == steps
         assert results["ended_at"] - started >= 3000
@@ -157,8 +158,8 @@ async def test_leaderboard_order_through_the_server_with_ties_and_live_updates(
     watcher gets a `daily_update` per entry; stats and attempt state follow."""
     record = record_for(DAY, DRAW1)
     names = ("Ann", "Ben", "Cat", "Dan", "Eve")
-    players = [await Client.connect(daily_node.ws_url, name=n) for n in names]
-    watcher = await Client.connect(daily_node.ws_url, name="Watcher")
+    players = [await connect_client(daily_node.ws_url, name=n) for n in names]
+    watcher = await connect_client(daily_node.ws_url, name="Watcher")
     try:
         first = await watcher.call(
             {"t": "daily_watch", "rid": 5, "date": "2030-01-01", "variant": D1},
@@ -234,8 +235,8 @@ async def test_leaderboard_order_through_the_server_with_ties_and_live_updates(
 async def test_a_playing_attempt_shows_in_todays_challenges(daily_node: Node) -> None:
     """`/api/daily` names the attempt being played, with no result yet; a watch that was
     taken back gets no more updates."""
-    alice = await Client.connect(daily_node.ws_url, name="Alice")
-    watcher = await Client.connect(daily_node.ws_url, name="Watcher")
+    alice = await connect_client(daily_node.ws_url, name="Alice")
+    watcher = await connect_client(daily_node.ws_url, name="Watcher")
     try:
         room, _ = await start_attempt(alice, D3)
         today = await get_ok(daily_node, "api/daily", alice.token)
@@ -253,7 +254,7 @@ async def test_a_playing_attempt_shows_in_todays_challenges(daily_node: Node) ->
         await watcher.call({"t": "ping", "rid": 2}, lambda m: m["t"] == "pong")
         await alice.resign(room)
         await alice.expect(lambda m: m["t"] == "results")
-        await asyncio.sleep(0.2)
+        await asyncio.sleep(scaled(0.2))  # a pause: no update comes after the unwatch
         await watcher.call({"t": "ping", "rid": 3}, lambda m: m["t"] == "pong")
         assert [m["t"] for m in watcher.received].count("daily_update") == 1
     finally:
@@ -275,7 +276,7 @@ async def test_bad_daily_requests_are_refused(
 ) -> None:
     """A daily `create` takes no seats, is never public, has the server's time limit and
     the day's deal, and only the two daily variants."""
-    alice = await Client.connect(daily_node.ws_url, name="Alice")
+    alice = await connect_client(daily_node.ws_url, name="Alice")
     try:
         message = {"t": "create", "rid": 3, "kind": "daily", "variant": D1, **extra}
         with pytest.raises(ServerError) as refused:
@@ -308,8 +309,8 @@ async def test_leaderboard_updates_reach_watchers_on_other_nodes(
 ) -> None:
     """A result recorded through one node reaches a watcher connected to another."""
     async with running(make_settings(**FAST), clock=clock) as other:
-        watcher = await Client.connect(other.ws_url, name="Watcher")
-        alice = await Client.connect(daily_node.ws_url, name="Alice")
+        watcher = await connect_client(other.ws_url, name="Watcher")
+        alice = await connect_client(daily_node.ws_url, name="Alice")
         try:
             watch = {"t": "daily_watch", "rid": 1, "date": "2030-01-01", "variant": D3}
             await watcher.call(watch, lambda m: m["t"] == "daily_update")
@@ -328,7 +329,7 @@ async def test_a_finished_attempt_reloads_with_its_board_and_counts_in_statistic
     board as it ended, only the cards it saw; the attempt counts in its statistics as
     `daily`; a practice room waits for it among its unfinished games."""
     record = record_for(DAY, DRAW1)
-    alice = await Client.connect(daily_node.ws_url, name="Alice")
+    alice = await connect_client(daily_node.ws_url, name="Alice")
     try:
         room = str((await create_daily(alice))["room"])
         await alice.join(room)
@@ -340,7 +341,7 @@ async def test_a_finished_attempt_reloads_with_its_board_and_counts_in_statistic
         practice = str((await create_daily(alice))["room"])
     finally:
         await alice.close()
-    back = await Client.connect(daily_node.ws_url, token=alice.token)
+    back = await connect_client(daily_node.ws_url, token=alice.token)
     try:
         await back.join(room)
         board = await back.expect(lambda m: m["t"] == "board" and m["room"] == room)

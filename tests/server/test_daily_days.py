@@ -7,7 +7,6 @@ from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING
 
-from klondike_live.client import Client
 from klondike_live.config import Settings
 from klondike_live.daily.days import daily_seed, load_day
 from klondike_live.daily.variants import DRAW1, DRAW3
@@ -31,6 +30,7 @@ from daily_support import (
     start_attempt,
 )
 from helpers import FAST, close_all
+from waits import connect_client
 
 if TYPE_CHECKING:
     from conftest import WaitFor
@@ -50,7 +50,7 @@ async def test_an_attempt_begun_before_midnight_counts_for_its_own_day(
     first, second = record_for(DAY, DRAW1), record_for(NEXT, DRAW1)
     assert first.commitment != second.commitment
     clock.set(datetime(2030, 1, 1, 23, 59, 50, tzinfo=UTC))
-    alice = await Client.connect(daily_node.ws_url, name="Alice")
+    alice = await connect_client(daily_node.ws_url, name="Alice")
     try:
         room, state = await start_attempt(alice)
         assert state["daily"]["date"] == "2030-01-01"
@@ -97,7 +97,7 @@ async def test_the_morning_commitment_matches_the_deal_revealed_at_close(
     for variant in (DRAW1, DRAW3):
         assert record_for(DAY, variant).seed not in repr(morning)
     assert await get_ok(daily_node, "api/daily/archive") == []
-    alice = await Client.connect(daily_node.ws_url, name="Alice")
+    alice = await connect_client(daily_node.ws_url, name="Alice")
     try:
         room, _ = await start_attempt(alice, D3)
         await play(alice, room, record_for(DAY, DRAW3).moves)
@@ -181,7 +181,7 @@ async def test_a_day_not_prepared_yet_is_prepared_on_the_first_attempt(
             (False, None, None),
             (False, None, None),
         ]
-        alice = await Client.connect(node.ws_url, name="Alice")
+        alice = await connect_client(node.ws_url, name="Alice")
         try:
             created = await create_daily(alice, D3)
             assert created["daily"]["ranked"] is True

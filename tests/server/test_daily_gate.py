@@ -22,6 +22,7 @@ from daily_support import (
     start_attempt,
 )
 from helpers import close_all
+from waits import connect_client
 
 __all__ = ["http_audit"]  # the fixture, imported for pytest: audits every HTTP answer
 
@@ -39,10 +40,10 @@ async def test_only_accounts_that_finished_may_watch_todays_games(
     not as a spectator, not as a racer, not over HTTP; a finished account may; once the
     day closes, anyone may, seed included."""
     record = record_for(DAY, DRAW1)
-    alice = await Client.connect(daily_node.ws_url, name="Alice")
-    bob = await Client.connect(daily_node.ws_url, name="Bob")
-    carol = await Client.connect(daily_node.ws_url, name="Carol")
-    late = await Client.connect(daily_node.ws_url, name="Late")
+    alice = await connect_client(daily_node.ws_url, name="Alice")
+    bob = await connect_client(daily_node.ws_url, name="Bob")
+    carol = await connect_client(daily_node.ws_url, name="Carol")
+    late = await connect_client(daily_node.ws_url, name="Late")
     try:
         room, _ = await start_attempt(alice)
         await play(alice, room, record.moves[:6])
@@ -112,8 +113,8 @@ async def test_a_spectator_only_sees_what_the_player_saw(daily_node: Node) -> No
     """Watching a ranked attempt (after finishing one's own), the boards show only
     what its player has seen face up (the auditor checks every frame)."""
     record = record_for(DAY, DRAW1)
-    alice = await Client.connect(daily_node.ws_url, name="Alice")
-    carol = await Client.connect(daily_node.ws_url, name="Carol")
+    alice = await connect_client(daily_node.ws_url, name="Alice")
+    carol = await connect_client(daily_node.ws_url, name="Carol")
     try:
         carols, _ = await start_attempt(carol)
         await play(carol, carols, record.moves[:20])

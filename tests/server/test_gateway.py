@@ -15,13 +15,14 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from klondike_live.client import Client, ServerError
+from klondike_live.client import ServerError
 from klondike_live.config import Settings
 from klondike_live.gateway.server import Node, running
 from klondike_live.store.connect import RedisClient
 
 from auditor import Truth, audit
 from helpers import FAST, WON, close_all, node, started_race
+from waits import connect_client, scaled, wait_for
 
 __all__ = ["node"]  # the fixture, imported for pytest
 
@@ -39,7 +40,7 @@ async def test_reconnect_resumes_with_no_lost_or_repeated_event(node: Node) -> N
         await alice.close()
         for token in moves[:5]:
             await bob.move(room, token)
-        again = await Client.connect(node.ws_url, token=alice.token, resume_from=alice)
+        again = await connect_client(node.ws_url, token=alice.token, resume_from=alice)
         await again.join(room, since=again.since(room))
         for token in moves[10:20]:
             await again.move(room, token)
@@ -66,7 +67,7 @@ async def test_resume_after_a_gap_too_old_gets_a_snapshot(node: Node) -> None:
     room, (alice, bob), _ = await started_race(node, "Alice", "Bob")
     try:
         await alice.move(room, WON.moves[0])
-        again = await Client.connect(node.ws_url, token=alice.token)
+        again = await connect_client(node.ws_url, token=alice.token)
         await alice.close()
         await again.join(room, since=[[0, 999, 1]])
         snapshot = await again.expect(lambda m: m["t"] == "board")
@@ -84,7 +85,7 @@ async def test_duplicate_move_id_is_applied_once(node: Node) -> None:
         repeat = await alice.move(room, WON.moves[0], move_id=50)
         older = await alice.move(room, "D", move_id=7)
         assert first["off"] == repeat["off"] == older["off"] == 1
-        await asyncio.sleep(0.1)
+        await asyncio.sleep(scaled(0.1))  # a pause: nothing more is applied
         assert alice.own_board(room, 0).moves == 1
     finally:
         await close_all([alice, bob])
@@ -112,7 +113,7 @@ async def test_a_spectator_cannot_move_and_a_racer_cannot_watch_own_race(node: N
         with pytest.raises(ServerError) as info:
             await carol.move(room, "D")
         assert info.value.code == "not_a_racer"
-        spy = await Client.connect(node.ws_url, token=bob.token)
+        spy = await connect_client(node.ws_url, token=bob.token)
         with pytest.raises(ServerError) as info:
             await spy.join(room, "spectator")
         assert info.value.code == "own_race"
@@ -141,11 +142,11 @@ async def test_newer_connection_takes_over_and_the_older_is_closed(node: Node) -
     """A second connection of the same racer takes over; the first is closed with 4001."""
     room, (alice, bob), _ = await started_race(node, "Alice", "Bob")
     try:
-        second = await Client.connect(node.ws_url, token=alice.token)
+        second = await connect_client(node.ws_url, token=alice.token)
         await second.join(room)
         await second.expect(lambda m: m["t"] == "board")
         with pytest.raises(ConnectionError):
-            await alice.expect(lambda m: False, timeout=5)
+            await alice.expect(lambda m: False, timeout=scaled(5))
         assert alice.connection.close_code == 4001
         await second.move(room, WON.moves[0])
         await second.close()
@@ -166,14 +167,14 @@ async def test_bad_tokens_are_refused(node: Node, case: str) -> None:
         "garbage": "not.a.token",
     }
     with pytest.raises(ServerError) as info:
-        await Client.connect(node.ws_url, token=tokens[case])
+        await connect_client(node.ws_url, token=tokens[case])
     assert info.value.code == ("token_expired" if case == "expired" else "token_invalid")
 
 
 async def test_operator_tokens_are_accepted(node: Node) -> None:
     """A token minted by the operator's own site with the same secret is a login."""
     token = jwt.encode({"sub": "site-user-7", "name": "Seven"}, node.settings.secret, "HS256")
-    client = await Client.connect(node.ws_url, token=token)
+    client = await connect_client(node.ws_url, token=token)
     assert (client.user, client.name) == ("site-user-7", "Seven")
     await client.close()
 
@@ -207,10 +208,10 @@ async def test_bad_input_gets_a_stable_error_code(
     connection = await _raw(node)
     try:
         await connection.send(frame)
-        reply = msgpack.unpackb(await asyncio.wait_for(connection.recv(), 5))
+        reply = msgpack.unpackb(await wait_for(connection.recv(), 5))
         assert reply["t"] == "error" and reply["code"] == code
         await connection.send(msgpack.packb({"t": "ping", "rid": 9}))
-        pong = msgpack.unpackb(await asyncio.wait_for(connection.recv(), 5))
+        pong = msgpack.unpackb(await wait_for(connection.recv(), 5))
         assert pong == {"t": "pong", "rid": 9, "now": pong["now"]}
     finally:
         await connection.close()
@@ -221,7 +222,7 @@ async def test_oversized_frame_closes_with_1009(node: Node) -> None:
     connection = await _raw(node)
     await connection.send(b"\x00" * (node.settings.max_frame_bytes + 1))
     with pytest.raises(ConnectionClosed):
-        await asyncio.wait_for(connection.recv(), 5)
+        await wait_for(connection.recv(), 5)
     assert connection.close_code == 1009
 
 
@@ -233,7 +234,7 @@ async def test_no_hello_closes_with_4004(
     async with running(make_settings(**FAST)) as started:
         connection = await connect(started.ws_url)
         with pytest.raises(ConnectionClosed):
-            await asyncio.wait_for(connection.recv(), 5)
+            await wait_for(connection.recv(), 5)
         assert connection.close_code == 4004
 
 
@@ -254,11 +255,11 @@ async def test_flood_closes_with_1008_while_others_keep_playing(
             pass
         with pytest.raises(ConnectionClosed):
             while True:
-                await asyncio.wait_for(flooder.recv(), 5)
+                await wait_for(flooder.recv(), 5)
         assert flooder.close_code == 1008
         for token in WON.moves[:4]:
             await alice.move(room, token)
-            await asyncio.sleep(0.25)  # within this node's low rate limit
+            await asyncio.sleep(scaled(0.25))  # a pace within this node's low rate limit
         assert alice.own_board(room, 0).moves == 4
         await close_all([alice, bob])
 
@@ -268,9 +269,9 @@ async def test_shutdown_closes_clients_with_4000(
 ) -> None:
     """Stopping a node tells its clients to reconnect (4000)."""
     async with running(make_settings(**FAST)) as started:
-        client = await Client.connect(started.ws_url)
+        client = await connect_client(started.ws_url)
     with pytest.raises(ConnectionError):
-        await client.expect(lambda m: False, timeout=5)
+        await client.expect(lambda m: False, timeout=scaled(5))
     assert client.connection.close_code == 4000
 
 
@@ -285,7 +286,7 @@ async def test_absent_racer_is_resigned_after_the_grace_period(
         )
         await bob.close()
         await alice.resign(room)
-        results = await carol.expect(lambda m: m["t"] == "results", timeout=10)
+        results = await carol.expect(lambda m: m["t"] == "results", timeout=scaled(10))
         statuses = {row["name"]: row["status"] for row in results["ranking"]}
         assert statuses == {"Alice": "resigned", "Bob": "resigned"}
         audit(carol.received, Truth.from_results(results), role="spectator")
@@ -297,8 +298,8 @@ async def test_time_limit_ends_the_race(
 ) -> None:
     """At the time limit every board still playing times out and results follow."""
     async with running(make_settings(**FAST), seed_source=lambda: str(WON.seed)) as started:
-        alice = await Client.connect(started.ws_url, name="Alice")
-        bob = await Client.connect(started.ws_url, name="Bob")
+        alice = await connect_client(started.ws_url, name="Alice")
+        bob = await connect_client(started.ws_url, name="Bob")
         room = await alice.create_race("draw=1", seats=2, time_limit=1)
         for racer in (alice, bob):
             await racer.join(room)
@@ -309,7 +310,7 @@ async def test_time_limit_ends_the_race(
         first_to_foundation = next(i for i, t in enumerate(WON.moves) if t.endswith("F"))
         for token in WON.moves[: first_to_foundation + 1]:
             await alice.move(room, token)
-        results = await alice.expect(lambda m: m["t"] == "results", timeout=10)
+        results = await alice.expect(lambda m: m["t"] == "results", timeout=scaled(10))
         assert {row["status"] for row in results["ranking"]} == {"timeout"}
         ranks = [(row["name"], row["rank"], row["found"]) for row in results["ranking"]]
         assert ranks == [("Alice", 1, 1), ("Bob", 2, 0)], "more foundation cards ranks first"
@@ -318,7 +319,7 @@ async def test_time_limit_ends_the_race(
 
 async def test_solo_practice_allows_undo_and_hints_races_do_not(node: Node) -> None:
     """Undo and hints work in a solo game and are refused in a race."""
-    solo = await Client.connect(node.ws_url, name="Solo")
+    solo = await connect_client(node.ws_url, name="Solo")
     room = await solo.create_solo("draw=1")
     await solo.join(room)
     await solo.expect(lambda m: m["t"] == "board")
@@ -339,7 +340,7 @@ async def test_solo_practice_allows_undo_and_hints_races_do_not(node: Node) -> N
 
 
 def _get(url: str) -> tuple[int, str, bytes]:
-    with urllib.request.urlopen(url, timeout=5) as response:
+    with urllib.request.urlopen(url, timeout=scaled(5)) as response:
         return response.status, response.headers["Content-Type"], response.read()
 
 
@@ -350,7 +351,7 @@ async def test_http_endpoints(node: Node) -> None:
     assert status == 200 and json.loads(body)["status"] == "ok"
     status, kind, body = await asyncio.to_thread(_get, base + "metrics")
     assert status == 200 and b"klondike_connections" in body and kind.startswith("text/plain")
-    host = await Client.connect(node.ws_url, name="Host")
+    host = await connect_client(node.ws_url, name="Host")
     room = await host.create_race("draw=3", seats=3, public=True)
     status, _, body = await asyncio.to_thread(_get, base + "api/rooms")
     listed = json.loads(body)
@@ -396,8 +397,8 @@ async def test_rematch_deals_a_fresh_race_to_the_same_racers(node: Node) -> None
 
 async def test_solo_games_can_be_watched(node: Node) -> None:
     """A spectator of a practice game sees its moves live, as the player sees them."""
-    player = await Client.connect(node.ws_url, name="Solo")
-    watcher = await Client.connect(node.ws_url, name="Fan")
+    player = await connect_client(node.ws_url, name="Solo")
+    watcher = await connect_client(node.ws_url, name="Fan")
     try:
         room = await player.create_solo("draw=1")
         await player.join(room)
@@ -467,7 +468,7 @@ async def test_lagging_spectator_gets_snapshots_instead_of_a_backlog(
         before = len(carol.received)
         for token in WON.moves[:6]:
             await alice.move(room, token)
-        await asyncio.sleep(0.2)
+        await asyncio.sleep(scaled(0.2))  # a pause: no diff reaches the lagging spectator
         skipped = [m for m in carol.received[before:] if m["t"] == "diff"]
         assert skipped == [], "a lagging spectator gets no backlog"
         full["now"] = False
@@ -487,9 +488,9 @@ async def test_a_race_with_no_countdown_still_sends_every_viewer_its_boards(
     arrives: viewers who joined in the lobby get their boards all the same."""
     settings = make_settings(**{**FAST, "countdown_seconds": 0.0})
     async with running(settings, seed_source=lambda: str(WON.seed)) as started:
-        alice = await Client.connect(started.ws_url, name="Alice")
-        bob = await Client.connect(started.ws_url, name="Bob")
-        carol = await Client.connect(started.ws_url, name="Carol")
+        alice = await connect_client(started.ws_url, name="Alice")
+        bob = await connect_client(started.ws_url, name="Bob")
+        carol = await connect_client(started.ws_url, name="Carol")
         room = await alice.create_race("draw=1", seats=2)
         for racer in (alice, bob):
             await racer.join(room)
@@ -499,8 +500,10 @@ async def test_a_race_with_no_countdown_still_sends_every_viewer_its_boards(
         await alice.expect(lambda m: m["t"] == "room" and all(s and s["ready"] for s in m["seats"]))
         await alice.start(room)
         for racer in (alice, bob):
-            await racer.expect(lambda m: m["t"] == "board" and m["audience"] == "own", timeout=5)
-        await carol.expect(lambda m: m["t"] == "board" and m["seat"] == 1, timeout=5)
+            await racer.expect(
+                lambda m: m["t"] == "board" and m["audience"] == "own", timeout=scaled(5)
+            )
+        await carol.expect(lambda m: m["t"] == "board" and m["seat"] == 1, timeout=scaled(5))
         await alice.move(room, WON.moves[0])
         assert alice.own_board(room, 0).moves == 1
         await close_all([alice, bob, carol])

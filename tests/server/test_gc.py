@@ -19,18 +19,22 @@ from klondike_live.gateway.server import running
 from klondike_live.gcpolicy import YOUNG_THRESHOLDS, GcPauses, GcPolicy
 
 from helpers import FAST
+from waits import scaled, wait_for
 
 VIEWERS = """
 import asyncio, sys
 from klondike_live.client import Client
 
-async def main(url: str, count: int) -> None:
-    host = await Client.connect(url, name="host")
+async def main(url: str, count: int, expect_timeout: float) -> None:
+    def connect_client(url: str, name: str):
+        return Client.connect(url, name=name, expect_timeout=expect_timeout)
+
+    host = await connect_client(url, name="host")
     room = await host.create_solo()
     await host.join(room)
     viewers = []
     for i in range(count):
-        viewers.append(await Client.connect(url, name=f"viewer {i}"))
+        viewers.append(await connect_client(url, name=f"viewer {i}"))
         await viewers[-1].join(room, role="spectator")
     await host.move(room, "D")
     print("watching", flush=True)
@@ -38,7 +42,7 @@ async def main(url: str, count: int) -> None:
     for client in [*viewers, host]:
         await client.close()
 
-asyncio.run(main(sys.argv[1], int(sys.argv[2])))
+asyncio.run(main(sys.argv[1], int(sys.argv[2]), float(sys.argv[3])))
 """
 
 
@@ -92,9 +96,12 @@ async def test_the_policy_freezes_and_sweeps_on_schedule() -> None:
         policy = GcPolicy(freeze_seconds=0.02, sweep_seconds=0.1, pauses=pauses)
         task = asyncio.create_task(policy.run())
         try:
-            await asyncio.sleep(0.05)
-            assert gc.get_freeze_count() > 0  # start-up's objects are frozen
-            await asyncio.sleep(0.3)
+            await wait_for(lambda: gc.get_freeze_count() > 0)  # start-up's objects are frozen
+
+            def swept() -> bool:
+                return (registry.get_sample_value("klondike_gc_sweeps_total") or 0) >= 1
+
+            await wait_for(lambda: swept() and pauses_of(registry, "sweep") >= 1)
         finally:
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
@@ -150,24 +157,20 @@ async def test_connections_that_close_after_a_freeze_leave_no_cycles(
 
         async def viewers(count: int) -> asyncio.subprocess.Process:
             process = await asyncio.create_subprocess_exec(
-                *(sys.executable, "-c", VIEWERS, node.ws_url, str(count)),
+                *(sys.executable, "-c", VIEWERS, node.ws_url, str(count), str(scaled(10))),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
             )
             assert process.stdout is not None
-            line = await asyncio.wait_for(process.stdout.readline(), 120)
+            line = await wait_for(process.stdout.readline(), 120)
             assert line == b"watching\n", line + await process.stderr.read()  # type: ignore[union-attr]
             return process
 
         async def leave(process: asyncio.subprocess.Process) -> None:
             _, stderr = await process.communicate(b"go\n")
             assert process.returncode == 0, stderr.decode()
-            for _ in range(200):  # until the node closed every session
-                if len(node.sessions) == 0:
-                    break
-                await asyncio.sleep(0.05)
-            assert not node.sessions
+            await wait_for(lambda: not node.sessions, 10)  # the node closed every session
 
         await leave(await viewers(10))  # warm up: scripts loaded, caches filled
         watching = await viewers(connections)
@@ -175,7 +178,7 @@ async def test_connections_that_close_after_a_freeze_leave_no_cycles(
         gc.freeze()
         try:
             await leave(watching)
-            await asyncio.sleep(0.2)
+            await asyncio.sleep(scaled(0.2))  # a pause: the closed sessions' last callbacks run
             gc.collect()  # what died young: requests' own garbage, freed by any collection
         finally:
             gc.unfreeze()

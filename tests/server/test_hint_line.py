@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 
-from klondike_live.client import Client, ServerError
+from klondike_live.client import ServerError
 from klondike_live.engine import Board, Variant
 from klondike_live.gateway.server import Node
 from klondike_live.service import boards
@@ -14,6 +12,7 @@ from klondike_live.solver.hints import Hint, KnownLine
 from klondike_live.solver.worker import hint_in_worker
 
 from helpers import WON, close_all, node, started_race
+from waits import connect_client, wait_for
 
 __all__ = ["node"]  # the fixture, imported for pytest
 
@@ -30,7 +29,7 @@ async def test_playing_every_hint_wins_with_one_search(
         return await hint_in_worker(board, seconds=seconds)
 
     monkeypatch.setattr(boards, "hint_in_worker", counted)
-    solo = await Client.connect(node.ws_url, name="Follower")
+    solo = await connect_client(node.ws_url, name="Follower")
     try:
         room = await solo.create_solo(str(WON.variant))
         await solo.join(room)
@@ -46,11 +45,8 @@ async def test_playing_every_hint_wins_with_one_search(
             verdicts.append(advice["verdict"])
             assert isinstance(advice["m"], str), (advice["verdict"], advice["msg"], len(verdicts))
             await solo.move(room, advice["m"])
-        for _ in range(200):  # the status event follows the winning move's diff
-            if solo.own_board(room, 0).status == "won":
-                break
-            await asyncio.sleep(0.05)
-        assert solo.own_board(room, 0).status == "won"
+        # the status event follows the winning move's diff
+        await wait_for(lambda: solo.own_board(room, 0).status == "won", 10)
         assert verdicts and set(verdicts) == {"winning"}, verdicts
         assert searches == [0], f"searched again after moves {searches[1:]}"
     finally:
@@ -79,7 +75,7 @@ def test_known_line_follows_the_player_and_lets_go_when_they_leave_it() -> None:
 async def test_finish_check_in_practice_games_only(node: Node) -> None:
     """A practice game can ask whether its rest is forced (not at the deal: cards are
     face down); a race is refused, as it is for hints."""
-    solo = await Client.connect(node.ws_url, name="Finisher")
+    solo = await connect_client(node.ws_url, name="Finisher")
     try:
         room = await solo.create_solo(str(WON.variant))
         await solo.join(room)

@@ -17,6 +17,7 @@ from klondike_live.store.connect import RedisClient
 
 from auditor import http_audit, record_http
 from helpers import WON, close_all, node, started_race
+from waits import connect_client, scaled
 
 if TYPE_CHECKING:
     from conftest import WaitFor
@@ -27,7 +28,7 @@ __all__ = ["http_audit", "node"]  # the fixtures, imported for pytest
 def _fetch(url: str) -> tuple[int, dict[str, str], Any]:
     """GET `url` anonymously, the answer remembered for the HTTP audit (`http_audit`)."""
     try:
-        with urllib.request.urlopen(url, timeout=5) as response:
+        with urllib.request.urlopen(url, timeout=scaled(5)) as response:
             status, headers, body = (
                 response.status,
                 dict(response.headers),
@@ -84,7 +85,7 @@ async def test_move_times_are_stored_with_the_moves_and_given_with_the_results(
         for index, token in enumerate(WON.moves[:12]):
             await alice.move(room, token)
             if index in (3, 7):
-                await asyncio.sleep(0.15)
+                await asyncio.sleep(scaled(0.15))  # time between moves, measured below
         stored = [int(t) for t in await redis.lrange(keys.times(room, 1, 0), 0, -1)]
         assert len(stored) == 12 == await redis.llen(keys.moves(room, 1, 0))
         assert stored == sorted(stored) and stored[0] >= 0
@@ -110,7 +111,7 @@ async def test_move_times_are_stored_with_the_moves_and_given_with_the_results(
 async def test_undo_takes_back_the_move_and_its_time(node: Node, redis: RedisClient) -> None:
     """In practice, an undo removes the last move and its time: the lists stay aligned,
     and the replay of the ended game holds just the moves that stand."""
-    player = await Client.connect(node.ws_url, name="Solo")
+    player = await connect_client(node.ws_url, name="Solo")
     try:
         room = await create_solo(player, public=False)
         for token in WON.moves[:3]:
@@ -143,8 +144,8 @@ async def test_live_lists_public_games_while_they_are_played(node: Node, wait_fo
         node, "Alice", "Bob", spectators=("Carol",), public=True
     )
     _, others, _ = await started_race(node, "Dan", "Eve")
-    solo = await Client.connect(node.ws_url, name="Sol")
-    secret = await Client.connect(node.ws_url, name="Priv")
+    solo = await connect_client(node.ws_url, name="Sol")
+    secret = await connect_client(node.ws_url, name="Priv")
     try:
         solo_room = await create_solo(solo, public=True)
         await create_solo(secret, public=False)
@@ -204,7 +205,7 @@ async def test_replay_of_a_finished_race_rebuilds_every_final_board(node: Node) 
             if alice.own_board(room, 0).status != "playing":
                 break
             await alice.move(room, token)
-        results = await carol.expect(lambda m: m["t"] == "results", timeout=30)
+        results = await carol.expect(lambda m: m["t"] == "results", timeout=scaled(30))
         replay = await get_ok(node, f"api/replay/{room}/1")
         for key in ("gen", "seed", "deal", "commitment", "variant", "started_at", "ended_at"):
             assert replay[key] == results[key], key
@@ -265,7 +266,7 @@ async def test_replay_and_results_answer_404_for_no_finished_game(node: Node) ->
 
 async def test_a_won_practice_game_ends_with_results_and_a_replay(node: Node) -> None:
     """Winning a solo game ends it: status won, results with the win time, a replay."""
-    player = await Client.connect(node.ws_url, name="Solo")
+    player = await connect_client(node.ws_url, name="Solo")
     try:
         room = await create_solo(player, public=True)
         for token in WON.moves:

@@ -17,6 +17,7 @@ import pytest
 from klondike_live.logs import configure
 
 from helpers import SERVE_ENV
+from waits import scaled, wait_for
 
 
 @pytest.fixture
@@ -49,11 +50,11 @@ async def test_serve_logs_json_lines(valkey_url: str, redis: object, tmp_path: P
     )
     assert process.stdout is not None
     try:
-        line = (await asyncio.wait_for(process.stdout.readline(), 30)).decode()
+        line = (await wait_for(process.stdout.readline(), 30)).decode()
         assert line.startswith("Klondike Live on http://"), line
     finally:
         process.terminate()
-        _, err = await asyncio.wait_for(process.communicate(), 30)
+        _, err = await wait_for(process.communicate(), 30)
     records = [json.loads(text) for text in err.decode().splitlines() if text.strip()]
     assert records and all({"time", "level", "logger", "message"} <= r.keys() for r in records)
     assert all(r["time"].endswith("Z") for r in records)
@@ -71,12 +72,12 @@ def test_flood_of_identical_errors_is_one_line_then_a_count(
     """500 identical errors in a burst log one JSON line; the next one after the interval
     carries `suppressed: 499`; another kind of error is never held back by them."""
     # The burst must fit in one interval even on a machine busy with other work.
-    configure("INFO", "json", flood_interval=1.5)
+    configure("INFO", "json", flood_interval=scaled(1.5))
     log = logging.getLogger("klondike_live.test_flood")
     for attempt in range(500):
         log.error("Redis unreachable: attempt %d", attempt)
     log.error("another failure")
-    time.sleep(1.6)
+    time.sleep(scaled(1.6))  # the interval passes
     log.error("Redis unreachable: attempt %d", 500)
     lines = [json.loads(line) for line in capsys.readouterr().err.splitlines()]
     assert [(r["message"], r.get("suppressed")) for r in lines] == [
@@ -91,13 +92,13 @@ def test_flood_count_in_text_and_info_lines_untouched(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """In text the count reads "(N similar suppressed)"; info lines are never suppressed."""
-    configure("INFO", "text", flood_interval=0.3)
+    configure("INFO", "text", flood_interval=scaled(0.3))
     log = logging.getLogger("klondike_live.test_flood")
     for _ in range(3):
         log.info("connection open")
     for _ in range(10):
         log.warning("probe failed")
-    time.sleep(0.35)
+    time.sleep(scaled(0.35))  # the interval passes
     log.warning("probe failed")
     lines = capsys.readouterr().err.splitlines()
     assert sum("connection open" in line for line in lines) == 3

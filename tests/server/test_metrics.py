@@ -24,6 +24,7 @@ from klondike_live.store.connect import (
 )
 
 from helpers import FAST, WON, close_all, started_race
+from waits import scaled
 
 
 def samples(metrics: Metrics) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
@@ -193,6 +194,6 @@ async def test_node_metrics_endpoint_exposes_operator_metrics(
 
 
 def _get(url: str) -> str:
-    with urllib.request.urlopen(url, timeout=10) as response:
+    with urllib.request.urlopen(url, timeout=scaled(10)) as response:
         text: str = response.read().decode()
         return text

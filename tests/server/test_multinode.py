@@ -15,6 +15,7 @@ from klondike_live.store.connect import RedisClient
 
 from auditor import Truth, audit
 from helpers import FAST, WON, close_all, serve_process
+from waits import connect_client
 
 if TYPE_CHECKING:
     from conftest import WaitFor
@@ -39,10 +40,10 @@ async def test_racer_and_spectator_on_different_processes_see_the_same_events(
     """Racers and spectators spread over two processes get the same events in the same
     order, and nobody sees a card they may not know."""
     async with running(make_settings(**FAST), seed_source=lambda: str(WON.seed)) as node_a:
-        alice = await Client.connect(node_a.ws_url, name="Alice")
-        dave = await Client.connect(node_a.ws_url, name="Dave")
-        bob = await Client.connect(second_node, name="Bob")
-        carol = await Client.connect(second_node, name="Carol")
+        alice = await connect_client(node_a.ws_url, name="Alice")
+        dave = await connect_client(node_a.ws_url, name="Dave")
+        bob = await connect_client(second_node, name="Bob")
+        carol = await connect_client(second_node, name="Carol")
         try:
             room = await alice.create_race("draw=1", seats=2)
             await alice.join(room)

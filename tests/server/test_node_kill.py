@@ -33,6 +33,7 @@ from klondike_live.engine import GameRecord
 from auditor import audit_clients
 from daily_support import TEST_SECRET
 from helpers import SERVE_ENV
+from waits import connect_client, scaled, wait_for
 
 VARIANT = "draw=1 passes=unlimited"
 """The stock can always be turned or recycled, so a racer always has a legal move."""
@@ -84,13 +85,13 @@ async def serve_node(redis_url: str, data_dir: Path) -> AsyncIterator[ServeNode]
         )
     try:
         assert process.stdout is not None
-        line = (await asyncio.wait_for(process.stdout.readline(), 30)).decode()
+        line = (await wait_for(process.stdout.readline(), 30)).decode()
         assert line.startswith("Klondike Live on http://"), (line, log.read_text())
         yield ServeNode(process, line.split("(websocket ")[1].split(";")[0], log)
     finally:
         if process.returncode is None:
             process.terminate()
-        await asyncio.wait_for(process.wait(), 30)
+        await wait_for(process.wait(), 30)
 
 
 def next_move(view: Message) -> str | None:
@@ -144,7 +145,7 @@ class Person:
         """Reconnect to `url` with the same token and rejoin from the last offsets."""
         old = self.client
         await old.close()
-        new = await Client.connect(url, token=old.token, resume_from=old)
+        new = await connect_client(url, token=old.token, resume_from=old)
         # Its frame log starts with the earlier connection's, so that every check (and
         # the leak auditor) reads this user's whole history, in order.
         new.received[:0] = old.received
@@ -195,7 +196,7 @@ class Racer(Person):
                 return
             if answer["t"] == "error":
                 assert answer["code"] in RETRYABLE, answer
-                await asyncio.sleep(0.1)
+                await asyncio.sleep(scaled(0.1))  # a retry's pause
                 continue
             self.acked.append(token)
             self.pending = None
@@ -227,10 +228,10 @@ def offsets_follow(client: Client) -> int:
 
 async def started_race(node_a: ServeNode, node_b: ServeNode) -> tuple[Racer, Racer, Person, Person]:
     """Alice (host) and Bob racing on node A, Dave watching on A and Carol on B."""
-    alice = await Client.connect(node_a.ws_url, name="Alice")
-    bob = await Client.connect(node_a.ws_url, name="Bob")
-    dave = await Client.connect(node_a.ws_url, name="Dave")
-    carol = await Client.connect(node_b.ws_url, name="Carol")
+    alice = await connect_client(node_a.ws_url, name="Alice")
+    bob = await connect_client(node_a.ws_url, name="Bob")
+    dave = await connect_client(node_a.ws_url, name="Dave")
+    carol = await connect_client(node_b.ws_url, name="Carol")
     room = await alice.create_race(VARIANT, seats=2)
     await alice.join(room)
     await bob.join(room)
@@ -275,25 +276,24 @@ async def test_a_node_killed_mid_race_loses_nothing_and_every_client_resumes(
 
             # Bob plays as fast as he can until the kill cuts him off (at most 200).
             bob_playing = asyncio.create_task(bob.play(200))
-            await asyncio.wait_for(alice.play(kill_at + 5, after_send=kill), 20)
-            await asyncio.wait_for(bob_playing, 20)
-            assert await asyncio.wait_for(node_a.process.wait(), 10) == -signal.SIGKILL
+            await wait_for(alice.play(kill_at + 5, after_send=kill), 20)
+            await wait_for(bob_playing, 20)
+            assert await wait_for(node_a.process.wait(), 10) == -signal.SIGKILL
             assert alice.pending is not None and len(alice.acked) == kill_at - 1
             with pytest.raises(ConnectionError):
-                await dave.client.expect(lambda m: False, timeout=10)
+                await dave.client.expect(lambda m: False, timeout=scaled(10))
 
             for person in (alice, bob, dave):
                 await person.resume(node_b.ws_url)
-            await asyncio.wait_for(
-                asyncio.gather(alice.play(MOVES_AFTER), bob.play(MOVES_AFTER)), 20
-            )
+            await wait_for(asyncio.gather(alice.play(MOVES_AFTER), bob.play(MOVES_AFTER)), 20)
             assert alice.pending is None and bob.pending is None
             assert len(alice.acked) == kill_at - 1 + MOVES_AFTER
             await alice.resign()
             await bob.resign()
 
             results = [
-                await p.client.expect(lambda m: m["t"] == "results", timeout=20) for p in people
+                await p.client.expect(lambda m: m["t"] == "results", timeout=scaled(20))
+                for p in people
             ]
             for racer in (alice, bob):
                 row = next(r for r in results[0]["ranking"] if r["seat"] == racer.seat)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import msgpack
@@ -12,12 +11,13 @@ from websockets.asyncio.client import ClientConnection, connect
 from klondike_live.gateway.server import Node
 
 from helpers import node
+from waits import wait_for
 
 __all__ = ["node"]  # the fixture, imported for pytest
 
 
 async def _next(connection: ClientConnection) -> dict[str, Any]:
-    frame = msgpack.unpackb(await asyncio.wait_for(connection.recv(), 10))
+    frame = msgpack.unpackb(await wait_for(connection.recv(), 10))
     assert isinstance(frame, dict)
     return frame
 
@@ -100,7 +100,7 @@ async def test_frames_after_a_refused_hello_are_not_answered(node: Node) -> None
     )
     refusal = await _next(connection)
     assert refusal["t"] == "error" and refusal["code"] == "token_invalid"
-    await asyncio.wait_for(connection.wait_closed(), 10)
+    await wait_for(connection.wait_closed(), 10)
     assert connection.close_code == 4002
 
 

@@ -21,6 +21,7 @@ from klondike_live.protocol.outgoing import view_wire
 from auditor import http_audit
 from daily_support import get_ok
 from helpers import WON, close_all, node
+from waits import connect_client
 
 __all__ = ["http_audit", "node"]  # the fixtures, imported for pytest
 
@@ -54,7 +55,7 @@ async def test_a_solo_game_starts_at_the_position_after_the_moves(node: Node) ->
     """The player's board is the engine's after the moves; moves and undo work from
     there, never undoing past the start; the record holds every move and the replay
     starts at the start position."""
-    alice = await Client.connect(node.ws_url, name="Alice")
+    alice = await connect_client(node.ws_url, name="Alice")
     try:
         prefix = list(WON.moves[:PREFIX])
         room = await create_from(alice, str(WON.seed), prefix)
@@ -107,7 +108,7 @@ async def test_bad_start_positions_are_refused(
 ) -> None:
     """An illegal or winning prefix, moves without a seed, a malformed list, a seed for
     a race: `bad_field`, naming the problem."""
-    alice = await Client.connect(node.ws_url, name="Alice")
+    alice = await connect_client(node.ws_url, name="Alice")
     try:
         request = {"t": "create", "rid": 5, "kind": "solo", "variant": "draw=1", **fields}
         await alice.send(request)

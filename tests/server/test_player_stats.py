@@ -14,7 +14,6 @@ from typing import Any
 import msgpack
 
 from klondike_live import keys
-from klondike_live.client import Client
 from klondike_live.engine import Variant
 from klondike_live.gateway.server import Node
 from klondike_live.protocol.kinds import RoomKind
@@ -26,6 +25,7 @@ from klondike_live.store.connect import RedisClient
 
 from helpers import WON, close_all, node, started_race
 from test_http_api import create_solo
+from waits import connect_client, scaled
 
 __all__ = ["node"]  # the fixture, imported for pytest
 
@@ -35,7 +35,7 @@ def _fetch(url: str, token: str | None) -> tuple[int, Any]:
     if token is not None:
         request.add_header("Authorization", f"Bearer {token}")
     try:
-        with urllib.request.urlopen(request, timeout=5) as response:
+        with urllib.request.urlopen(request, timeout=scaled(5)) as response:
             return response.status, json.loads(response.read())
     except urllib.error.HTTPError as error:
         with error:
@@ -52,8 +52,8 @@ async def test_unfinished_games_are_listed_for_their_player_only(
 ) -> None:
     """A player's solo games not finished are listed newest first with variant, moves
     and time; a finished one leaves the list; nobody else sees them; no token: 401."""
-    player = await Client.connect(node.ws_url, name="Resumer")
-    other = await Client.connect(node.ws_url, name="Other")
+    player = await connect_client(node.ws_url, name="Resumer")
+    other = await connect_client(node.ws_url, name="Other")
     try:
         first = await create_solo(player, public=False)
         for token in WON.moves[:2]:
@@ -83,7 +83,7 @@ async def test_unfinished_games_are_listed_for_their_player_only(
 async def test_statistics_count_every_kind_of_game(node: Node) -> None:
     """Solo games and races count per kind and variant: played, won, win rate, best
     time, fewest moves, streaks, recent games newest first."""
-    alice = await Client.connect(node.ws_url, name="Alice")
+    alice = await connect_client(node.ws_url, name="Alice")
     try:
         won = await create_solo(alice, public=False)
         for token in WON.moves:

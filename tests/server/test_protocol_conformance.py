@@ -16,12 +16,12 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from klondike_live.client import Client
 from klondike_live.config import Settings
 from klondike_live.gateway.server import Node, running
 from klondike_live.store.connect import RedisClient
 
 from helpers import close_all, node
+from waits import connect_client, scaled, wait_for
 
 __all__ = ["node"]  # the fixture, imported for pytest
 
@@ -31,11 +31,11 @@ async def handshake(node: Node, **fields: object) -> tuple[dict[str, Any], int |
     is not `welcome`, the code the connection is then closed with."""
     async with connect(node.ws_url, compression=None) as ws:
         await ws.send(msgpack.packb({"t": "hello", "v": 1, **fields}))
-        answer: dict[str, Any] = msgpack.unpackb(await asyncio.wait_for(ws.recv(), 5))
+        answer: dict[str, Any] = msgpack.unpackb(await wait_for(ws.recv(), 5))
         if answer["t"] == "welcome":
             return answer, None
         with pytest.raises(ConnectionClosed):
-            await asyncio.wait_for(ws.recv(), 5)
+            await wait_for(ws.recv(), 5)
         return answer, ws.close_code
 
 
@@ -126,14 +126,14 @@ async def raw(node: Node) -> ClientConnection:
 
 async def answer(ws: ClientConnection, frame: bytes | str) -> dict[str, Any]:
     await ws.send(frame)
-    reply: dict[str, Any] = msgpack.unpackb(await asyncio.wait_for(ws.recv(), 5))
+    reply: dict[str, Any] = msgpack.unpackb(await wait_for(ws.recv(), 5))
     return reply
 
 
 async def closed(ws: ClientConnection) -> int | None:
     with pytest.raises(ConnectionClosed):
         while True:
-            await asyncio.wait_for(ws.recv(), 5)
+            await wait_for(ws.recv(), 5)
     return ws.close_code
 
 
@@ -179,7 +179,9 @@ async def test_rate_limit_refusals_close_only_in_a_row(
 ) -> None:
     """`abuse_limit` rate_limited refusals in a row close 1008; one accepted message
     between them starts the count again."""
-    settings = make_settings(rate_per_second=1.0, rate_burst=1, abuse_limit=3)
+    # One message a second on the tests' clock, so that three pings fit in the time
+    # one token takes to come back, however slow the machine.
+    settings = make_settings(rate_per_second=1.0 / scaled(1.0), rate_burst=1, abuse_limit=3)
     async with running(settings) as started:
         ws = await raw(started)
 
@@ -189,9 +191,9 @@ async def test_rate_limit_refusals_close_only_in_a_row(
             return str(reply["t"] if reply["t"] == "pong" else reply["code"])
 
         assert [await ping(1), await ping(2), await ping(3)] == ["pong"] + ["rate_limited"] * 2
-        await asyncio.sleep(1.3)
+        await asyncio.sleep(scaled(1.3))  # a token comes back
         assert [await ping(4), await ping(5), await ping(6)] == ["pong"] + ["rate_limited"] * 2
-        await asyncio.sleep(1.3)
+        await asyncio.sleep(scaled(1.3))  # a token comes back
         assert await ping(7) == "pong"
         assert [await ping(8), await ping(9), await ping(10)] == ["rate_limited"] * 3
         assert await closed(ws) == 1008
@@ -203,8 +205,8 @@ async def test_rate_limit_refusals_close_only_in_a_row(
 async def test_the_join_reply_is_the_first_frame_of_the_room(node: Node) -> None:
     """No frame of a room reaches a connection before its join's `room` reply, even while
     the room changes; the reply carries the join's rid, as an error about a join does."""
-    host = await Client.connect(node.ws_url, name="Host")
-    guest = await Client.connect(node.ws_url, name="Guest")
+    host = await connect_client(node.ws_url, name="Host")
+    guest = await connect_client(node.ws_url, name="Guest")
     try:
         room = await host.create_race(seats=2)
         await host.join(room)
@@ -236,7 +238,7 @@ async def http(node: Node, request: bytes) -> tuple[int | None, dict[str, str], 
     try:
         writer.write(request)
         await writer.drain()
-        data = await asyncio.wait_for(reader.read(), 5)
+        data = await wait_for(reader.read(), 5)
     finally:
         writer.close()
     if not data:

@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from klondike_live.client import Client
 from klondike_live.config import Settings
 from klondike_live.engine import GameRecord
 from klondike_live.gateway.server import Node, running
@@ -15,6 +14,7 @@ from klondike_live.store.connect import RedisClient
 
 from auditor import Truth, audit
 from testdata import DATA
+from waits import connect_client, scaled
 
 if TYPE_CHECKING:
     from conftest import WaitFor
@@ -36,9 +36,9 @@ async def test_two_racers_race_to_a_win_while_a_spectator_watches(
     node: Node, wait_for: WaitFor
 ) -> None:
     """Both racers play the known win; the results rank them; nobody saw what they may not."""
-    alice = await Client.connect(node.ws_url, name="Alice")
-    bob = await Client.connect(node.ws_url, name="Bob")
-    carol = await Client.connect(node.ws_url, name="Carol")
+    alice = await connect_client(node.ws_url, name="Alice")
+    bob = await connect_client(node.ws_url, name="Bob")
+    carol = await connect_client(node.ws_url, name="Carol")
     try:
         room = await alice.create_race("draw=1", seats=2)
         await alice.join(room)
@@ -58,7 +58,7 @@ async def test_two_racers_race_to_a_win_while_a_spectator_watches(
             if i < len(moves) - 1 and bob.own_board(room, 1).status == "playing":
                 await bob.move(room, token)
         assert alice.own_board(room, 0).status == "won"
-        results = await carol.expect(lambda m: m["t"] == "results", timeout=30)
+        results = await carol.expect(lambda m: m["t"] == "results", timeout=scaled(30))
         assert results["seed"] == WON.seed
         ranking = [(r["name"], r["rank"], r["status"]) for r in results["ranking"]]
         assert ranking[0] == ("Alice", 1, "won")

@@ -17,7 +17,7 @@ import msgpack
 import pytest
 
 from klondike_live import keys
-from klondike_live.client import Client, apply_diff
+from klondike_live.client import apply_diff
 from klondike_live.daily.variants import DRAW1
 from klondike_live.engine import ALL_CARDS, Board, Move, view_of
 from klondike_live.gateway.server import Node
@@ -37,6 +37,7 @@ from auditor import (
 )
 from daily_support import DAY, DayClock, get, get_ok, play, record_for, start_attempt
 from helpers import close_all
+from waits import connect_client
 
 __all__ = ["http_audit"]  # the fixture, imported for pytest: audits every HTTP answer
 
@@ -66,9 +67,9 @@ async def test_an_open_days_game_shows_over_http_only_what_its_player_saw(
     start, each step) exactly Alice's own at that point. Bob (still playing) and
     anonymous askers get 403. After the close, everyone gets everything."""
     record = record_for(DAY, DRAW1)
-    alice = await Client.connect(daily_node.ws_url, name="Alice")
-    bob = await Client.connect(daily_node.ws_url, name="Bob")
-    carol = await Client.connect(daily_node.ws_url, name="Carol")
+    alice = await connect_client(daily_node.ws_url, name="Alice")
+    bob = await connect_client(daily_node.ws_url, name="Bob")
+    carol = await connect_client(daily_node.ws_url, name="Carol")
     try:
         room, _ = await start_attempt(alice)
         await play(alice, room, record.moves[:PLAYED])
@@ -140,8 +141,8 @@ async def test_the_http_audit_catches_what_the_old_answers_showed(
     views without seed; a replay with every card, minus seed and deal), or any answer
     to an account that had not finished, the HTTP audit fails."""
     record = record_for(DAY, DRAW1)
-    alice = await Client.connect(daily_node.ws_url, name="Alice")
-    carol = await Client.connect(daily_node.ws_url, name="Carol")
+    alice = await connect_client(daily_node.ws_url, name="Alice")
+    carol = await connect_client(daily_node.ws_url, name="Carol")
     try:
         room, _ = await start_attempt(alice)
         await play(alice, room, record.moves[:PLAYED])

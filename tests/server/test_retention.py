@@ -33,6 +33,7 @@ from klondike_live.store.records import (
 from klondike_live.store.store import Store
 
 from helpers import FAST, WON, close_all, started_race
+from waits import connect_client, scaled
 
 if TYPE_CHECKING:
     from conftest import WaitFor
@@ -77,7 +78,7 @@ async def finish_by_resigning(
         await racers[1].move(room, token)
     for racer in racers:
         await racer.resign(room)
-    await racers[0].expect(lambda m: m["t"] == "results", timeout=30)
+    await racers[0].expect(lambda m: m["t"] == "results", timeout=scaled(30))
     if spectate:
         await wait_for(lambda: node.service.store.redis.exists(keys.watchers(room)))
     return room, racers, watchers
@@ -165,7 +166,7 @@ async def test_a_claim_after_the_finish_expires_with_the_room(
     await bob.close()
     claim = keys.connection(room, bob.user)
     await wait_for(lambda: _missing(redis, claim))
-    back = await Client.connect(node.ws_url, token=bob.token)
+    back = await connect_client(node.ws_url, token=bob.token)
     try:
         await back.join(room)
         await back.expect(lambda m: m["t"] == "results")
@@ -213,7 +214,7 @@ async def test_results_list_skips_games_whose_results_expired(
 
 async def _get_json(node: Node, path: str) -> Any:
     def fetch() -> Any:
-        with urllib.request.urlopen(node.url + path, timeout=5) as response:
+        with urllib.request.urlopen(node.url + path, timeout=scaled(5)) as response:
             return json.loads(response.read())
 
     return await asyncio.to_thread(fetch)

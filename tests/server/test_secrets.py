@@ -17,12 +17,13 @@ import pytest
 
 from klondike_live import keys
 from klondike_live.auth import key_id, mint_guest_token
-from klondike_live.client import Client, ServerError
+from klondike_live.client import ServerError
 from klondike_live.config import Settings
 from klondike_live.gateway.server import running
 from klondike_live.store.connect import RedisClient
 
 from helpers import FAST, SERVE_ENV, Served
+from waits import connect_client, wait_for
 
 NEW = b"n" * 48
 OLD = b"o" * 48
@@ -43,8 +44,8 @@ async def test_tokens_of_one_node_are_valid_on_another(
         assert isinstance(stored, bytes), stored
         assert len(stored) == 64 and int(stored, 16) >= 0  # 32 random bytes, in hex
         assert first.settings.secret == second.settings.secret == stored
-        alice = await Client.connect(first.ws_url, name="Alice")
-        again = await Client.connect(second.ws_url, token=alice.token)
+        alice = await connect_client(first.ws_url, name="Alice")
+        again = await connect_client(second.ws_url, token=alice.token)
         assert (again.user, again.name) == (alice.user, "Alice")
         await alice.close()
         await again.close()
@@ -55,9 +56,9 @@ async def test_shared_secret_survives_restarts(
 ) -> None:
     """The shared secret is made once: a node started later (or again) reads the same."""
     async with running(shared(make_settings)) as first:
-        token = (await Client.connect(first.ws_url, name="Ann")).token
+        token = (await connect_client(first.ws_url, name="Ann")).token
     async with running(shared(make_settings)) as later:
-        client = await Client.connect(later.ws_url, token=token)
+        client = await connect_client(later.ws_url, token=token)
         assert client.name == "Ann"
         await client.close()
     assert await redis.get(keys.SHARED_SECRET) == later.settings.secret
@@ -77,7 +78,7 @@ async def test_first_node_offers_its_secret_file(
         async with running(single), running(other) as second:
             assert await redis.get(keys.SHARED_SECRET) == b"a" * 64
             assert second.settings.secret == b"a" * 64
-            client = await Client.connect(second.ws_url, token=old_token)
+            client = await connect_client(second.ws_url, token=old_token)
             await client.close()
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert any("differs from the shared secret" in w and "b" * 64 not in w for w in warnings)
@@ -91,19 +92,19 @@ async def test_rotated_node_accepts_old_key_and_refuses_unknown_kid(
     does not know with token_invalid and close 4002."""
     old_token, identity = mint_guest_token(OLD, "Ann")
     async with running(make_settings(**FAST, secret=NEW, old_secrets=(OLD,))) as node:
-        client = await Client.connect(node.ws_url, token=old_token)
+        client = await connect_client(node.ws_url, token=old_token)
         assert client.user == identity.user_id
         await client.close()
-        fresh = await Client.connect(node.ws_url, name="Bob")
+        fresh = await connect_client(node.ws_url, name="Bob")
         assert jwt.get_unverified_header(fresh.token)["kid"] == key_id(NEW)
         await fresh.close()
         forged = jwt.encode({"sub": "u-1"}, NEW, "HS256", headers={"kid": "feedfacefeedface"})
         with pytest.raises(ServerError) as caught:
-            await Client.connect(node.ws_url, token=forged)
+            await connect_client(node.ws_url, token=forged)
         assert caught.value.code == "token_invalid"
     async with running(make_settings(**FAST, secret=NEW)) as node:  # the old key retired
         with pytest.raises(ServerError) as caught:
-            await Client.connect(node.ws_url, token=old_token)
+            await connect_client(node.ws_url, token=old_token)
         assert caught.value.code == "token_invalid"
 
 
@@ -121,12 +122,12 @@ async def serve_without_secret(redis_url: str, data_dir: Path) -> AsyncIterator[
     )
     try:
         assert process.stdout is not None
-        line = (await asyncio.wait_for(process.stdout.readline(), 30)).decode()
+        line = (await wait_for(process.stdout.readline(), 30)).decode()
         assert line.startswith("Klondike Live on http://"), line
         yield Served(line.split()[3], line.split("(websocket ")[1].split(";")[0])
     finally:
         process.terminate()
-        await asyncio.wait_for(process.wait(), 30)
+        await wait_for(process.wait(), 30)
 
 
 async def test_serve_processes_share_the_secret_with_nothing_configured(
@@ -138,8 +139,8 @@ async def test_serve_processes_share_the_secret_with_nothing_configured(
         serve_without_secret(valkey_url, tmp_path / "a") as first,
         serve_without_secret(valkey_url, tmp_path / "b") as second,
     ):
-        alice = await Client.connect(first.ws_url, name="Alice")
-        again = await Client.connect(second.ws_url, token=alice.token)
+        alice = await connect_client(first.ws_url, name="Alice")
+        again = await connect_client(second.ws_url, token=alice.token)
         assert again.user == alice.user
         await alice.close()
         await again.close()

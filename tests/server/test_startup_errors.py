@@ -15,6 +15,7 @@ import pytest
 from klondike_live.embedded import EmbeddedValkey
 
 from helpers import SERVE_ENV
+from waits import scaled
 
 SECRET = "s" * 40
 
@@ -28,7 +29,7 @@ def serve(*args: str, **env: str) -> tuple[int, list[str]]:
         env={**base, **SERVE_ENV, "KLONDIKE_SECRET": SECRET, **env},
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=scaled(60),
     )
     return done.returncode, done.stderr.splitlines()
 

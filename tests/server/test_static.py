@@ -15,6 +15,7 @@ from klondike_live.gateway.client_files import SOURCE, client_files
 from klondike_live.gateway.server import Node
 
 from helpers import node
+from waits import wait_for
 
 __all__ = ["node"]  # the fixture, imported for pytest
 
@@ -31,7 +32,7 @@ async def http(
         extra = "".join(f"{header}\r\n" for header in headers)
         writer.write(f"{method} {path} HTTP/1.1\r\nHost: test\r\n{extra}\r\n".encode())
         await writer.drain()
-        data = await asyncio.wait_for(reader.read(), 5)
+        data = await wait_for(reader.read(), 5)
     finally:
         writer.close()
     head, _, body = data.partition(b"\r\n\r\n")

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from klondike_live.client import Client
 from klondike_live.embedded import open_redis
 
 from auditor import audit_clients
 from daily_support import TEST_SECRET
 from helpers import close_all, serve_process
 from test_daily_restart import fetch, start_valkey
+from waits import connect_client, scaled
 
 
 async def test_a_tournament_goes_on_after_the_server_and_valkey_restart(tmp_path: Path) -> None:
@@ -25,9 +25,9 @@ async def test_a_tournament_goes_on_after_the_server_and_valkey_restart(tmp_path
         async with serve_process(
             valkey.connection_url, tmp_path / "node", TEST_SECRET.decode()
         ) as served:
-            org = await Client.connect(served.ws_url, name="Org")
-            ann = await Client.connect(served.ws_url, name="Ann")
-            bob = await Client.connect(served.ws_url, name="Bob")
+            org = await connect_client(served.ws_url, name="Org")
+            ann = await connect_client(served.ws_url, name="Ann")
+            bob = await connect_client(served.ws_url, name="Bob")
             now = org.received[0]["now"]
             tid = await org.create_tournament(
                 "Restartable",
@@ -40,7 +40,7 @@ async def test_a_tournament_goes_on_after_the_server_and_valkey_restart(tmp_path
             await ann.enter_tournament(tid)
             before = await bob.enter_tournament(tid)
             await close_all([org, ann, bob])
-        valkey.stop(timeout=30)
+        valkey.stop(timeout=scaled(30))
         valkey = start_valkey(valkey_dir)
         async with serve_process(
             valkey.connection_url, tmp_path / "node", TEST_SECRET.decode()
@@ -48,12 +48,12 @@ async def test_a_tournament_goes_on_after_the_server_and_valkey_restart(tmp_path
             shown = await fetch(served, f"api/tournaments/{tid}")
             assert shown["entrants"] == before["entrants"]
             assert shown["rounds"][0]["commitment"] == before["rounds"][0]["commitment"]
-            org = await Client.connect(served.ws_url, token=org.token)
-            ann = await Client.connect(served.ws_url, token=ann.token)
-            bob = await Client.connect(served.ws_url, token=bob.token)
+            org = await connect_client(served.ws_url, token=org.token)
+            ann = await connect_client(served.ws_url, token=ann.token)
+            bob = await connect_client(served.ws_url, token=bob.token)
             try:
                 await org.watch_tournament(tid)
-                room = await org.heat_room(tid, 1, timeout=30)
+                room = await org.heat_room(tid, 1, timeout=scaled(30))
                 for racer in (ann, bob):
                     await racer.join(room)
                 await org.tournament_action(tid, "start_heat")
@@ -63,7 +63,7 @@ async def test_a_tournament_goes_on_after_the_server_and_valkey_restart(tmp_path
                     await racer.resign(room)
                 await org.expect(
                     lambda m: m["t"] == "tournament" and m["tournament"]["state"] == "finished",
-                    timeout=30,
+                    timeout=scaled(30),
                 )
                 archive = await fetch(served, f"api/tournaments/{tid}/archive")
                 heat = archive["rounds"][0]
@@ -78,4 +78,4 @@ async def test_a_tournament_goes_on_after_the_server_and_valkey_restart(tmp_path
             finally:
                 await redis.aclose()
     finally:
-        valkey.stop(timeout=30)
+        valkey.stop(timeout=scaled(30))

@@ -6,12 +6,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from klondike_live.client import Client, Message, ServerError
+from klondike_live.client import Message, ServerError
 from klondike_live.store.connect import RedisClient
 
 from auditor import http_audit
 from helpers import WON, close_all, node
 from test_http_api import get, get_ok
+from waits import connect_client, scaled
 
 __all__ = ["http_audit", "node"]  # the fixtures, imported for pytest
 
@@ -28,10 +29,10 @@ async def test_a_heat_over_websockets_and_its_archive_over_http(
     wins the deal, the other resigns); its page updates for a watcher, and the HTTP
     API shows the tournament, its standings and, once over, its archive with the seed
     beside its commitment and a replay for each result."""
-    org = await Client.connect(node.ws_url, name="Org")
-    ann = await Client.connect(node.ws_url, name="Ann")
-    bob = await Client.connect(node.ws_url, name="Bob")
-    fan = await Client.connect(node.ws_url, name="Fan")
+    org = await connect_client(node.ws_url, name="Org")
+    ann = await connect_client(node.ws_url, name="Ann")
+    bob = await connect_client(node.ws_url, name="Bob")
+    fan = await connect_client(node.ws_url, name="Fan")
     try:
         now = await server_ms(redis)
         tid = await org.create_tournament(
@@ -60,12 +61,12 @@ async def test_a_heat_over_websockets_and_its_archive_over_http(
             refused = exc.code == "not_host"
         assert refused
         await org.watch_tournament(tid)
-        room = await org.heat_room(tid, 1, timeout=30)  # registration closes: it opens
+        room = await org.heat_room(tid, 1, timeout=scaled(30))  # registration closes: it opens
         for racer in (ann, bob):
             joined = await racer.join(room)
             assert joined["tournament"] == {"id": tid, "heat": 1}
         await org.tournament_action(tid, "start_heat")
-        await ann.expect(lambda m: m["t"] == "board" and m.get("room") == room, timeout=30)
+        await ann.expect(lambda m: m["t"] == "board" and m.get("room") == room, timeout=scaled(30))
         for move_id, token in enumerate(WON.moves, start=1):
             answer = await ann.move(room, token, move_id)
             if answer.get("status") == "won":
@@ -74,7 +75,7 @@ async def test_a_heat_over_websockets_and_its_archive_over_http(
         await bob.resign(room)
         await fan.expect(
             lambda m: m["t"] == "tournament" and m["tournament"]["state"] == "finished",
-            timeout=30,
+            timeout=scaled(30),
         )
         final = fan.tournament(tid)
         assert final is not None
@@ -98,7 +99,7 @@ def answers(rid: int) -> Callable[[Message], bool]:
 async def test_bad_tournament_requests_get_clear_errors(node: Any, redis: RedisClient) -> None:
     """Settings that do not make a tournament, an unknown id and a malformed path get a
     stable code and a readable message, never a crash."""
-    org = await Client.connect(node.ws_url, name="Org")
+    org = await connect_client(node.ws_url, name="Org")
     try:
         now = await server_ms(redis)
         cases: list[tuple[dict[str, Any], str]] = [
@@ -117,7 +118,7 @@ async def test_bad_tournament_requests_get_clear_errors(node: Any, redis: RedisC
             rid = org._new_id()
             message = {"t": "tournament_create", "rid": rid, "name": "X", **fields}
             await org.send(message)
-            answer = await org.expect(answers(rid), timeout=10)
+            answer = await org.expect(answers(rid), timeout=scaled(10))
             assert answer["t"] == "error" and answer["code"] == code, (fields, answer)
             assert answer["msg"], answer
         try:

@@ -17,10 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from klondike_live.client import Client
-
 from daily_support import TEST_SECRET
 from helpers import SERVE_ENV
+from waits import connect_client, scaled
 
 
 def _free_port() -> int:
@@ -44,7 +43,9 @@ def _serve(redis_url: str, data_dir: Path, port: int) -> subprocess.Popen[str]:
 
 
 def _node_of(port: int) -> str:
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz/live", timeout=10) as answer:
+    with urllib.request.urlopen(
+        f"http://127.0.0.1:{port}/healthz/live", timeout=scaled(10)
+    ) as answer:
         return str(json.loads(answer.read())["node"])
 
 
@@ -52,12 +53,12 @@ def _nodes_answering(port: int, wanted: int, seconds: float = 30.0) -> set[str]:
     """The node ids that answer on `port` (new connections each time) until `wanted`
     of them did, or the time is up."""
     seen: set[str] = set()
-    deadline = time.monotonic() + seconds
+    deadline = time.monotonic() + scaled(seconds)
     while len(seen) < wanted and time.monotonic() < deadline:
         try:
             seen.add(_node_of(port))
         except OSError:
-            time.sleep(0.1)
+            time.sleep(0.05)
     return seen
 
 
@@ -101,7 +102,7 @@ def workers(valkey_url: str, tmp_path: Path) -> Iterator[tuple[subprocess.Popen[
         if process.poll() is None:
             process.terminate()  # every worker stops gracefully, then the parent
             try:
-                process.wait(timeout=40)
+                process.wait(timeout=scaled(40))
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
@@ -121,10 +122,10 @@ def test_two_workers_share_the_port_and_stop_together(
     assert {node.rsplit("-", 1)[1] for node in nodes} == {"0", "1"}
     children = _children(process.pid)
     process.send_signal(signal.SIGTERM)
-    assert process.wait(timeout=40) == 0
-    deadline = time.monotonic() + 10
+    assert process.wait(timeout=scaled(40)) == 0
+    deadline = time.monotonic() + scaled(10)
     while any(map(_running, children)) and time.monotonic() < deadline:
-        time.sleep(0.1)
+        time.sleep(0.05)
     assert not [pid for pid in children if _running(pid)]
 
 
@@ -133,7 +134,7 @@ async def test_a_game_is_played_through_the_shared_port(
 ) -> None:
     _, port = workers
     assert len(_nodes_answering(port, 2)) == 2
-    async with await Client.connect(f"ws://127.0.0.1:{port}/ws", name="Ada") as ada:
+    async with await connect_client(f"ws://127.0.0.1:{port}/ws", name="Ada") as ada:
         room = await ada.create_solo()
         await ada.join(room)
         ack = await ada.move(room, "D")
@@ -148,9 +149,9 @@ def test_a_worker_that_dies_is_started_again(
     assert len(_workers_of(process.pid)) == 2
     victim = _workers_of(process.pid)[-1]
     os.kill(victim, signal.SIGKILL)
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + scaled(30)
     while time.monotonic() < deadline and victim in _workers_of(process.pid):
-        time.sleep(0.1)
+        time.sleep(0.05)
     assert victim not in _workers_of(process.pid)
     assert len(_nodes_answering(port, 2, seconds=40)) == 2  # both workers answer again
     assert process.poll() is None
@@ -165,9 +166,9 @@ def test_a_parent_killed_outright_takes_its_workers_along(
     assert len(children) == 2
     process.kill()  # SIGKILL: the parent cannot stop them itself
     process.wait()
-    deadline = time.monotonic() + 40
+    deadline = time.monotonic() + scaled(40)
     while any(map(_running, children)) and time.monotonic() < deadline:
-        time.sleep(0.1)
+        time.sleep(0.05)
     assert not [pid for pid in children if _running(pid)]
 
 
@@ -176,7 +177,7 @@ def test_a_port_in_use_fails_the_start_with_one_line(valkey_url: str, tmp_path: 
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         process = _serve(valkey_url, tmp_path / "data", taken.getsockname()[1])
-        _, stderr = process.communicate(timeout=60)
+        _, stderr = process.communicate(timeout=scaled(60))
     assert process.returncode == 2
     assert "Traceback" not in stderr
     assert "address already in use" in stderr.lower() or "in use" in stderr.lower(), stderr

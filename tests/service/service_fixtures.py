@@ -67,6 +67,7 @@ from klondike_live.store import Store
 from klondike_live.store.connect import RedisClient, open_redis
 
 from service_checks import RaceNow, Streams, check_frame, race_now
+from waits import wait_for
 
 SEED = "5eed0000c0ffee00d15ea5e0000b0a7d"
 """The deal of every race of the `cluster` fixture (32 hex, like a real seed)."""
@@ -212,7 +213,7 @@ class Barrier:
         arrived = asyncio.get_running_loop().create_future()
         self.waiting.append(arrived)
         await redis.publish(self.channel, b"")
-        await asyncio.wait_for(arrived, SETTLE_SECONDS)
+        await wait_for(arrived, SETTLE_SECONDS)
 
 
 @dataclass

@@ -24,6 +24,7 @@ from klondike_live.store import StoreError, TimerKind
 from race_support import board_of, pick_move, play, start_race
 from service_checks import Streams
 from service_fixtures import GRACE_SECONDS, SEED, Cluster, MemoryConnection
+from waits import wait_for
 
 if TYPE_CHECKING:
     from conftest import WaitFor
@@ -379,7 +380,7 @@ async def test_a_move_made_while_a_resync_fails_is_acknowledged_after_it(
     assert await cluster.request(ann, move, settle=False) is None
     assert not [m for m in ann.of_kind("diff") if m.get("id") == 1], "overtook the resync"
     fail.set()
-    await asyncio.wait_for(resync, 5)
+    await wait_for(resync, 5)
     await cluster.settle()
     acked = [m for m in ann.of_kind("diff") if m.get("id") == 1]
     acked += [m for m in ann.of_kind("board") if m.get("last_id", 0) >= 1]
