@@ -7,12 +7,14 @@
  * `/ghost/ROOM/GEN/SEAT` after it, against that finished game's ghost), `#/watch/ID`
  * watch only, `#/replay/ID/GEN` a finished game, `#/daily` today's challenges and
  * `#/daily/DATE/SLUG` one day's leaderboard, `#/stats` your statistics, `#/tournaments` the
- * tournaments and `#/t/ID` one of them.
+ * tournaments and `#/t/ID` one of them. A player who opens a room's or a tournament's link
+ * without ever having chosen a name is asked for one first, once (`pages/names.js`).
  */
 
 import { Connection, defaultUrl } from "./net.js";
 import { DailyPage } from "./pages/daily.js";
 import { HomePage } from "./pages/home.js";
+import { askName } from "./pages/names.js";
 import { ReplayPage } from "./pages/replay.js";
 import { RoomPage } from "./pages/room.js";
 import { StatsPage } from "./pages/stats.js";
@@ -74,8 +76,15 @@ export class App {
     /** A room this page's `create` (with `join`) already joined: its page need not join. */
     /** @type {string | null} */
     this.joined = null;
+    /** Rooms and tournaments this page created: opening them asks for no name. */
+    /** @type {Set<string>} */
+    this.created = new Set();
+    /** @type {Promise<void> | null} the name question, while it is asked */
+    this.asking = null;
     /** @type {Set<(settings: Settings) => void>} */
     this.settingsListeners = new Set();
+    /** @type {Set<(name: string) => void>} */
+    this.nameListeners = new Set();
     // The websocket opens (and says hello) now, while the page's modules run and its first
     // page renders: a game's requests then go out at once, not after a handshake.
     this.connection();
@@ -100,7 +109,10 @@ export class App {
       this.conn.on("down", ({ delay }) =>
         this.showBanner(`Connection lost. Reconnecting in ${Math.ceil(delay / 1000)} s…`, true),
       );
-      this.conn.on("open", () => this.hideBanner());
+      this.conn.on("open", (welcome) => {
+        this.hideBanner();
+        this.nameChanged(welcome.name);
+      });
       this.conn.on("final", ({ message }) => this.showBanner(message, false));
       this.conn.start();
     }
@@ -145,6 +157,7 @@ export class App {
    */
   openJoined(room) {
     this.joined = room;
+    this.created.add(room);
     window.history.pushState(null, "", `#/room/${encodeURIComponent(room)}`);
     this.route();
   }
@@ -159,10 +172,60 @@ export class App {
     return joined;
   }
 
+  // ------------------------------------------------------------ the player's name
+
+  /** The player's name: as the server last confirmed it, else as stored. */
+  displayName() {
+    return this.conn?.name || storage.getItem("klondike.name") || "";
+  }
+
+  /**
+   * Take a new name: at once when connected (every seat of this connection's rooms
+   * follows), stored for the next connections. Resolves with the name as the server
+   * shows it; rejects with its refusal (`bad_name`, `rate_limited`).
+   * @param {string} name
+   */
+  async setName(name) {
+    const shown = await this.connection().rename(name);
+    this.nameChanged(shown);
+    return shown;
+  }
+
+  /**
+   * Call `listener` with the player's name whenever it changes (a rename, a welcome);
+   * returns its removal.
+   * @param {(name: string) => void} listener
+   */
+  onName(listener) {
+    this.nameListeners.add(listener);
+    return () => this.nameListeners.delete(listener);
+  }
+
   /** @param {string} name */
-  setName(name) {
-    storage.setItem("klondike.name", name);
-    if (this.conn) this.conn.name = name;
+  nameChanged(name) {
+    for (const listener of this.nameListeners) listener(name);
+  }
+
+  /**
+   * Whether opening route `name`/`id` should first ask for a name: a room's invite or a
+   * tournament's link, for a player who never chose one (none stored), unless this page
+   * created it.
+   * @param {string | undefined} name
+   * @param {string | undefined} id
+   */
+  mustAskName(name, id) {
+    if ((name !== "room" && name !== "t") || !id || this.created.has(id)) return false;
+    return !storage.getItem("klondike.name");
+  }
+
+  /** Ask for a name once (with the guest name the server gave as its default). */
+  askName() {
+    this.asking ??= this.ready()
+      .then((conn) => askName(this, conn.name))
+      .finally(() => {
+        this.asking = null;
+      });
+    return this.asking;
   }
 
   /**
@@ -197,8 +260,14 @@ export class App {
       .filter(Boolean)
       .map(decodeURIComponent);
     this.page?.unmount();
+    this.page = null;
     this.main.replaceChildren();
     const [name, ...args] = parts;
+    if (this.mustAskName(name, args[0])) {
+      // Before its page joins: the seat it takes shows the chosen name.
+      this.askName().then(() => this.route());
+      return;
+    }
     if (name === "room" && args[0]) {
       const ghost =
         args[1] === "ghost" && /^\d+$/.test(args[3] ?? "")

@@ -183,10 +183,11 @@ export class Connection {
     if (decoded === null || typeof decoded !== "object") return;
     const frame = /** @type {ServerFrame} */ (decoded);
     if (frame.t === "welcome") {
+      // The name is stored only once the player chose it (`rename`): a guest's stays in
+      // its token, and an empty `klondike.name` means no name was ever chosen.
       this.user = frame.user;
       this.name = frame.name;
       this.storage?.setItem("klondike.token", frame.token);
-      this.storage?.setItem("klondike.name", frame.name);
       this.clockOffset = frame.now - Math.round((this.sentAt + Date.now()) / 2);
       this.attempt = 0;
       this.online = true;
@@ -196,6 +197,11 @@ export class Connection {
         () => {},
       );
       return;
+    }
+    if (frame.t === "renamed") {
+      // The name as the server shows it, sent again in every later `hello`.
+      this.name = frame.name;
+      this.storage?.setItem("klondike.name", frame.name);
     }
     const rid = "rid" in frame ? frame.rid : undefined;
     const waiting = rid === undefined ? undefined : this.requests.get(rid);
@@ -241,6 +247,28 @@ export class Connection {
     this.attempt += 1;
     this.emit("down", { code, delay, wasOnline });
     this.timer = window.setTimeout(() => this.open(), delay);
+  }
+
+  /**
+   * Take `name` from now on: in every later `hello` and, when connected, at once
+   * (`rename`: the seats of this connection's rooms follow). Resolves with the name as
+   * the server shows it (the name itself when offline: the next `hello` carries it);
+   * rejects with the server's refusal (`bad_name`, `rate_limited`, ...).
+   * @param {string} name
+   * @returns {Promise<string>}
+   */
+  async rename(name) {
+    if (this.greeted) {
+      try {
+        return (await this.request({ t: "rename", name })).name; // `renamed` keeps it
+      } catch (error) {
+        if (error instanceof ServerError) throw error; // refused: the name stays
+      }
+    }
+    // Offline: the next `hello` says it.
+    this.name = name;
+    this.storage?.setItem("klondike.name", name);
+    return name;
   }
 
   /** Reconnect now instead of waiting for the backoff timer. */

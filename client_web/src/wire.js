@@ -15,6 +15,7 @@
 /**
  * @typedef {{t: "hello", v: number, token?: string, name?: string}} HelloFrame
  * @typedef {{t: "ping"}} PingFrame
+ * @typedef {{t: "rename", name: string}} RenameFrame
  * @typedef {{t: "create", kind: "race" | "solo" | "daily", variant: string, seats?: number,
  *   time_limit?: number, public?: boolean, deal?: "certified" | "any", seed?: string,
  *   moves?: string[], bots?: boolean, machine?: BotLevel, join?: boolean}} CreateFrame
@@ -42,7 +43,7 @@
 
 /**
  * Any message a client sends (requests get a `rid` added by the connection).
- * @typedef {HelloFrame | PingFrame | CreateFrame | JoinFrame | LeaveFrame | ReadyFrame | StartFrame
+ * @typedef {HelloFrame | PingFrame | RenameFrame | CreateFrame | JoinFrame | LeaveFrame | ReadyFrame | StartFrame
  *   | MoveFrame | UndoFrame | HintRequestFrame | FinishRequestFrame | ResignFrame | RematchFrame
  *   | DailyWatchFrame | AddBotFrame | TournamentCreateFrame | TournamentRequestFrame | TournamentActionFrame} ClientFrame
  */
@@ -58,6 +59,7 @@
  * @typedef {{t: "welcome", v: number, user: string, name: string, token: string, now: number}} WelcomeFrame
  * @typedef {{t: "error", code: string, msg: string, rid?: number, room?: string, id?: number}} ErrorFrame
  * @typedef {{t: "pong", now: number, rid?: number}} PongFrame
+ * @typedef {{t: "renamed", name: string, rid?: number}} RenamedFrame
  * @typedef {{t: "created", rid: number, room: string, daily?: DailyInfo}} CreatedFrame
  * @typedef {{t: "ack", room: string, id: number, off: number}} AckFrame
  * @typedef {{t: "daily_update", date: string, variant: string, count: number, rid?: number}} DailyUpdateFrame
@@ -163,14 +165,14 @@
 
 /**
  * Any message the server sends.
- * @typedef {WelcomeFrame | ErrorFrame | PongFrame | CreatedFrame | RoomFrame | BoardFrame | DiffFrame
+ * @typedef {WelcomeFrame | ErrorFrame | PongFrame | RenamedFrame | CreatedFrame | RoomFrame | BoardFrame | DiffFrame
  *   | AckFrame | ProgressFrame | ResultsFrame | DailyUpdateFrame | HintFrame | FinishFrame
  *   | TournamentCreatedFrame | TournamentFrame} ServerFrame
  */
 
 /**
  * The reply a request gets, by the request's type.
- * @typedef {{ping: PongFrame, create: CreatedFrame, join: RoomFrame, hint: HintFrame, finish: FinishFrame,
+ * @typedef {{ping: PongFrame, rename: RenamedFrame, create: CreatedFrame, join: RoomFrame, hint: HintFrame, finish: FinishFrame,
  *   tournament_create: TournamentCreatedFrame, tournament_watch: TournamentFrame,
  *   tournament_enter: TournamentFrame, tournament_withdraw: TournamentFrame,
  *   tournament_action: TournamentFrame}} Replies

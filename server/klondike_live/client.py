@@ -315,6 +315,13 @@ class Client:
         rid = message["rid"] = self._new_id()
         return await self.call(message, lambda m: m["t"] == "room" and m.get("rid") == rid)
 
+    async def rename(self, name: str) -> str:
+        """Take a new display name at once (the seats of this connection's rooms
+        follow); the name as the server shows it."""
+        answer = await self._request({"t": "rename", "name": name}, "renamed")
+        self.name = str(answer["name"])
+        return self.name
+
     def since(self, room: str) -> list[list[int]]:
         """`[seat, epoch, offset]` of every board of `room` this client has seen."""
         return [[m.seat, m.epoch, m.offset] for (r, _, _), m in self.boards.items() if r == room]

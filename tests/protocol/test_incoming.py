@@ -160,6 +160,50 @@ def test_hello_token_and_name_must_be_strings(field: str, value: object) -> None
 @pytest.mark.parametrize(
     ("data", "expected"),
     [
+        ({"t": "rename", "name": "Alice"}, msg.Rename("Alice")),
+        ({"t": "rename", "name": "Alice", "rid": 7}, msg.Rename("Alice", 7)),
+        # canonical form, as hello's name: NFC, runs of spaces collapsed, trimmed
+        ({"t": "rename", "name": "  Zoe\u0301   Lee "}, msg.Rename("Zoé Lee")),
+        ({"t": "rename", "name": "x" * 24}, msg.Rename("x" * 24)),
+    ],
+)
+def test_rename_decodes_to_the_canonical_name(data: dict[str, object], expected: object) -> None:
+    """`rename` carries the name in the form every viewer is shown."""
+    assert decode_client(frame(data)) == expected
+
+
+@pytest.mark.parametrize(
+    "name", ["", "   ", "x" * 25, "Ann\nLee", "Ann\u202eLee", "Zero\u200bwidth", "\ue000"]
+)
+def test_a_refused_rename_is_bad_name_with_its_rid(name: str) -> None:
+    """A name hello would refuse is `bad_name`, naming the request by its rid."""
+    with pytest.raises(ProtocolError) as info:
+        decode_client(frame({"t": "rename", "name": name, "rid": 4}))
+    assert info.value.code == ErrorCode.BAD_NAME
+    assert info.value.rid == 4
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"t": "rename"},
+        {"t": "rename", "name": 5},
+        {"t": "rename", "name": None},
+        {"t": "rename", "name": ["Ann"]},
+        {"t": "rename", "name": "Ann", "room": "abcdefgh"},
+        {"t": "rename", "name": "Ann", "rid": -1},
+    ],
+)
+def test_a_malformed_rename_is_bad_field(data: dict[str, object]) -> None:
+    """A missing or non-string name, an unknown field or a bad rid is `bad_field`."""
+    with pytest.raises(ProtocolError) as info:
+        decode_client(frame(data))
+    assert info.value.code == ErrorCode.BAD_FIELD
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
         (
             {"t": "create", "rid": 1, "kind": "solo", "variant": "draw=1"},
             msg.Create(1, RoomKind.SOLO, Variant(draw=1), 1, 0, False, DealMode.CERTIFIED),

@@ -35,6 +35,16 @@ def test_a_frame_encodes_its_own_type() -> None:
     assert error == {"t": "error", "code": "busy", "msg": "try again"}
 
 
+def test_renamed_carries_the_name_and_the_request_s_rid() -> None:
+    """`renamed` answers `rename` with the name as shown (its rid when it had one)."""
+    assert msgpack.unpackb(outgoing.Renamed("Zoé", 3).encode()) == {
+        "t": "renamed",
+        "name": "Zoé",
+        "rid": 3,
+    }
+    assert msgpack.unpackb(outgoing.Renamed("Zoé").encode()) == {"t": "renamed", "name": "Zoé"}
+
+
 def test_an_error_answering_a_request_names_it() -> None:
     """`Error.answering` carries the request's room and move id (a move has no rid)."""
     move = MoveRequest(room="room1", id=12, move="D")

@@ -54,6 +54,24 @@ def test_joining_again_keeps_the_seat() -> None:
     assert room.seat_of("u2") == 1 and room.seats[1] is not None and room.seats[1].name == "Bobby"
 
 
+def test_a_rename_shows_the_seat_s_new_name_in_every_state() -> None:
+    """`rename` changes only the name of the player's seat, in the lobby, the countdown,
+    the race and once finished; a room without its seat is left as it is."""
+    room = lobby().set_ready("u1", True).set_ready("u2", True)
+    counting = room.start("u1", 0, 3000, "seed").state
+    racing = counting.begin()
+    states = [room, counting, racing, racing.finish(9_000).state]
+    assert [s.state for s in states] == [LOBBY, COUNTDOWN, RACING, FINISHED]
+    for state in states:
+        renamed = state.rename("u2", "Bobby")
+        seat = renamed.seats[1]
+        assert seat is not None and seat.name == "Bobby"
+        assert replace(renamed, seats=state.seats) == state  # nothing else changed
+        assert renamed.seats[0] == state.seats[0]
+        assert renamed.public()["seats"][1]["name"] == "Bobby"
+        assert state.rename("u9", "Nobody") is state
+
+
 def test_full_room_refuses_another_racer() -> None:
     """Seats are limited to the room's capacity."""
     room = lobby(capacity=2)

@@ -129,6 +129,18 @@ def test_registration_cap_removal_and_organizer_rules() -> None:
     assert all(h.phase is HeatPhase.CANCELLED for h in done.heats)
 
 
+def test_a_rename_shows_an_entrant_and_the_organizer_under_their_new_names() -> None:
+    """`rename` changes the entrant's name (and the organizer's, when it is theirs);
+    anyone else's rename leaves the tournament as it is."""
+    t = heats().enter("ann", "Ann", NOW + 1).enter("bob", "Bob", NOW + 2)
+    renamed = t.rename("ann", "Anna")
+    assert [(e.user, e.name) for e in renamed.entrants] == [("ann", "Anna"), ("bob", "Bob")]
+    wire = tournament_wire(renamed, [], now_ms=NOW + 3)
+    assert [e["name"] for e in wire["entrants"]] == ["Anna", "Bob"]
+    assert t.rename("org", "Olga").organizer_name == "Olga"
+    assert t.rename("cy", "Cy") == t
+
+
 def test_the_stored_form_round_trips() -> None:
     t = heats().enter("ann", "Ann", NOW + 1).heat_opened(1, "room-0001", 1)
     t = t.heat_started(1, NOW + 20_000, NOW + 20_000)

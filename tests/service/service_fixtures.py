@@ -139,6 +139,9 @@ class MemoryConnection:
     def name(self) -> str:
         return self._name
 
+    def rename(self, name: str) -> None:
+        self._name = name
+
     def deliver(self, frame: bytes) -> None:
         """Take one frame (what the socket would write); dropped once closed."""
         if self.closed is not None:

@@ -8,6 +8,7 @@
 import { describeVariant, parseVariant, variantText } from "../rules.js";
 import { control, errorText, formatTime, getJSON, h } from "../ui.js";
 import { labelled, machineForm } from "./bots.js";
+import { nameField } from "./names.js";
 import { summaryText } from "./stats.js";
 
 /** @import { App } from "../main.js" */
@@ -46,6 +47,8 @@ export class HomePage {
     this.app = app;
     /** @type {number | undefined} */
     this.timer = undefined;
+    /** @type {(() => void)[]} */
+    this.unbinders = [];
     this.error = h("p.error-text", { role: "alert" });
     this.lobbies = h("ul.list", { "data-testid": "public-races" });
     this.live = h("ul.list", { "data-testid": "live-games" });
@@ -68,17 +71,8 @@ export class HomePage {
 
   /** @param {HTMLElement} root */
   mount(root) {
-    const name = h("input", {
-      name: "name",
-      maxlength: "24",
-      value: localStorage.getItem("klondike.name") ?? "",
-      placeholder: "Your name",
-      "aria-label": "Your name",
-      onchange: () => {
-        const value = name.value.trim();
-        if (value) this.app.setName(value);
-      },
-    });
+    const name = nameField(this.app, "name");
+    this.unbinders.push(name.unbind);
 
     const solo = h(
       "form.form-grid",
@@ -215,7 +209,7 @@ export class HomePage {
               h("a", { href: "#/tournaments", "data-testid": "home-tournaments" }, "Tournaments →"),
             ),
           ),
-          h("label.row", {}, "Playing as ", name),
+          name.node,
         ),
         this.error,
         this.mine,
@@ -261,14 +255,7 @@ export class HomePage {
 
   unmount() {
     window.clearInterval(this.timer);
-  }
-
-  /** @param {HTMLFormElement} form */
-  rememberName(form) {
-    const input = document.querySelector('input[name="name"]');
-    const value = input instanceof HTMLInputElement ? input.value.trim() : "";
-    if (value) this.app.setName(value);
-    void form;
+    for (const unbind of this.unbinders.splice(0)) unbind();
   }
 
   /** @param {Event} event */
@@ -276,7 +263,6 @@ export class HomePage {
     event.preventDefault();
     const form = event.target;
     if (!(form instanceof HTMLFormElement)) return;
-    this.rememberName(form);
     const draw = Number(control(form, "draw", HTMLSelectElement).value);
     const passes =
       control(form, "passes", HTMLSelectElement).value === "unlimited" ? null : draw === 3 ? 3 : 1;
@@ -294,7 +280,6 @@ export class HomePage {
     event.preventDefault();
     const form = event.target;
     if (!(form instanceof HTMLFormElement)) return;
-    this.rememberName(form);
     await this.create(form, {
       kind: "race",
       variant: variantText({
@@ -315,7 +300,6 @@ export class HomePage {
    * @param {HTMLFormElement} form
    */
   async raceMachine(level, form) {
-    this.rememberName(form);
     await this.create(form, {
       kind: "race",
       variant: "draw=1 passes=1 f2t=no",
@@ -344,6 +328,7 @@ export class HomePage {
         this.app.openJoined(reply.room);
       } else {
         const reply = await conn.request({ t: "create", ...request });
+        this.app.created.add(reply.room);
         this.app.navigate(`#/room/${reply.room}`);
       }
     } catch (error) {

@@ -17,6 +17,7 @@ import { announce, errorText, formatTime, getJSON, h, stat, statusWord } from ".
 import { leaderOrder } from "../tournament-data.js";
 import { faceDownCount, foundationCount } from "../view.js";
 import { addBotPanel, labelled } from "./bots.js";
+import { nameField } from "./names.js";
 import { OwnGame } from "./own-game.js";
 import { leaderSeat, lobbyPanels, resultsPanel, rivalRow, watchedHeader } from "./room-parts.js";
 
@@ -105,6 +106,9 @@ export class RoomPage {
     this.tools = h("div.row");
     this.message = h("p.message", { role: "status", "data-testid": "message" });
     this.lobby = h("section.lobby", { hidden: true });
+    /** A racer's "Playing as" in the lobby: kept across the lobby's renders (and its focus). */
+    /** @type {{node: HTMLElement, unbind: () => void} | null} */
+    this.nameField = null;
     this.countdown = h("div.countdown", { hidden: true, "aria-live": "assertive" });
     this.ownWrap = h("div", { hidden: true });
     this.opponents = h("aside.opponents", { "aria-label": "Opponents" });
@@ -179,6 +183,7 @@ export class RoomPage {
     window.clearInterval(this.clock);
     for (const unbind of this.unbinders.splice(0)) unbind();
     this.own?.destroy();
+    this.nameField?.unbind();
     for (const { board } of this.views.values()) board.destroy();
     if (this.conn?.online && this.room) this.conn.send({ t: "leave", room: this.roomId });
   }
@@ -433,16 +438,22 @@ export class RoomPage {
       return;
     }
     const link = `${window.location.origin}${window.location.pathname}#/room/${this.roomId}`;
-    this.lobby.replaceChildren(
-      ...lobbyPanels(room, this.conn.user, link, {
-        onReady: (ready) => this.conn.send({ t: "ready", room: this.roomId, ready }),
-        onStart: () => this.conn.send({ t: "start", room: this.roomId }),
-      }),
-    );
+    const panels = lobbyPanels(room, this.conn.user, link, {
+      onReady: (ready) => this.conn.send({ t: "ready", room: this.roomId, ready }),
+      onStart: () => this.conn.send({ t: "start", room: this.roomId }),
+    });
     const bots = addBotPanel(room, this.conn.user, (level) =>
       this.conn.send({ t: "add_bot", room: this.roomId, level }),
     );
-    if (bots) this.lobby.append(bots);
+    if (bots) panels.push(bots);
+    if (this.role === "racer" && this.seat !== null && !this.nameField) {
+      this.nameField = nameField(this.app, "lobby-name");
+      this.lobby.append(h("div.panel", {}, this.nameField.node));
+    }
+    // The name's panel stays, never rebuilt: what is being typed in it, and its focus, too.
+    const keep = this.nameField?.node.parentElement ?? null;
+    for (const child of [...this.lobby.children]) if (child !== keep) child.remove();
+    this.lobby.prepend(...panels);
   }
 
   /**

@@ -264,6 +264,7 @@ export class TournamentsPage {
       const reply = await conn.request(made.request);
       // The tournament's page says it was just made, and shows its link to share.
       window.sessionStorage.setItem("klondike.created", reply.tournament);
+      this.app.created.add(reply.tournament);
       this.app.navigate(`#/t/${encodeURIComponent(reply.tournament)}`);
     } catch (error) {
       this.error.textContent =

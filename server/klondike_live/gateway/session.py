@@ -12,10 +12,11 @@ transport, and `broadcast` its fan-out: one encoded frame handed to
 waits for a slow client.
 
 Abuse: messages beyond the rate limit are refused with `rate_limited` (a client that
-backs off is fine); `abuse_limit` such refusals in a row, or that many malformed
-messages within `abuse_window_seconds`, close the connection with 1008. Oversized
-frames are closed with 1009 by websockets itself (`max_size`). No handler failure ever
-reaches the client as a traceback: it is logged, and the client gets `internal`.
+backs off is fine; a `rename` costs half the burst, `_cost`); `abuse_limit` such
+refusals in a row, or that many malformed messages within `abuse_window_seconds`, close
+the connection with 1008. Oversized frames are closed with 1009 by websockets itself
+(`max_size`). No handler failure ever reaches the client as a traceback: it is logged,
+and the client gets `internal`.
 
 Caps (`gateway.caps`): a connection from an address that already holds
 `max_connections_per_address` connections to this node is closed with 4005 before its
@@ -128,18 +129,31 @@ class Session:
         self.limited_in_a_row = 0
         self._closing: asyncio.Task[None] | None = None
 
-    def _take_token(self) -> bool:
-        """Whether the rate limit lets one more message through (and count it)."""
+    def rename(self, name: str) -> None:
+        """The service's `rename`: the name later requests of this connection use."""
+        self.name = name
+
+    def _take_token(self, cost: int = 1) -> bool:
+        """Whether the rate limit lets one more message of `cost` tokens through (and
+        count it)."""
         settings = self.service.settings
         now = time.monotonic()
         self.tokens = min(
             settings.rate_burst, self.tokens + (now - self.stamp) * settings.rate_per_second
         )
         self.stamp = now
-        if self.tokens >= 1:
-            self.tokens -= 1
+        if self.tokens >= cost:
+            self.tokens -= cost
             return True
         return False
+
+    def _cost(self, message: msg.ClientMessage) -> int:
+        """Tokens a message takes: a rename, which every viewer of the player's rooms
+        hears about, half the burst (two at once, then about one a second by default);
+        any other message one."""
+        if isinstance(message, msg.Rename):
+            return max(1, self.service.settings.rate_burst // 2)
+        return 1
 
     async def send(self, frame: bytes) -> None:
         """Send one frame to this client; a closed connection is not an error here."""
@@ -314,7 +328,7 @@ class Session:
             message = decode_client(frame)
         except ProtocolError as exc:
             return await self._refuse(exc.code, exc.message, rid=exc.rid, strike=True)
-        if not self._take_token():
+        if not self._take_token(self._cost(message)):
             # Decoded first, so the refusal names the request (`rid`, move `id`).
             await self._refuse(
                 ErrorCode.RATE_LIMITED,

@@ -17,6 +17,7 @@ from typing import Any, Final
 
 import msgpack
 
+from klondike_live.auth import validate_display_name
 from klondike_live.engine import NotationError, Variant
 from klondike_live.errors import Refusal
 from klondike_live.protocol.codes import ErrorCode
@@ -152,6 +153,15 @@ class Ping:
 
 
 @dataclass(frozen=True, slots=True)
+class Rename:
+    """A new display name for the connection and its seats (`name` canonical, checked
+    as `hello`'s is)."""
+
+    name: str
+    rid: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class DailyWatch:
     """Ask for `daily_update` frames of one day's leaderboard."""
 
@@ -242,6 +252,7 @@ ServiceRequest = (
     | FinishRequest
     | Rematch
     | AddBot
+    | Rename
     | DailyWatch
     | DailyUnwatch
     | TournamentCreate
@@ -354,6 +365,17 @@ def _hello(f: _Fields) -> Hello:
         token=f.string("token"),
         name=f.string("name"),
     )
+
+
+def _rename(f: _Fields) -> Rename:
+    value = f.get("name", True)
+    if not isinstance(value, str):
+        raise f.fail("name", "a string")
+    try:
+        name = validate_display_name(value)
+    except ValueError as exc:
+        raise ProtocolError(ErrorCode.BAD_NAME, f"rename: {exc}", rid=f.rid) from None
+    return Rename(name=name, rid=f.integer("rid", 0, MAX_SAFE_INT, required=False))
 
 
 def _variant(f: _Fields) -> Variant:
@@ -595,6 +617,7 @@ _DECODERS: Final[dict[str, Callable[[_Fields], ClientMessage]]] = {
         level=BotLevel(f.choice("level", tuple(BotLevel))),
         rid=f.integer("rid", 0, MAX_SAFE_INT, required=False),
     ),
+    "rename": _rename,
     "ping": lambda f: Ping(rid=f.integer("rid", 0, MAX_SAFE_INT, required=False)),
     "daily_watch": _daily_watch,
     "daily_unwatch": _daily_unwatch,

@@ -147,6 +147,18 @@ class Pong:
 
 
 @dataclass(frozen=True, slots=True)
+class Renamed:
+    """The answer to `rename`: the name now shown for the connection (canonical form)."""
+
+    T: ClassVar[str] = "renamed"
+    name: str
+    rid: int | None = None
+
+    def encode(self) -> bytes:
+        return pack(_optional({"t": self.T, "name": self.name}, rid=self.rid))
+
+
+@dataclass(frozen=True, slots=True)
 class Created:
     """The answer to `create`; a daily attempt's also says which (`daily`)."""
 
@@ -341,6 +353,7 @@ ServerFrame = (
     Welcome
     | Error
     | Pong
+    | Renamed
     | Created
     | Board
     | Diff
@@ -360,6 +373,7 @@ SERVER_FRAMES: Final[tuple[type[ServerFrame], ...]] = (
     Welcome,
     Error,
     Pong,
+    Renamed,
     Created,
     Board,
     Diff,

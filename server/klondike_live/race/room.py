@@ -155,6 +155,17 @@ class RoomState:
         )
         return joined if self.host or bot else replace(joined, host=user)
 
+    def rename(self, user: str, name: str) -> RoomState:
+        """Show `user`'s seat under a new display name, in any state (a lobby, a race
+        under way, a finished race whose results are written: a rematch's carry it).
+        A room where `user` has no seat is left as it is."""
+        index = self.seat_of(user)
+        if index is None:
+            return self
+        seat = self.seats[index]
+        assert seat is not None
+        return self._with_seat(index, replace(seat, name=name))
+
     def check_add_bot(self, user: str) -> None:
         """`Refusal` unless `user` may seat a bot now: the host, in the lobby of a room
         that allows bots, with a seat free (`join` seats it)."""

@@ -211,6 +211,13 @@ class TournamentState:
             raise Refusal(ErrorCode.ROOM_FULL, "the tournament is full")
         return replace(self, entrants=(*self.entrants, Entrant(user, name, now_ms)))
 
+    def rename(self, user: str, name: str) -> TournamentState:
+        """Show `user` under a new display name: as an entrant and as the organizer
+        (standings and rounds name entrants by user; the log keeps what it said)."""
+        entrants = tuple(replace(e, name=name) if e.user == user else e for e in self.entrants)
+        organizer_name = name if self.organizer == user else self.organizer_name
+        return replace(self, entrants=entrants, organizer_name=organizer_name)
+
     def withdraw(self, user: str, now_ms: int) -> TournamentState:
         """An entrant leaves while registration is open (results so far stay shown)."""
         if self.entrant(user) is None:

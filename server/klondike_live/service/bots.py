@@ -76,6 +76,9 @@ class BotConnection(InProcess):
         self.inbox: asyncio.Queue[bytes | None] = asyncio.Queue()
         self.closed = False
 
+    def rename(self, name: str) -> None:
+        self.name = name
+
     def deliver(self, frame: bytes) -> None:
         if not self.closed:
             self.inbox.put_nowait(frame)

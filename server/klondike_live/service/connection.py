@@ -1,9 +1,10 @@
 """The narrow interface between the live service and the transport that carries it.
 
-The service never sees a socket: it knows a client as a `Connection` (who it is, a way
-to send one frame, a way to close it, whether it keeps up) and reaches many at once
-through a `Broadcast` function that must never wait for a slow client. The gateway
-implements both over websockets; the service's tests implement them in memory.
+The service never sees a socket: it knows a client as a `Connection` (who it is, its
+name and how to change it, a way to send one frame, a way to close it, whether it keeps
+up) and reaches many at once through a `Broadcast` function that must never wait for a
+slow client. The gateway implements both over websockets; the service's tests implement
+them in memory.
 """
 
 from __future__ import annotations
@@ -30,6 +31,10 @@ class Connection(Protocol):
     @property
     def name(self) -> str:
         """Its display name."""
+        ...
+
+    def rename(self, name: str) -> None:
+        """Take a new display name (already checked): what later requests use."""
         ...
 
     async def send(self, frame: bytes) -> None:

@@ -263,6 +263,8 @@ class LiveService:
                 await self.rooms.transition(request.room, lambda s, _now: s.rematch(conn.user))
             case msg.AddBot():
                 await self.add_bot(conn, request)
+            case msg.Rename():
+                await self.rename(conn, request)
             case msg.DailyWatch():
                 await self.daily.watch(conn, request)
             case msg.DailyUnwatch():
@@ -367,6 +369,23 @@ class LiveService:
         await self.rooms.transition(
             room_id, lambda s, now: s.start(user, now, countdown, seed, certified)
         )
+
+    async def rename(self, conn: Connection, request: msg.Rename) -> None:
+        """A new display name, at once: the connection's (what its later joins, creates,
+        daily attempts and entries use), its player's seat in every room the connection
+        is in (whatever its role there and the room's state: every viewer gets the room
+        frame, and results written from now on carry it) and its entries in the
+        tournaments it watches; then `renamed`."""
+        name, user = request.name, conn.user
+        conn.rename(name)
+        for room_id in list(self._members.get(conn.conn_id, {})):
+            try:
+                await self.rooms.transition(room_id, lambda s, _now: s.rename(user, name))
+            except Refusal as exc:
+                if exc.code is not ErrorCode.NO_ROOM:  # `busy`: the client sends it again
+                    raise
+        await self.tournaments.rename(conn, name)
+        await conn.send(outgoing.Renamed(name, request.rid).encode())
 
     # ------------------------------------------------------------ joining and leaving
 

@@ -3,6 +3,7 @@
     tournaments = Tournaments(settings, store, rooms, boards, daily, hub)
     await tournaments.create(conn, request)        # `tournament_create`
     await tournaments.handle(conn, request)        # enter, withdraw, action, watch, unwatch
+    await tournaments.rename(conn, name)           # its player's new name, where it watches
     await tournaments.run_timer(tid, arg)          # a due `tournament` timer
     tournaments.room_finished(room_id, gen)        # a game this node finished
     tournaments.on_update(tid)                     # the bus: a tournament was written
@@ -324,6 +325,17 @@ class Tournaments:
             raise Refusal(ErrorCode.NO_ROOM, "no such tournament") from None
         except Conflict:
             raise Refusal(ErrorCode.BUSY, "the tournament is busy; try again") from None
+
+    async def rename(self, conn: Connection, name: str) -> None:
+        """`conn`'s player took a new name: shown in the tournaments its connection
+        watches (the tournament pages open in it) where it is an entrant or the
+        organizer. An entry elsewhere keeps its name until the player enters it again
+        or opens its page and renames (no index of a player's entries is kept)."""
+        for tournament_id in self._watchers.watched_by(conn):
+            with contextlib.suppress(Refusal):  # gone meanwhile, or busy: its name stays
+                state = await self.load(tournament_id)
+                if state.entrant(conn.user) is not None or state.organizer == conn.user:
+                    await self._change(tournament_id, lambda s: s.rename(conn.user, name))
 
     # ------------------------------------------------------------ watchers
 

@@ -5,6 +5,7 @@
     watchers.remove(conn, key)
     watchers.forget(conn)          # its connection closed
     watchers.of(key)               # the connections watching `key`, for a broadcast
+    watchers.watched_by(conn)      # the keys one connection watches
     watchers.watched()             # every key watched here
 
 Both directions are kept, so a closed connection is dropped in O(its watches) and a key
@@ -59,6 +60,9 @@ class Watchers(Generic[K]):
 
     def of(self, key: K) -> list[Connection]:
         return list(self._by_key.get(key, ()))
+
+    def watched_by(self, conn: Connection) -> list[K]:
+        return list(self._by_conn.get(conn, ()))
 
     def watched(self) -> list[K]:
         return list(self._by_key)
