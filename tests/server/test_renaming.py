@@ -10,12 +10,13 @@ import msgpack
 import pytest
 from websockets.asyncio.client import connect
 
-from klondike_live.client import Client, Message, ServerError
+from klondike_live.client import Message, ServerError
 from klondike_live.config import Settings
 from klondike_live.gateway.server import Node, running
 from klondike_live.store.connect import RedisClient
 
 from helpers import FAST, close_all, node
+from waits import connect_client
 
 __all__ = ["node"]  # the fixture, imported for pytest
 
@@ -27,9 +28,9 @@ def seat_names(message: Message) -> list[str | None]:
 async def test_a_rename_reaches_every_viewer_of_the_lobby_at_once(node: Node) -> None:
     """The host and a spectator get a room frame with the new name; the renamed racer's
     later hello with its token and that name keeps it (a reload)."""
-    alice = await Client.connect(node.ws_url, name="Alice")
-    bob = await Client.connect(node.ws_url)  # a guest: named by its token
-    carol = await Client.connect(node.ws_url, name="Carol")
+    alice = await connect_client(node.ws_url, name="Alice")
+    bob = await connect_client(node.ws_url)  # a guest: named by its token
+    carol = await connect_client(node.ws_url, name="Carol")
     try:
         room = await alice.create_race(seats=3)
         await alice.join(room)
@@ -45,7 +46,7 @@ async def test_a_rename_reaches_every_viewer_of_the_lobby_at_once(node: Node) ->
             frame = await client.expect(shows)
             assert seat_names(frame) == ["Alice", "Bobby Tables", None]
 
-        again = await Client.connect(node.ws_url, token=bob.token, name=bob.name)
+        again = await connect_client(node.ws_url, token=bob.token, name=bob.name)
         await bob.close()
         assert again.name == "Bobby Tables"
         assert seat_names(await again.join(room))[1] == "Bobby Tables"
@@ -57,7 +58,7 @@ async def test_a_rename_reaches_every_viewer_of_the_lobby_at_once(node: Node) ->
 async def test_a_refused_name_is_bad_name_and_the_connection_stays(node: Node) -> None:
     """`bad_name` names the request by its rid; the name is unchanged and the connection
     goes on."""
-    async with await Client.connect(node.ws_url, name="Dana") as dana:
+    async with await connect_client(node.ws_url, name="Dana") as dana:
         for rid, bad in enumerate(("", "x" * 25, "Dana\u202e"), start=100):
             with pytest.raises(ServerError) as refused:
                 await dana.call({"t": "rename", "name": bad, "rid": rid}, lambda m: False)
