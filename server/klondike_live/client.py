@@ -33,7 +33,7 @@ from klondike_live.bots.wire import apply_wire_diff, diff_from_wire, view_from_w
 from klondike_live.engine import Variant, View
 from klondike_live.errors import LiveError
 from klondike_live.protocol.incoming import PROTOCOL_VERSION
-from klondike_live.protocol.kinds import Audience
+from klondike_live.protocol.kinds import Audience, RoomKind
 
 Message = dict[str, Any]
 
@@ -69,7 +69,7 @@ def _acknowledges(message: Message, room: str, move_id: int) -> bool:
     if message.get("room") != room:
         return False
     if message["t"] == "board":
-        return message.get("audience") == "own" and int(message.get("last_id", 0)) >= move_id
+        return message.get("audience") == Audience.OWN and int(message.get("last_id", 0)) >= move_id
     return message["t"] in ("ack", "diff") and message.get("id") == move_id
 
 
@@ -306,7 +306,7 @@ class Client:
         "race the machine" room: that bot seated at once, the start when you are ready."""
         message: Message = {
             "t": "create",
-            "kind": "race",
+            "kind": RoomKind.RACE,
             "variant": variant,
             "seats": seats,
             "time_limit": time_limit,
@@ -336,7 +336,9 @@ class Client:
         return await self.call(message, seated, timeout=20.0)
 
     async def create_solo(self, variant: str = "draw=1") -> str:
-        answer = await self._request({"t": "create", "kind": "solo", "variant": variant}, "created")
+        answer = await self._request(
+            {"t": "create", "kind": RoomKind.SOLO, "variant": variant}, "created"
+        )
         return str(answer["room"])
 
     async def join(

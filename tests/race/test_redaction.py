@@ -121,7 +121,7 @@ def test_full_shows_a_finished_race_whole() -> None:
     picks = [game(range(40)), game(range(3, 30, 2))]
     results = finished(picks, daily=False)
     assert results_for(results, Disclosure.FULL) == results
-    replay = replay_for("room-0001", "race", results, Disclosure.FULL)
+    replay = replay_for("room-0001", RoomKind.RACE, results, Disclosure.FULL)
     assert set(replay) == {
         "room",
         "gen",
@@ -161,8 +161,8 @@ def test_as_played_keeps_every_stored_field_but_the_secrets() -> None:
         }
     assert shown["daily"]["closed"] is False
     assert results_for(results, Disclosure.FULL)["daily"]["closed"] is True
-    replay = replay_for("room-0001", "daily", results, Disclosure.AS_PLAYED)
-    full = replay_for("room-0001", "daily", results, Disclosure.FULL)
+    replay = replay_for("room-0001", RoomKind.DAILY, results, Disclosure.AS_PLAYED)
+    full = replay_for("room-0001", RoomKind.DAILY, results, Disclosure.FULL)
     assert set(replay) == set(full) - set(SECRETS)
     assert replay["daily"]["closed"] is False and full["daily"]["closed"] is True
     for board, whole in zip(replay["boards"], full["boards"], strict=True):
@@ -182,7 +182,7 @@ def test_as_played_shows_each_board_exactly_as_its_player_saw_it(
     games = [game(first), game(second)]
     results = finished(games, daily=True)
     shown = results_for(results, Disclosure.AS_PLAYED)
-    replay = replay_for("room-0001", "daily", results, Disclosure.AS_PLAYED)
+    replay = replay_for("room-0001", RoomKind.DAILY, results, Disclosure.AS_PLAYED)
     assert SEED not in repr(shown) and SEED not in repr(replay)
     rows = {row["seat"]: row for row in shown["ranking"]}
     for board in replay["boards"]:

@@ -21,6 +21,7 @@ from klondike_live.client import Client, apply_diff, view_from_wire
 from klondike_live.daily.variants import DRAW1
 from klondike_live.engine import ALL_CARDS, Board, Move, view_of
 from klondike_live.gateway.server import Node
+from klondike_live.protocol.kinds import RoomKind
 from klondike_live.protocol.outgoing import view_wire
 from klondike_live.race.redaction import Disclosure, replay_for
 from klondike_live.store.connect import RedisClient
@@ -160,7 +161,7 @@ async def test_the_http_audit_catches_what_the_old_answers_showed(
         ]
         old_replay = {
             k: v
-            for k, v in replay_for(room, "daily", stored, Disclosure.FULL).items()
+            for k, v in replay_for(room, RoomKind.DAILY, stored, Disclosure.FULL).items()
             if k not in ("seed", "deal")
         }
         old_replay["daily"] = old_replay["daily"] | {"closed": False}

@@ -43,7 +43,6 @@ from klondike_live.race.results import board_after
 from klondike_live.race.room import COUNTDOWN, FINISHED, RACING, RoomState
 from klondike_live.race.rules import check_practice, move_starts_clock
 from klondike_live.race.status import BoardOp, BoardStatus
-from klondike_live.race.visibility import own_knowledge
 from klondike_live.service.ending import check_end
 from klondike_live.service.hub import Hub
 from klondike_live.service.local import LocalRoom, ProgressChange, Viewer
@@ -173,7 +172,7 @@ class Boards:
                         local.room_id,
                         at,
                         writer.board,
-                        own_knowledge(writer.board.seen),
+                        writer.board.seen,
                         writer.status,
                         last_move_id=writer.last_move_id,
                     )

@@ -39,7 +39,7 @@ from klondike_live.engine import Variant, View
 from klondike_live.errors import Refusal
 from klondike_live.protocol import incoming as msg
 from klondike_live.protocol.codes import CloseCode, ErrorCode
-from klondike_live.protocol.kinds import BotLevel, Role
+from klondike_live.protocol.kinds import Audience, BotLevel, Role
 from klondike_live.race.status import BoardStatus
 from klondike_live.service.connection import Connection, InProcess
 from klondike_live.service.rooms import Rooms
@@ -142,7 +142,7 @@ class BotRacer:
             return
         if kind == "room":
             self._take_room(message)
-        elif kind in ("board", "diff") and message.get("audience") == "own":
+        elif kind in ("board", "diff") and message.get("audience") == Audience.OWN:
             if message.get("seat") != self.seat:
                 return
             if kind == "board":

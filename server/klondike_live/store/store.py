@@ -37,7 +37,7 @@ from klondike_live.bus.messages import (
     board_header,
     encode,
 )
-from klondike_live.protocol.kinds import Audience, BoardPosition
+from klondike_live.protocol.kinds import Audience, BoardPosition, RoomKind
 from klondike_live.race.live_board import BoardEvent
 from klondike_live.race.room import FINISHED, RoomState
 from klondike_live.store import scripts
@@ -288,7 +288,7 @@ class Store:
         `Retention`: its volatile keys after `race_ms`, its results after `results_ms`
         (none when kept for ever)."""
         retention = self.retention
-        kept_with_results = state.kind == "daily" and state.ranked
+        kept_with_results = state.kind is RoomKind.DAILY and state.ranked
         volatile = [] if kept_with_results else [keys.room(state.id)]
         for seat, occupant in state.seated():
             volatile += keys.race_keys(state.id, state.gen, seat)
@@ -453,7 +453,7 @@ class Store:
         return WriteResult(status, detail=detail)
 
     async def stream_after(
-        self, room_id: str, gen: int, seat: int, audience: str, offset: int, limit: int
+        self, room_id: str, gen: int, seat: int, audience: Audience, offset: int, limit: int
     ) -> list[tuple[int, bytes]] | None:
         """Stored frames after `offset`, in order, if the stream still holds all of them
         (the next one is `offset + 1`); None when the gap cannot be proven complete."""
