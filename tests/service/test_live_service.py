@@ -441,3 +441,24 @@ async def test_a_viewer_joining_mid_race_gets_the_room_frame_with_its_grace(
     assert {k: v for k, v in first.items() if k not in ("rid", "spectators")} == {
         k: v for k, v in published.items() if k != "spectators"
     }
+
+
+async def test_a_node_s_stores_time_their_round_trips_on_one_latency_wrapper(
+    cluster: Cluster,
+) -> None:
+    """The stores a node's service opens share the store's `Latency`, so one observer
+    (`klondike_redis_latency_seconds`) sees the round trips of them all."""
+    node = cluster.nodes[0]
+    store, service = node.store, node.service
+    shared = store.latency
+    assert store.players.latency is shared
+    assert service.daily.daily_store.latency is shared
+    assert service.daily.stats.store.latency is shared
+    assert service.tournaments.tournaments.latency is shared
+    seen: list[float] = []
+    store.latency_observer = seen.append
+    await store.list_public()
+    await service.tournaments.tournaments.listed(5)
+    await service.daily.stats.store.load("u_latency")
+    await store.players.unfinished("u_latency", 0)
+    assert len(seen) == 4

@@ -104,12 +104,12 @@ class DailyService:
     ) -> None:
         self.settings = settings
         self.store = store
-        self.daily_store = DailyStore(store.redis)
+        self.daily_store = DailyStore(store.redis, store.latency)
         self.clock = clock
         self.metrics = metrics
         self.now_ms = now_ms
         self.open_room = open_room
-        self.stats = DailyStats(StatsStore(store.redis))
+        self.stats = DailyStats(StatsStore(store.redis, store.latency))
         self.budget = Budget(settings.daily_budget_seconds, settings.daily_budget_nodes)
         self._records: dict[tuple[date, Variant], DayRecord] = {}
         self._preparing: dict[tuple[date, Variant], asyncio.Task[DayRecord]] = {}
