@@ -71,10 +71,9 @@ from harness.report import code_version, parser, percentile, table
 from harness.workers import Workers, split
 from klondike_live.bots.levels import LEVELS
 from klondike_live.bots.policy import Memory, decide
-from klondike_live.bots.wire import view_from_wire
 from klondike_live.client import Client, Message, ServerError
-from klondike_live.engine import Variant
-from klondike_live.protocol.kinds import BotLevel
+from klondike_live.engine import View
+from klondike_live.protocol.kinds import Audience, BotLevel
 
 COUNTDOWN = 2.0
 NODE_ENV = {**FAST_RATE, "KLONDIKE_COUNTDOWN_SECONDS": f"{COUNTDOWN:g}"}
@@ -155,7 +154,6 @@ class PlayerWorker:
 
     def __init__(self, url: str) -> None:
         self.url = url
-        self.variant = Variant.parse(VARIANT)
         self.spec = LEVELS[BotLevel.RELAXED]
         self.racers: list[Racer] = []
         self.timed: list[Timed] = []
@@ -265,7 +263,7 @@ class PlayerWorker:
 
     async def _play(self, racer: Racer, interval: float) -> None:
         clock = time.monotonic
-        key = (racer.room, racer.seat, "own")
+        key = (racer.room, racer.seat, Audience.OWN)
         async with asyncio.timeout(60):  # the boards come at the start instant
             while key not in racer.client.boards:
                 await asyncio.sleep(0.02)
@@ -292,8 +290,7 @@ class PlayerWorker:
                 racer.sends.append((racer.room, racer.seat, moves, now))
             due = max(due + interval, clock())
 
-    def _choose(self, racer: Racer, wire: Message) -> str | None:
-        view = view_from_wire(self.variant, wire)
+    def _choose(self, racer: Racer, view: View) -> str | None:
         token, racer.memory = decide(view, racer.memory, self.spec, racer.index)
         if token is None:  # the heuristic would resign: turn the stock instead
             if view.stock:
@@ -324,7 +321,9 @@ class PlayerWorker:
             await client.send(frame)
             reply = await client.expect(answer, 30)
             if reply["t"] != "error":
-                return int(reply.get("moves", client.boards[(racer.room, racer.seat, "own")].moves))
+                return int(
+                    reply.get("moves", client.boards[(racer.room, racer.seat, Audience.OWN)].moves)
+                )
             code = str(reply.get("code"))
             if code not in RETRYABLE:
                 self.errors.append(f"{code}: {reply.get('msg')} ({token})")

@@ -74,7 +74,8 @@ from websockets.exceptions import WebSocketException
 
 from klondike_live import keys
 from klondike_live.client import Client, ServerError
-from klondike_live.engine import GameRecord
+from klondike_live.engine import GameRecord, View
+from klondike_live.protocol.kinds import Audience
 from klondike_live.race.room import RoomState
 from klondike_live.store.connect import open_redis
 from klondike_live.store.devcluster import DevCluster
@@ -103,16 +104,17 @@ FAILURES = ("lost", "doubled", "repeated", "unrecovered", "no_results")
 # ---------------------------------------------------------------- moves
 
 
-def next_move(view: Message) -> str | None:
+def next_move(view: View) -> str | None:
     """A legal move on a racer's own view (every face-up card known): a card to its
     foundation, a whole face-up run that uncovers a face-down card, the waste onto the
     tableau, else the stock turned or recycled. None when nothing is left."""
-    tableau, waste, found = view["tableau"], view["waste"], view["foundations"]
+    tableau = list(zip(view.face_down, view.tableau, strict=True))
+    waste, found = view.waste, view.foundations
 
     def to_foundation(card: int) -> bool:
         return card >= 0 and card % 13 == found[card // 13]
 
-    def fits(card: int, down: int, cards: list[int]) -> bool:
+    def fits(card: int, down: int, cards: tuple[int, ...]) -> bool:
         if not cards:
             return card % 13 == 12
         top = cards[-1]
@@ -133,7 +135,7 @@ def next_move(view: Message) -> str | None:
         for j, (down, cards) in enumerate(tableau):
             if fits(waste[-1], down, cards):
                 return f"W{j + 1}"
-    if view["stock"] > 0:
+    if view.stock > 0:
         return "D"
     return "R" if waste else None
 
@@ -517,7 +519,7 @@ class Racer(Person):
         self.refused = 0
 
     def own(self) -> Any:
-        return self.client.boards.get((self.race.room, self.seat, "own"))
+        return self.client.boards.get((self.race.room, self.seat, Audience.OWN))
 
     async def board(self) -> Any:
         """The own board (it comes at the start instant, or with a rejoin)."""

@@ -1,43 +1,13 @@
 // @ts-check
 /**
- * Tournaments as plain data (docs/tournaments.md): the live leaders of a heat, points
- * and ranks in words, the heat under way, and the create form's fields turned into a
- * `tournament_create` request. Nothing here touches the DOM or the network.
+ * Tournaments as plain data (docs/tournaments.md): points and ranks in words, the heat
+ * under way, and the create form's fields turned into a `tournament_create` request.
+ * Nothing here touches the DOM or the network. (A heat's live leaders: ranking.js.)
  */
 
 import { formatTime } from "./ui.js";
 
-/** @import { BoardStatus, RoundResult, Standing, Tournament, TournamentCreateFrame, TournamentRound } from "./wire.js" */
-
-/**
- * A racer of a heat as this client sees it live.
- * @typedef {object} LiveRacer
- * @property {number} seat
- * @property {string} name
- * @property {number} found cards on the foundations
- * @property {number} down face-down cards left
- * @property {number} moves
- * @property {BoardStatus} status
- * @property {number | null} [doneAt] when this client saw the board end (ms), if it did
- */
-
-/**
- * Racers best first, as the race rules rank them as far as a spectator can tell:
- * winners first (the earlier seen finishing first), then the most cards home, then the
- * fewest face-down cards left, then seat order. A new array; the argument is not changed.
- * @param {LiveRacer[]} racers
- */
-export function leaderOrder(racers) {
-  return [...racers].sort((a, b) => {
-    const won = Number(b.status === "won") - Number(a.status === "won");
-    if (won) return won;
-    if (a.status === "won") {
-      const at = (a.doneAt ?? Infinity) - (b.doneAt ?? Infinity);
-      if (at && !Number.isNaN(at)) return at;
-    }
-    return b.found - a.found || a.down - b.down || a.seat - b.seat;
-  });
-}
+/** @import { RoundResult, Standing, Tournament, TournamentCreateFrame, TournamentRound } from "./wire.js" */
 
 /**
  * Points as they are shown: whole numbers as they are, shared points with their half.

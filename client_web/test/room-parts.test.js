@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
 import { cardOf } from "../src/cards.js";
-import { describeMove, leaderSeat } from "../src/pages/room-parts.js";
+import { describeMove } from "../src/pages/room-parts.js";
 
 /** @import { Diff, View } from "../src/view.js" */
 
@@ -34,35 +34,4 @@ test("moves are put into words with the cards they move", () => {
   assert.equal(describeMove(view, "D"), "Turned the stock");
   assert.equal(describeMove(view, "R"), "Turned the waste over");
   for (const step of games[0].steps) assert.equal(typeof describeMove(games[0].start, step.m), "string");
-});
-
-test("the leader is a winner first, else the most cards home, else nobody", () => {
-  assert.equal(
-    leaderSeat([
-      { seat: 0, won: false, found: 0 },
-      { seat: 1, won: false, found: 0 },
-    ]),
-    null,
-  );
-  assert.equal(
-    leaderSeat([
-      { seat: 0, won: false, found: 3 },
-      { seat: 1, won: false, found: 5 },
-    ]),
-    1,
-  );
-  assert.equal(
-    leaderSeat([
-      { seat: 0, won: true, found: 52 },
-      { seat: 1, won: false, found: 51 },
-    ]),
-    0,
-  );
-  assert.equal(
-    leaderSeat([
-      { seat: 2, won: false, found: 4 },
-      { seat: 3, won: false, found: 4 },
-    ]),
-    2,
-  );
 });

@@ -4,7 +4,6 @@ import { test } from "node:test";
 
 import {
   createRequest,
-  leaderOrder,
   liveHeat,
   localInput,
   localMs,
@@ -15,50 +14,7 @@ import {
   sharedRanks,
 } from "../src/tournament-data.js";
 
-/** @import { LiveRacer } from "../src/tournament-data.js" */
 /** @import { Tournament } from "../src/wire.js" */
-
-/**
- * @param {number} seat
- * @param {Partial<LiveRacer>} rest
- * @returns {LiveRacer}
- */
-const racer = (seat, rest) => ({
-  seat,
-  name: `R${seat}`,
-  found: 0,
-  down: 21,
-  moves: 0,
-  status: "playing",
-  ...rest,
-});
-
-test("leaders: winners first (the first seen finishing first), then cards home, face-down cards, seat", () => {
-  const order = leaderOrder([
-    racer(0, { found: 10, down: 5 }),
-    racer(1, { found: 52, status: "won", doneAt: 2000 }),
-    racer(2, { found: 10, down: 3 }),
-    racer(3, { found: 30, status: "resigned" }),
-    racer(4, { found: 52, status: "won", doneAt: 1000 }),
-    racer(5, { found: 10, down: 3 }),
-  ]);
-  assert.deepEqual(
-    order.map((r) => r.seat),
-    [4, 1, 3, 2, 5, 0],
-  );
-});
-
-test("leaders: a winner whose finish was not seen comes after those that were, and the input is kept", () => {
-  const racers = [racer(0, { status: "won", found: 52 }), racer(1, { status: "won", found: 52, doneAt: 5 })];
-  assert.deepEqual(
-    leaderOrder(racers).map((r) => r.seat),
-    [1, 0],
-  );
-  assert.deepEqual(
-    racers.map((r) => r.seat),
-    [0, 1],
-  );
-});
 
 test("points show their half when shared; shared ranks are marked", () => {
   assert.equal(pointsText(5), "5");

@@ -22,7 +22,7 @@ async def main(url: str) -> None:
             break
         await client.move(room, hint["m"])
     board = client.own_board(room, 0)
-    print(f"{board.moves} moves, foundations {board.view['foundations']}")
+    print(f"{board.moves} moves, foundations {list(board.view.foundations)}")
     await client.close()
 
 

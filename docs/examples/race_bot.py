@@ -5,10 +5,12 @@
 
 It joins room ROOM (a race whose host allowed bots) as a racer, says it is ready, and
 once the race starts plays its board until it is over: each move is chosen from the
-`view` of its own `board`/`diff` frames only (face-down cards and the stock are counts
-there), here with the server's own heuristic policy (`klondike_live.bots.policy`, the
-*steady* level without its mistakes). It paces itself (one move per `PAUSE` seconds, well
-inside the rate limit) and prints the results.
+view its own `board`/`diff` frames make (face-down cards and the stock are counts there),
+which the client keeps as an engine `View` (`client.own_board(room, seat).view`: the
+`board` frame's view, then each `diff` applied by `ViewDiff.apply`), here with the
+server's own heuristic policy (`klondike_live.bots.policy`, the *steady* level without
+its mistakes). It paces itself (one move per `PAUSE` seconds, well inside the rate
+limit) and prints the results.
 """
 
 from __future__ import annotations
@@ -20,9 +22,7 @@ from typing import Any
 
 from klondike_live.bots.levels import LEVELS
 from klondike_live.bots.policy import Player
-from klondike_live.bots.wire import view_from_wire
 from klondike_live.client import Client
-from klondike_live.engine import Variant
 from klondike_live.protocol.kinds import BotLevel
 
 PAUSE = 0.05
@@ -34,14 +34,12 @@ async def race(url: str, token: str, room: str) -> dict[str, Any]:
     client = await Client.connect(url, token=token)
     try:
         state = await client.join(room)
-        variant = Variant.parse(state["variant"])
         seat = next(s["seat"] for s in state["seats"] if s and s["user"] == client.user)
         await client.ready(room)
         await client.expect(lambda m: m["t"] == "board" and m["audience"] == "own", 600)
         player = Player(replace(LEVELS[BotLevel.STEADY], mistake_rate=0.0), seed=1)
         while client.own_board(room, seat).status == "playing":
-            view = view_from_wire(variant, client.own_board(room, seat).view)
-            token_ = player.choose(view)
+            token_ = player.choose(client.own_board(room, seat).view)
             if token_ is None:
                 await client.resign(room)
                 break

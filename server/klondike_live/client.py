@@ -7,15 +7,21 @@
 
 Every frame received is decoded and kept in `client.received` (in order), and board
 frames are applied to `client.boards`, one `BoardMirror` per (room, seat, audience), so
-a bot always has the current view of each board it watches and the offsets to resume
-from after a reconnect (`client.since(room)`).
+a bot always has the current view of each board it watches, as an engine `View` (what
+`klondike_live.bots.policy` and the engine read), and the offsets to resume from after
+a reconnect (`client.since(room)`).
+
+A stream read some other way (a replay's steps, frames kept in `received`) is followed
+with `view_from_wire` for its `board` view, then `apply_diff` for each `diff`: a wire
+diff decoded into the engine's `ViewDiff` and applied by `ViewDiff.apply`, as the
+server's own views are.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from types import TracebackType
 from typing import Any
 
@@ -23,15 +29,28 @@ import msgpack
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from klondike_live.bots.wire import apply_wire_diff
+from klondike_live.bots.wire import apply_wire_diff, diff_from_wire, view_from_wire
+from klondike_live.engine import Variant, View
 from klondike_live.errors import LiveError
 from klondike_live.protocol.incoming import PROTOCOL_VERSION
+from klondike_live.protocol.kinds import Audience, RoomKind
 
 Message = dict[str, Any]
 
+__all__ = [
+    "BoardMirror",
+    "Client",
+    "Message",
+    "ServerError",
+    "apply_diff",
+    "diff_from_wire",
+    "view_from_wire",
+]
+
 apply_diff = apply_wire_diff
-"""The wire view after a wire diff (both as decoded maps): one function for the client
-and the in-server bots."""
+"""`apply_diff(view, d)`: the engine `View` a `diff` frame's `d` turns `view` into (the
+wire diff decoded by `diff_from_wire`, applied by `ViewDiff.apply`): one function for
+the client's mirrors, the in-server bots and bot authors."""
 
 
 class ServerError(LiveError):
@@ -50,7 +69,7 @@ def _acknowledges(message: Message, room: str, move_id: int) -> bool:
     if message.get("room") != room:
         return False
     if message["t"] == "board":
-        return message.get("audience") == "own" and int(message.get("last_id", 0)) >= move_id
+        return message.get("audience") == Audience.OWN and int(message.get("last_id", 0)) >= move_id
     return message["t"] in ("ack", "diff") and message.get("id") == move_id
 
 
@@ -60,35 +79,50 @@ def _ready_bots(room: Message) -> int:
 
 @dataclass
 class BoardMirror:
-    """The client's copy of one board for one audience."""
+    """The client's copy of one board for one audience, made from its first `board`
+    frame: `view` is the engine `View` its frames make, in the room's variant."""
 
     room: str
     seat: int
-    audience: str
-    epoch: int = 0
-    offset: int = 0
-    view: Message = field(default_factory=dict)
+    audience: Audience
+    view: View
+    epoch: int
+    offset: int
     moves: int = 0
     status: str = ""
     score: int | None = None
+
+    @classmethod
+    def from_board(cls, message: Message, variant: Variant) -> BoardMirror:
+        """The copy a `board` frame makes, `variant` being its room's (from `room`)."""
+        mirror = cls(
+            message["room"],
+            message["seat"],
+            Audience(message["audience"]),
+            view_from_wire(variant, message["view"]),
+            message["epoch"],
+            message["off"],
+        )
+        mirror.apply(message)
+        return mirror
 
     def apply(self, message: Message) -> bool:
         """Apply a `board` (it replaces the copy, whatever its offset) or a `diff` (it
         must be the next offset); False for a diff at or below the last one applied (a
         robust client ignores it)."""
+        at = (message["epoch"], message["off"])
         if message["t"] == "board":
-            self.view = message["view"]
-        elif self.view and (message["epoch"], message["off"]) <= (self.epoch, self.offset):
+            self.view = view_from_wire(self.view.variant, message["view"])
+        elif at <= (self.epoch, self.offset):
             return False
+        elif at != (self.epoch, self.offset + 1):
+            raise ValueError(
+                f"diff {at[0]}/{at[1]} does not follow "
+                f"{self.epoch}/{self.offset} of board {self.seat} ({self.audience})"
+            )
         else:
-            if message["epoch"] != self.epoch or message["off"] != self.offset + 1:
-                raise ValueError(
-                    f"diff {message['epoch']}/{message['off']} does not follow "
-                    f"{self.epoch}/{self.offset} of board {self.seat} ({self.audience})"
-                )
             self.view = apply_diff(self.view, message["d"])
-        self.epoch = message["epoch"]
-        self.offset = message["off"]
+        self.epoch, self.offset = at
         self.moves = message.get("moves", self.moves)
         self.status = message.get("status", self.status)
         self.score = message.get("score", self.score)
@@ -109,7 +143,8 @@ class Client:
         self.name = ""
         self.token = ""
         self.received: list[Message] = []
-        self.boards: dict[tuple[str, int, str], BoardMirror] = {}
+        self.boards: dict[tuple[str, int, Audience], BoardMirror] = {}
+        self.variants: dict[str, Variant] = {}  # each room's, from its `room` frames
         self._inbox: asyncio.Queue[Message] = asyncio.Queue()
         self._last_id = 0
         self._reader: asyncio.Task[None] | None = None
@@ -135,6 +170,7 @@ class Client:
         client = cls(connection, expect_timeout=expect_timeout)
         if resume_from is not None:
             client.boards = {k: replace(m) for k, m in resume_from.boards.items()}
+            client.variants = dict(resume_from.variants)
             client._last_id = resume_from._last_id
         hello: Message = {"t": "hello", "v": version}
         if name is not None:
@@ -182,10 +218,20 @@ class Client:
                 continue
             message = msgpack.unpackb(frame, raw=False)
             self.received.append(message)
-            if message.get("t") in ("board", "diff"):
-                key = (message["room"], message["seat"], message["audience"])
-                mirror = self.boards.setdefault(key, BoardMirror(*key))
-                mirror.apply(message)
+            if message.get("t") == "room":
+                self.variants[message["room"]] = Variant.parse(message["variant"])
+            elif message.get("t") in ("board", "diff"):
+                room = message["room"]
+                key = (room, message["seat"], Audience(message["audience"]))
+                mirror = self.boards.get(key)
+                if mirror is not None:
+                    mirror.apply(message)
+                elif message["t"] == "diff":
+                    raise ValueError(f"a diff of board {key} before its snapshot")
+                elif room not in self.variants:
+                    raise ValueError(f"a board of room {room} before its room frame")
+                else:
+                    self.boards[key] = BoardMirror.from_board(message, self.variants[room])
                 self._last_id = max(self._last_id, message.get("last_id", 0))
             await self._inbox.put(message)
 
@@ -268,7 +314,7 @@ class Client:
         "race the machine" room: that bot seated at once, the start when you are ready."""
         message: Message = {
             "t": "create",
-            "kind": "race",
+            "kind": RoomKind.RACE,
             "variant": variant,
             "seats": seats,
             "time_limit": time_limit,
@@ -298,7 +344,9 @@ class Client:
         return await self.call(message, seated, timeout=2 * self.expect_timeout)
 
     async def create_solo(self, variant: str = "draw=1") -> str:
-        answer = await self._request({"t": "create", "kind": "solo", "variant": variant}, "created")
+        answer = await self._request(
+            {"t": "create", "kind": RoomKind.SOLO, "variant": variant}, "created"
+        )
         return str(answer["room"])
 
     async def join(
@@ -434,4 +482,4 @@ class Client:
         return str(found["tournament"]["rounds"][heat - 1]["room"])
 
     def own_board(self, room: str, seat: int) -> BoardMirror:
-        return self.boards[(room, seat, "own")]
+        return self.boards[(room, seat, Audience.OWN)]

@@ -18,6 +18,8 @@ import re
 import zlib
 from typing import Final
 
+from klondike_live.protocol.kinds import Audience
+
 PREFIX: Final = "kl"
 ROOM_ID: Final = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
 
@@ -101,7 +103,7 @@ def times(room: str, gen: int, seat: int) -> str:
     return f"{_tag(room)}:g{gen}:b{seat}:times"
 
 
-def stream(room: str, gen: int, seat: int, audience: str) -> str:
+def stream(room: str, gen: int, seat: int, audience: Audience) -> str:
     """Capped stream of one board's events for one audience (`own` or `spectator`)."""
     return f"{_tag(room)}:g{gen}:b{seat}:{audience}"
 
@@ -121,8 +123,8 @@ def board_keys(room_id: str, gen: int, seat: int) -> list[str]:
     return [
         board(room_id, gen, seat),
         moves(room_id, gen, seat),
-        stream(room_id, gen, seat, "own"),
-        stream(room_id, gen, seat, "spectator"),
+        stream(room_id, gen, seat, Audience.OWN),
+        stream(room_id, gen, seat, Audience.SPECTATOR),
         channel(room_id),
         spectator_channel(room_id),
         times(room_id, gen, seat),
@@ -136,8 +138,8 @@ def race_keys(room_id: str, gen: int, seat: int) -> list[str]:
         board(room_id, gen, seat),
         moves(room_id, gen, seat),
         times(room_id, gen, seat),
-        stream(room_id, gen, seat, "own"),
-        stream(room_id, gen, seat, "spectator"),
+        stream(room_id, gen, seat, Audience.OWN),
+        stream(room_id, gen, seat, Audience.SPECTATOR),
     ]
 
 

@@ -4,18 +4,23 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from msgpack import unpackb
 
+from klondike_live.bots.wire import apply_wire_diff, diff_from_wire, view_from_wire
 from klondike_live.engine import (
+    ALL_CARDS,
     Board,
     Card,
     IllegalMoveError,
     Move,
     Variant,
+    View,
     diff,
     view_of,
 )
 from klondike_live.engine.moves import DRAW, F2T, RECYCLE, T2F, T2T, W2F, W2T
 from klondike_live.engine.view import advance, changed_piles, racer_view
+from klondike_live.protocol.outgoing import diff_wire, pack, view_wire
 
 UNIVERSE = [Move(DRAW), Move(RECYCLE), Move(W2F)]
 UNIVERSE += [Move(W2T, 0, d) for d in range(7)] + [Move(T2F, s) for s in range(7)]
@@ -218,6 +223,45 @@ def test_advancing_a_view_equals_building_it_again(
             assert view == whole
             assert change == diff(views[index], whole)
             views[index] = view
+
+
+@settings(max_examples=150, deadline=None)
+@given(games, st.lists(st.integers(0, 10_000), max_size=60), st.integers(0, 2**52 - 1))
+def test_a_wire_diff_decoded_and_applied_gives_the_whole_view_built_again(
+    game: tuple[str, Variant, list[int]], other_choices: list[int], noise: int
+) -> None:
+    """What the client and the bots do with a board stream: the first view decoded from
+    its frame, then each diff the server sends after a move or an undo (`advance`,
+    encoded and decoded as a frame's `d`) applied by `ViewDiff.apply` through
+    `apply_wire_diff`: each time it is the whole view built again, for the racer and for
+    viewers under fixed masks."""
+    seed, variant, choices = game
+    board = Board.from_seed(seed, variant)
+    rival = play_out(seed, variant, other_choices)[-1]
+    viewers: list[int | None] = [None, rival.seen, noise, 0, ALL_CARDS]
+
+    def whole(known: int | None) -> View:
+        return racer_view(board) if known is None else view_of(board, known)
+
+    sent = [whole(known) for known in viewers]
+    followed = [view_from_wire(variant, unpackb(pack(view_wire(view)))) for view in sent]
+    assert followed == sent
+    for choice in choices:
+        moves = board.legal_moves()
+        if board.moves and (not moves or choice % 5 == 0):
+            piles = changed_piles([board.pop()])
+        elif moves:
+            move = moves[choice % len(moves)]
+            board.play(move)
+            piles = changed_piles([move])
+        else:
+            break
+        for index, known in enumerate(viewers):
+            sent[index], change = advance(sent[index], board, known, piles)
+            frame_diff = unpackb(pack(diff_wire(change)))
+            assert diff_from_wire(frame_diff) == change
+            followed[index] = apply_wire_diff(followed[index], frame_diff)
+            assert followed[index] == whole(known)
 
 
 def test_changed_piles_name_each_kind_of_move() -> None:

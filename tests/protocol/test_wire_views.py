@@ -1,5 +1,6 @@
 """Board frames as a client applies them: what a diff's `keep` counts, the waste's
-face-down count, and board events at or below the last applied offset."""
+face-down count, wire diffs decoded and applied by `ViewDiff.apply`, and board events at
+or below the last applied offset."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ from typing import Any
 
 import pytest
 
-from klondike_live.client import BoardMirror, apply_diff
-from klondike_live.engine import Board, GameRecord, diff
-from klondike_live.engine.view import racer_view
+from klondike_live.client import BoardMirror, apply_diff, diff_from_wire, view_from_wire
+from klondike_live.engine import Board, GameRecord, View, diff
+from klondike_live.engine.view import WASTE, racer_view
+from klondike_live.protocol.kinds import Audience
 from klondike_live.protocol.outgoing import diff_wire, view_wire
 
 from testdata import DATA
@@ -36,7 +38,7 @@ def test_keep_counts_face_down_entries_of_a_pile() -> None:
     turned = 0
     for old, change, new in steps():
         for pile, keep, down, cards in change["piles"]:
-            if pile == 7:
+            if pile == WASTE:
                 continue
             old_down, old_cards = old["tableau"][pile]
             assert new["tableau"][pile] == [down, old_cards[:keep] + cards]
@@ -52,17 +54,26 @@ def test_waste_entry_has_face_down_zero() -> None:
     seen = 0
     for old, change, new in steps():
         for pile, keep, down, cards in change["piles"]:
-            if pile == 7:
+            if pile == WASTE:
                 seen += 1
                 assert down == 0
                 assert new["waste"] == old["waste"][:keep] + cards
     assert seen > 10
 
 
+def engine(data: dict[str, Any]) -> View:
+    """A wire view decoded as the client decodes a `board` frame's."""
+    return view_from_wire(WON.variant, data)
+
+
 def test_applying_every_diff_gives_every_view() -> None:
-    """apply_diff (docs/protocol.md, section 3) turns each view into the next."""
+    """apply_diff (docs/protocol.md, section 3) turns each view into the next: the
+    decoded diff is the engine's, and the decoded views round-trip."""
     for old, change, new in steps():
-        assert apply_diff(old, change) == new
+        assert view_wire(engine(old)) == old
+        assert diff_wire(diff_from_wire(change)) == change
+        assert diff_from_wire(change) == diff(engine(old), engine(new))
+        assert apply_diff(engine(old), change) == engine(new)
 
 
 def frame(kind: str, epoch: int, off: int) -> dict[str, Any]:
@@ -73,28 +84,29 @@ def test_mirror_ignores_events_at_or_below_its_offset() -> None:
     """A diff whose (epoch, off) is at or below the last applied is ignored; a board
     snapshot always replaces the copy, whatever its offset."""
     (old, change, new), (_, change2, new2) = steps()[:2]
-    mirror = BoardMirror("R" * 8, 0, "own")
-    assert mirror.apply({**frame("board", 1, 4), "view": old, "moves": 4, "status": "playing"})
+    first = {**frame("board", 1, 4), "view": old, "moves": 4, "status": "playing"}
+    mirror = BoardMirror.from_board(first, WON.variant)
+    assert (mirror.audience, mirror.epoch, mirror.offset, mirror.moves) == (Audience.OWN, 1, 4, 4)
     assert mirror.apply({**frame("diff", 1, 5), "d": change, "moves": 5, "status": "playing"})
     for stale in (
         {**frame("diff", 1, 5), "d": change, "moves": 5, "status": "playing"},
         {**frame("diff", 1, 3), "d": change2, "moves": 3, "status": "playing"},
     ):
         assert not mirror.apply(stale)
-        assert (mirror.epoch, mirror.offset, mirror.view, mirror.moves) == (1, 5, new, 5)
+        assert (mirror.epoch, mirror.offset, mirror.view, mirror.moves) == (1, 5, engine(new), 5)
     assert mirror.apply({**frame("diff", 1, 6), "d": change2, "moves": 6, "status": "playing"})
-    assert mirror.view == new2
+    assert mirror.view == engine(new2)
     # A snapshot below (the store lost events in a failover): it is the truth now.
     assert mirror.apply({**frame("board", 1, 4), "view": old, "moves": 4, "status": "playing"})
-    assert (mirror.offset, mirror.view, mirror.moves) == (4, old, 4)
+    assert (mirror.offset, mirror.view, mirror.moves) == (4, engine(old), 4)
 
 
 def test_mirror_refuses_a_gap_and_takes_a_new_epoch() -> None:
     """A diff past the next offset is a broken copy; a newer epoch's snapshot replaces."""
     (old, _, new), (_, change2, _) = steps()[:2]
-    mirror = BoardMirror("R" * 8, 0, "own")
-    mirror.apply({**frame("board", 1, 4), "view": old, "moves": 4, "status": "playing"})
+    first = {**frame("board", 1, 4), "view": old, "moves": 4, "status": "playing"}
+    mirror = BoardMirror.from_board(first, WON.variant)
     with pytest.raises(ValueError, match="does not follow"):
         mirror.apply({**frame("diff", 1, 6), "d": change2, "moves": 6, "status": "playing"})
     assert mirror.apply({**frame("board", 2, 0), "view": new, "moves": 0, "status": "playing"})
-    assert (mirror.epoch, mirror.offset, mirror.view) == (2, 0, new)
+    assert (mirror.epoch, mirror.offset, mirror.view) == (2, 0, engine(new))

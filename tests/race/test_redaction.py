@@ -12,7 +12,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from klondike_live.client import apply_diff
+from klondike_live.client import apply_diff, view_from_wire
 from klondike_live.engine import ALL_CARDS, Board, Deal, Move, Variant, view_of
 from klondike_live.protocol.kinds import RoomKind
 from klondike_live.protocol.outgoing import view_wire
@@ -121,7 +121,7 @@ def test_full_shows_a_finished_race_whole() -> None:
     picks = [game(range(40)), game(range(3, 30, 2))]
     results = finished(picks, daily=False)
     assert results_for(results, Disclosure.FULL) == results
-    replay = replay_for("room-0001", "race", results, Disclosure.FULL)
+    replay = replay_for("room-0001", RoomKind.RACE, results, Disclosure.FULL)
     assert set(replay) == {
         "room",
         "gen",
@@ -141,11 +141,11 @@ def test_full_shows_a_finished_race_whole() -> None:
     rows = {row["seat"]: row for row in results["ranking"]}
     for board in replay["boards"]:
         assert board["start"] == full_start
-        view = board["start"]
+        view = view_from_wire(Variant(), board["start"])
         for step in board["steps"]:
             view = apply_diff(view, step["d"])
-        assert view == rows[board["seat"]]["view"]
-        assert len(cards(view)) + view["stock"] == 52
+        assert view_wire(view) == rows[board["seat"]]["view"]
+        assert len(view.cards()) + view.stock == 52
 
 
 def test_as_played_keeps_every_stored_field_but_the_secrets() -> None:
@@ -161,8 +161,8 @@ def test_as_played_keeps_every_stored_field_but_the_secrets() -> None:
         }
     assert shown["daily"]["closed"] is False
     assert results_for(results, Disclosure.FULL)["daily"]["closed"] is True
-    replay = replay_for("room-0001", "daily", results, Disclosure.AS_PLAYED)
-    full = replay_for("room-0001", "daily", results, Disclosure.FULL)
+    replay = replay_for("room-0001", RoomKind.DAILY, results, Disclosure.AS_PLAYED)
+    full = replay_for("room-0001", RoomKind.DAILY, results, Disclosure.FULL)
     assert set(replay) == set(full) - set(SECRETS)
     assert replay["daily"]["closed"] is False and full["daily"]["closed"] is True
     for board, whole in zip(replay["boards"], full["boards"], strict=True):
@@ -182,7 +182,7 @@ def test_as_played_shows_each_board_exactly_as_its_player_saw_it(
     games = [game(first), game(second)]
     results = finished(games, daily=True)
     shown = results_for(results, Disclosure.AS_PLAYED)
-    replay = replay_for("room-0001", "daily", results, Disclosure.AS_PLAYED)
+    replay = replay_for("room-0001", RoomKind.DAILY, results, Disclosure.AS_PLAYED)
     assert SEED not in repr(shown) and SEED not in repr(replay)
     rows = {row["seat"]: row for row in shown["ranking"]}
     for board in replay["boards"]:
@@ -190,12 +190,13 @@ def test_as_played_shows_each_board_exactly_as_its_player_saw_it(
         states = boards_after(games[seat])
         assert board["start"] == view_wire(view_of(states[0], states[0].seen))
         assert len(cards(board["start"])) == 7
-        view = board["start"]
+        view = view_from_wire(Variant(), board["start"])
         for index, step in enumerate(board["steps"]):
             seen = states[index + 1].seen
             assert diff_cards(step["d"]) <= mask_set(seen)
             view = apply_diff(view, step["d"])
-            assert view == view_wire(view_of(states[index + 1], seen))
+            assert view == view_of(states[index + 1], seen)
         final = states[-1]
-        assert view == rows[seat]["view"] == view_wire(view_of(final, final.seen))
+        assert view == view_of(final, final.seen)
+        assert rows[seat]["view"] == view_wire(view)
         assert cards(rows[seat]["view"]) <= mask_set(final.seen)

@@ -3,21 +3,20 @@ spectators may know never exceeds what every racer still playing knows."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import msgpack
 from hypothesis import given
 from hypothesis import strategies as st
 
-from klondike_live.engine import ALL_CARDS, Board, Move, ViewDiff, view_of
+from klondike_live.bots.wire import apply_wire_diff, view_from_wire
+from klondike_live.engine import ALL_CARDS, Board, Move, view_of
 from klondike_live.engine.view import racer_view
+from klondike_live.protocol.outgoing import view_wire
 from klondike_live.race.live_board import BoardEvent, LiveBoard
 from klondike_live.race.status import BoardOp, BoardStatus
 from klondike_live.race.visibility import (
     NOTHING,
     SeatKnowledge,
     final_knowledge,
-    own_knowledge,
     spectator_knowledge,
 )
 
@@ -80,7 +79,7 @@ def test_practice_spectators_know_what_the_player_has_seen(
 def test_final_boards_reveal_everything_unless_the_deal_is_secret(seen: int) -> None:
     """After a game everything shows; while its deal is secret, what its player saw."""
     assert final_knowledge(seen, deal_secret=False) == ALL_CARDS
-    assert final_knowledge(seen, deal_secret=True) == own_knowledge(seen) == seen
+    assert final_knowledge(seen, deal_secret=True) == seen
 
 
 @given(st.lists(st.integers(0, 10_000), max_size=40), st.lists(st.integers(0, 10_000), max_size=40))
@@ -108,30 +107,19 @@ def test_the_writers_spectator_frames_show_only_common_knowledge(
         assert writer.spec_view == view_of(writer.board, writer.spec_mask)
 
 
-def _wire_to_diff(data: dict[str, Any]) -> ViewDiff:
-    """A decoded frame's `d` back into the engine's diff."""
-    found = data.get("foundations")
-    return ViewDiff(
-        piles=tuple((p, keep, down, tuple(cards)) for p, keep, down, cards in data["piles"]),
-        stock=data.get("stock"),
-        foundations=None if found is None else tuple(found),
-        foundation_hidden=data.get("foundations_hidden"),
-        pass_number=data.get("pass"),
-    )
-
-
 @given(st.lists(st.tuples(st.booleans(), st.integers(0, 10_000)), max_size=80))
 def test_each_frame_of_a_race_turns_the_last_view_into_the_whole_view_built_again(
     turns: list[tuple[bool, int]],
 ) -> None:
     """Two racers' writers on one deal, moves interleaved, each told the other's
-    knowledge, a refresh after each move: every frame's diff (decoded from the wire)
-    turns the view of the previous frame into the view built again from the whole board,
-    for the racer and for spectators, whether the writer patched the changed piles or
-    rebuilt the view. Then one racer resigns and the other plays on."""
+    knowledge, a refresh after each move: every frame's diff, applied as the client and
+    the bots apply it (`bots.wire.apply_wire_diff`), turns the view of the previous frame
+    into the view built again from the whole board, for the racer and for spectators,
+    whether the writer patched the changed piles or rebuilt the view. Then one racer
+    resigns and the other plays on."""
     writers = [LiveBoard("room-0001", seat, 1, Board.from_seed("7"), race=True) for seat in (0, 1)]
-    seen_own = [w.own_view for w in writers]
-    seen_spec = [w.spec_view for w in writers]
+    seen_own = [view_from_wire(w.board.variant, view_wire(w.own_view)) for w in writers]
+    seen_spec = [view_from_wire(w.board.variant, view_wire(w.spec_view)) for w in writers]
 
     def seats_for(seat: int) -> dict[int, SeatKnowledge]:
         other = writers[1 - seat]
@@ -143,11 +131,11 @@ def test_each_frame_of_a_race_turns_the_last_view_into_the_whole_view_built_agai
         writer = writers[seat]
         writer.confirm()
         if event.own_frame is not None:
-            own = _wire_to_diff(msgpack.unpackb(event.own_frame)["d"])
-            seen_own[seat] = own.apply(seen_own[seat])
+            own = msgpack.unpackb(event.own_frame)["d"]
+            seen_own[seat] = apply_wire_diff(seen_own[seat], own)
             assert seen_own[seat] == racer_view(writer.board)
-        spec = _wire_to_diff(msgpack.unpackb(event.spec_frame)["d"])
-        seen_spec[seat] = spec.apply(seen_spec[seat])
+        spec = msgpack.unpackb(event.spec_frame)["d"]
+        seen_spec[seat] = apply_wire_diff(seen_spec[seat], spec)
         assert seen_spec[seat] == view_of(writer.board, writer.spec_mask)
         assert writer.spec_mask == writer.spectator_mask(seats_for(seat))
 

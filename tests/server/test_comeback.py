@@ -17,6 +17,7 @@ from klondike_live import keys
 from klondike_live.client import Client
 from klondike_live.config import Settings
 from klondike_live.gateway.server import Node, running
+from klondike_live.protocol.outgoing import view_wire
 from klondike_live.store.connect import RedisClient
 
 from auditor import http_audit
@@ -51,7 +52,7 @@ async def test_a_racer_back_in_its_finished_game_gets_its_final_board(node: Node
         results = await back.expect(lambda m: m["t"] == "results")
         assert board["audience"] == "own" and board["seat"] == 0 and board["epoch"] == 1
         assert board["status"] == "resigned" and board["moves"] == 6
-        assert board["view"] == final_view
+        assert board["view"] == view_wire(final_view)
         assert results["ranking"][0]["moves"] == 6
         assert "score" in board and "last_id" in board
     finally:

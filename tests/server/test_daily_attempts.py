@@ -14,6 +14,7 @@ from klondike_live.client import ServerError
 from klondike_live.config import Settings
 from klondike_live.daily.variants import DRAW1, DRAW3
 from klondike_live.gateway.server import Node, running
+from klondike_live.protocol.outgoing import view_wire
 from klondike_live.store.connect import RedisClient
 
 from auditor import http_audit
@@ -346,7 +347,7 @@ async def test_a_finished_attempt_reloads_with_its_board_and_counts_in_statistic
         await back.join(room)
         board = await back.expect(lambda m: m["t"] == "board" and m["room"] == room)
         assert board["audience"] == "own" and board["status"] == "resigned"
-        assert board["moves"] == 4 and board["view"] == seen
+        assert board["moves"] == 4 and board["view"] == view_wire(seen)
         stats = await get_ok(daily_node, "api/me/stats", back.token)
         assert [(c["kind"], c["played"], c["won"]) for c in stats["categories"]] == [
             ("daily", 1, 0)

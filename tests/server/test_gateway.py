@@ -17,7 +17,9 @@ from websockets.exceptions import ConnectionClosed
 
 from klondike_live.client import ServerError
 from klondike_live.config import Settings
+from klondike_live.engine import UNKNOWN
 from klondike_live.gateway.server import Node, running
+from klondike_live.protocol.kinds import Audience
 from klondike_live.store.connect import RedisClient
 
 from auditor import Truth, audit
@@ -408,7 +410,7 @@ async def test_solo_games_can_be_watched(node: Node) -> None:
         for token in WON.moves[:5]:
             await player.move(room, token)
         await watcher.expect(lambda m: m["t"] == "diff" and m["moves"] == 5)
-        mirror = watcher.boards[(room, 0, "spectator")]
+        mirror = watcher.boards[(room, 0, Audience.SPECTATOR)]
         assert mirror.view == player.own_board(room, 0).view
     finally:
         await close_all([player, watcher])
@@ -538,9 +540,9 @@ async def test_a_racer_whose_board_is_done_watches_the_rest_as_a_spectator(node:
                 and m["audience"] == "spectator"
             )
         )
-        watched = alice.boards[(room, 1, "spectator")]
+        watched = alice.boards[(room, 1, Audience.SPECTATOR)]
         # Cyd has not seen the cards Bob turned: a spectator, Alice included, may not.
-        assert watched.view["waste"] == [-1, -1, -1]
+        assert watched.view.waste == (UNKNOWN,) * 3
         assert all(m.get("audience") != "own" or m["seat"] == 0 for m in alice.received)
     finally:
         await close_all([alice, bob, cyd])

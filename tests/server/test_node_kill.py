@@ -28,7 +28,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 
 from klondike_live.client import Client
-from klondike_live.engine import GameRecord
+from klondike_live.engine import GameRecord, View
 
 from auditor import audit_clients
 from daily_support import TEST_SECRET
@@ -94,16 +94,17 @@ async def serve_node(redis_url: str, data_dir: Path) -> AsyncIterator[ServeNode]
         await wait_for(process.wait(), 30)
 
 
-def next_move(view: Message) -> str | None:
+def next_move(view: View) -> str | None:
     """A legal move on a racer's own view (every face-up card known): a card to its
     foundation, a whole face-up run that uncovers a face-down card, the waste onto the
     tableau, else the stock turned or recycled. None when nothing is left."""
-    tableau, waste, found = view["tableau"], view["waste"], view["foundations"]
+    tableau = list(zip(view.face_down, view.tableau, strict=True))
+    waste, found = view.waste, view.foundations
 
     def to_foundation(card: int) -> bool:
         return card >= 0 and card % 13 == found[card // 13]
 
-    def fits(card: int, down: int, cards: list[int]) -> bool:
+    def fits(card: int, down: int, cards: tuple[int, ...]) -> bool:
         if not cards:
             return card % 13 == 12
         top = cards[-1]
@@ -124,7 +125,7 @@ def next_move(view: Message) -> str | None:
         for j, (down, cards) in enumerate(tableau):
             if fits(waste[-1], down, cards):
                 return f"W{j + 1}"
-    if view["stock"] > 0:
+    if view.stock > 0:
         return "D"
     return "R" if waste else None
 

@@ -10,6 +10,7 @@ import pytest
 from klondike_live.config import Settings
 from klondike_live.engine import GameRecord
 from klondike_live.gateway.server import Node, running
+from klondike_live.protocol.kinds import Audience
 from klondike_live.store.connect import RedisClient
 
 from auditor import Truth, audit
@@ -68,11 +69,11 @@ async def test_two_racers_race_to_a_win_while_a_spectator_watches(
         assert audit(bob.received, truth, role="racer", seat=1) > 10
         assert audit(carol.received, truth, role="spectator") > 50
         final = alice.own_board(room, 0).view
-        assert final["foundations"] == [13, 13, 13, 13]
+        assert final.foundations == (13, 13, 13, 13)
         # Spectator frames travel on their own channel and may follow the results.
-        spectator_board = carol.boards[(room, 0, "spectator")]
+        spectator_board = carol.boards[(room, 0, Audience.SPECTATOR)]
         await wait_for(lambda: spectator_board.status == "won")
-        assert spectator_board.view["foundations"] == [13, 13, 13, 13]
+        assert spectator_board.view.foundations == (13, 13, 13, 13)
     finally:
         for client in (alice, bob, carol):
             await client.close()

@@ -17,10 +17,11 @@ import msgpack
 import pytest
 
 from klondike_live import keys
-from klondike_live.client import apply_diff
+from klondike_live.client import apply_diff, view_from_wire
 from klondike_live.daily.variants import DRAW1
 from klondike_live.engine import ALL_CARDS, Board, Move, view_of
 from klondike_live.gateway.server import Node
+from klondike_live.protocol.kinds import RoomKind
 from klondike_live.protocol.outgoing import view_wire
 from klondike_live.race.redaction import Disclosure, replay_for
 from klondike_live.store.connect import RedisClient
@@ -110,10 +111,10 @@ async def test_an_open_days_game_shows_over_http_only_what_its_player_saw(
         dealt = Board.from_seed(record.seed, DRAW1)
         assert board["start"] == view_wire(view_of(dealt, dealt.seen))
         assert len(view_cards(board["start"])) == 7, "the seven up-cards only"
-        view = board["start"]
+        view = view_from_wire(DRAW1, board["start"])
         for step in board["steps"]:
             view = apply_diff(view, step["d"])
-        assert view == row["view"], "the steps rebuild the final view shown"
+        assert view_wire(view) == row["view"], "the steps rebuild the final view shown"
 
         mine = await get_ok(daily_node, f"api/results/{room}/1", alice.token)
         assert mine["ranking"] == results["ranking"], "its player is shown the same"
@@ -161,7 +162,7 @@ async def test_the_http_audit_catches_what_the_old_answers_showed(
         ]
         old_replay = {
             k: v
-            for k, v in replay_for(room, "daily", stored, Disclosure.FULL).items()
+            for k, v in replay_for(room, RoomKind.DAILY, stored, Disclosure.FULL).items()
             if k not in ("seed", "deal")
         }
         old_replay["daily"] = old_replay["daily"] | {"closed": False}

@@ -18,7 +18,7 @@ from klondike_live.client import Client
 from klondike_live.config import Settings
 from klondike_live.engine import Variant
 from klondike_live.gateway.server import Node, running
-from klondike_live.protocol.kinds import RoomKind
+from klondike_live.protocol.kinds import Audience, RoomKind
 from klondike_live.race.live_board import BoardEvent, Progress
 from klondike_live.race.room import RoomState, new_room
 from klondike_live.race.status import BoardOp, BoardStatus
@@ -268,5 +268,5 @@ async def test_a_late_board_event_expires_with_its_finished_board(redis: RedisCl
             await redis.pexpire(keys.board(room, 1, 0), ttl)
         result = await store.write_board_event(room, 1, 0, "amy", "", refresh, 0)
         assert result.status is WriteStatus.OK
-        stream_ttl = await redis.pttl(keys.stream(room, 1, 0, "spectator"))
+        stream_ttl = await redis.pttl(keys.stream(room, 1, 0, Audience.SPECTATOR))
         assert (0 < stream_ttl <= ttl) if ttl else stream_ttl == -1

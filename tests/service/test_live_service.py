@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -574,3 +575,29 @@ async def test_a_racer_s_second_move_waits_for_its_first(
     own = [(m["off"], m["id"]) for m in ann.of_kind("diff") if m["audience"] == "own"]
     assert own == [(1, 1), (2, 2)]
     assert (await cluster.race(race.room)).moves[0] == ["D", "D"]
+
+
+async def test_a_node_s_stores_time_their_round_trips_on_one_latency_wrapper(
+    cluster: Cluster,
+) -> None:
+    """The stores a node's service opens share the store's `Latency`, so one observer
+    (`klondike_redis_latency_seconds`) sees the round trips of them all."""
+    node = cluster.nodes[0]
+    store, service = node.store, node.service
+    shared = store.latency
+    assert store.players.latency is shared
+    assert service.daily.daily_store.latency is shared
+    assert service.daily.stats.store.latency is shared
+    assert service.tournaments.tournaments.latency is shared
+    seen: list[float] = []
+    store.latency_observer = seen.append
+    calls: list[Callable[[], Awaitable[object]]] = [
+        store.list_public,
+        lambda: service.tournaments.tournaments.listed(5),
+        lambda: service.daily.stats.store.load("u_latency"),
+        lambda: store.players.unfinished("u_latency", 0),
+    ]
+    for call in calls:
+        before = len(seen)
+        await call()
+        assert len(seen) > before, call

@@ -39,28 +39,6 @@ export function describeMove(view, token) {
 }
 
 /**
- * The seat to follow: a winner first, else the most cards home; null before anyone
- * scores, and on a one-player board (there is no one to lead).
- * @param {{seat: number, won: boolean, found: number}[]} boards
- */
-export function leaderSeat(boards) {
-  if (boards.length < 2) return null;
-  /** @type {{seat: number, won: boolean, found: number} | null} */
-  let best = null;
-  for (const board of boards) {
-    if (!board.won && !board.found) continue;
-    if (
-      best === null ||
-      (board.won && !best.won) ||
-      (board.won === best.won && !board.won && board.found > best.found)
-    ) {
-      best = board;
-    }
-  }
-  return best === null ? null : best.seat;
-}
-
-/**
  * A read-only invite link with its Copy button.
  * @param {string} link
  * @param {string} testid

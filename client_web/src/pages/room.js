@@ -14,12 +14,12 @@ import { ServerError } from "../net.js";
 import { movesAt, prepareBoard } from "../replay.js";
 import { describeVariant, parseVariant } from "../rules.js";
 import { announce, errorText, formatTime, getJSON, h, stat, statusWord } from "../ui.js";
-import { leaderOrder } from "../tournament-data.js";
+import { leaderSeat, liveRanking, ReachedTimes } from "../ranking.js";
 import { faceDownCount, foundationCount } from "../view.js";
 import { addBotPanel, labelled } from "./bots.js";
 import { nameField } from "./names.js";
 import { OwnGame } from "./own-game.js";
-import { leaderSeat, lobbyPanels, resultsPanel, rivalRow, watchedHeader } from "./room-parts.js";
+import { lobbyPanels, resultsPanel, rivalRow, watchedHeader } from "./room-parts.js";
 
 /** @import { Board } from "../game.js" */
 /** @import { App } from "../main.js" */
@@ -90,6 +90,8 @@ export class RoomPage {
     this.watchingRest = false;
     /** @type {Map<number, number>} when (server ms) this page saw each board end */
     this.doneAt = new Map();
+    /** When this page saw each board reach its count of cards home. */
+    this.reached = new ReachedTimes();
     this.ticks = 0;
     /** @type {number | undefined} */
     this.clock = undefined;
@@ -250,8 +252,12 @@ export class RoomPage {
         this.own?.acknowledge(frame.id);
         break;
       case "progress":
-        for (const [seat, found, down, moves, status] of frame.boards)
+        for (const [seat, found, down, moves, status] of frame.boards) {
+          if (status !== "playing" && this.progress.get(seat)?.status === "playing" && !this.doneAt.has(seat))
+            this.doneAt.set(seat, this.conn.now());
           this.progress.set(seat, { found, down, moves, status });
+          this.reached.note(seat, this.foundOf(seat), this.conn.now());
+        }
         if (frame.spectators !== undefined) this.spectators = frame.spectators;
         this.renderProgress();
         break;
@@ -298,6 +304,7 @@ export class RoomPage {
     this.boards.clear();
     this.progress.clear();
     this.doneAt.clear();
+    this.reached.clear();
     this.results = null;
     this.finishedAt = null;
     this.say(""); // the last game's words do not belong to the next one
@@ -321,6 +328,7 @@ export class RoomPage {
     if (frame.t === "diff" && board.status === "playing" && next.status !== "playing")
       this.doneAt.set(frame.seat, this.conn.now());
     this.boards.set(frame.seat, next);
+    this.reached.note(frame.seat, this.foundOf(frame.seat), this.conn.now());
     this.renderWatched();
   }
 
@@ -756,25 +764,36 @@ export class RoomPage {
       .map((r) => r.seat);
   }
 
-  /** Every seated racer's progress as this page knows it, best first. */
+  /**
+   * Cards home on board `seat` as this page knows it: its watched view, else its progress.
+   * @param {number} seat
+   */
+  foundOf(seat) {
+    const board = this.boards.get(seat);
+    return board?.ready ? foundationCount(board.view) : (this.progress.get(seat)?.found ?? 0);
+  }
+
+  /** Every seated racer's progress as this page knows it, best first, with its rank. */
   liveOrder() {
     const room = this.room;
     if (!room) return [];
-    return leaderOrder(
+    const now = this.conn.now();
+    return liveRanking(
       room.seats.flatMap((s) => {
         if (!s) return [];
         const board = this.boards.get(s.seat);
         const p = this.progress.get(s.seat);
-        const view = board?.ready ? board.view : null;
+        const found = this.foundOf(s.seat);
+        this.reached.note(s.seat, found, now);
         return [
           {
             seat: s.seat,
             name: s.name,
-            found: view ? foundationCount(view) : (p?.found ?? 0),
-            down: view ? faceDownCount(view) : (p?.down ?? 21),
+            found,
             moves: board?.moves ?? p?.moves ?? 0,
             status: board?.ready ? board.status : (p?.status ?? "playing"),
             doneAt: this.doneAt.get(s.seat) ?? null,
+            foundAt: this.reached.at(s.seat, found),
           },
         ];
       }),
@@ -792,7 +811,7 @@ export class RoomPage {
             `${row.rank}. ${labelled(row)} · ${statusWord(row.status)} · ${row.found} home · ${row.moves} moves`,
         )
       : this.liveOrder().map(
-          (r, i) => `${i + 1}. ${r.name} · ${statusWord(r.status)} · ${r.found} home · ${r.moves} moves`,
+          (r) => `${r.rank}. ${r.name} · ${statusWord(r.status)} · ${r.found} home · ${r.moves} moves`,
         );
     const open = this.field.open;
     this.field.replaceChildren(
@@ -812,14 +831,12 @@ export class RoomPage {
    */
   leader(seats, final) {
     if (seats.length < 2) return null; // a one-player board leads no one
-    if (final) return [...final.values()].find((row) => row.rank === 1)?.seat ?? null;
-    return leaderSeat(
-      seats.map((seat) => {
-        const board = this.boards.get(seat);
-        const found = board?.ready ? foundationCount(board.view) : (this.progress.get(seat)?.found ?? 0);
-        return { seat, won: board?.status === "won", found };
-      }),
-    );
+    if (final) {
+      const first = [...final.values()].filter((row) => row.rank === 1);
+      return first.length === 1 ? first[0].seat : null; // ties are ties: no one leads them
+    }
+    const shown = new Set(seats);
+    return leaderSeat(this.liveOrder().filter((r) => shown.has(r.seat)));
   }
 
   renderResults() {

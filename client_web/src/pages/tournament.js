@@ -11,9 +11,9 @@
 import { applyFrame, newBoard } from "../game.js";
 import { ServerError } from "../net.js";
 import { describeVariant, parseVariant } from "../rules.js";
+import { liveRanking, ReachedTimes } from "../ranking.js";
 import {
   isEntrant,
-  leaderOrder,
   liveHeat,
   pointsText,
   rankText,
@@ -22,13 +22,13 @@ import {
   sharedRanks,
 } from "../tournament-data.js";
 import { errorText, formatTime, getJSON, h, statusWord } from "../ui.js";
-import { faceDownCount, foundationCount } from "../view.js";
+import { foundationCount } from "../view.js";
 import { inviteField, verifyDeal } from "./room-parts.js";
 import { stateWord } from "./tournaments.js";
 
 /** @import { Board } from "../game.js" */
 /** @import { App } from "../main.js" */
-/** @import { LiveRacer } from "../tournament-data.js" */
+/** @import { LiveRacer } from "../ranking.js" */
 /** @import { BoardStatus, RoomFrame, ServerFrame, Tournament, TournamentActionName, TournamentRound } from "../wire.js" */
 
 /** How many racers the leaders panel shows. */
@@ -130,8 +130,10 @@ export class TournamentPage {
     this.boards = new Map();
     /** @type {Map<number, {found: number, down: number, moves: number, status: BoardStatus}>} */
     this.progress = new Map();
-    /** @type {Map<number, number>} */
+    /** @type {Map<number, number>} when (server ms) this page saw each board end */
     this.doneAt = new Map();
+    /** When this page saw each board reach its count of cards home. */
+    this.reached = new ReachedTimes();
     /** @type {string | null} a heat this entrant may not watch yet (its own board is in play) */
     this.ownRace = null;
     /** @type {number | undefined} */
@@ -273,6 +275,7 @@ export class TournamentPage {
         if (board.status === "playing" && next.status !== "playing")
           this.doneAt.set(frame.seat, this.conn.now());
         this.boards.set(frame.seat, next);
+        this.reached.note(frame.seat, this.foundOf(frame.seat), this.conn.now());
         this.renderLeadersSoon();
         break;
       }
@@ -281,6 +284,7 @@ export class TournamentPage {
           if (status !== "playing" && this.progress.get(seat)?.status === "playing" && !this.doneAt.has(seat))
             this.doneAt.set(seat, this.conn.now());
           this.progress.set(seat, { found, down, moves, status });
+          this.reached.note(seat, this.foundOf(seat), this.conn.now());
         }
         this.renderLeadersSoon();
         break;
@@ -306,6 +310,7 @@ export class TournamentPage {
       this.boards.clear();
       this.progress.clear();
       this.doneAt.clear();
+      this.reached.clear();
     }
     const since = [...this.boards.values()]
       .filter((b) => b.ready)
@@ -442,28 +447,40 @@ export class TournamentPage {
     }, 250);
   }
 
-  /** The heat's racers as this page sees them, best first. */
+  /**
+   * Cards home on board `seat` of the heat as this page knows it (the further of its
+   * watched view and its progress).
+   * @param {number} seat
+   */
+  foundOf(seat) {
+    const board = this.boards.get(seat);
+    return Math.max(this.progress.get(seat)?.found ?? 0, board?.ready ? foundationCount(board.view) : 0);
+  }
+
+  /** The heat's racers as this page sees them, best first, with their ranks. */
   racers() {
     const room = this.heatFrame;
     if (!room) return [];
+    const now = this.conn.now();
     /** @type {LiveRacer[]} */
     const racers = [];
     for (const seat of room.seats) {
       if (!seat) continue;
       const board = this.boards.get(seat.seat);
       const p = this.progress.get(seat.seat);
-      const view = board?.ready ? board.view : null;
+      const found = this.foundOf(seat.seat);
+      this.reached.note(seat.seat, found, now);
       racers.push({
         seat: seat.seat,
         name: seat.name,
-        found: Math.max(p?.found ?? 0, view ? foundationCount(view) : 0),
-        down: view ? faceDownCount(view) : (p?.down ?? 21),
+        found,
         moves: Math.max(p?.moves ?? 0, board?.moves ?? 0),
         status: board?.ready ? board.status : (p?.status ?? "playing"),
         doneAt: this.doneAt.get(seat.seat) ?? null,
+        foundAt: this.reached.at(seat.seat, found),
       });
     }
-    return leaderOrder(racers);
+    return liveRanking(racers);
   }
 
   renderLeaders() {
@@ -490,13 +507,14 @@ export class TournamentPage {
       );
       return;
     }
+    const shared = sharedRanks(racers);
     const rows = racers
       .slice(0, LEADERS_SHOWN)
       .map((r, i) =>
         h(
           "tr",
           { "data-testid": `leader-${i}` },
-          h("td", {}, String(i + 1)),
+          h("td", {}, rankText(r.rank, shared)),
           h("td", {}, r.name),
           h("td", {}, `${r.found}/52`),
           h("td", {}, String(r.moves)),

@@ -1,23 +1,28 @@
-"""A racer's board as the protocol sends it, turned into the engine's `View`.
+"""Board frames as the protocol sends them, decoded into the engine's `View` and `ViewDiff`.
 
     view = view_from_wire(variant, frame["view"])       # a `board` frame's view
-    wire = apply_wire_diff(wire, frame["d"])            # then each `diff` of its stream
+    view = apply_wire_diff(view, frame["d"])            # then each `diff` of its stream
 
-For the in-server bots and for programs written with this package (docs/examples/
-race_bot.py): what they decide from is exactly the map a client receives.
+The inverses of `protocol.outgoing.view_wire` and `diff_wire`. A diff is applied by the
+engine's `ViewDiff.apply` and nowhere else: the in-server bots, the Python client's board
+mirrors (`klondike_live.client`) and programs written with this package (docs/examples/)
+follow a stream through this module, so what they decide from is exactly what the
+server's views are.
 
 This module must stay pure: no I/O.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from klondike_live.engine import Variant, View
+from klondike_live.engine import Variant, View, ViewDiff
 
 
-def view_from_wire(variant: Variant, data: dict[str, Any]) -> View:
-    """An engine `View` from a board frame's `view` (cards 0..51, -1 unknown)."""
+def view_from_wire(variant: Variant, data: Mapping[str, Any]) -> View:
+    """An engine `View` from a board frame's `view` (cards 0..51, -1 unknown); the wire
+    does not carry the variant: the room frame does."""
     return View(
         variant=variant,
         tableau=tuple(tuple(int(c) for c in pile[1]) for pile in data["tableau"]),
@@ -30,17 +35,27 @@ def view_from_wire(variant: Variant, data: dict[str, Any]) -> View:
     )
 
 
-def apply_wire_diff(view: dict[str, Any], change: dict[str, Any]) -> dict[str, Any]:
-    """A wire view after a wire diff (docs/protocol.md, `diff`)."""
-    tableau = [[pile[0], list(pile[1])] for pile in view["tableau"]]
-    waste = list(view["waste"])
-    for pile, keep, down, cards in change["piles"]:
-        if pile == 7:
-            waste = waste[:keep] + list(cards)
-        else:
-            tableau[pile] = [down, tableau[pile][1][:keep] + list(cards)]
-    new = dict(view, tableau=tableau, waste=waste)
-    for key in ("stock", "foundations", "foundations_hidden", "pass"):
-        if key in change:
-            new[key] = change[key]
-    return new
+def _optional_int(data: Mapping[str, Any], key: str) -> int | None:
+    value = data.get(key)
+    return None if value is None else int(value)
+
+
+def diff_from_wire(data: Mapping[str, Any]) -> ViewDiff:
+    """An engine `ViewDiff` from a `diff` frame's `d` (docs/protocol.md, section 3):
+    pile entries as they are (tableau 0..6, `engine.view.WASTE`), absent keys unchanged."""
+    foundations = data.get("foundations")
+    return ViewDiff(
+        piles=tuple(
+            (int(pile), int(keep), int(down), tuple(int(c) for c in cards))
+            for pile, keep, down, cards in data["piles"]
+        ),
+        stock=_optional_int(data, "stock"),
+        foundations=None if foundations is None else tuple(int(r) for r in foundations),
+        foundation_hidden=_optional_int(data, "foundations_hidden"),
+        pass_number=_optional_int(data, "pass"),
+    )
+
+
+def apply_wire_diff(view: View, data: Mapping[str, Any]) -> View:
+    """The view a `diff` frame's `d` turns `view` into: `diff_from_wire(data).apply(view)`."""
+    return diff_from_wire(data).apply(view)

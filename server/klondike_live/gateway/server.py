@@ -143,7 +143,7 @@ async def running(
         hub = Hub(broadcast, metrics, settings.node_id)
         stack.push_async_callback(hub.stop)
         pool = DealPool(
-            PoolStore(redis),
+            PoolStore(redis, store.latency),
             settings.pool_variants,
             target=max(1, settings.pool_target),
             budget=Budget(settings.pool_budget_seconds, settings.pool_budget_nodes),

@@ -27,9 +27,10 @@ PROTOCOL_VERSION: Final = 1
 MAX_SAFE_INT: Final = 2**53 - 1
 ROOM_ID_MAX: Final = 64
 MAX_SEATS: Final = 100
-MAX_HEATS: Final = 10
 """Seats a room may have: up to 8 in a race a player creates, up to 100 in a
-tournament's heat."""
+tournament's heat (so also a tournament's entrants, its `cap`)."""
+MAX_HEATS: Final = 10
+"""Heats a tournament of the heats format may have (`tournament_create`'s `heats`)."""
 DEAL_MODES: Final = tuple(DealMode)
 _ISO_DATE: Final = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
@@ -394,10 +395,10 @@ def _create(f: _Fields) -> Create:
     kind = RoomKind(f.choice("kind", tuple(RoomKind)))
     variant = _variant(f)
     seats = f.integer("seats", 1, 8, required=False)
-    if kind == "race":
+    if kind is RoomKind.RACE:
         if seats is None or seats < 2:
             raise f.fail("seats", "2..8 for a race")
-    elif kind == "daily":
+    elif kind is RoomKind.DAILY:
         if seats is not None:
             raise f.fail("seats", "absent for a daily attempt")
     elif seats not in (None, 1):
@@ -409,7 +410,7 @@ def _create(f: _Fields) -> Create:
         deal = DealMode.CERTIFIED
     elif deal not in DEAL_MODES:
         raise f.fail("deal", "'certified' or 'any'")
-    if kind == "daily":
+    if kind is RoomKind.DAILY:
         if time_limit:
             raise f.fail("time_limit", "absent or 0 for a daily attempt (its limit is fixed)")
         if public:
@@ -427,18 +428,18 @@ def _create(f: _Fields) -> Create:
             raise f.fail("moves", f"a list of at most {MAX_PREFIX} move tokens")
         if seed is None:
             raise f.fail("seed", "given with 'moves' (the deal they are played on)")
-    if seed is not None and kind != "solo":
+    if seed is not None and kind is not RoomKind.SOLO:
         raise f.fail("seed", "absent except for a solo game")
     bots = f.flag("bots", default=False)
-    if bots and kind != "race":
+    if bots and kind is not RoomKind.RACE:
         raise f.fail("bots", "false (or absent) unless the room is a race")
     machine = None
     if f.get("machine", False) is not None:
         machine = BotLevel(f.choice("machine", tuple(BotLevel)))
-        if kind != "race" or seats != 2 or not bots:
+        if kind is not RoomKind.RACE or seats != 2 or not bots:
             raise f.fail("machine", "absent unless the room is a 2-seat race allowing bots")
     join = f.flag("join", default=False)
-    if join and kind != "solo":
+    if join and kind is not RoomKind.SOLO:
         raise f.fail("join", "false (or absent) unless the room is a solo game")
     return Create(
         rid=rid,

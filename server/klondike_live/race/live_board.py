@@ -33,7 +33,7 @@ from klondike_live.engine.view import advance, changed_piles, racer_view
 from klondike_live.protocol import outgoing
 from klondike_live.protocol.kinds import Audience, BoardPosition
 from klondike_live.race.status import ENDING_STATUS, BoardOp, BoardStatus
-from klondike_live.race.visibility import SeatKnowledge, own_knowledge, spectator_knowledge
+from klondike_live.race.visibility import SeatKnowledge, spectator_knowledge
 
 
 @dataclass(slots=True)
@@ -169,7 +169,7 @@ class LiveBoard:
 
     def knowledge(self) -> SeatKnowledge:
         """This racer's knowledge and status, as `race.visibility` takes them."""
-        return SeatKnowledge(own_knowledge(self.board.seen), self.status)
+        return SeatKnowledge(self.board.seen, self.status)
 
     def spectator_mask(self, seats: Mapping[int, SeatKnowledge]) -> int:
         """What spectators may know of this board, given the room's seats."""

@@ -34,6 +34,7 @@ from collections.abc import Callable, Mapping
 from enum import StrEnum
 from typing import Any, Final
 
+from klondike_live.protocol.kinds import RoomKind
 from klondike_live.race.results import final_views, replay_boards
 from klondike_live.race.visibility import final_knowledge
 
@@ -126,7 +127,7 @@ def results_for(results: Mapping[str, Any], shown: Disclosure) -> dict[str, Any]
 
 
 def replay_for(
-    room_id: str, kind: str, results: Mapping[str, Any], shown: Disclosure
+    room_id: str, kind: RoomKind, results: Mapping[str, Any], shown: Disclosure
 ) -> dict[str, Any]:
     """A finished game's replay under `shown`, from its stored results: every board's
     start view and each step's diff made under that board's mask at that step."""

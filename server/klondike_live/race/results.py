@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from klondike_live.engine import Board, Deal, GameRecord, Move, Variant, diff, view_of
+from klondike_live.protocol.kinds import RoomKind
 from klondike_live.protocol.outgoing import diff_wire, view_wire
 from klondike_live.race.ranking import Standing, rank
 from klondike_live.race.room import RoomState
@@ -115,7 +116,7 @@ def build_results(
         "ranking": ranking,
         "from": len(state.prefix),
     }
-    if state.kind == "daily":
+    if state.kind is RoomKind.DAILY:
         payload["daily"] = {
             "date": state.daily,
             "variant": str(state.variant),

@@ -236,7 +236,7 @@ class RoomState:
     @property
     def race_rules(self) -> bool:
         """No undo and no hints (races and ranked daily attempts); else practice rules."""
-        return self.kind == "race" or (self.kind == "daily" and self.ranked)
+        return self.kind is RoomKind.RACE or (self.kind is RoomKind.DAILY and self.ranked)
 
     def start(
         self,
@@ -272,7 +272,7 @@ class RoomState:
         if user != self.host:
             raise Refusal(ErrorCode.NOT_HOST, "only the host can start the race")
         seated = self.seated()
-        if self.kind == "race" and len(seated) < 2 and not self.tournament:
+        if self.kind is RoomKind.RACE and len(seated) < 2 and not self.tournament:
             raise Refusal(ErrorCode.NOT_READY, "a race needs at least two racers")
         waiting = [s.name for _, s in seated if not s.ready]
         if waiting and not self.tournament:
@@ -312,7 +312,7 @@ class RoomState:
 
     def rematch(self, user: str) -> Step:
         """Back to the lobby for a fresh deal with the same racers (any racer may ask)."""
-        if self.kind == "daily":
+        if self.kind is RoomKind.DAILY:
             raise Refusal(ErrorCode.WRONG_STATE, "a daily attempt has no rematch")
         if self.tournament:
             raise Refusal(ErrorCode.WRONG_STATE, "a heat has no rematch; the tournament goes on")
@@ -382,7 +382,7 @@ class RoomState:
         if self.tournament:
             tournament_id, _, heat = self.tournament.partition("/")
             data["tournament"] = {"id": tournament_id, "heat": int(heat)}
-        if self.kind == "daily":
+        if self.kind is RoomKind.DAILY:
             data["daily"] = {
                 "date": self.daily,
                 "variant": str(self.variant),
@@ -396,7 +396,7 @@ class RoomState:
             data["paused_at"] = self.paused_at_ms
         if self.state == FINISHED:
             data["ended_at"] = self.ended_ms
-            if self.kind != "daily" or day_closed:
+            if self.kind is not RoomKind.DAILY or day_closed:
                 data["seed"] = self.seed
         return data
 
@@ -517,6 +517,6 @@ def new_room(
         deal=deal,
         daily=daily,
         ranked=ranked,
-        bots=bots and kind == "race",
+        bots=bots and kind is RoomKind.RACE,
         autostart=autostart,
     )

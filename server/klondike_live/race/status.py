@@ -24,10 +24,6 @@ class BoardStatus(StrEnum):
         return self is not BoardStatus.PLAYING
 
 
-DONE: Final = frozenset({BoardStatus.WON, BoardStatus.RESIGNED, BoardStatus.TIMEOUT})
-"""Statuses of a board that no longer changes."""
-
-
 class BoardOp(StrEnum):
     """What a board event does (the store's board script checks some of them)."""
 

@@ -38,11 +38,6 @@ class SeatKnowledge:
     status: BoardStatus
 
 
-def own_knowledge(seen: int) -> int:
-    """A racer's knowledge of its own board: the cards it has seen face up."""
-    return seen
-
-
 def spectator_knowledge(seats: Mapping[int, SeatKnowledge], seat: int, *, race_rules: bool) -> int:
     """What live spectators may know of the board of `seat`.
 

@@ -35,11 +35,11 @@ from klondike_live.bots.policy import Memory
 from klondike_live.bots.pool import LoadGate, ThinkPool
 from klondike_live.bots.wire import apply_wire_diff, view_from_wire
 from klondike_live.config import Settings
-from klondike_live.engine import Variant
+from klondike_live.engine import Variant, View
 from klondike_live.errors import Refusal
 from klondike_live.protocol import incoming as msg
 from klondike_live.protocol.codes import CloseCode, ErrorCode
-from klondike_live.protocol.kinds import BotLevel, Role
+from klondike_live.protocol.kinds import Audience, BotLevel, Role
 from klondike_live.race.status import BoardStatus
 from klondike_live.service.connection import Connection, InProcess
 from klondike_live.service.rooms import Rooms
@@ -128,7 +128,7 @@ class BotRacer:
         self.variant = Variant()
         self.start_at = 0
         self.seat: int | None = None
-        self.view: dict[str, Any] | None = None
+        self.view: View | None = None
         self.epoch = 0
         self.offset = 0
         self.status = ""
@@ -145,11 +145,11 @@ class BotRacer:
             return
         if kind == "room":
             self._take_room(message)
-        elif kind in ("board", "diff") and message.get("audience") == "own":
+        elif kind in ("board", "diff") and message.get("audience") == Audience.OWN:
             if message.get("seat") != self.seat:
                 return
             if kind == "board":
-                self.view = message["view"]
+                self.view = view_from_wire(self.variant, message["view"])
                 self.last_id = max(self.last_id, int(message.get("last_id", 0)))
             elif self.view is not None and message["epoch"] == self.epoch:
                 if message["off"] != self.offset + 1:
@@ -246,8 +246,8 @@ class BotRacer:
             wait = self.start_at - self.service.now_ms()
             if wait > 0:
                 await asyncio.sleep(wait / 1000)
-            assert self.view is not None
-            view = view_from_wire(self.variant, self.view)
+            view = self.view
+            assert view is not None
             offset, gen = self.offset, self.gen
             think = self.spec.pace.draw(self.rng) * self.pace_scale
             clock = asyncio.get_running_loop().time

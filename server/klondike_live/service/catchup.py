@@ -40,7 +40,6 @@ from klondike_live.race.live_board import snapshot
 from klondike_live.race.results import board_after
 from klondike_live.race.room import COUNTDOWN, FINISHED, RACING, RoomState
 from klondike_live.race.status import BoardStatus
-from klondike_live.race.visibility import own_knowledge
 from klondike_live.service.hub import Hub
 from klondike_live.service.local import Held, LocalRoom, Viewer
 from klondike_live.service.rooms import Rooms
@@ -118,7 +117,7 @@ class CatchUp:
         self, state: RoomState, seat: int, results: dict[str, Any]
     ) -> bytes | None:
         """A racer back in its finished game: its own board as it ended, as it saw it
-        (`own_knowledge`, within what `race.redaction` shows anyone of that board), with
+        (`Board.seen`, within what `race.redaction` shows anyone of that board), with
         its stored offset and last move id while the board's keys are kept."""
         row = next((r for r in results["ranking"] if int(r["seat"]) == seat), None)
         if row is None:
@@ -130,9 +129,7 @@ class CatchUp:
         last_id = record.int("last_move_id") if record is not None else 0
         at = BoardPosition(Audience.OWN, seat, state.gen, offset)
         status = BoardStatus(row["status"])
-        return snapshot(
-            state.id, at, board, own_knowledge(board.seen), status, last_move_id=last_id
-        )
+        return snapshot(state.id, at, board, board.seen, status, last_move_id=last_id)
 
     async def _release(self, local: LocalRoom, viewer: Viewer, sent: Sent) -> None:
         """Send the frames held for `viewer`, minus those its snapshots or backlog already
@@ -377,7 +374,7 @@ def _snapshot(state: RoomState, seat: int, record: BoardRecord, audience: Audien
             state.id,
             at,
             board,
-            own_knowledge(board.seen),
+            board.seen,
             status,
             last_move_id=record.int("last_move_id"),
         )

@@ -104,12 +104,12 @@ class DailyService:
     ) -> None:
         self.settings = settings
         self.store = store
-        self.daily_store = DailyStore(store.redis)
+        self.daily_store = DailyStore(store.redis, store.latency)
         self.clock = clock
         self.metrics = metrics
         self.now_ms = now_ms
         self.open_room = open_room
-        self.stats = DailyStats(StatsStore(store.redis))
+        self.stats = DailyStats(StatsStore(store.redis, store.latency))
         self.budget = Budget(settings.daily_budget_seconds, settings.daily_budget_nodes)
         self._records: dict[tuple[date, Variant], DayRecord] = {}
         self._preparing: dict[tuple[date, Variant], asyncio.Task[DayRecord]] = {}
@@ -135,7 +135,7 @@ class DailyService:
 
     def day_closed(self, state: RoomState) -> bool:
         """For a daily room: whether its day has closed (False for any other room)."""
-        return state.kind == "daily" and not self.is_open(date.fromisoformat(state.daily))
+        return state.kind is RoomKind.DAILY and not self.is_open(date.fromisoformat(state.daily))
 
     def hidden(self, results: dict[str, Any]) -> bool:
         """Results of a daily game whose day is still open (kept off public lists)."""
@@ -295,7 +295,7 @@ class DailyService:
 
     async def check_join(self, user: str, state: RoomState, role: str) -> None:
         """The spoiler gate of a daily room (no-op for other rooms)."""
-        if state.kind != "daily":
+        if state.kind is not RoomKind.DAILY:
             return
         if state.seat_of(user) is not None:
             return  # its own room (a player cannot watch its own game: `own_race`)
@@ -313,7 +313,7 @@ class DailyService:
     async def record_result(self, state: RoomState, board: BoardRecord | None) -> None:
         """A ranked attempt ended: its leaderboard entry and the player's statistics, under
         the attempt's own date (whenever it ends), then a `daily_update`."""
-        if state.kind != "daily" or not state.ranked or board is None:
+        if state.kind is not RoomKind.DAILY or not state.ranked or board is None:
             return
         occupant = state.seats[0]
         if occupant is None:

@@ -32,6 +32,7 @@ from klondike_live.daily.days import day_end, day_of, is_closed
 from klondike_live.daily.leaderboard import LeaderboardRow
 from klondike_live.daily.variants import DAILY_VARIANTS, slug_variant, variant_slug
 from klondike_live.engine import Variant
+from klondike_live.protocol.kinds import RoomKind
 from klondike_live.race.redaction import Disclosure, replay_for, results_for
 from klondike_live.race.room import COUNTDOWN, FINISHED, RACING
 from klondike_live.race.stats import summary, totals
@@ -193,10 +194,11 @@ class Queries:
         self, room_id: str, results: dict[str, Any], shown: Disclosure
     ) -> dict[str, Any]:
         """The replay of a finished game from its stored `results`, under `shown`."""
-        kind = results.get("kind")
-        if kind is None:  # results stored before they named their kind
+        if "kind" in results:
+            kind = RoomKind(results["kind"])
+        else:  # results stored before they named their kind
             loaded = await self.store.load_room(room_id)
-            kind = loaded[0].kind if loaded is not None else "race"
+            kind = loaded[0].kind if loaded is not None else RoomKind.RACE
         # A long game of eight boards takes tens of milliseconds to replay: in a thread,
         # the event loop keeps its turns meanwhile.
         return await asyncio.to_thread(replay_for, room_id, kind, results, shown)

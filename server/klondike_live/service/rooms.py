@@ -265,7 +265,7 @@ class Rooms:
     def shown(self, state: RoomState, results: dict[str, Any]) -> dict[str, Any]:
         """Results as sent in the room, under the policy of `race.redaction` (a daily
         game's as its player saw it while its day is open)."""
-        daily = state.kind == "daily"
+        daily = state.kind is RoomKind.DAILY
         day_open = daily and not self.daily.day_closed(state)
         return results_for(results, disclosure(daily=daily, day_open=day_open))
 

@@ -110,7 +110,7 @@ class Tournaments:
     ) -> None:
         self.settings = settings
         self.store = store
-        self.tournaments = TournamentStore(store.redis, store.retention)
+        self.tournaments = TournamentStore(store.redis, store.retention, store.latency)
         self.rooms = rooms
         self.boards = boards
         self.daily = daily

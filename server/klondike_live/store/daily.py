@@ -36,6 +36,7 @@ from klondike_live.bus.messages import DailyUpdate, encode_daily
 from klondike_live.daily.variants import variant_slug
 from klondike_live.engine import Variant
 from klondike_live.store.connect import RedisClient
+from klondike_live.store.latency import Latency
 
 __all__ = ["DailyStore"]
 
@@ -90,8 +91,9 @@ def _names(day: date, variant: Variant) -> tuple[str, str]:
 class DailyStore:
     """Daily challenges in Redis, for every node (see the module docstring)."""
 
-    def __init__(self, redis: RedisClient) -> None:
+    def __init__(self, redis: RedisClient, latency: Latency | None = None) -> None:
         self.redis = redis
+        self.latency = latency if latency is not None else Latency()
         self._create_day: AsyncScript = redis.register_script(_CREATE_DAY)
         self._add_entry: AsyncScript = redis.register_script(_ADD_ENTRY)
         self._rows: AsyncScript = redis.register_script(_ROWS)
@@ -100,7 +102,9 @@ class DailyStore:
 
     async def load_day(self, day: date, variant: Variant) -> dict[str, str] | None:
         """The stored fields of the day's record, or None when it has none."""
-        raw: dict[Any, Any] = await self.redis.hgetall(keys.daily_day(*_names(day, variant)))
+        raw: dict[Any, Any] = await self.latency.timed(
+            self.redis.hgetall(keys.daily_day(*_names(day, variant)))
+        )
         if not raw:
             return None
         return {_text(k): _text(v) for k, v in raw.items()}
@@ -108,19 +112,23 @@ class DailyStore:
     async def create_day(self, day: date, variant: Variant, fields: Mapping[str, str]) -> bool:
         """Write the day's record unless it has one (atomic); True when written."""
         flat = [item for pair in fields.items() for item in pair]
-        written = await self._create_day(keys=[keys.daily_day(*_names(day, variant))], args=flat)
+        written = await self.latency.timed(
+            self._create_day(keys=[keys.daily_day(*_names(day, variant))], args=flat)
+        )
         return bool(written)
 
     async def index_day(self, day: date, variant: Variant) -> None:
         """List the challenge in `keys.DAILY_INDEX` (scored by the date's ordinal)."""
         member = "|".join(_names(day, variant))
-        await self.redis.zadd(keys.DAILY_INDEX, {member: day.toordinal()})
+        await self.latency.timed(self.redis.zadd(keys.DAILY_INDEX, {member: day.toordinal()}))
 
     async def indexed_days(self, through: date, limit: int) -> list[tuple[str, str]]:
         """Up to `limit` listed challenges dated `through` or earlier, newest first, as
         (date text, slug) pairs as they were listed (the caller checks them)."""
-        members: list[Any] = await self.redis.zrevrangebyscore(
-            keys.DAILY_INDEX, through.toordinal(), "-inf", start=0, num=limit
+        members: list[Any] = await self.latency.timed(
+            self.redis.zrevrangebyscore(
+                keys.DAILY_INDEX, through.toordinal(), "-inf", start=0, num=limit
+            )
         )
         pairs = []
         for member in members:
@@ -134,11 +142,13 @@ class DailyStore:
         """Claim the account's ranked attempt for `room_id` (`HSETNX`); False when it has
         one already (`attempt_room` names it)."""
         attempts = keys.daily_attempts(*_names(day, variant))
-        return bool(await self.redis.hsetnx(attempts, user, room_id))
+        return bool(await self.latency.timed(self.redis.hsetnx(attempts, user, room_id)))
 
     async def attempt_room(self, day: date, variant: Variant, user: str) -> str | None:
         """The room of the account's ranked attempt, if it claimed one."""
-        room = await self.redis.hget(keys.daily_attempts(*_names(day, variant)), user)
+        room = await self.latency.timed(
+            self.redis.hget(keys.daily_attempts(*_names(day, variant)), user)
+        )
         return None if room is None else _text(room)
 
     # ------------------------------------------------------------ leaderboards
@@ -149,36 +159,44 @@ class DailyStore:
         """Add the account's entry (text) and its board `member`, atomically: how many
         entries the board has with it, or 0 when nothing changed (it has one)."""
         day_text, slug = _names(day, variant)
-        count = await self._add_entry(
-            keys=[keys.daily_entries(day_text, slug), keys.daily_board(day_text, slug)],
-            args=[user, entry, member],
+        count = await self.latency.timed(
+            self._add_entry(
+                keys=[keys.daily_entries(day_text, slug), keys.daily_board(day_text, slug)],
+                args=[user, entry, member],
+            )
         )
         return int(count)
 
     async def entry(self, day: date, variant: Variant, user: str) -> str | None:
         """The account's entry (text), or None."""
-        raw = await self.redis.hget(keys.daily_entries(*_names(day, variant)), user)
+        raw = await self.latency.timed(
+            self.redis.hget(keys.daily_entries(*_names(day, variant)), user)
+        )
         return None if raw is None else _text(raw)
 
     async def entries(self, day: date, variant: Variant, users: list[str]) -> dict[str, str]:
         """The entries (text) of those of `users` that have one."""
         if not users:
             return {}
-        raw: list[Any] = await self.redis.hmget(keys.daily_entries(*_names(day, variant)), users)
+        raw: list[Any] = await self.latency.timed(
+            self.redis.hmget(keys.daily_entries(*_names(day, variant)), users)
+        )
         return {user: _text(value) for user, value in zip(users, raw, strict=True) if value}
 
     async def has_entry(self, day: date, variant: Variant, user: str) -> bool:
         """Whether the account has an entry."""
-        return bool(await self.redis.hexists(keys.daily_entries(*_names(day, variant)), user))
+        entries = keys.daily_entries(*_names(day, variant))
+        return bool(await self.latency.timed(self.redis.hexists(entries, user)))
 
     async def count_entries(self, day: date, variant: Variant) -> int:
         """How many members the board has."""
-        return int(await self.redis.zcard(keys.daily_board(*_names(day, variant))))
+        board = keys.daily_board(*_names(day, variant))
+        return int(await self.latency.timed(self.redis.zcard(board)))
 
     async def count_below(self, day: date, variant: Variant, key: str) -> int:
         """How many members sort before `key` (`ZLEXCOUNT board - (<key>`)."""
         board = keys.daily_board(*_names(day, variant))
-        return int(await self.redis.zlexcount(board, "-", "(" + key))
+        return int(await self.latency.timed(self.redis.zlexcount(board, "-", "(" + key)))
 
     async def rows(
         self, day: date, variant: Variant, key_width: int, start: int, stop: int
@@ -196,9 +214,11 @@ class DailyStore:
 
     async def _read(self, day: date, variant: Variant, args: list[Any]) -> list[tuple[int, str]]:
         day_text, slug = _names(day, variant)
-        reply: list[Any] = await self._rows(
-            keys=[keys.daily_board(day_text, slug), keys.daily_entries(day_text, slug)],
-            args=args,
+        reply: list[Any] = await self.latency.timed(
+            self._rows(
+                keys=[keys.daily_board(day_text, slug), keys.daily_entries(day_text, slug)],
+                args=args,
+            )
         )
         return [(int(reply[i]), _text(reply[i + 1])) for i in range(0, len(reply), 2)]
 
@@ -206,4 +226,4 @@ class DailyStore:
 
     async def publish_update(self, update: DailyUpdate) -> None:
         """Tell every node a leaderboard got an entry (on `keys.DAILY_UPDATES`)."""
-        await self.redis.publish(keys.DAILY_UPDATES, encode_daily(update))
+        await self.latency.timed(self.redis.publish(keys.DAILY_UPDATES, encode_daily(update)))

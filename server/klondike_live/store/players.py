@@ -33,6 +33,7 @@ from redis.commands.core import AsyncScript
 from klondike_live import keys
 from klondike_live.race.stats import RECENT_GAMES, GameOutcome
 from klondike_live.store.connect import RedisClient
+from klondike_live.store.latency import Latency
 from klondike_live.store.records import Retention
 
 __all__ = ["PlayerStore"]
@@ -79,27 +80,32 @@ def _text(value: bytes | str) -> str:
 class PlayerStore:
     """Players' statistics and unfinished games, in Redis (see the module docstring)."""
 
-    def __init__(self, redis: RedisClient, retention: Retention) -> None:
+    def __init__(
+        self, redis: RedisClient, retention: Retention, latency: Latency | None = None
+    ) -> None:
         self.redis = redis
         self.retention = retention
+        self.latency = latency if latency is not None else Latency()
         self._record: AsyncScript = redis.register_script(_RECORD)
 
     async def record_game(self, outcome: GameOutcome, game_id: str, ended_ms: int) -> bool:
         """Count one finished game for its player (atomic); False when it was counted
         already (then nothing changes)."""
         user = outcome.user
-        added = await self._record(
-            keys=[keys.user_stats(user), keys.user_recent(user), keys.user_recent_games(user)],
-            args=[
-                game_id,
-                ended_ms,
-                outcome.category,
-                int(outcome.won),
-                "" if outcome.time_ms is None else outcome.time_ms,
-                outcome.moves,
-                json.dumps(outcome.entry, separators=(",", ":")),
-                RECENT_GAMES,
-            ],
+        added = await self.latency.timed(
+            self._record(
+                keys=[keys.user_stats(user), keys.user_recent(user), keys.user_recent_games(user)],
+                args=[
+                    game_id,
+                    ended_ms,
+                    outcome.category,
+                    int(outcome.won),
+                    "" if outcome.time_ms is None else outcome.time_ms,
+                    outcome.moves,
+                    json.dumps(outcome.entry, separators=(",", ":")),
+                    RECENT_GAMES,
+                ],
+            )
         )
         return bool(added)
 
@@ -109,7 +115,7 @@ class PlayerStore:
             pipe.hgetall(keys.user_stats(user))
             pipe.zrevrange(keys.user_recent(user), 0, -1)
             pipe.hgetall(keys.user_recent_games(user))
-            raw, order, lines = await pipe.execute()
+            raw, order, lines = await self.latency.timed(pipe.execute())
         counters = {_text(k): int(v) for k, v in raw.items()}
         by_id = {_text(k): _text(v) for k, v in lines.items()}
         recent = [json.loads(by_id[i]) for i in map(_text, order) if i in by_id]
@@ -121,10 +127,10 @@ class PlayerStore:
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.zadd(key, {room_id: at_ms})
             pipe.pexpire(key, self.retention.unfinished_ms)
-            await pipe.execute()
+            await self.latency.timed(pipe.execute())
 
     async def remove_unfinished(self, user: str, room_id: str) -> None:
-        await self.redis.zrem(keys.user_unfinished(user), room_id)
+        await self.latency.timed(self.redis.zrem(keys.user_unfinished(user), room_id))
 
     async def unfinished(self, user: str, now_ms: int, limit: int = 50) -> list[str]:
         """The player's unfinished games, newest first; those past their retention go."""
@@ -132,5 +138,5 @@ class PlayerStore:
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.zremrangebyscore(key, "-inf", now_ms - self.retention.unfinished_ms)
             pipe.zrevrange(key, 0, limit - 1)
-            _, rooms = await pipe.execute()
+            _, rooms = await self.latency.timed(pipe.execute())
         return [_text(r) for r in rooms]

@@ -30,6 +30,7 @@ from klondike_live import keys
 from klondike_live.daily.variants import variant_slug
 from klondike_live.engine import Variant
 from klondike_live.store.connect import RedisClient
+from klondike_live.store.latency import Latency
 
 __all__ = ["PoolStore", "Taken"]
 
@@ -80,8 +81,9 @@ def _keys(variant: Variant) -> list[str]:
 class PoolStore:
     """The certified deals waiting per variant, in Redis (see the module docstring)."""
 
-    def __init__(self, redis: RedisClient) -> None:
+    def __init__(self, redis: RedisClient, latency: Latency | None = None) -> None:
         self.redis = redis
+        self.latency = latency if latency is not None else Latency()
         self._push: AsyncScript = redis.register_script(_PUSH)
         self._take: AsyncScript = redis.register_script(_TAKE)
 
@@ -89,11 +91,15 @@ class PoolStore:
         """Queue a deal with its winning line: the new pool size, or 0 (nothing added)
         when the seed is waiting already or was handed out."""
         certificate = json.dumps({"moves": " ".join(moves)})
-        return int(await self._push(keys=_keys(variant), args=[seed, certificate]))
+        return int(
+            await self.latency.timed(self._push(keys=_keys(variant), args=[seed, certificate]))
+        )
 
     async def take(self, variant: Variant, retention_ms: int) -> Taken:
         """Hand out the oldest waiting deal (atomic): no seed ever comes out twice."""
-        reply: list[Any] = await self._take(keys=_keys(variant), args=[retention_ms])
+        reply: list[Any] = await self.latency.timed(
+            self._take(keys=_keys(variant), args=[retention_ms])
+        )
         if len(reply) == 1:
             return Taken(int(reply[0]), None, ())
         data = json.loads(reply[2])
@@ -101,11 +107,12 @@ class PoolStore:
 
     async def size(self, variant: Variant) -> int:
         """How many deals of `variant` are waiting."""
-        return int(await self.redis.llen(keys.pool_seeds(variant_slug(variant))))
+        seeds = keys.pool_seeds(variant_slug(variant))
+        return int(await self.latency.timed(self.redis.llen(seeds)))
 
     async def sizes(self, variants: Sequence[Variant]) -> list[int]:
         """`size` of each variant, in one round trip."""
         async with self.redis.pipeline(transaction=False) as pipe:
             for variant in variants:
                 pipe.llen(keys.pool_seeds(variant_slug(variant)))
-            return [int(n) for n in await pipe.execute()]
+            return [int(n) for n in await self.latency.timed(pipe.execute())]

@@ -28,6 +28,7 @@ from klondike_live import keys
 from klondike_live.daily.variants import variant_slug
 from klondike_live.engine import Variant
 from klondike_live.store.connect import RedisClient
+from klondike_live.store.latency import Latency
 
 __all__ = ["StatsStore"]
 
@@ -73,8 +74,9 @@ def _text(value: bytes | str) -> str:
 class StatsStore:
     """Every account's daily counters, in Redis (see the module docstring)."""
 
-    def __init__(self, redis: RedisClient) -> None:
+    def __init__(self, redis: RedisClient, latency: Latency | None = None) -> None:
         self.redis = redis
+        self.latency = latency if latency is not None else Latency()
         self._record: AsyncScript = redis.register_script(_RECORD)
 
     async def record_attempt(
@@ -83,18 +85,20 @@ class StatsStore:
         """Count a finished ranked attempt of `day` (atomic); False when it was counted
         already, and then nothing changes."""
         slug = variant_slug(variant)
-        added = await self._record(
-            keys=[
-                keys.user_daily(user),
-                keys.user_daily_days(user),
-                keys.user_daily_won(user),
-                keys.user_daily_attempts(user),
-            ],
-            args=[day.toordinal(), f"{day.isoformat()}:{slug}", slug, int(won), time_ms],
+        added = await self.latency.timed(
+            self._record(
+                keys=[
+                    keys.user_daily(user),
+                    keys.user_daily_days(user),
+                    keys.user_daily_won(user),
+                    keys.user_daily_attempts(user),
+                ],
+                args=[day.toordinal(), f"{day.isoformat()}:{slug}", slug, int(won), time_ms],
+            )
         )
         return bool(added)
 
     async def load(self, user: str) -> dict[str, int]:
         """The account's counters by field name ({} for an account with none)."""
-        raw: dict[Any, Any] = await self.redis.hgetall(keys.user_daily(user))
+        raw: dict[Any, Any] = await self.latency.timed(self.redis.hgetall(keys.user_daily(user)))
         return {_text(k): int(v) for k, v in raw.items()}

@@ -21,10 +21,9 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import time
 import zlib
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import msgpack
 from redis.commands.core import AsyncScript
@@ -37,12 +36,13 @@ from klondike_live.bus.messages import (
     board_header,
     encode,
 )
-from klondike_live.protocol.kinds import Audience, BoardPosition
+from klondike_live.protocol.kinds import Audience, BoardPosition, RoomKind
 from klondike_live.race.live_board import BoardEvent
 from klondike_live.race.room import FINISHED, LOBBY, RoomState
 from klondike_live.store import scripts
 from klondike_live.store.batcher import NodeClients, ScriptBatcher
 from klondike_live.store.connect import RedisClient, is_cluster, ping
+from klondike_live.store.latency import Latency
 from klondike_live.store.players import PlayerStore
 from klondike_live.store.records import (
     CAS_ATTEMPTS,
@@ -60,8 +60,6 @@ from klondike_live.store.records import (
 
 if TYPE_CHECKING:
     from klondike_live.config import Settings
-
-T = TypeVar("T")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -116,7 +114,10 @@ class Store:
             self.nodes = NodeClients(url) if url is not None else NodeClients.of(redis)
         self.stream_maxlen = stream_maxlen
         self.retention = retention if retention is not None else Retention()
-        self.players = PlayerStore(redis, self.retention)
+        # Every round trip to Redis is timed (`latency`), this store's and those of the
+        # stores that share its client.
+        self.latency = Latency()
+        self.players = PlayerStore(redis, self.retention, self.latency)
         self.node_id = node_id
         self._room_cas: AsyncScript = redis.register_script(scripts.ROOM_CAS)
         self._board_event: AsyncScript = redis.register_script(scripts.BOARD_EVENT)
@@ -133,7 +134,6 @@ class Store:
         self._take_due: AsyncScript = redis.register_script(scripts.TAKE_DUE)
         self._analysis_claim: AsyncScript = redis.register_script(scripts.ANALYSIS_CLAIM)
         self._analysis_save: AsyncScript = redis.register_script(scripts.ANALYSIS_SAVE)
-        self.latency_observer: Callable[[float], None] | None = None
 
     @classmethod
     def from_settings(cls, redis: RedisClient, settings: Settings, *, url: str) -> Store:
@@ -151,18 +151,19 @@ class Store:
             wait_timeout_ms=settings.wait_timeout_ms,
         )
 
+    @property
+    def latency_observer(self) -> Callable[[float], None] | None:
+        """What each store round trip's duration (seconds) is passed to, if anything."""
+        return self.latency.observer
+
+    @latency_observer.setter
+    def latency_observer(self, observer: Callable[[float], None] | None) -> None:
+        self.latency.observer = observer
+
     async def close(self) -> None:
         """Close the node clients of a cluster (the main client is the caller's)."""
         if self.nodes is not None:
             await self.nodes.close()
-
-    async def _timed(self, call: Awaitable[T]) -> T:
-        start = time.perf_counter()
-        try:
-            return await call
-        finally:
-            if self.latency_observer is not None:
-                self.latency_observer(time.perf_counter() - start)
 
     async def now_ms(self, room_id: str | None = None) -> int:
         """The shared clock: Redis server time in milliseconds. On a Cluster, a room's
@@ -170,9 +171,9 @@ class Store:
         if room_id is not None and is_cluster(self.redis):
             cluster: Any = self.redis
             node = cluster.get_node_from_key(keys.room(room_id))
-            reply = await self._timed(cluster.time(target_nodes=node))
+            reply = await self.latency.timed(cluster.time(target_nodes=node))
         else:
-            reply = await self._timed(self.redis.time())
+            reply = await self.latency.timed(self.redis.time())
         seconds, micros = reply
         return int(seconds) * 1000 + int(micros) // 1000
 
@@ -180,7 +181,7 @@ class Store:
         """Whether Redis answers a PING within the health bound (a stalled server, a
         lost connection or an error all count as no)."""
         try:
-            await ping(self.redis)
+            await self.latency.timed(ping(self.redis))
         except Exception:  # a StoreError, OSError, or TimeoutError from the bound
             return False
         return True
@@ -190,11 +191,13 @@ class Store:
     async def expire_room(self, room_id: str) -> None:
         """A room that will never be played (a cancelled tournament's waiting heat)
         expires as a finished race's room does (`Retention.race_ms`)."""
-        await self._timed(self.redis.pexpire(keys.room(room_id), self.retention.race_ms))
+        await self.latency.timed(self.redis.pexpire(keys.room(room_id), self.retention.race_ms))
 
     async def load_room(self, room_id: str) -> tuple[RoomState, int] | None:
         """The room's state and revision, or None when there is no such room."""
-        reply: list[Any] = await self._timed(self.redis.hmget(keys.room(room_id), ["state", "rev"]))
+        reply: list[Any] = await self.latency.timed(
+            self.redis.hmget(keys.room(room_id), ["state", "rev"])
+        )
         blob, rev = reply
         if blob is None:
             return None
@@ -239,7 +242,7 @@ class Store:
             first = len(extra_keys) + 3
             extra_keys += expiry.keys
             args += [expiry.after_ms, len(expiry.keys), *range(first, first + len(expiry.keys))]
-        result = await self._timed(
+        result = await self.latency.timed(
             self._room_cas(
                 keys=[keys.room(state.id), keys.channel(state.id), *extra_keys], args=args
             )
@@ -292,7 +295,7 @@ class Store:
         `Retention`: its volatile keys after `race_ms`, its results after `results_ms`
         (none when kept for ever)."""
         retention = self.retention
-        kept_with_results = state.kind == "daily" and state.ranked
+        kept_with_results = state.kind is RoomKind.DAILY and state.ranked
         volatile = [] if kept_with_results else [keys.room(state.id)]
         for seat, occupant in state.seated():
             volatile += keys.race_keys(state.id, state.gen, seat)
@@ -313,7 +316,7 @@ class Store:
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.zremrangebyscore(keys.PUBLIC_ROOMS, "-inf", now_ms - self.retention.lobby_ms)
             pipe.zrevrange(keys.PUBLIC_ROOMS, 0, limit - 1)
-            listed: list[Any] = (await self._timed(pipe.execute()))[1]
+            listed: list[Any] = (await self.latency.timed(pipe.execute()))[1]
         ids = [_decode(member) for member in listed]
         if not ids:
             return []
@@ -321,28 +324,28 @@ class Store:
         async with self.redis.pipeline(transaction=False) as pipe:
             for room_id in ids:
                 pipe.hget(keys.room(room_id), "state")
-            blobs: list[Any] = await self._timed(pipe.execute())
+            blobs: list[Any] = await self.latency.timed(pipe.execute())
         rooms = [RoomState.from_blob(blob) for blob in blobs if blob is not None]
         out = [state for state in rooms if state.state == LOBBY]
         stale = set(ids) - {state.id for state in out}
         if stale:
-            await self._timed(self.redis.zrem(keys.PUBLIC_ROOMS, *stale))
+            await self.latency.timed(self.redis.zrem(keys.PUBLIC_ROOMS, *stale))
         return out
 
     async def set_public(self, room_id: str, listed: bool, changed_ms: int = 0) -> None:
         """List a public lobby as changed at `changed_ms` (it stays listed as long as
         it is kept: `Retention.lobby_ms` from then), or unlist it."""
         if listed:
-            await self._timed(self.redis.zadd(keys.PUBLIC_ROOMS, {room_id: changed_ms}))
+            await self.latency.timed(self.redis.zadd(keys.PUBLIC_ROOMS, {room_id: changed_ms}))
         else:
-            await self._timed(self.redis.zrem(keys.PUBLIC_ROOMS, room_id))
+            await self.latency.timed(self.redis.zrem(keys.PUBLIC_ROOMS, room_id))
 
     async def set_live(self, room_id: str, listed: bool, start_ms: int = 0) -> None:
         """List a public game as being played (from its countdown on), or unlist it."""
         if listed:
-            await self._timed(self.redis.zadd(keys.LIVE, {room_id: start_ms}))
+            await self.latency.timed(self.redis.zadd(keys.LIVE, {room_id: start_ms}))
         else:
-            await self._timed(self.redis.zrem(keys.LIVE, room_id))
+            await self.latency.timed(self.redis.zrem(keys.LIVE, room_id))
 
     async def list_live(self, limit: int = 50) -> list[tuple[RoomState, int, int]]:
         """The rooms listed as live, latest start first: each room's state, spectator
@@ -352,7 +355,7 @@ class Store:
         (a room finishing meanwhile may still be listed for a moment) and may unlist a
         stale entry with `unlist_live`.
         """
-        listed: list[Any] = await self._timed(
+        listed: list[Any] = await self.latency.timed(
             self.redis.zrevrange(keys.LIVE, 0, limit - 1, withscores=True)
         )
         ids = [_decode(member) for member, _ in listed]
@@ -365,7 +368,7 @@ class Store:
             for room_id in ids:
                 pipe.hget(keys.room(room_id), "state")
                 pipe.hgetall(keys.watchers(room_id))
-            replies: list[Any] = await self._timed(pipe.execute())
+            replies: list[Any] = await self.latency.timed(pipe.execute())
         out = []
         gone = []
         for index, room_id in enumerate(ids):
@@ -376,13 +379,13 @@ class Store:
                 state = RoomState.from_blob(blob)
                 out.append((state, _watchers_total(watchers, now_ms), starts[index]))
         if gone:
-            await self._timed(self.redis.zrem(keys.LIVE, *gone))
+            await self.latency.timed(self.redis.zrem(keys.LIVE, *gone))
         return out
 
     async def unlist_live(self, room_id: str, start_ms: int) -> None:
         """Unlist a live entry if it is still the one listed at `start_ms` (the room may
         have started again meanwhile: that entry stays)."""
-        await self._timed(self._unlist_if(keys=[keys.LIVE], args=[room_id, start_ms]))
+        await self.latency.timed(self._unlist_if(keys=[keys.LIVE], args=[room_id, start_ms]))
 
     # ------------------------------------------------------------ boards
 
@@ -391,7 +394,7 @@ class Store:
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.hgetall(keys.board(room_id, gen, seat))
             pipe.lrange(keys.moves(room_id, gen, seat), 0, -1)
-            fields, moves = await self._timed(pipe.execute())
+            fields, moves = await self.latency.timed(pipe.execute())
         if not fields:
             return None
         return BoardRecord(
@@ -410,7 +413,7 @@ class Store:
                 pipe.lrange(keys.moves(room_id, gen, seat), 0, -1)
                 if with_times:
                     pipe.lrange(keys.times(room_id, gen, seat), 0, -1)
-            replies = await self._timed(pipe.execute())
+            replies = await self.latency.timed(pipe.execute())
         out = {}
         for index, seat in enumerate(seats):
             fields, moves = replies[per_board * index], replies[per_board * index + 1]
@@ -429,7 +432,7 @@ class Store:
         async with self.redis.pipeline(transaction=False) as pipe:
             for seat in seats:
                 pipe.hget(keys.board(room_id, gen, seat), "status")
-            replies: list[Any] = await self._timed(pipe.execute())
+            replies: list[Any] = await self.latency.timed(pipe.execute())
         return [_decode(status) for status in replies if status is not None]
 
     async def write_board_event(
@@ -468,7 +471,7 @@ class Store:
             *event.tokens,
             msgpack.packb([x for pair in event.fields.items() for x in pair]),
         ]
-        reply = await self._timed(
+        reply = await self.latency.timed(
             self._board_events.call(_event_keys(room_id, gen, seat, user), args)
         )
         status = WriteStatus(_decode(reply[0]))
@@ -478,7 +481,7 @@ class Store:
         return WriteResult(status, detail=detail)
 
     async def stream_after(
-        self, room_id: str, gen: int, seat: int, audience: str, offset: int, limit: int
+        self, room_id: str, gen: int, seat: int, audience: Audience, offset: int, limit: int
     ) -> list[tuple[int, bytes]] | None:
         """Stored frames after `offset`, in order, if the stream still holds all of them
         (the next one is `offset + 1`); None when the gap cannot be proven complete."""
@@ -486,7 +489,7 @@ class Store:
         reading: Awaitable[Any] = self.redis.xrange(
             key, min=f"{offset + 1}-0", max="+", count=limit + 1
         )
-        entries: list[Any] = await self._timed(reading)
+        entries: list[Any] = await self.latency.timed(reading)
         if len(entries) > limit:
             return None
         out: list[tuple[int, bytes]] = []
@@ -506,24 +509,24 @@ class Store:
         are told (through the bus) to close."""
         note = encode(Takeover(user, conn_id))
         names = [keys.connection(room_id, user), keys.channel(room_id), keys.room(room_id)]
-        await self._timed(self._claim(keys=names, args=[conn_id, note]))
+        await self.latency.timed(self._claim(keys=names, args=[conn_id, note]))
 
     async def release_connection(self, room_id: str, user: str, conn_id: str) -> bool:
         """Forget `conn_id` if it still speaks for `user`; True when it did."""
-        released = await self._timed(
+        released = await self.latency.timed(
             self._release(keys=[keys.connection(room_id, user)], args=[conn_id])
         )
         return bool(released)
 
     async def current_connection(self, room_id: str, user: str) -> str | None:
-        value = await self._timed(self.redis.get(keys.connection(room_id, user)))
+        value = await self.latency.timed(self.redis.get(keys.connection(room_id, user)))
         return None if value is None else _decode(value)
 
     # ------------------------------------------------------------ timers
 
     async def add_timer(self, room_id: str, kind: TimerKind, arg: str, due_ms: int) -> None:
         bucket = keys.timers(keys.timer_bucket(room_id))
-        await self._timed(self.redis.zadd(bucket, {f"{room_id}|{kind}|{arg}": due_ms}))
+        await self.latency.timed(self.redis.zadd(bucket, {f"{room_id}|{kind}|{arg}": due_ms}))
 
     async def take_due_timers(
         self, buckets: Sequence[int], now_ms: int, limit: int = 100
@@ -532,7 +535,7 @@ class Store:
         runs each one it gets, and no other caller gets it."""
         taken = []
         for bucket in buckets:
-            due: list[Any] = await self._timed(
+            due: list[Any] = await self.latency.timed(
                 self._take_due(keys=[keys.timers(bucket)], args=[now_ms, limit])
             )
             for member in due:
@@ -554,20 +557,20 @@ class Store:
                 pipe.hset(keys.watchers(room_id), node, f"{counts[room_id]}:{now_ms}")
                 pipe.pexpire(keys.watchers(room_id), WATCHERS_KEEP_MS)
                 pipe.hgetall(keys.watchers(room_id))
-            replies: list[Any] = await self._timed(pipe.execute())
+            replies: list[Any] = await self.latency.timed(pipe.execute())
         return {
             room_id: _watchers_total(replies[3 * index + 2], now_ms)
             for index, room_id in enumerate(rooms)
         }
 
     async def load_results(self, room_id: str, gen: int) -> bytes | None:
-        data = await self._timed(self.redis.hget(keys.results(room_id, gen), "data"))
+        data = await self.latency.timed(self.redis.hget(keys.results(room_id, gen), "data"))
         return data if isinstance(data, bytes) else None
 
     async def claim_analysis(self, room_id: str, gen: int, now_ms: int, stale_ms: int) -> bool:
         """Claim a finished game's analysis (`scripts.ANALYSIS_CLAIM`): True for the one
         caller that should compute it now."""
-        claimed = await self._timed(
+        claimed = await self.latency.timed(
             self._analysis_claim(keys=[keys.results(room_id, gen)], args=[now_ms, stale_ms])
         )
         return bool(claimed)
@@ -578,7 +581,7 @@ class Store:
         again, so the raw blob grows with the square of the game's length (about 20 KB
         for a board of 106 moves, 1 KB compressed)."""
         packed = zlib.compress(data, ANALYSIS_COMPRESSION)
-        saved = await self._timed(
+        saved = await self.latency.timed(
             self._analysis_save(keys=[keys.results(room_id, gen)], args=[packed])
         )
         return bool(saved)
@@ -586,7 +589,7 @@ class Store:
     async def load_analysis(self, room_id: str, gen: int) -> tuple[bytes | None, int | None]:
         """A game's stored analysis (as given to `save_analysis`) and the time of a
         pending claim (ms), each or None."""
-        data, claim = await self._timed(
+        data, claim = await self.latency.timed(
             self.redis.hmget(keys.results(room_id, gen), ["analysis", "analysis_claim"])
         )
         return (
@@ -596,7 +599,9 @@ class Store:
 
     async def list_finished(self, limit: int = 50) -> list[tuple[str, int]]:
         """The newest finished games, newest first (their results may have expired)."""
-        entries: list[Any] = await self.redis.zrevrange(keys.FINISHED, 0, limit - 1)
+        entries: list[Any] = await self.latency.timed(
+            self.redis.zrevrange(keys.FINISHED, 0, limit - 1)
+        )
         out = []
         for entry in entries:
             room_id, _, gen = _decode(entry).rpartition(":")
@@ -612,4 +617,4 @@ class Store:
             pipe.zremrangebyrank(keys.FINISHED, 0, -retention.finished_keep - 1)
             if retention.results_ms:
                 pipe.zremrangebyscore(keys.FINISHED, "-inf", ended_ms - retention.results_ms)
-            await self._timed(pipe.execute())
+            await self.latency.timed(pipe.execute())

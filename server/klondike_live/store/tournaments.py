@@ -26,6 +26,7 @@ from klondike_live import keys
 from klondike_live.bus.messages import TournamentUpdate, encode_tournament
 from klondike_live.race.tournament import TournamentState
 from klondike_live.store.connect import RedisClient
+from klondike_live.store.latency import Latency
 from klondike_live.store.records import CAS_ATTEMPTS, Conflict, Retention, cas_backoff
 
 __all__ = ["TournamentStore"]
@@ -51,14 +52,19 @@ def _text(value: bytes | str) -> str:
 class TournamentStore:
     """Every node's access to tournaments (see the module docstring)."""
 
-    def __init__(self, redis: RedisClient, retention: Retention) -> None:
+    def __init__(
+        self, redis: RedisClient, retention: Retention, latency: Latency | None = None
+    ) -> None:
         self.redis = redis
         self.retention = retention
+        self.latency = latency if latency is not None else Latency()
         self._cas: AsyncScript = redis.register_script(_CAS)
 
     async def load(self, tournament_id: str) -> tuple[TournamentState, int] | None:
         """The tournament and its revision, or None."""
-        reply: list[Any] = await self.redis.hmget(keys.tournament(tournament_id), ["state", "rev"])
+        reply: list[Any] = await self.latency.timed(
+            self.redis.hmget(keys.tournament(tournament_id), ["state", "rev"])
+        )
         blob, rev = reply
         if blob is None:
             return None
@@ -68,15 +74,17 @@ class TournamentStore:
         expire = self.retention.results_ms if state.over else 0
         # A tournament's hash and the global listing are different slots on a Cluster:
         # the listing is written apart, once, by `create`.
-        written = await self._cas(
-            keys=[keys.tournament(state.id)],
-            args=[
-                expected_rev,
-                state.to_blob(),
-                encode_tournament(TournamentUpdate(state.id)),
-                keys.TOURNAMENT_UPDATES,
-                expire,
-            ],
+        written = await self.latency.timed(
+            self._cas(
+                keys=[keys.tournament(state.id)],
+                args=[
+                    expected_rev,
+                    state.to_blob(),
+                    encode_tournament(TournamentUpdate(state.id)),
+                    keys.TOURNAMENT_UPDATES,
+                    expire,
+                ],
+            )
         )
         return int(written) or None
 
@@ -85,7 +93,9 @@ class TournamentStore:
         if await self._write(state, 0) is None:
             return False
         if state.public_listing:
-            await self.redis.zadd(keys.TOURNAMENTS, {state.id: state.created_ms})
+            await self.latency.timed(
+                self.redis.zadd(keys.TOURNAMENTS, {state.id: state.created_ms})
+            )
         return True
 
     async def update(
@@ -108,8 +118,10 @@ class TournamentStore:
 
     async def listed(self, limit: int) -> list[str]:
         """Public tournaments' ids, newest first; ids of expired ones are dropped."""
-        ids: list[Any] = await self.redis.zrevrange(keys.TOURNAMENTS, 0, limit - 1)
+        ids: list[Any] = await self.latency.timed(
+            self.redis.zrevrange(keys.TOURNAMENTS, 0, limit - 1)
+        )
         return [_text(i) for i in ids]
 
     async def unlist(self, tournament_id: str) -> None:
-        await self.redis.zrem(keys.TOURNAMENTS, tournament_id)
+        await self.latency.timed(self.redis.zrem(keys.TOURNAMENTS, tournament_id))
