@@ -341,10 +341,13 @@ class _Fields:
         assert isinstance(value, str)
         return value
 
+    def optional_rid(self) -> int | None:
+        """The request id any message may carry (protocol §5), checked like any field."""
+        return self.integer("rid", 0, MAX_SAFE_INT, required=False)
+
     def done(self) -> None:
         if "rid" not in self.read:
-            # `rid` is allowed on every message (protocol §5), checked like any field.
-            self.integer("rid", 0, MAX_SAFE_INT, required=False)
+            self.optional_rid()
         extra = sorted(str(k) for k in self.data if k not in self.read)
         if extra:
             raise ProtocolError(
@@ -376,7 +379,7 @@ def _rename(f: _Fields) -> Rename:
         name = validate_display_name(value)
     except ValueError as exc:
         raise ProtocolError(ErrorCode.BAD_NAME, f"rename: {exc}", rid=f.rid) from None
-    return Rename(name=name, rid=f.integer("rid", 0, MAX_SAFE_INT, required=False))
+    return Rename(name=name, rid=f.optional_rid())
 
 
 def _variant(f: _Fields) -> Variant:
@@ -467,22 +470,6 @@ def _day(f: _Fields, key: str = "date") -> date:
         raise f.fail(key, "a date YYYY-MM-DD") from None
 
 
-def _daily_watch(f: _Fields) -> DailyWatch:
-    return DailyWatch(
-        date=_day(f),
-        variant=_variant(f),
-        rid=f.integer("rid", 0, MAX_SAFE_INT, required=False),
-    )
-
-
-def _daily_unwatch(f: _Fields) -> DailyUnwatch:
-    return DailyUnwatch(
-        date=_day(f),
-        variant=_variant(f),
-        rid=f.integer("rid", 0, MAX_SAFE_INT, required=False),
-    )
-
-
 MAX_TOURNAMENT_NAME: Final = 60
 _CONTROL: Final = re.compile(r"[\x00-\x1f\x7f]")
 
@@ -510,27 +497,23 @@ def _tournament_create(f: _Fields) -> TournamentCreate:
     cap = f.integer("cap", 2, MAX_SEATS, required=False) or MAX_SEATS
     opens_at = f.integer("opens_at", 0, MAX_SAFE_INT, required=False)
     closes_at = f.req_int("closes_at", 0, MAX_SAFE_INT)
+    first_day = last_day = None
+    start_at = heats = pause = time_limit = 0
     if form is TournamentFormat.SERIES:
         for absent in ("start_at", "heats", "pause", "time_limit"):
             if f.get(absent, False) is not None:
                 raise f.fail(absent, "absent for a series")
-        return TournamentCreate(
-            rid=rid,
-            name=name,
-            format=form,
-            variants=tuple(variants),
-            public=public,
-            cap=cap,
-            closes_at=closes_at,
-            opens_at=opens_at,
-            first_day=_day(f, "from"),
-            last_day=_day(f, "to"),
-        )
-    for absent in ("from", "to"):
-        if f.get(absent, False) is not None:
-            raise f.fail(absent, "absent for heats")
-    if len(variants) != 1:
-        raise f.fail("variants", "one variant for heats")
+        first_day, last_day = _day(f, "from"), _day(f, "to")
+    else:
+        for absent in ("from", "to"):
+            if f.get(absent, False) is not None:
+                raise f.fail(absent, "absent for heats")
+        if len(variants) != 1:
+            raise f.fail("variants", "one variant for heats")
+        start_at = f.req_int("start_at", 0, MAX_SAFE_INT)
+        heats = f.req_int("heats", 1, MAX_HEATS)
+        pause = f.integer("pause", 10, 3600, required=False) or 60
+        time_limit = f.integer("time_limit", 60, 3600, required=False) or 600
     return TournamentCreate(
         rid=rid,
         name=name,
@@ -540,10 +523,12 @@ def _tournament_create(f: _Fields) -> TournamentCreate:
         cap=cap,
         closes_at=closes_at,
         opens_at=opens_at,
-        start_at=f.req_int("start_at", 0, MAX_SAFE_INT),
-        heats=f.req_int("heats", 1, MAX_HEATS),
-        pause=f.integer("pause", 10, 3600, required=False) or 60,
-        time_limit=f.integer("time_limit", 60, 3600, required=False) or 600,
+        first_day=first_day,
+        last_day=last_day,
+        start_at=start_at,
+        heats=heats,
+        pause=pause,
+        time_limit=time_limit,
     )
 
 
@@ -560,7 +545,7 @@ def _tournament_action(f: _Fields) -> TournamentAction:
         tournament=_tournament_id(f),
         action=action,
         user=user,
-        rid=f.integer("rid", 0, MAX_SAFE_INT, required=False),
+        rid=f.optional_rid(),
     )
 
 
@@ -592,7 +577,7 @@ def _join(f: _Fields) -> Join:
         room=_room(f),
         role=Role(f.choice("as", tuple(Role))),
         since=_since(f),
-        rid=f.integer("rid", 0, MAX_SAFE_INT, required=False),
+        rid=f.optional_rid(),
     )
 
 
@@ -616,26 +601,18 @@ _DECODERS: Final[dict[str, Callable[[_Fields], ClientMessage]]] = {
     "add_bot": lambda f: AddBot(
         room=_room(f),
         level=BotLevel(f.choice("level", tuple(BotLevel))),
-        rid=f.integer("rid", 0, MAX_SAFE_INT, required=False),
+        rid=f.optional_rid(),
     ),
     "rename": _rename,
-    "ping": lambda f: Ping(rid=f.integer("rid", 0, MAX_SAFE_INT, required=False)),
-    "daily_watch": _daily_watch,
-    "daily_unwatch": _daily_unwatch,
+    "ping": lambda f: Ping(rid=f.optional_rid()),
+    "daily_watch": lambda f: DailyWatch(_day(f), _variant(f), f.optional_rid()),
+    "daily_unwatch": lambda f: DailyUnwatch(_day(f), _variant(f), f.optional_rid()),
     "tournament_create": _tournament_create,
-    "tournament_enter": lambda f: TournamentEnter(
-        _tournament_id(f), f.integer("rid", 0, MAX_SAFE_INT, required=False)
-    ),
-    "tournament_withdraw": lambda f: TournamentWithdraw(
-        _tournament_id(f), f.integer("rid", 0, MAX_SAFE_INT, required=False)
-    ),
+    "tournament_enter": lambda f: TournamentEnter(_tournament_id(f), f.optional_rid()),
+    "tournament_withdraw": lambda f: TournamentWithdraw(_tournament_id(f), f.optional_rid()),
     "tournament_action": _tournament_action,
-    "tournament_watch": lambda f: TournamentWatch(
-        _tournament_id(f), f.integer("rid", 0, MAX_SAFE_INT, required=False)
-    ),
-    "tournament_unwatch": lambda f: TournamentUnwatch(
-        _tournament_id(f), f.integer("rid", 0, MAX_SAFE_INT, required=False)
-    ),
+    "tournament_watch": lambda f: TournamentWatch(_tournament_id(f), f.optional_rid()),
+    "tournament_unwatch": lambda f: TournamentUnwatch(_tournament_id(f), f.optional_rid()),
 }
 
 CLIENT_TYPES: Final = tuple(_DECODERS)
