@@ -185,6 +185,28 @@ def validate_display_name(text: str) -> str:
     return name
 
 
+def _sign(
+    keys: bytes | KeyRing,
+    identity: Identity,
+    kind: dict[str, bool],
+    now: float | None,
+    lifetime: int,
+) -> str:
+    """A token for `identity` with its `kind` claim, valid for `lifetime` s from `now`,
+    signed with the current key."""
+    issued = int(time.time() if now is None else now)
+    claims = {
+        "sub": identity.user_id,
+        "name": identity.name,
+        "iat": issued,
+        "exp": issued + lifetime,
+        "iss": ISSUER,
+        **kind,
+    }
+    ring = _ring(keys)
+    return jwt.encode(claims, ring.current, algorithm=ALGORITHM, headers={"kid": ring.current_id})
+
+
 def mint_guest_token(
     keys: bytes | KeyRing,
     name: str,
@@ -199,18 +221,7 @@ def mint_guest_token(
     """
     display = validate_display_name(name)
     identity = Identity(user_id="g_" + secrets.token_urlsafe(12), name=display, guest=True)
-    issued = int(time.time() if now is None else now)
-    claims = {
-        "sub": identity.user_id,
-        "name": identity.name,
-        "iat": issued,
-        "exp": issued + lifetime,
-        "iss": ISSUER,
-        "guest": True,
-    }
-    ring = _ring(keys)
-    token = jwt.encode(claims, ring.current, algorithm=ALGORITHM, headers={"kid": ring.current_id})
-    return token, identity
+    return _sign(keys, identity, {"guest": True}, now, lifetime), identity
 
 
 def mint_bot_token(
@@ -230,18 +241,7 @@ def mint_bot_token(
     identity = Identity(
         user_id=f"bot_{slug}_{secrets.token_hex(4)}", name=display, guest=False, bot=True
     )
-    issued = int(time.time() if now is None else now)
-    claims = {
-        "sub": identity.user_id,
-        "name": identity.name,
-        "iat": issued,
-        "exp": issued + lifetime,
-        "iss": ISSUER,
-        "bot": True,
-    }
-    ring = _ring(keys)
-    token = jwt.encode(claims, ring.current, algorithm=ALGORITHM, headers={"kid": ring.current_id})
-    return token, identity
+    return _sign(keys, identity, {"bot": True}, now, lifetime), identity
 
 
 def verify_token(keys: bytes | KeyRing, token: str) -> Identity:
