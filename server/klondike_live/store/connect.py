@@ -50,6 +50,7 @@ __all__ = [
     "pool_usage",
     "probe_redis_forever",
     "redis_latency_probe",
+    "text",
 ]
 
 log = logging.getLogger(__name__)
@@ -123,6 +124,11 @@ def _client_options(socket_timeout: float | None) -> dict[str, Any]:
         "retry": Retry(ExponentialBackoff(cap=1.0, base=0.05), retries=3),
         "retry_on_error": [RedisConnectionError, RedisTimeoutError],
     }
+
+
+def text(value: bytes | str) -> str:
+    """A reply's string: our clients answer bytes (`decode_responses` is off)."""
+    return value.decode() if isinstance(value, bytes) else value
 
 
 def is_cluster(client: RedisClient) -> bool:

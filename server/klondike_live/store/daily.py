@@ -35,7 +35,7 @@ from klondike_live import keys
 from klondike_live.bus.messages import DailyUpdate, encode_daily
 from klondike_live.daily.variants import variant_slug
 from klondike_live.engine import Variant
-from klondike_live.store.connect import RedisClient
+from klondike_live.store.connect import RedisClient, text
 from klondike_live.store.latency import Latency
 
 __all__ = ["DailyStore"]
@@ -80,10 +80,6 @@ return out
 """
 
 
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
-
-
 def _names(day: date, variant: Variant) -> tuple[str, str]:
     return day.isoformat(), variant_slug(variant)
 
@@ -107,7 +103,7 @@ class DailyStore:
         )
         if not raw:
             return None
-        return {_text(k): _text(v) for k, v in raw.items()}
+        return {text(k): text(v) for k, v in raw.items()}
 
     async def create_day(self, day: date, variant: Variant, fields: Mapping[str, str]) -> bool:
         """Write the day's record unless it has one (atomic); True when written."""
@@ -132,7 +128,7 @@ class DailyStore:
         )
         pairs = []
         for member in members:
-            day_text, _, slug = _text(member).partition("|")
+            day_text, _, slug = text(member).partition("|")
             pairs.append((day_text, slug))
         return pairs
 
@@ -149,7 +145,7 @@ class DailyStore:
         room = await self.latency.timed(
             self.redis.hget(keys.daily_attempts(*_names(day, variant)), user)
         )
-        return None if room is None else _text(room)
+        return None if room is None else text(room)
 
     # ------------------------------------------------------------ leaderboards
 
@@ -172,7 +168,7 @@ class DailyStore:
         raw = await self.latency.timed(
             self.redis.hget(keys.daily_entries(*_names(day, variant)), user)
         )
-        return None if raw is None else _text(raw)
+        return None if raw is None else text(raw)
 
     async def entries(self, day: date, variant: Variant, users: list[str]) -> dict[str, str]:
         """The entries (text) of those of `users` that have one."""
@@ -181,7 +177,7 @@ class DailyStore:
         raw: list[Any] = await self.latency.timed(
             self.redis.hmget(keys.daily_entries(*_names(day, variant)), users)
         )
-        return {user: _text(value) for user, value in zip(users, raw, strict=True) if value}
+        return {user: text(value) for user, value in zip(users, raw, strict=True) if value}
 
     async def has_entry(self, day: date, variant: Variant, user: str) -> bool:
         """Whether the account has an entry."""
@@ -220,7 +216,7 @@ class DailyStore:
                 args=args,
             )
         )
-        return [(int(reply[i]), _text(reply[i + 1])) for i in range(0, len(reply), 2)]
+        return [(int(reply[i]), text(reply[i + 1])) for i in range(0, len(reply), 2)]
 
     # ------------------------------------------------------------ updates
 

@@ -32,7 +32,7 @@ from redis.commands.core import AsyncScript
 
 from klondike_live import keys
 from klondike_live.race.stats import RECENT_GAMES, GameOutcome
-from klondike_live.store.connect import RedisClient
+from klondike_live.store.connect import RedisClient, text
 from klondike_live.store.latency import Latency
 from klondike_live.store.records import Retention
 
@@ -71,10 +71,6 @@ if #old > 0 then
 end
 return 1
 """
-
-
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
 
 
 class PlayerStore:
@@ -116,9 +112,9 @@ class PlayerStore:
             pipe.zrevrange(keys.user_recent(user), 0, -1)
             pipe.hgetall(keys.user_recent_games(user))
             raw, order, lines = await self.latency.timed(pipe.execute())
-        counters = {_text(k): int(v) for k, v in raw.items()}
-        by_id = {_text(k): _text(v) for k, v in lines.items()}
-        recent = [json.loads(by_id[i]) for i in map(_text, order) if i in by_id]
+        counters = {text(k): int(v) for k, v in raw.items()}
+        by_id = {text(k): text(v) for k, v in lines.items()}
+        recent = [json.loads(by_id[i]) for i in map(text, order) if i in by_id]
         return counters, recent
 
     async def add_unfinished(self, user: str, room_id: str, at_ms: int) -> None:
@@ -139,4 +135,4 @@ class PlayerStore:
             pipe.zremrangebyscore(key, "-inf", now_ms - self.retention.unfinished_ms)
             pipe.zrevrange(key, 0, limit - 1)
             _, rooms = await self.latency.timed(pipe.execute())
-        return [_text(r) for r in rooms]
+        return [text(r) for r in rooms]

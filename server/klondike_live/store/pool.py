@@ -29,7 +29,7 @@ from redis.commands.core import AsyncScript
 from klondike_live import keys
 from klondike_live.daily.variants import variant_slug
 from klondike_live.engine import Variant
-from klondike_live.store.connect import RedisClient
+from klondike_live.store.connect import RedisClient, text
 from klondike_live.store.latency import Latency
 
 __all__ = ["PoolStore", "Taken"]
@@ -69,10 +69,6 @@ class Taken(NamedTuple):
     moves: tuple[str, ...]
 
 
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
-
-
 def _keys(variant: Variant) -> list[str]:
     slug = variant_slug(variant)
     return [keys.pool_seeds(slug), keys.pool_deals(slug), keys.pool_issued(slug)]
@@ -103,7 +99,7 @@ class PoolStore:
         if len(reply) == 1:
             return Taken(int(reply[0]), None, ())
         data = json.loads(reply[2])
-        return Taken(int(reply[0]), _text(reply[1]), tuple(str(data["moves"]).split()))
+        return Taken(int(reply[0]), text(reply[1]), tuple(str(data["moves"]).split()))
 
     async def size(self, variant: Variant) -> int:
         """How many deals of `variant` are waiting."""

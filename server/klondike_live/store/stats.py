@@ -27,7 +27,7 @@ from redis.commands.core import AsyncScript
 from klondike_live import keys
 from klondike_live.daily.variants import variant_slug
 from klondike_live.engine import Variant
-from klondike_live.store.connect import RedisClient
+from klondike_live.store.connect import RedisClient, text
 from klondike_live.store.latency import Latency
 
 __all__ = ["StatsStore"]
@@ -67,10 +67,6 @@ return 1
 """
 
 
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
-
-
 class StatsStore:
     """Every account's daily counters, in Redis (see the module docstring)."""
 
@@ -101,4 +97,4 @@ class StatsStore:
     async def load(self, user: str) -> dict[str, int]:
         """The account's counters by field name ({} for an account with none)."""
         raw: dict[Any, Any] = await self.latency.timed(self.redis.hgetall(keys.user_daily(user)))
-        return {_text(k): int(v) for k, v in raw.items()}
+        return {text(k): int(v) for k, v in raw.items()}

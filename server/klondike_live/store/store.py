@@ -41,7 +41,7 @@ from klondike_live.race.live_board import BoardEvent
 from klondike_live.race.room import FINISHED, LOBBY, RoomState
 from klondike_live.store import scripts
 from klondike_live.store.batcher import NodeClients, ScriptBatcher
-from klondike_live.store.connect import RedisClient, is_cluster, ping
+from klondike_live.store.connect import RedisClient, is_cluster, ping, text
 from klondike_live.store.latency import Latency
 from klondike_live.store.players import PlayerStore
 from klondike_live.store.records import (
@@ -79,15 +79,11 @@ def _analysis_blob(stored: bytes) -> bytes:
     return zlib.decompress(stored) if stored[:1] == b"\x78" else stored
 
 
-def _decode(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
-
-
 def _watchers_total(counts: Mapping[Any, Any], now_ms: int) -> int:
     """Spectators of a room over the nodes that reported recently (`count:timestamp`)."""
     total = 0
     for value in counts.values():
-        number, _, stamp = _decode(value).partition(":")
+        number, _, stamp = text(value).partition(":")
         if now_ms - int(stamp) < WATCHERS_FRESH_MS:
             total += int(number)
     return total
@@ -317,7 +313,7 @@ class Store:
             pipe.zremrangebyscore(keys.PUBLIC_ROOMS, "-inf", now_ms - self.retention.lobby_ms)
             pipe.zrevrange(keys.PUBLIC_ROOMS, 0, limit - 1)
             listed: list[Any] = (await self.latency.timed(pipe.execute()))[1]
-        ids = [_decode(member) for member in listed]
+        ids = [text(member) for member in listed]
         if not ids:
             return []
         # Keyed commands only: on a Cluster the pipeline splits by node.
@@ -358,7 +354,7 @@ class Store:
         listed: list[Any] = await self.latency.timed(
             self.redis.zrevrange(keys.LIVE, 0, limit - 1, withscores=True)
         )
-        ids = [_decode(member) for member, _ in listed]
+        ids = [text(member) for member, _ in listed]
         starts = [int(score) for _, score in listed]
         if not ids:
             return []
@@ -397,9 +393,7 @@ class Store:
             fields, moves = await self.latency.timed(pipe.execute())
         if not fields:
             return None
-        return BoardRecord(
-            {_decode(k): _decode(v) for k, v in fields.items()}, [_decode(m) for m in moves]
-        )
+        return BoardRecord({text(k): text(v) for k, v in fields.items()}, [text(m) for m in moves])
 
     async def load_boards(
         self, room_id: str, gen: int, seats: Sequence[int], *, with_times: bool = False
@@ -420,8 +414,8 @@ class Store:
             times = replies[per_board * index + 2] if with_times else []
             if fields:
                 out[seat] = BoardRecord(
-                    {_decode(k): _decode(v) for k, v in fields.items()},
-                    [_decode(m) for m in moves],
+                    {text(k): text(v) for k, v in fields.items()},
+                    [text(m) for m in moves],
                     [int(t) for t in times],
                 )
         return out
@@ -433,7 +427,7 @@ class Store:
             for seat in seats:
                 pipe.hget(keys.board(room_id, gen, seat), "status")
             replies: list[Any] = await self.latency.timed(pipe.execute())
-        return [_decode(status) for status in replies if status is not None]
+        return [text(status) for status in replies if status is not None]
 
     async def write_board_event(
         self,
@@ -474,8 +468,8 @@ class Store:
         reply = await self.latency.timed(
             self._board_events.call(_event_keys(room_id, gen, seat, user), args)
         )
-        status = WriteStatus(_decode(reply[0]))
-        detail = _decode(reply[1]) if len(reply) > 1 else ""
+        status = WriteStatus(text(reply[0]))
+        detail = text(reply[1]) if len(reply) > 1 else ""
         if status is WriteStatus.OK:
             return WriteResult(status, now_ms=int(detail))
         return WriteResult(status, detail=detail)
@@ -495,7 +489,7 @@ class Store:
         out: list[tuple[int, bytes]] = []
         expected = offset + 1
         for entry_id, fields in entries:
-            number = int(_decode(entry_id).split("-")[0])
+            number = int(text(entry_id).split("-")[0])
             if number != expected:
                 return None
             out.append((number, fields[b"f"]))
@@ -520,7 +514,7 @@ class Store:
 
     async def current_connection(self, room_id: str, user: str) -> str | None:
         value = await self.latency.timed(self.redis.get(keys.connection(room_id, user)))
-        return None if value is None else _decode(value)
+        return None if value is None else text(value)
 
     # ------------------------------------------------------------ timers
 
@@ -539,7 +533,7 @@ class Store:
                 self._take_due(keys=[keys.timers(bucket)], args=[now_ms, limit])
             )
             for member in due:
-                room_id, kind, arg = _decode(member).split("|", 2)
+                room_id, kind, arg = text(member).split("|", 2)
                 taken.append((room_id, TimerKind(kind), arg))
         return taken
 
@@ -604,7 +598,7 @@ class Store:
         )
         out = []
         for entry in entries:
-            room_id, _, gen = _decode(entry).rpartition(":")
+            room_id, _, gen = text(entry).rpartition(":")
             out.append((room_id, int(gen)))
         return out
 

@@ -25,7 +25,7 @@ from redis.commands.core import AsyncScript
 from klondike_live import keys
 from klondike_live.bus.messages import TournamentUpdate, encode_tournament
 from klondike_live.race.tournament import TournamentState
-from klondike_live.store.connect import RedisClient
+from klondike_live.store.connect import RedisClient, text
 from klondike_live.store.latency import Latency
 from klondike_live.store.records import CAS_ATTEMPTS, Conflict, Retention, cas_backoff
 
@@ -43,10 +43,6 @@ if ARGV[5] ~= '0' then redis.call('PEXPIRE', KEYS[1], ARGV[5]) end
 redis.call('PUBLISH', ARGV[4], ARGV[3])
 return new
 """
-
-
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
 
 
 class TournamentStore:
@@ -121,7 +117,7 @@ class TournamentStore:
         ids: list[Any] = await self.latency.timed(
             self.redis.zrevrange(keys.TOURNAMENTS, 0, limit - 1)
         )
-        return [_text(i) for i in ids]
+        return [text(i) for i in ids]
 
     async def unlist(self, tournament_id: str) -> None:
         await self.latency.timed(self.redis.zrem(keys.TOURNAMENTS, tournament_id))
