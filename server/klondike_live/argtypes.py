@@ -1,13 +1,20 @@
-"""Argument types shared by the command line's subcommands (argparse `type=` callables).
+"""What the command line's subcommands share: their exit statuses and argument types.
 
-Each turns one argument's text into a value or raises `argparse.ArgumentTypeError`
-with a message quoting the text; nothing else.
+Each argument type (an argparse `type=` callable) turns one argument's text into a
+value or raises `argparse.ArgumentTypeError` with a message quoting the text; nothing
+else.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+from typing import Final
+
+EXIT_OK: Final = 0
+EXIT_FAILED: Final = 1
+"""The command ran and failed: a check did not pass, a step failed, a solver bug."""
+EXIT_BAD_INPUT: Final = 2
 
 
 def positive_seconds(text: str) -> float:

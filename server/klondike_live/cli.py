@@ -35,6 +35,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from klondike_live import __version__, devnodes
+from klondike_live.argtypes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK
 from klondike_live.engine import (
     Board,
     Deal,
@@ -50,10 +51,6 @@ from klondike_live.engine import (
 from klondike_live.engine.variant import UNLIMITED
 from klondike_live.errors import InputError
 from klondike_live.terminal import render, use_colour
-
-EXIT_OK = 0
-EXIT_CHECK_FAILED = 1
-EXIT_BAD_INPUT = 2
 
 
 def read_text(source: str) -> str:
@@ -126,10 +123,10 @@ def cmd_check(args: argparse.Namespace) -> int:
         board = record.replay()
     except ReplayError as exc:
         print(f"illegal move {exc.index} {exc.token!r}: {exc.reason}")
-        return EXIT_CHECK_FAILED
+        return EXIT_FAILED
     except RecordResultError as exc:
         print(f"wrong result: {exc}")
-        return EXIT_CHECK_FAILED
+        return EXIT_FAILED
     result = "won" if board.is_won() else (record.result or "unfinished")
     sys.stdout.write(format_position(board))
     print(f"result: {result}")
@@ -310,10 +307,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     except ReplayError as exc:
         print(f"illegal move {exc.index} {exc.token!r}: {exc.reason}")
-        return EXIT_CHECK_FAILED
+        return EXIT_FAILED
     except KlondikeError as exc:
         print(f"klondike-live: {exc}", file=sys.stderr)
-        return EXIT_CHECK_FAILED
+        return EXIT_FAILED
     except BrokenPipeError:
         return EXIT_OK
     except KeyboardInterrupt:

@@ -54,6 +54,7 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Final
 
+from klondike_live.argtypes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK
 from klondike_live.errors import LiveError
 
 if TYPE_CHECKING:
@@ -62,9 +63,6 @@ if TYPE_CHECKING:
 __all__ = ["OptionError", "Options", "add_arguments", "main", "run", "supervise"]
 
 HOST: Final = "127.0.0.1"
-EXIT_OK: Final = 0
-EXIT_FAILED: Final = 1
-EXIT_BAD_INPUT: Final = 2
 
 READY_SECONDS: Final = 60.0
 """How long the nodes get to answer `/healthz/ready` after the cluster is up."""

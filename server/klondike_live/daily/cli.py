@@ -24,7 +24,13 @@ from collections.abc import AsyncIterator
 from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING
 
-from klondike_live.argtypes import positive_int, positive_seconds
+from klondike_live.argtypes import (
+    EXIT_BAD_INPUT,
+    EXIT_FAILED,
+    EXIT_OK,
+    positive_int,
+    positive_seconds,
+)
 from klondike_live.daily.variants import DAILY_VARIANTS, DEFAULT_DAILY_BUDGET
 from klondike_live.engine import Variant
 from klondike_live.solver import Budget
@@ -34,9 +40,6 @@ if TYPE_CHECKING:
     from klondike_live.daily.days import DayRecord
     from klondike_live.store.connect import RedisClient
 
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_BAD_INPUT = 2
 MAX_DAYS = 366
 
 

@@ -18,7 +18,7 @@ import json
 import sys
 from pathlib import Path
 
-from klondike_live.argtypes import positive_seconds
+from klondike_live.argtypes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, positive_seconds
 from klondike_live.engine import GameRecord, KlondikeError
 from klondike_live.engine.errors import ReplayError
 from klondike_live.errors import InputError
@@ -31,10 +31,6 @@ from klondike_live.solver.analysis import (
     analyse,
 )
 from klondike_live.solver.search import SolverError
-
-EXIT_OK = 0
-EXIT_SOLVER_BUG = 1
-EXIT_BAD_INPUT = 2
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -75,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     except SolverError as exc:
         print(f"klondike-live analyse: solver bug: {exc}", file=sys.stderr)
-        return EXIT_SOLVER_BUG
+        return EXIT_FAILED
     if args.json:
         print(json.dumps(result.to_json()))
     else:

@@ -29,7 +29,13 @@ from typing import TextIO
 
 from tqdm import tqdm  # type: ignore[import-untyped]  # no stubs in the dev deps
 
-from klondike_live.argtypes import positive_int, positive_seconds
+from klondike_live.argtypes import (
+    EXIT_BAD_INPUT,
+    EXIT_FAILED,
+    EXIT_OK,
+    positive_int,
+    positive_seconds,
+)
 from klondike_live.engine import Board, Deal, KlondikeError, Variant
 from klondike_live.engine.position import parse_position
 from klondike_live.engine.record import GameRecord
@@ -45,9 +51,6 @@ from klondike_live.solver.search import (
     solve,
 )
 
-EXIT_OK = 0
-EXIT_SOLVER_BUG = 1
-EXIT_BAD_INPUT = 2
 MAX_BATCH = 1_000_000
 
 
@@ -118,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     except SolverError as exc:
         print(f"klondike-live solve: solver bug: {exc}", file=sys.stderr)
-        return EXIT_SOLVER_BUG
+        return EXIT_FAILED
     if args.json:
         print(json.dumps(result.to_json()))
     else:
@@ -206,7 +209,7 @@ def _batch(args: argparse.Namespace, seeds: range, variant: Variant, budget: Bud
             + f"; time median {summary['median_seconds']} s, p90 {summary['p90_seconds']} s; "
             f"{summary['nodes_per_second']} nodes/s"
         )
-    return EXIT_SOLVER_BUG if counts["error"] else EXIT_OK
+    return EXIT_FAILED if counts["error"] else EXIT_OK
 
 
 def _stream(args: argparse.Namespace, variant: Variant, budget: Budget) -> int:
@@ -258,7 +261,7 @@ def _stream(args: argparse.Namespace, variant: Variant, budget: Budget) -> int:
         file=sys.stderr,
     )
     if counts["error"]:
-        return EXIT_SOLVER_BUG
+        return EXIT_FAILED
     return EXIT_BAD_INPUT if counts["bad"] else EXIT_OK
 
 
