@@ -299,10 +299,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     func: Callable[[argparse.Namespace], int] = args.func
     try:
         return func(args)
-    except InputError as exc:
-        print(f"klondike-live: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except NotationError as exc:
+    except (InputError, NotationError) as exc:
         print(f"klondike-live: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except ReplayError as exc:

@@ -18,7 +18,7 @@ import json
 import sys
 from pathlib import Path
 
-from klondike_live.argtypes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, positive_seconds
+from klondike_live.argtypes import EXIT_OK, positive_seconds
 from klondike_live.engine import GameRecord, KlondikeError
 from klondike_live.engine.errors import ReplayError
 from klondike_live.errors import InputError
@@ -30,6 +30,7 @@ from klondike_live.solver.analysis import (
     AnalysisBudget,
     analyse,
 )
+from klondike_live.solver.cli import stopped
 from klondike_live.solver.search import SolverError
 
 
@@ -66,16 +67,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         record = _load(args.file)
         result = analyse(record, AnalysisBudget(args.budget, args.total))
-    except InputError as exc:
-        print(f"klondike-live analyse: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except SolverError as exc:
-        print(f"klondike-live analyse: solver bug: {exc}", file=sys.stderr)
-        return EXIT_FAILED
-    if args.json:
-        print(json.dumps(result.to_json()))
-    else:
-        print(describe(record, result))
+    except (InputError, SolverError) as exc:
+        return stopped("analyse", exc)
+    print(json.dumps(result.to_json()) if args.json else describe(record, result))
     return EXIT_OK
 
 

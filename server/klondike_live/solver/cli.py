@@ -116,17 +116,20 @@ def run(args: argparse.Namespace) -> int:
             raise InputError("--jsonl is for batch mode (--seeds A-B)")
         board = load(args.source, variant)
         result = (par if args.par else solve)(board, budget)
-    except InputError as exc:
-        print(f"klondike-live solve: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except SolverError as exc:
-        print(f"klondike-live solve: solver bug: {exc}", file=sys.stderr)
-        return EXIT_FAILED
-    if args.json:
-        print(json.dumps(result.to_json()))
-    else:
-        print(_describe(result))
+    except (InputError, SolverError) as exc:
+        return stopped("solve", exc)
+    print(json.dumps(result.to_json()) if args.json else _describe(result))
     return EXIT_OK
+
+
+def stopped(command: str, exc: InputError | SolverError) -> int:
+    """Say on stderr why `klondike-live COMMAND` stopped (unusable input, or a solver
+    bug), and return the exit status for it."""
+    if isinstance(exc, SolverError):
+        print(f"klondike-live {command}: solver bug: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    print(f"klondike-live {command}: {exc}", file=sys.stderr)
+    return EXIT_BAD_INPUT
 
 
 def load(source: str, variant: Variant) -> Board:
