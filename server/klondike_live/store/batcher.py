@@ -61,6 +61,7 @@ log = logging.getLogger(__name__)
 
 Call = tuple[Sequence[str | bytes], list[Any], "asyncio.Future[Any]"]
 
+
 MAX_REDIRECTS: Final = 3
 
 RECHECK_SECONDS: Final = 5.0
@@ -69,6 +70,17 @@ RECHECK_SECONDS: Final = 5.0
 AUTO: Final = -1
 """`replicas` for one replica wherever a master has one in sync (see the module
 docstring)."""
+
+
+def _answer(call: Call, result: Any) -> None:
+    """Give a call's caller its reply, or raise its error there (unless it gave up)."""
+    future = call[2]
+    if future.done():
+        return
+    if isinstance(result, Exception):
+        future.set_exception(result)
+    else:
+        future.set_result(result)
 
 
 class NotReplicated(LiveError, RedisError):
@@ -183,11 +195,8 @@ class ScriptBatcher:
         for call, result in zip(calls, results, strict=True):
             if isinstance(result, MovedError | AskError):
                 redirected.append(call)
-            elif not call[2].done():
-                if isinstance(result, Exception):
-                    call[2].set_exception(result)
-                else:
-                    call[2].set_result(result)
+            else:
+                _answer(call, result)
         if redirected:
             await self._redirect(redirected)
 
@@ -274,11 +283,8 @@ class ScriptBatcher:
                 for call, result in zip(part, results, strict=True):
                     if isinstance(result, MovedError | AskError) and attempt + 1 < MAX_REDIRECTS:
                         again.append(call)
-                    elif not call[2].done():
-                        if isinstance(result, Exception):
-                            call[2].set_exception(result)
-                        else:
-                            call[2].set_result(result)
+                    else:
+                        _answer(call, result)
             if not again:
                 return
             calls = again
