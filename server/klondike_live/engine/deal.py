@@ -85,18 +85,24 @@ class Deal:
     @classmethod
     def parse(cls, text: str) -> Deal:
         """Parse deal text; errors name the line and the problem, nothing is guessed."""
-        lines = [
-            (number, line.strip())
-            for number, line in enumerate(text.splitlines(), start=1)
-            if line.strip() and not line.lstrip().startswith("#")
-        ]
-        return parse_deal_lines(lines)
+        return parse_deal_lines(content_lines(text))
 
     def __str__(self) -> str:
         rows = [DEAL_HEADER]
         rows += [f"{k + 1}: {' '.join(map(str, pile))}" for k, pile in enumerate(self.tableau)]
         rows.append(f"stock: {' '.join(map(str, self.stock))}")
         return "\n".join(rows) + "\n"
+
+
+def content_lines(text: str, *, keep_indent: bool = False) -> list[tuple[int, str]]:
+    """The lines of a notation text (deal, position, record) that are neither blank nor
+    `#` comments, as `(line number, stripped text)` pairs; with `keep_indent`, only
+    stripped on the right (a record's continuation lines are indented)."""
+    return [
+        (number, line.rstrip() if keep_indent else line.strip())
+        for number, line in enumerate(text.splitlines(), start=1)
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
 
 
 def parse_deal_lines(lines: list[tuple[int, str]]) -> Deal:

@@ -21,6 +21,7 @@ from __future__ import annotations
 from klondike_live.engine.board import Board
 from klondike_live.engine.cards import SUITS, Card
 from klondike_live.engine.counts import parse_count
+from klondike_live.engine.deal import content_lines
 from klondike_live.engine.errors import InvalidValueError, NotationError
 from klondike_live.engine.variant import Variant
 
@@ -56,11 +57,7 @@ def read_labelled_lines(text: str, header: str) -> dict[str, tuple[int, str]]:
     order, and that there is nothing else. Blank lines and `#` comment lines are skipped
     (a tableau line may start with a `#` card only after its label, so this is safe).
     """
-    lines = [
-        (number, line.strip())
-        for number, line in enumerate(text.splitlines(), start=1)
-        if line.strip() and not line.lstrip().startswith("#")
-    ]
+    lines = content_lines(text)
     if not lines:
         raise NotationError(f"empty position text: expected the line {header!r}")
     number, first = lines[0]

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from klondike_live.engine.board import Board
-from klondike_live.engine.deal import DEAL_HEADER, Deal, parse_deal_lines
+from klondike_live.engine.deal import DEAL_HEADER, Deal, content_lines, parse_deal_lines
 from klondike_live.engine.errors import (
     InvalidValueError,
     NotationError,
@@ -32,6 +32,7 @@ from klondike_live.engine.errors import (
     ReplayError,
 )
 from klondike_live.engine.moves import Move
+from klondike_live.engine.position import parse_variant_line
 from klondike_live.engine.variant import Variant
 
 RECORD_HEADER: Final = "klondike-game 1"
@@ -114,11 +115,7 @@ class GameRecord:
 
 
 def _parse_record(text: str) -> GameRecord:
-    lines = [
-        (number, line.rstrip())
-        for number, line in enumerate(text.splitlines(), start=1)
-        if line.strip() and not line.lstrip().startswith("#")
-    ]
+    lines = content_lines(text, keep_indent=True)
     if not lines:
         raise NotationError(f"empty record: expected the line {RECORD_HEADER!r}")
     number, first = lines[0]
@@ -160,11 +157,7 @@ def _parse_record(text: str) -> GameRecord:
             moves += rest.split()
     if "variant" not in values:
         raise NotationError("missing the 'variant:' line", line=lines[-1][0])
-    number, variant_text = values["variant"]
-    try:
-        variant = Variant.parse(variant_text)
-    except NotationError as exc:
-        raise NotationError(exc.message, line=number) from None
+    variant = parse_variant_line(values["variant"])
     if "seed" in values and deal is not None:
         raise NotationError("a record has a seed or a deal block, not both", line=values["seed"][0])
     if "seed" not in values and deal is None:
