@@ -3,8 +3,11 @@
  * Cards as the protocol sends them: integers 0..51 (suit × 13 + rank − 1, suits clubs,
  * diamonds, hearts, spades), and -1 for a card this viewer may not know.
  *
- * Pure helpers for names, colours and notation; nothing here touches the DOM.
+ * Pure helpers for names, colours and notation; nothing here touches the DOM. Spoken
+ * names come from the catalog (`cards.*`, i18n.js).
  */
+
+import { t } from "./i18n.js";
 
 /**
  * A card: 0..51, or UNKNOWN (-1).
@@ -16,22 +19,6 @@ export const SUITS = ["C", "D", "H", "S"];
 export const SUIT_SYMBOLS = ["♣", "♦", "♥", "♠"];
 export const SUIT_NAMES = ["clubs", "diamonds", "hearts", "spades"];
 export const RANK_TEXT = ["", "A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
-const RANK_NAMES = [
-  "",
-  "Ace",
-  "Two",
-  "Three",
-  "Four",
-  "Five",
-  "Six",
-  "Seven",
-  "Eight",
-  "Nine",
-  "Ten",
-  "Jack",
-  "Queen",
-  "King",
-];
 
 /**
  * Suit index 0..3 of a known card.
@@ -69,12 +56,24 @@ export function isRed(card) {
 }
 
 /**
- * Spoken name: "Queen of hearts", or "face-down card" for an unknown card.
+ * Spoken name in the active language: "Queen of hearts" ("Bihotzetako erregina"), or
+ * "face-down card" for an unknown card.
  * @param {Card} card
  */
 export function cardName(card) {
-  if (card === UNKNOWN) return "face-down card";
-  return `${RANK_NAMES[rankOf(card)]} of ${SUIT_NAMES[suitOf(card)]}`;
+  if (card === UNKNOWN) return t("cards.faceDown");
+  return t("cards.name", {
+    rank: t(`cards.rank.${rankOf(card)}`),
+    suit: t(`cards.suitOf.${SUIT_NAMES[suitOf(card)]}`),
+  });
+}
+
+/**
+ * A suit's name alone, in the active language: "hearts".
+ * @param {number} suit 0..3
+ */
+export function suitName(suit) {
+  return t(`cards.suit.${SUIT_NAMES[suit]}`);
 }
 
 /**

@@ -9,8 +9,14 @@
  * `#/daily/DATE/SLUG` one day's leaderboard, `#/stats` your statistics, `#/tournaments` the
  * tournaments and `#/t/ID` one of them. A player who opens a room's or a tournament's link
  * without ever having chosen a name is asked for one first, once (`pages/names.js`).
+ *
+ * The page's language (`i18n.js`) is chosen and its catalog loaded before the first
+ * route; switching it (the pickers on the home page and in Settings) translates the
+ * header and dialogs again and calls the current page's `relabel`, which redraws its
+ * text in place: nothing is unmounted, no room is left or joined again.
  */
 
+import { has, onLocaleChange, setLocale, start, t, translateDom } from "./i18n.js";
 import { Connection, defaultUrl } from "./net.js";
 import { DailyPage } from "./pages/daily.js";
 import { HomePage } from "./pages/home.js";
@@ -20,7 +26,7 @@ import { RoomPage } from "./pages/room.js";
 import { StatsPage } from "./pages/stats.js";
 import { TournamentPage } from "./pages/tournament.js";
 import { TournamentsPage } from "./pages/tournaments.js";
-import { control, h } from "./ui.js";
+import { control, fillLanguages, h } from "./ui.js";
 
 /**
  * The player's settings, kept in localStorage: animations (off by default with the
@@ -35,6 +41,9 @@ import { control, h } from "./ui.js";
  * @property {(root: HTMLElement) => unknown} mount
  * @property {() => void} unmount
  * @property {(event: KeyboardEvent) => void} [onKey]
+ * @property {() => void} [relabel] draw every text again in the active language, in place:
+ *   state, connections, timers, focus and what the player typed stay as they are. A page
+ *   without one shows the new language from its next mount.
  */
 
 const storage = window.localStorage;
@@ -85,14 +94,21 @@ export class App {
     this.settingsListeners = new Set();
     /** @type {Set<(name: string) => void>} */
     this.nameListeners = new Set();
+    /** @type {{text: () => string, retry: boolean} | null} what the banner says, while shown */
+    this.bannerShown = null;
     // The websocket opens (and says hello) now, while the page's modules run and its first
     // page renders: a game's requests then go out at once, not after a handshake.
     this.connection();
     this.applySettings();
     this.bindChrome();
-    window.addEventListener("hashchange", () => this.route());
     document.addEventListener("keydown", (event) => this.key(event));
-    this.route();
+    // The first page renders once its language's catalog is in.
+    this.started = start().then(() => {
+      this.relabelChrome();
+      onLocaleChange(() => this.relabel());
+      window.addEventListener("hashchange", () => this.route());
+      this.route();
+    });
   }
 
   /** The page's connection, started with the page. */
@@ -107,13 +123,15 @@ export class App {
       });
       delete early.klondikeSocket;
       this.conn.on("down", ({ delay }) =>
-        this.showBanner(`Connection lost. Reconnecting in ${Math.ceil(delay / 1000)} s…`, true),
+        this.showBanner(() => t("app.banner.reconnecting", { seconds: Math.ceil(delay / 1000) }), true),
       );
       this.conn.on("open", (welcome) => {
         this.hideBanner();
         this.nameChanged(welcome.name);
       });
-      this.conn.on("final", ({ message }) => this.showBanner(message, false));
+      this.conn.on("final", ({ code, message }) =>
+        this.showBanner(() => (has(`app.closed.${code}`) ? t(`app.closed.${code}`) : message), false),
+      );
       this.conn.start();
     }
     return this.conn;
@@ -229,14 +247,15 @@ export class App {
   }
 
   /**
-   * @param {string} text
+   * @param {() => string} text its words in the active language (again after a switch)
    * @param {boolean} retry offer to reconnect now
    */
   showBanner(text, retry) {
-    this.banner.replaceChildren(text, " ");
+    this.bannerShown = { text, retry };
+    this.banner.replaceChildren(text(), " ");
     if (retry) {
       this.banner.append(
-        h("button.ghost", { type: "button", onclick: () => this.conn?.retryNow() }, "Retry now"),
+        h("button.ghost", { type: "button", onclick: () => this.conn?.retryNow() }, t("app.banner.retry")),
       );
     }
     this.banner.className = "banner";
@@ -244,7 +263,34 @@ export class App {
   }
 
   hideBanner() {
+    this.bannerShown = null;
     this.banner.hidden = true;
+  }
+
+  // ------------------------------------------------------------ language
+
+  /**
+   * Switch the page to language `code` (one of i18n.js LOCALES): stored, and every text
+   * drawn again in place (`relabel`).
+   * @param {string} code
+   */
+  chooseLocale(code) {
+    return setLocale(code);
+  }
+
+  /** index.html's own text (header, dialogs) and the banner, in the active language. */
+  relabelChrome() {
+    translateDom(document);
+    const dialog = byId("settings", HTMLDialogElement);
+    const picker = dialog.querySelector("select[name=lang]");
+    if (picker instanceof HTMLSelectElement) fillLanguages(picker);
+    if (this.bannerShown) this.showBanner(this.bannerShown.text, this.bannerShown.retry);
+  }
+
+  /** Every text on the page in the active language, the current page's in place. */
+  relabel() {
+    this.relabelChrome();
+    this.page?.relabel?.();
   }
 
   /** @param {string} hash */
@@ -338,7 +384,12 @@ export class App {
       autoMove.checked = this.settings.autoMove;
       dialog.showModal();
     });
-    form.addEventListener("change", () => {
+    form.addEventListener("change", (event) => {
+      const target = event.target;
+      if (target instanceof HTMLSelectElement && target.name === "lang") {
+        this.chooseLocale(target.value);
+        return;
+      }
       this.settings = {
         motion: motion.checked,
         scoring: scoring.value,

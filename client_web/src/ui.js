@@ -4,6 +4,8 @@
  * `textContent`, never as HTML, so names chosen by other players cannot inject markup.
  */
 
+import { LOCALES, has, locale, t } from "./i18n.js";
+
 /**
  * What `h` accepts as a property: an attribute's value (`true`: present; false, null
  * or undefined: absent), a listener for an `on…` key, the entries of `dataset`, or
@@ -53,6 +55,38 @@ export function h(spec, props = {}, ...children) {
 }
 
 /**
+ * Replace `root`'s content by what `build` makes (the same page in another language),
+ * keeping what the player typed, ticked or chose in its form controls and the focus:
+ * the new content has the same structure, so each control and the focused element are
+ * found again by their position.
+ * @param {HTMLElement} root
+ * @param {() => Node} build
+ */
+export function rerender(root, build) {
+  const controls = () =>
+    /** @type {NodeListOf<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>} */ (
+      root.querySelectorAll("input, select, textarea")
+    );
+  const saved = [...controls()].map((control) => ({
+    name: control.name,
+    value: control.value,
+    checked: control instanceof HTMLInputElement ? control.checked : false,
+  }));
+  const all = [...root.getElementsByTagName("*")];
+  const focused = document.activeElement instanceof Element ? all.indexOf(document.activeElement) : -1;
+  root.replaceChildren(build());
+  controls().forEach((control, i) => {
+    const was = saved[i];
+    if (!was || was.name !== control.name || control.name === "lang") return;
+    if (control instanceof HTMLInputElement && (control.type === "checkbox" || control.type === "radio"))
+      control.checked = was.checked;
+    else control.value = was.value;
+  });
+  const again = focused >= 0 ? root.getElementsByTagName("*")[focused] : null;
+  if (again instanceof HTMLElement) again.focus();
+}
+
+/**
  * "1:05.3" style time from milliseconds (tenths shown when asked).
  * @param {number | null | undefined} ms
  */
@@ -69,15 +103,44 @@ export function formatTime(ms, { tenths = false } = {}) {
   return tenths ? `${base}.${total % 10}` : base;
 }
 
-/** @type {Record<string, string>} */
-const STATUS_WORDS = { playing: "playing", won: "won", resigned: "resigned", timeout: "out of time" };
-
 /**
- * Words for a board's status.
+ * Words for a board's status (`common.status.*`: playing, won, resigned, timeout).
  * @param {string} status
  */
 export function statusWord(status) {
-  return STATUS_WORDS[status] ?? status;
+  return has(`common.status.${status}`) ? t(`common.status.${status}`) : status;
+}
+
+/**
+ * Fill a `<select>` with the languages, each named in itself (and marked with its
+ * `lang`), the active one selected.
+ * @param {HTMLSelectElement} select
+ */
+export function fillLanguages(select) {
+  select.replaceChildren(
+    ...LOCALES.map(({ code, name }) =>
+      h("option", { value: code, lang: code, selected: code === locale() }, name),
+    ),
+  );
+  select.value = locale();
+  return select;
+}
+
+/**
+ * The language picker of a page: a labelled `<select>` whose choice switches the page's
+ * language (`choose`: the app's `chooseLocale`).
+ * @param {(code: string) => unknown} choose
+ * @param {string} testid
+ */
+export function languagePicker(choose, testid) {
+  const select = fillLanguages(
+    h("select", {
+      name: "lang",
+      "data-testid": testid,
+      onchange: () => choose(select.value),
+    }),
+  );
+  return h("label.row.language-picker", {}, t("common.language"), select);
 }
 
 /**
@@ -126,10 +189,13 @@ export function control(form, name, type) {
 }
 
 /**
- * Words for something thrown: an Error's message.
+ * Words for something thrown: for a server's refusal, the catalog's message for its code
+ * (`errors.<code>`), else the server's own (English) message; else an Error's message.
  * @param {unknown} error
  */
 export function errorText(error) {
+  const code = error instanceof Error ? /** @type {{code?: unknown}} */ (error).code : undefined;
+  if (typeof code === "string" && has(`errors.${code}`)) return t(`errors.${code}`);
   return error instanceof Error ? error.message : String(error);
 }
 
@@ -164,7 +230,7 @@ export async function getJSON(path) {
   if (response.status === 404) return null;
   if (!response.ok) {
     throw new HttpError(
-      response.status === 403 ? "not yet: finish your own attempt first" : `${path}: ${response.status}`,
+      response.status === 403 ? t("app.notYet") : `${path}: ${response.status}`,
       response.status,
     );
   }

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
+import "./english.js";
 import { cardOf } from "../src/cards.js";
 import { describeMove } from "../src/pages/room-parts.js";
 

@@ -238,9 +238,19 @@ class Pages:
         self.contexts: list[BrowserContext] = []
         self.errors: list[str] = []
 
-    def open(self, path: str = "", *, name: str = "", viewport: ViewportSize | None = None) -> Page:
+    def open(
+        self,
+        path: str = "",
+        *,
+        name: str = "",
+        viewport: ViewportSize | None = None,
+        locale: str = "en-US",
+    ) -> Page:
+        """A page in a new context: a browser whose language is `locale` (English unless
+        a test asks for another: the tests read English text)."""
         mobile = viewport == PHONE
         context = self.browser.new_context(
+            locale=locale,
             viewport=viewport or DESKTOP,
             base_url=self.base_url,
             has_touch=mobile,

@@ -48,7 +48,7 @@ def _copy_source(target: Path) -> None:
 
     def ignore(folder: str, names: list[str]) -> set[str]:
         if Path(folder) == SOURCE / "node_modules":
-            return {name for name in names if name != "@msgpack"}
+            return {name for name in names if name not in ("@msgpack", "intl-messageformat")}
         return {name for name in names if name == ".installed"}
 
     shutil.copytree(SOURCE, target / "client_web", ignore=ignore)
@@ -166,7 +166,14 @@ def test_the_installed_server_serves_the_client(installed: Path, tmp_path: Path)
         assert found is not None, page
         prefix = f"{base}/static/{found.group(1)}/"
         assert f'src="/static/{found.group(1)}/{RUNTIME}"' in page
-        for name in ("src/main.js", "src/net.js", "src/msgpack.js", RUNTIME, "style.css"):
+        for name in (
+            "src/main.js",
+            "src/net.js",
+            "src/msgpack.js",
+            RUNTIME,
+            "style.css",
+            "locales/eu.json",
+        ):
             headers, body = _get(prefix + name, gzipped=True)
             assert headers["Content-Encoding"] == "gzip"
             assert headers["Cache-Control"] == "public, max-age=31536000, immutable"

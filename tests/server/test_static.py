@@ -21,6 +21,7 @@ __all__ = ["node"]  # the fixture, imported for pytest
 
 CLIENT = SOURCE
 RUNTIME = "node_modules/@msgpack/msgpack/dist.umd/msgpack.min.js"
+INTL = "node_modules/intl-messageformat/intl-messageformat.iife.js"
 
 
 async def http(
@@ -55,8 +56,9 @@ async def page(node: Node) -> tuple[str, str]:
 
 async def test_the_page_is_cached_briefly_and_names_versioned_urls(node: Node) -> None:
     """index.html: cached 5 minutes (`max-age=300`), then revalidated with its ETag; its
-    style, msgpack's script, entry module and import map point at /static/<version>/, with
-    a modulepreload link for every module of the graph."""
+    style, msgpack's script, English catalog, entry module and import map point at
+    /static/<version>/, with a modulepreload link for every module of the graph (the
+    import map's intl-messageformat among them)."""
     status, headers, _ = await http(node, "/")
     assert status == 200
     assert headers["content-type"] == "text/html; charset=utf-8"
@@ -67,14 +69,18 @@ async def test_the_page_is_cached_briefly_and_names_versioned_urls(node: Node) -
     assert f'href="{prefix}style.css"' in text
     assert f'<script defer src="{prefix}{RUNTIME}"></script>' in text
     assert f'"@msgpack/msgpack": "{prefix}src/msgpack.js"' in text
+    assert f'"intl-messageformat": "{prefix}{INTL}"' in text
+    assert f'href="{prefix}locales/en.json"' in text
     assert "/node_modules/" not in text.replace(prefix + "node_modules/", "")
     preloaded = re.findall(r'<link rel="modulepreload" href="([^"]+)"', text)
     # Modules of the page, each once, but the entry; among them the deepest imports.
     modules = {prefix + name for name in client_files(CLIENT) if name.startswith("src/")}
+    modules.add(prefix + INTL)
     assert len(preloaded) == len(set(preloaded))
     assert set(preloaded) <= modules - {prefix + "src/main.js"}
-    for name in ("net.js", "msgpack.js", "pages/room.js", "board.js", "selection.js"):
+    for name in ("net.js", "msgpack.js", "i18n.js", "pages/room.js", "board.js", "selection.js"):
         assert f"{prefix}src/{name}" in preloaded, name
+    assert prefix + INTL in preloaded
     assert text.index("</script>", text.index("importmap")) < text.index("modulepreload")
 
 

@@ -2,11 +2,14 @@
 /**
  * The home page: your name, your unfinished games to resume and your statistics in a
  * line, a solo game, a new race, joining by link, and the lists of public races, live
- * games and finished games (refreshed every few seconds).
+ * games and finished games (refreshed every few seconds), and the language picker.
+ * Every text is the catalog's (`home.*`); `relabel` draws the page again in another
+ * language, keeping what the player chose in its forms.
  */
 
+import { formatList, t } from "../i18n.js";
 import { describeVariant, parseVariant, variantText } from "../rules.js";
-import { control, errorText, formatTime, getJSON, h } from "../ui.js";
+import { control, errorText, formatTime, getJSON, h, languagePicker, rerender } from "../ui.js";
 import { labelled, machineForm } from "./bots.js";
 import { nameField } from "./names.js";
 import { summaryText } from "./stats.js";
@@ -47,32 +50,57 @@ export class HomePage {
     this.app = app;
     /** @type {number | undefined} */
     this.timer = undefined;
-    /** @type {(() => void)[]} */
-    this.unbinders = [];
     this.error = h("p.error-text", { role: "alert" });
     this.lobbies = h("ul.list", { "data-testid": "public-races" });
     this.live = h("ul.list", { "data-testid": "live-games" });
     this.finished = h("ul.list", { "data-testid": "finished-games" });
     this.unfinished = h("ul.list", { "data-testid": "unfinished-games" });
     this.statsLine = h("span", { "data-testid": "stats-summary" });
-    this.mine = h(
-      "section.panel",
-      { hidden: true, "aria-labelledby": "mine-title", "data-testid": "your-games" },
-      h("h2", { id: "mine-title" }, "Your unfinished games"),
+    this.mine = h("section.panel", {
+      hidden: true,
+      "aria-labelledby": "mine-title",
+      "data-testid": "your-games",
+    });
+    /** @type {HTMLElement | null} */
+    this.root = null;
+    /** @type {(() => void) | null} the name field's listener, while it is shown */
+    this.unbindName = null;
+    /** What the lists last showed, to draw them again in another language. */
+    /** @type {unknown[] | null} */
+    this.lists = null;
+  }
+
+  /** @param {HTMLElement} root */
+  mount(root) {
+    this.root = root;
+    root.append(this.build());
+    this.refresh();
+    this.timer = window.setInterval(() => this.refresh(), REFRESH_MS);
+  }
+
+  /** The page again in the active language: the forms keep their values and focus. */
+  relabel() {
+    const root = this.root;
+    if (!root) return;
+    rerender(root, () => this.build());
+    if (this.lists) this.show(this.lists);
+  }
+
+  /** The page's content in the active language. */
+  build() {
+    this.unbindName?.();
+    const name = nameField(this.app, "name");
+    this.unbindName = name.unbind;
+    this.mine.replaceChildren(
+      h("h2", { id: "mine-title" }, t("home.mine.title")),
       this.unfinished,
       h(
         "p.row",
         { style: "margin:0.75rem 0 0;justify-content:space-between" },
         this.statsLine,
-        h("a", { href: "#/stats", "data-testid": "stats-link" }, "Your statistics →"),
+        h("a", { href: "#/stats", "data-testid": "stats-link" }, t("home.mine.stats")),
       ),
     );
-  }
-
-  /** @param {HTMLElement} root */
-  mount(root) {
-    const name = nameField(this.app, "name");
-    this.unbinders.push(name.unbind);
 
     const solo = h(
       "form.form-grid",
@@ -80,12 +108,12 @@ export class HomePage {
       h(
         "label",
         {},
-        "Cards turned",
+        t("home.solo.draw"),
         select(
           "draw",
           [
-            ["1", "Draw 1"],
-            ["3", "Draw 3"],
+            ["1", t("home.solo.draw1")],
+            ["3", t("home.solo.draw3")],
           ],
           "1",
         ),
@@ -93,30 +121,30 @@ export class HomePage {
       h(
         "label",
         {},
-        "Passes through the stock",
+        t("home.solo.passes"),
         select(
           "passes",
           [
-            ["rules", "As the rules are written (1 or 3)"],
-            ["unlimited", "Unlimited"],
+            ["rules", t("home.solo.passesRules")],
+            ["unlimited", t("home.solo.passesUnlimited")],
           ],
           "rules",
         ),
       ),
       h(
         "label.check",
-        { title: "A variant of computer versions: a card on a foundation may be moved back onto a column" },
+        { title: t("home.f2tHelp") },
         h("input", { type: "checkbox", name: "f2t", "data-testid": "solo-f2t" }),
-        "Cards back from foundations",
+        t("home.f2t"),
       ),
-      h("label.check", {}, h("input", { type: "checkbox", name: "public" }), "Let anyone watch"),
+      h("label.check", {}, h("input", { type: "checkbox", name: "public" }), t("home.solo.public")),
       h(
         "label.check",
-        { title: "By default the deal is one the solver has proven winnable" },
+        { title: t("home.anyDealHelp") },
         h("input", { type: "checkbox", name: "any" }),
-        "Any deal, even one that cannot be won",
+        t("home.anyDeal"),
       ),
-      h("button", { type: "submit", "data-testid": "start-solo" }, "Play solo"),
+      h("button", { type: "submit", "data-testid": "start-solo" }, t("home.solo.start")),
     );
     const race = h(
       "form.form-grid",
@@ -124,14 +152,14 @@ export class HomePage {
       h(
         "label",
         {},
-        "Variant",
+        t("home.race.variant"),
         select(
           "variant",
           [
-            ["draw=1 passes=1 f2t=no", "Draw 1 · 1 pass"],
-            ["draw=3 passes=3 f2t=no", "Draw 3 · 3 passes"],
-            ["draw=1 passes=unlimited f2t=no", "Draw 1 · unlimited"],
-            ["draw=3 passes=unlimited f2t=no", "Draw 3 · unlimited"],
+            ["draw=1 passes=1 f2t=no", t("home.race.d1p1")],
+            ["draw=3 passes=3 f2t=no", t("home.race.d3p3")],
+            ["draw=1 passes=unlimited f2t=no", t("home.race.d1unlimited")],
+            ["draw=3 passes=unlimited f2t=no", t("home.race.d3unlimited")],
           ],
           "draw=1 passes=1 f2t=no",
         ),
@@ -139,123 +167,131 @@ export class HomePage {
       h(
         "label",
         {},
-        "Racers",
+        t("home.race.racers"),
         select(
           "seats",
-          [2, 3, 4, 5, 6, 7, 8].map((n) => [String(n), `${n} seats`]),
+          [2, 3, 4, 5, 6, 7, 8].map((n) => [String(n), t("home.race.seats", { n })]),
           "2",
         ),
       ),
       h(
         "label",
         {},
-        "Time limit",
+        t("home.race.timeLimit"),
         select(
           "time",
           [
-            ["0", "None"],
-            ["300", "5 minutes"],
-            ["600", "10 minutes"],
-            ["900", "15 minutes"],
-            ["1800", "30 minutes"],
+            ["0", t("home.race.noLimit")],
+            ...[5, 10, 15, 30].map(
+              (n) => /** @type {[string, string]} */ ([String(n * 60), t("home.race.minutes", { n })]),
+            ),
           ],
           "900",
         ),
       ),
       h(
         "label.check",
-        { title: "A variant of computer versions: a card on a foundation may be moved back onto a column" },
+        { title: t("home.f2tHelp") },
         h("input", { type: "checkbox", name: "f2t", "data-testid": "race-f2t" }),
-        "Cards back from foundations",
+        t("home.f2t"),
       ),
-      h("label.check", {}, h("input", { type: "checkbox", name: "public" }), "List it publicly"),
+      h("label.check", {}, h("input", { type: "checkbox", name: "public" }), t("home.race.public")),
       h(
         "label.check",
-        { title: "By default the deal is one the solver has proven winnable" },
+        { title: t("home.anyDealHelp") },
         h("input", { type: "checkbox", name: "any" }),
-        "Any deal, even one that cannot be won",
+        t("home.anyDeal"),
       ),
-      h("label.check", {}, h("input", { type: "checkbox", name: "bots", checked: true }), "Allow bots"),
-      h("button", { type: "submit", "data-testid": "create-race" }, "Create race"),
+      h(
+        "label.check",
+        {},
+        h("input", { type: "checkbox", name: "bots", checked: true }),
+        t("home.race.bots"),
+      ),
+      h("button", { type: "submit", "data-testid": "create-race" }, t("home.race.create")),
     );
     const join = h(
       "form.row",
       { onsubmit: (event) => this.join(event) },
       h("input", {
         name: "invite",
-        placeholder: "Invite link or room id",
-        "aria-label": "Invite link or room id",
+        placeholder: t("home.join.invite"),
+        "aria-label": t("home.join.invite"),
         style: "flex:1",
       }),
-      h("button.ghost", { type: "submit" }, "Join"),
+      h("button.ghost", { type: "submit" }, t("common.join")),
     );
-    root.append(
+    return h(
+      "div.home",
+      {},
       h(
-        "div.home",
+        "section.hero",
         {},
         h(
-          "section.hero",
+          "div",
           {},
+          h("h1", {}, t("home.hero.title")),
           h(
-            "div",
+            "p",
             {},
-            h("h1", {}, "Race your friends on the same deal"),
-            h(
-              "p",
-              {},
-              "Same cards, same clock, live. Or play on your own and let others watch. ",
-              h("a", { href: "#/daily", "data-testid": "home-daily" }, "Today's daily challenge →"),
-              " ",
-              h("a", { href: "#/tournaments", "data-testid": "home-tournaments" }, "Tournaments →"),
-            ),
+            t("home.hero.lead"),
+            " ",
+            h("a", { href: "#/daily", "data-testid": "home-daily" }, t("home.hero.daily")),
+            " ",
+            h("a", { href: "#/tournaments", "data-testid": "home-tournaments" }, t("home.hero.tournaments")),
           ),
+        ),
+        h(
+          "div.hero-side",
+          {},
           name.node,
-        ),
-        this.error,
-        this.mine,
-        h(
-          "section.panel",
-          { "aria-labelledby": "solo-title" },
-          h("h2", { id: "solo-title" }, "Solo game"),
-          solo,
-        ),
-        h(
-          "section.panel",
-          { "aria-labelledby": "race-title" },
-          h("h2", { id: "race-title" }, "New race"),
-          race,
-          h("h2", { style: "margin-top:1rem" }, "Race the machine"),
-          machineForm((level, form) => this.raceMachine(level, form)),
-          h("h2", { style: "margin-top:1rem" }, "Join by link"),
-          join,
-        ),
-        h(
-          "section.panel",
-          { "aria-labelledby": "lobby-title" },
-          h("h2", { id: "lobby-title" }, "Open races"),
-          this.lobbies,
-        ),
-        h(
-          "section.panel",
-          { "aria-labelledby": "live-title" },
-          h("h2", { id: "live-title" }, "Watch live"),
-          this.live,
-        ),
-        h(
-          "section.panel",
-          { "aria-labelledby": "done-title" },
-          h("h2", { id: "done-title" }, "Finished games"),
-          this.finished,
+          languagePicker((code) => this.app.chooseLocale(code), "home-language"),
         ),
       ),
+      this.error,
+      this.mine,
+      h(
+        "section.panel",
+        { "aria-labelledby": "solo-title" },
+        h("h2", { id: "solo-title" }, t("home.solo.title")),
+        solo,
+      ),
+      h(
+        "section.panel",
+        { "aria-labelledby": "race-title" },
+        h("h2", { id: "race-title" }, t("home.race.title")),
+        race,
+        h("h2", { style: "margin-top:1rem" }, t("home.race.machine")),
+        machineForm((level, form) => this.raceMachine(level, form)),
+        h("h2", { style: "margin-top:1rem" }, t("home.join.title")),
+        join,
+      ),
+      h(
+        "section.panel",
+        { "aria-labelledby": "lobby-title" },
+        h("h2", { id: "lobby-title" }, t("home.lobbies.title")),
+        this.lobbies,
+      ),
+      h(
+        "section.panel",
+        { "aria-labelledby": "live-title" },
+        h("h2", { id: "live-title" }, t("home.live.title")),
+        this.live,
+      ),
+      h(
+        "section.panel",
+        { "aria-labelledby": "done-title" },
+        h("h2", { id: "done-title" }, t("home.finished.title")),
+        this.finished,
+      ),
     );
-    this.refresh();
-    this.timer = window.setInterval(() => this.refresh(), REFRESH_MS);
   }
 
   unmount() {
     window.clearInterval(this.timer);
-    for (const unbind of this.unbinders.splice(0)) unbind();
+    this.unbindName?.();
+    this.unbindName = null;
+    this.root = null;
   }
 
   /** @param {Event} event */
@@ -332,7 +368,7 @@ export class HomePage {
         this.app.navigate(`#/room/${reply.room}`);
       }
     } catch (error) {
-      this.error.textContent = `Could not create the game: ${errorText(error)}`;
+      this.error.textContent = t("home.createFailed", { reason: errorText(error) });
       if (submit) submit.disabled = false;
     }
   }
@@ -344,7 +380,7 @@ export class HomePage {
     if (!(form instanceof HTMLFormElement)) return;
     const room = roomFromInvite(control(form, "invite", HTMLInputElement).value);
     if (room) this.app.navigate(`#/room/${room}`);
-    else this.error.textContent = "That is not an invite link or a room id.";
+    else this.error.textContent = t("home.join.bad");
   }
 
   async refresh() {
@@ -353,48 +389,74 @@ export class HomePage {
         getJSON(path).catch(() => null),
       ),
     );
+    if (!this.root) return; // left meanwhile
+    this.lists = [rooms, live, finished, unfinished, stats];
+    this.show(this.lists);
+  }
+
+  /**
+   * Fill the lists with what the server answered (null: what could not be fetched).
+   * @param {unknown[]} lists
+   */
+  show([rooms, live, finished, unfinished, stats]) {
     this.fillMine(
       /** @type {UnfinishedGame[] | null} */ (unfinished),
       /** @type {PlayerStats | null} */ (stats),
     );
-    this.fill(this.lobbies, /** @type {OpenRoom[] | null} */ (rooms), "No open races. Create one!", (r) =>
+    this.fill(this.lobbies, /** @type {OpenRoom[] | null} */ (rooms), t("home.lobbies.empty"), (r) => {
+      const values = {
+        host: r.host || t("home.lobbies.someone"),
+        variant: describeVariant(parseVariant(r.variant)),
+        racers: r.racers,
+        capacity: r.capacity,
+        bots: r.bots ?? 0,
+      };
+      return h(
+        "li",
+        {},
+        h("span", {}, t(r.bots ? "home.lobbies.rowBots" : "home.lobbies.row", values)),
+        h("a.button.ghost", { href: `#/room/${r.room}` }, t("common.join")),
+      );
+    });
+    this.fill(this.live, /** @type {LiveGame[] | null} */ (live), t("home.live.empty"), (r) =>
       h(
         "li",
         {},
         h(
           "span",
           {},
-          `${r.host || "Someone"} · ${describeVariant(parseVariant(r.variant))} · ${r.racers}/${r.capacity}${r.bots ? ` (${r.bots} bot${r.bots === 1 ? "" : "s"})` : ""}`,
+          t("home.live.row", {
+            kind: t(r.kind === "solo" ? "home.live.solo" : "home.live.race"),
+            racers: formatList(
+              (r.racers ?? []).map((name, i) => labelled({ name, bot: r.bots?.[i] })),
+              { type: "unit", style: "short" },
+            ),
+            variant: describeVariant(parseVariant(r.variant)),
+          }),
         ),
-        h("a.button.ghost", { href: `#/room/${r.room}` }, "Join"),
-      ),
-    );
-    this.fill(this.live, /** @type {LiveGame[] | null} */ (live), "Nothing to watch right now.", (r) =>
-      h(
-        "li",
-        {},
-        h(
-          "span",
-          {},
-          `${r.kind === "solo" ? "Solo" : "Race"} · ${(r.racers ?? []).map((name, i) => labelled({ name, bot: r.bots?.[i] })).join(", ")} · ${describeVariant(parseVariant(r.variant))}`,
-        ),
-        h("a.button.ghost", { href: `#/watch/${r.room}` }, "Watch"),
+        h("a.button.ghost", { href: `#/watch/${r.room}` }, t("common.watch")),
       ),
     );
     this.fill(
       this.finished,
       /** @type {FinishedGame[] | null} */ (finished),
-      "No finished games yet.",
+      t("home.finished.empty"),
       (r) => {
         const winner = r.ranking.find((row) => row.rank === 1);
-        const text = winner
-          ? `${labelled(winner)} ${winner.status === "won" ? `won in ${formatTime(winner.time_ms)}` : `led with ${winner.found} card${winner.found === 1 ? "" : "s"}`}`
-          : "";
+        const result = !winner
+          ? ""
+          : winner.status === "won"
+            ? t("home.finished.won", { name: labelled(winner), time: formatTime(winner.time_ms) })
+            : t("home.finished.led", { name: labelled(winner), found: winner.found });
         return h(
           "li",
           {},
-          h("span", {}, `${describeVariant(parseVariant(r.variant))} · ${text}`),
-          h("a.button.ghost", { href: `#/replay/${r.room}/${r.gen}` }, "Replay"),
+          h(
+            "span",
+            {},
+            t("home.finished.row", { variant: describeVariant(parseVariant(r.variant)), result }),
+          ),
+          h("a.button.ghost", { href: `#/replay/${r.room}/${r.gen}` }, t("common.replay")),
         );
       },
     );
@@ -411,16 +473,25 @@ export class HomePage {
     const played = stats?.totals.played ?? 0;
     this.mine.hidden = !(games?.length || played);
     if (stats) this.statsLine.textContent = summaryText(stats.totals);
-    this.fill(this.unfinished, games, "Nothing to resume: every game you started is finished.", (g) =>
+    this.fill(this.unfinished, games, t("home.mine.empty"), (g) =>
       h(
         "li",
         {},
         h(
           "span",
           {},
-          `${g.kind === "daily" ? `Daily ${g.daily ?? ""} (unranked)` : "Solo"} · ${describeVariant(parseVariant(g.variant))} · ${g.moves} move${g.moves === 1 ? "" : "s"} · ${formatTime(g.time_ms)}`,
+          t("home.mine.row", {
+            kind: g.kind === "daily" ? t("home.mine.daily", { date: g.daily ?? "" }) : t("home.mine.solo"),
+            variant: describeVariant(parseVariant(g.variant)),
+            moves: g.moves,
+            time: formatTime(g.time_ms),
+          }),
         ),
-        h("a.button.ghost", { href: `#/room/${g.room}`, "data-testid": `resume-${g.room}` }, "Resume"),
+        h(
+          "a.button.ghost",
+          { href: `#/room/${g.room}`, "data-testid": `resume-${g.room}` },
+          t("common.resume"),
+        ),
       ),
     );
   }

@@ -6,19 +6,10 @@
  * invite or tournament link without ever having chosen a name.
  */
 
+import { t } from "../i18n.js";
 import { errorText, h } from "../ui.js";
 
 /** @import { App } from "../main.js" */
-
-/** Every text this module shows (one place, for the message catalog to come). */
-export const TEXT = {
-  playingAs: "Playing as ",
-  yourName: "Your name",
-  refused: "Name not changed:",
-  askTitle: "What should other players call you?",
-  askHelp: "They see this name in seats, results and tournaments. You can change it on the home page.",
-  ok: "OK",
-};
 
 /** The longest name the server takes (docs/protocol.md section 2). */
 const MAX_NAME = 24;
@@ -37,8 +28,8 @@ export function nameField(app, testid) {
     name: "name",
     maxlength: String(MAX_NAME),
     value: app.displayName(),
-    placeholder: TEXT.yourName,
-    "aria-label": TEXT.yourName,
+    placeholder: t("names.yourName"),
+    "aria-label": t("names.yourName"),
     autocomplete: "nickname",
     "data-testid": testid,
     onchange: async () => {
@@ -51,7 +42,7 @@ export function nameField(app, testid) {
       try {
         input.value = await app.setName(value);
       } catch (failure) {
-        error.textContent = `${TEXT.refused} ${errorText(failure)}`;
+        error.textContent = t("names.refused", { reason: errorText(failure) });
         input.value = app.displayName();
       }
     },
@@ -59,7 +50,7 @@ export function nameField(app, testid) {
   const unbind = app.onName((name) => {
     if (document.activeElement !== input) input.value = name;
   });
-  return { node: h("label.row.name-field", {}, TEXT.playingAs, input, error), unbind };
+  return { node: h("label.row.name-field", {}, t("names.playingAs"), " ", input, error), unbind };
 }
 
 /**
@@ -85,15 +76,15 @@ export function askName(app, guess) {
     const dialog = h(
       "dialog.name-ask",
       { "aria-labelledby": "name-ask-title", "aria-describedby": "name-ask-help", "data-testid": "name-ask" },
-      h("h2", { id: "name-ask-title" }, TEXT.askTitle),
-      h("p.muted", { id: "name-ask-help" }, TEXT.askHelp),
+      h("h2", { id: "name-ask-title" }, t("names.askTitle")),
+      h("p.muted", { id: "name-ask-help" }, t("names.askHelp")),
       h(
         "form.settings",
         { onsubmit: (/** @type {Event} */ event) => answer(event, input.value.trim() || guess) },
-        h("label", { for: "name-ask-input" }, TEXT.yourName),
+        h("label", { for: "name-ask-input" }, t("names.yourName")),
         input,
         error,
-        h("div.row", {}, h("button", { type: "submit", "data-testid": "name-ask-ok" }, TEXT.ok)),
+        h("div.row", {}, h("button", { type: "submit", "data-testid": "name-ask-ok" }, t("common.ok"))),
       ),
     );
     let answering = false;
@@ -109,7 +100,7 @@ export function askName(app, guess) {
         await app.setName(name);
       } catch (failure) {
         answering = false;
-        error.textContent = `${TEXT.refused} ${errorText(failure)}`;
+        error.textContent = t("names.refused", { reason: errorText(failure) });
         input.focus();
         return;
       }

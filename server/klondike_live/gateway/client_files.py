@@ -34,12 +34,17 @@ SOURCE = Path(__file__).resolve().parents[3] / "client_web"
 # The npm runtime served to the page: a folder under client_web/ and the endings of the
 # files in it that the page loads. One entry per dependency of client_web/package.json
 # (tests/packaging checks that). msgpack's is its one-file build, which index.html loads
-# and src/msgpack.js exports (one request where its ES modules take sixteen).
+# and src/msgpack.js exports (one request where its ES modules take sixteen);
+# intl-messageformat's is its one-file ES module (no imports), which the import map names.
 RUNTIME: dict[str, tuple[str, ...]] = {
     "node_modules/@msgpack/msgpack/dist.umd": ("msgpack.min.js",),
+    "node_modules/intl-messageformat": ("intl-messageformat.iife.js",),
 }
 # Their licence texts, which go wherever their code goes.
-RUNTIME_NOTICES = ("node_modules/@msgpack/msgpack/LICENSE",)
+RUNTIME_NOTICES = (
+    "node_modules/@msgpack/msgpack/LICENSE",
+    "node_modules/intl-messageformat/LICENSE.md",
+)
 
 # What only the client's developers use, never served or packaged.
 _DEV_FOLDERS = frozenset({"node_modules", "test"})
