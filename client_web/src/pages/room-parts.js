@@ -2,15 +2,16 @@
 /**
  * Pieces of the room page as plain functions from data to elements: the lobby panels,
  * an opponent's (or ghost's) progress, a watched board's header, the results table,
- * and the words and choices behind them. They hold no state and send nothing.
+ * and the words and choices behind them. They hold no state and send nothing. Every
+ * text is the catalog's (`room.*`), in the language active when they are called.
  */
 
 import { cardName } from "../cards.js";
+import { formatNumber, t } from "../i18n.js";
 import { cardsAt, parseToken } from "../rules.js";
 import { formatTime, h, statusWord } from "../ui.js";
 import { labelled } from "./bots.js";
 
-/** @import { Target } from "../rules.js" */
 /** @import { View } from "../view.js" */
 /** @import { BoardStatus, ResultsFrame, RoomFrame, RoomKind } from "../wire.js" */
 
@@ -18,9 +19,6 @@ import { labelled } from "./bots.js";
  * A rival's progress: cards home, face-down cards left, moves, status.
  * @typedef {{found: number, down: number, moves: number, status: BoardStatus}} Progress
  */
-
-/** @param {Target} to */
-const placeWords = (to) => (to.kind === "foundation" ? "its foundation" : `column ${to.index + 1}`);
 
 /**
  * Words for a move token, naming the cards the view before it shows.
@@ -30,12 +28,14 @@ const placeWords = (to) => (to.kind === "foundation" ? "its foundation" : `colum
 export function describeMove(view, token) {
   const parsed = parseToken(token);
   if (!parsed) return token;
-  if (parsed.kind === "D") return "Turned the stock";
-  if (parsed.kind === "R") return "Turned the waste over";
-  const { from } = parsed;
+  if (parsed.kind === "D") return t("room.move.stock");
+  if (parsed.kind === "R") return t("room.move.waste");
+  const { from, to } = parsed;
   const cards = cardsAt(view, from.kind === "tableau" ? { ...from, size: from.size ?? 1 } : from);
-  const name = cards ? cardName(cards[0]) : "Cards";
-  return `${name} to ${placeWords(parsed.to)}`;
+  const card = cards ? cardName(cards[0]) : t("room.move.cards");
+  return to.kind === "foundation"
+    ? t("room.move.toFoundation", { card })
+    : t("room.move.toColumn", { card, column: to.index + 1 });
 }
 
 /**
@@ -48,7 +48,7 @@ export function inviteField(link, testid) {
   const input = h("input", {
     value: link,
     readonly: true,
-    "aria-label": "Invite link",
+    "aria-label": t("room.invite.link"),
     "data-testid": testid,
   });
   const copy = h(
@@ -62,10 +62,10 @@ export function inviteField(link, testid) {
         } catch {
           document.execCommand?.("copy");
         }
-        copy.textContent = "Copied";
+        copy.textContent = t("room.invite.copied");
       },
     },
-    "Copy",
+    t("room.invite.copy"),
   );
   return h("div.invite", {}, input, copy);
 }
@@ -90,9 +90,13 @@ export function lobbyPanels(room, user, link, { onReady, onStart }) {
             `li${s.ready ? ".ready" : ""}${s.online ? "" : ".offline"}`,
             {},
             h("strong", {}, labelled(s)),
-            h("span.muted", {}, s.user === room.host ? "host" : s.online ? "" : "away"),
+            h(
+              "span.muted",
+              {},
+              s.user === room.host ? t("room.seats.host") : s.online ? "" : t("room.seats.away"),
+            ),
           )
-        : h("li.empty", {}, `Seat ${i + 1}: free`),
+        : h("li.empty", {}, t("room.seats.free", { seat: i + 1 })),
     ),
   );
   const actions = h("div.row");
@@ -101,7 +105,7 @@ export function lobbyPanels(room, user, link, { onReady, onStart }) {
       h(
         "button",
         { type: "button", "data-testid": "ready", onclick: () => onReady(!me.ready) },
-        me.ready ? "Not ready" : "I'm ready",
+        me.ready ? t("room.seats.notReady") : t("room.seats.ready"),
       ),
     );
     if (room.host === user) {
@@ -110,26 +114,22 @@ export function lobbyPanels(room, user, link, { onReady, onStart }) {
         h(
           "button",
           { type: "button", "data-testid": "start", disabled: !canStart, onclick: onStart },
-          "Start race",
+          t("room.seats.start"),
         ),
       );
     }
   }
   return [
+    h("div.panel", {}, h("h2", {}, t("room.invite.title")), h("p.muted", {}, t("room.invite.help")), invite),
     h(
       "div.panel",
       {},
-      h("h2", {}, "Invite friends"),
-      h("p.muted", {}, "Anyone with this link can take a free seat or watch."),
-      invite,
-    ),
-    h(
-      "div.panel",
-      {},
-      h("h2", {}, `Racers ${seated.length}/${room.capacity}`),
+      h("h2", {}, t("room.seats.title", { racers: seated.length, capacity: room.capacity })),
       seats,
       actions,
-      room.time_limit ? h("p.muted", {}, `Time limit ${formatTime(room.time_limit * 1000)}`) : null,
+      room.time_limit
+        ? h("p.muted", {}, t("room.seats.timeLimit", { time: formatTime(room.time_limit * 1000) }))
+        : null,
     ),
   ];
 }
@@ -168,9 +168,9 @@ export function rivalRow({ key, name, p }) {
       h("strong", {}, name),
       h(`span.badge${p.status === "won" ? ".won" : ""}`, {}, statusWord(p.status)),
     ),
-    bar("div.bar", `${name}: cards on foundations`, p.found, 52),
-    bar("div.bar.down", `${name}: face-down cards turned`, 21 - p.down, 21),
-    h("small", {}, `${p.found} home · ${p.down} face down · ${p.moves} move${p.moves === 1 ? "" : "s"}`),
+    bar("div.bar", t("room.rival.foundBar", { name }), p.found, 52),
+    bar("div.bar.down", t("room.rival.downBar", { name }), 21 - p.down, 21),
+    h("small", {}, t("room.rival.summary", { found: p.found, down: p.down, moves: p.moves })),
   );
 }
 
@@ -186,13 +186,17 @@ export function watchedHeader(name, { leader, status, found, down, moves, clock,
     h(
       "span.row",
       {},
-      leader ? h("span.badge.lead", {}, "leader") : null,
+      leader ? h("span.badge.lead", {}, t("room.watched.leader")) : null,
       awayLeft === null
         ? null
-        : h("span.badge.away", { "data-testid": "away" }, `away · resigns in ${formatTime(awayLeft)}`),
+        : h(
+            "span.badge.away",
+            { "data-testid": "away" },
+            t("room.watched.away", { time: formatTime(awayLeft) }),
+          ),
       h(`span.badge${status === "won" ? ".won" : ""}`, {}, statusWord(status)),
       clock === null ? null : h("span.clock", { "data-testid": "racer-clock" }, formatTime(clock)),
-      h("span.muted", {}, `${found} home · ${down} down · ${moves} move${moves === 1 ? "" : "s"}`),
+      h("span.muted", {}, t("room.watched.summary", { found, down, moves })),
     ),
   ];
 }
@@ -207,7 +211,7 @@ export function resultsPanel(results, { kind, user }) {
     h(
       `tr${row.user === user ? ".me" : ""}`,
       {},
-      h("td", {}, String(row.rank)),
+      h("td", {}, formatNumber(row.rank)),
       h("td", {}, labelled(row)),
       h("td", {}, statusWord(row.status)),
       h(
@@ -215,13 +219,13 @@ export function resultsPanel(results, { kind, user }) {
         {},
         row.time_ms === null || row.time_ms === undefined ? "–" : formatTime(row.time_ms, { tenths: true }),
       ),
-      h("td", {}, `${row.found}/52`),
-      h("td", {}, String(row.moves)),
+      h("td", {}, t("room.results.cards", { found: row.found })),
+      h("td", {}, formatNumber(row.moves)),
     ),
   );
-  const heads = ["Rank", "Player", "Result", "Time", "Cards home", "Moves"];
+  const heads = ["rank", "player", "result", "time", "home", "moves"].map((key) => t(`room.results.${key}`));
   return [
-    h("h2", {}, kind === "race" ? "Results" : "Result"),
+    h("h2", {}, kind === "race" ? t("room.results.titleRace") : t("room.results.title")),
     h(
       "table.results",
       {},
@@ -238,8 +242,17 @@ export function resultsPanel(results, { kind, user }) {
     ),
     results.seed
       ? verifyDeal(results.seed, results.commitment, kind)
-      : h("p.muted", {}, "The deal's seed is revealed when the day closes."),
+      : h("p.muted", {}, t("room.verify.later")),
   ];
+}
+
+/**
+ * The shell command that prints a seed's fingerprint (a command, the same in every
+ * language: not a message of the catalog).
+ * @param {string} seed
+ */
+function checkCommand(seed) {
+  return `klondike-live deal ${JSON.stringify(seed)} | sha256sum`;
 }
 
 /**
@@ -249,27 +262,20 @@ export function resultsPanel(results, { kind, user }) {
  * @param {RoomKind | undefined} kind
  */
 export function verifyDeal(seed, commitment, kind) {
-  const who = kind === "race" ? "every racer had the same deal, and " : "";
   return h(
     "details.verify",
     { "data-testid": "verify" },
-    h("summary", {}, "Verify this deal"),
-    h(
-      "p.muted",
-      {},
-      "The server fixed this deal before the first card was dealt and published its " +
-        "commitment: a fingerprint (SHA-256) of the deal. The seed, shown now, makes the deal " +
-        `again; if its fingerprint matches, ${who}no one changed the deal during the game.`,
-    ),
+    h("summary", {}, t("room.verify.title")),
+    h("p.muted", {}, kind === "race" ? t("room.verify.textRace") : t("room.verify.text")),
     h(
       "dl.verify-facts",
       {},
-      h("dt", {}, "Seed"),
+      h("dt", {}, t("room.verify.seed")),
       h("dd", {}, h("code", { "data-testid": "verify-seed" }, seed)),
-      h("dt", {}, "Commitment"),
+      h("dt", {}, t("room.verify.commitment")),
       h("dd", {}, h("code", {}, commitment)),
-      h("dt", {}, "Check it"),
-      h("dd", {}, h("code", {}, `klondike-live deal ${JSON.stringify(seed)} | sha256sum`)),
+      h("dt", {}, t("room.verify.check")),
+      h("dd", {}, h("code", {}, checkCommand(seed))),
     ),
   );
 }

@@ -6,14 +6,18 @@
  * It joins as a racer when it can (which also resumes a seat after a reload) and as a
  * spectator otherwise, and rejoins with its offsets after every reconnection. The
  * player's own game (board, moves in flight, hints, keys) is an OwnGame.
+ *
+ * Every text is the catalog's (`room.*`); `relabel` draws the page again from its state
+ * in another language, staying in the room.
  */
 
 import { BoardView } from "../board.js";
 import { applyFrame, newBoard, sinceOf } from "../game.js";
+import { formatDate, formatNumber, has, t } from "../i18n.js";
 import { ServerError } from "../net.js";
 import { movesAt, prepareBoard } from "../replay.js";
 import { describeVariant, parseVariant } from "../rules.js";
-import { announce, errorText, formatTime, getJSON, h, stat, statusWord } from "../ui.js";
+import { announce, errorText, formatTime, getJSON, h, rerender, stat, statusWord } from "../ui.js";
 import { leaderSeat, liveRanking, ReachedTimes } from "../ranking.js";
 import { faceDownCount, foundationCount } from "../view.js";
 import { addBotPanel, labelled } from "./bots.js";
@@ -46,6 +50,27 @@ const MAX_RIVALS = 5;
 
 /** Error codes that refuse a `join` as one role and lead to joining as the other. */
 const JOIN_REFUSALS = new Set(["room_full", "wrong_state", "own_race"]);
+
+/** The stats over a racer's board: test id and caption's key (`room.stats.*`). */
+const STATS = /** @type {const} */ (["time", "moves", "score", "found", "pass"]);
+
+/**
+ * Words for a server's refusal: the catalog's for its code, else the server's own.
+ * @param {string} code
+ * @param {string} message
+ */
+function refusalText(code, message) {
+  return has(`errors.${code}`) ? t(`errors.${code}`) : message;
+}
+
+/**
+ * A daily challenge's day (`2026-12-03`) as the active language writes a date.
+ * @param {string} day
+ */
+function dayText(day) {
+  const at = /^\d{4}-\d{2}-\d{2}$/.test(day) ? Date.parse(`${day}T00:00:00Z`) : NaN;
+  return Number.isNaN(at) ? day : formatDate(at, { dateStyle: "medium", timeZone: "UTC" });
+}
 
 export class RoomPage {
   /**
@@ -96,13 +121,20 @@ export class RoomPage {
     /** @type {number | undefined} */
     this.clock = undefined;
     this.conn = app.connection();
-    const [timeNode, setTime] = stat("Time", "time");
-    const [movesNode, setMoves] = stat("Moves", "moves");
-    const [scoreNode, setScore] = stat("Score", "score");
-    const [foundNode, setFound] = stat("Cards home", "found");
-    const [passNode, setPass] = stat("Pass", "pass");
+    const stats = STATS.map((key) => stat(t(`room.stats.${key}`), key));
+    const [setTime, setMoves, setScore, setFound, setPass] = stats.map(([, set]) => set);
     this.set = { time: setTime, moves: setMoves, score: setScore, found: setFound, pass: setPass };
-    this.title = h("h1", { style: "margin:0;font-size:1.2rem" }, "Joining…");
+    /** The stats' captions, to write again in another language. */
+    this.captions = stats.map(([node]) => node.querySelector("small"));
+    /** The room does not exist (a `no_room` refusal). */
+    this.missing = false;
+    /**
+     * What the message line says, as a function to say it again in another language
+     * (null: a text given as is, or nothing).
+     * @type {(() => string) | null}
+     */
+    this.saying = null;
+    this.title = h("h1", { style: "margin:0;font-size:1.2rem" }, t("room.joining"));
     this.timeLeft = h("span.time-left", { "data-testid": "time-left", hidden: true });
     this.subtitle = h("span.muted", {});
     this.tools = h("div.row");
@@ -113,13 +145,13 @@ export class RoomPage {
     this.nameField = null;
     this.countdown = h("div.countdown", { hidden: true, "aria-live": "assertive" });
     this.ownWrap = h("div", { hidden: true });
-    this.opponents = h("aside.opponents", { "aria-label": "Opponents" });
+    this.opponents = h("aside.opponents", { "aria-label": t("room.opponents.label") });
     this.raceLayout = h("div.layout-race", { hidden: true }, this.ownWrap, this.opponents);
     this.watchGrid = h("div.boards", { hidden: true, "data-testid": "boards" });
     /** Every racer of a race with more than MAX_BOARDS, best first (its boards show the leaders). */
     this.field = h("details.field", { hidden: true, "data-testid": "all-racers" });
     this.resultsBox = h("section.panel", { hidden: true, "data-testid": "results" });
-    this.stats = h("div.stats", { hidden: true }, timeNode, movesNode, scoreNode, foundNode, passNode);
+    this.stats = h("div.stats", { hidden: true }, ...stats.map(([node]) => node));
   }
 
   // ------------------------------------------------------------ lifecycle
@@ -164,6 +196,38 @@ export class RoomPage {
     if (this.ghostSource) this.loadGhost();
   }
 
+  /**
+   * The page again in the active language, from what it holds: the room, its boards,
+   * the name being typed and the focus stay (no rejoin).
+   */
+  relabel() {
+    STATS.forEach((key, i) => {
+      const caption = this.captions[i];
+      if (caption) caption.textContent = t(`room.stats.${key}`);
+    });
+    this.opponents.setAttribute("aria-label", t("room.opponents.label"));
+    const field = this.nameField;
+    const panel = field?.node.parentElement;
+    if (field && panel)
+      rerender(panel, () => {
+        field.unbind();
+        this.nameField = nameField(this.app, "lobby-name");
+        return this.nameField.node;
+      });
+    const focused = document.activeElement;
+    const testid =
+      focused instanceof HTMLElement && focused.closest(".game") ? focused.dataset.testid : undefined;
+    if (this.saying) this.say(this.saying);
+    if (this.missing) this.showMissing();
+    else if (!this.room) this.title.textContent = t("room.joining");
+    this.render();
+    // The buttons and panels drawn again: the focus back on the same control.
+    if (testid && !focused?.isConnected) {
+      const again = this.title.closest(".game")?.querySelector(`[data-testid="${CSS.escape(testid)}"]`);
+      if (again instanceof HTMLElement) again.focus();
+    }
+  }
+
   /** The finished game to race against, replayed on this game's clock. */
   async loadGhost() {
     if (!this.ghostSource) return;
@@ -177,7 +241,7 @@ export class RoomPage {
       this.ghost = prepareBoard(board);
       this.render();
     } catch (error) {
-      this.say(`No ghost to race: ${errorText(error)}`);
+      this.say(() => t("room.ghost.none", { reason: errorText(error) }));
     }
   }
 
@@ -215,20 +279,29 @@ export class RoomPage {
       this.role = "racer";
       this.join();
     } else if (error.code === "no_room") {
-      this.title.textContent = "No such room";
-      this.message.replaceChildren(
-        "This game does not exist or has expired. ",
-        h("a", { href: "#/" }, "Back home"),
-      );
+      this.missing = true;
+      this.showMissing();
     } else {
-      this.say(error.message);
+      this.say(() => errorText(error));
     }
   }
 
-  /** @param {string} text */
+  /** The words for a room that does not exist (or no longer). */
+  showMissing() {
+    this.title.textContent = t("room.missing.title");
+    this.saying = null;
+    this.message.replaceChildren(t("room.missing.text"), " ", h("a", { href: "#/" }, t("room.missing.home")));
+  }
+
+  /**
+   * Say `text` on the message line: a function of the catalog's words is said again
+   * in another language (`relabel`).
+   * @param {string | (() => string)} text
+   */
   say(text) {
     delete this.message.dataset.verdict;
-    this.message.textContent = text;
+    this.saying = typeof text === "function" ? text : null;
+    this.message.textContent = typeof text === "function" ? text() : text;
   }
 
   // ------------------------------------------------------------ frames
@@ -236,7 +309,8 @@ export class RoomPage {
   /** @param {ServerFrame} frame */
   onFrame(frame) {
     if (!("room" in frame) || frame.room !== this.roomId) {
-      if (frame.t === "error" && frame.room === undefined && frame.rid === undefined) this.say(frame.msg);
+      if (frame.t === "error" && frame.room === undefined && frame.rid === undefined)
+        this.say(() => refusalText(frame.code, frame.msg));
       return;
     }
     switch (frame.t) {
@@ -339,7 +413,7 @@ export class RoomPage {
     if (frame.rid !== undefined && JOIN_REFUSALS.has(frame.code)) return;
     const id = frame.id;
     if (id !== undefined && this.own?.refused({ ...frame, id })) return;
-    this.say(frame.msg);
+    this.say(() => refusalText(frame.code, frame.msg));
   }
 
   /** @param {HintFrame} frame */
@@ -398,23 +472,40 @@ export class RoomPage {
     if (!room) return;
     this.followRole();
     const kind = room.daily
-      ? `Daily challenge ${room.daily.date}${room.daily.ranked ? "" : " (unranked)"}`
+      ? t(room.daily.ranked ? "room.kind.daily" : "room.kind.dailyUnranked", {
+          date: dayText(room.daily.date),
+        })
       : room.tournament
-        ? `Tournament heat ${room.tournament.heat}`
+        ? t("room.kind.heat", { heat: room.tournament.heat })
         : room.kind === "solo"
-          ? "Solo"
-          : "Race";
-    this.title.textContent = `${kind} · ${describeVariant(this.variant)}${this.ghost ? ` · vs ${this.ghost.name}'s ghost` : ""}`;
-    const watchers = this.spectators ? ` · ${this.spectators} watching` : "";
-    const certified = room.certified && room.state !== "lobby" ? " · certified winnable deal" : "";
-    /** @type {Record<string, string>} */
-    const stateWords = {
-      lobby: "In the lobby",
-      countdown: "Starting…",
-      racing: room.kind === "race" ? "Racing" : "Playing",
-      finished: "Finished",
-    };
-    this.subtitle.textContent = `${this.watchingRest ? "Your game is over · watching · " : this.role === "spectator" ? "Watching · " : ""}${stateWords[room.state] ?? room.state}${certified}${watchers}`;
+          ? t("room.kind.solo")
+          : t("room.kind.race");
+    // The title and the subtitle are short facts in a row, each a message of its own.
+    this.title.textContent = [
+      kind,
+      describeVariant(this.variant),
+      this.ghost ? t("room.ghost.versus", { name: this.ghost.name }) : null,
+    ]
+      .filter(Boolean)
+      .join(" · ");
+    const state =
+      room.state === "racing" && room.kind !== "race"
+        ? "playing"
+        : ["lobby", "countdown", "racing", "finished"].includes(room.state)
+          ? room.state
+          : null;
+    this.subtitle.textContent = [
+      this.watchingRest
+        ? t("room.state.overWatching")
+        : this.role === "spectator"
+          ? t("room.state.watching")
+          : null,
+      state ? t(`room.state.${state}`) : room.state,
+      room.certified && room.state !== "lobby" ? t("room.state.certified") : null,
+      this.spectators ? t("room.state.spectators", { n: this.spectators }) : null,
+    ]
+      .filter(Boolean)
+      .join(" · ");
     this.subtitle.dataset.testid = "subtitle";
     const racer = this.role === "racer" && this.seat !== null;
     this.lobby.hidden = room.state !== "lobby";
@@ -478,22 +569,24 @@ export class RoomPage {
       h(
         "div.panel",
         { "data-testid": "heat-lobby" },
-        h("h2", {}, `Heat ${heat.heat}`),
+        h("h2", {}, t("room.heat.title", { heat: heat.heat })),
+        h("p", {}, mine ? t("room.heat.seated") : t("room.heat.start")),
         h(
-          "p",
-          {},
-          mine
-            ? "You are in your seat. The heat starts at its time, or when the organizer starts it."
-            : "The heat starts at its time, or when the organizer starts it.",
+          "p.muted",
+          { "data-testid": "heat-here" },
+          t("room.heat.here", { here: here.length, racers: seated.length }),
         ),
-        h("p.muted", { "data-testid": "heat-here" }, `${here.length} of ${seated.length} racers are here`),
         h(
           "ul.list.seats.compact",
           {},
           here.slice(0, 30).map((s) => h("li", {}, h("strong", {}, labelled(s)))),
         ),
-        here.length > 30 ? h("p.muted", {}, `and ${here.length - 30} more`) : null,
-        h("p", {}, h("a", { href: `#/t/${heat.id}`, "data-testid": "heat-tournament" }, "← The tournament")),
+        here.length > 30 ? h("p.muted", {}, t("room.heat.more", { n: here.length - 30 })) : null,
+        h(
+          "p",
+          {},
+          h("a", { href: `#/t/${heat.id}`, "data-testid": "heat-tournament" }, t("room.heat.tournament")),
+        ),
       ),
     );
   }
@@ -506,13 +599,23 @@ export class RoomPage {
       buttons.push(
         h(
           "button.ghost",
-          { type: "button", onclick: () => this.own?.undo(), "data-testid": "undo", title: "Undo (U)" },
-          "Undo",
+          {
+            type: "button",
+            onclick: () => this.own?.undo(),
+            "data-testid": "undo",
+            title: t("room.tools.undoKey"),
+          },
+          t("room.tools.undo"),
         ),
         h(
           "button.ghost",
-          { type: "button", onclick: () => this.own?.askHint(), "data-testid": "hint", title: "Hint (H)" },
-          "Hint",
+          {
+            type: "button",
+            onclick: () => this.own?.askHint(),
+            "data-testid": "hint",
+            title: t("room.tools.hintKey"),
+          },
+          t("room.tools.hint"),
         ),
       );
     }
@@ -521,7 +624,7 @@ export class RoomPage {
         h(
           "button",
           { type: "button", onclick: () => this.own?.finish(), "data-testid": "finish" },
-          "Auto-complete",
+          t("room.tools.finish"),
         ),
       );
     }
@@ -530,7 +633,7 @@ export class RoomPage {
         h(
           "button.ghost",
           { type: "button", onclick: () => this.resign(), "data-testid": "resign" },
-          room.kind === "race" ? "Resign" : "Give up",
+          room.kind === "race" ? t("room.tools.resign") : t("room.tools.giveUp"),
         ),
       );
     }
@@ -539,12 +642,16 @@ export class RoomPage {
         h(
           "a.button.ghost",
           { href: "#/daily", "data-testid": "daily-back" },
-          room.state === "finished" ? "Your rank" : "Daily",
+          room.state === "finished" ? t("room.tools.dailyRank") : t("room.tools.daily"),
         ),
       );
     if (room.state === "finished" && room.kind === "solo") {
       buttons.push(
-        h("button", { type: "button", onclick: () => this.newSolo(), "data-testid": "new-game" }, "New game"),
+        h(
+          "button",
+          { type: "button", onclick: () => this.newSolo(), "data-testid": "new-game" },
+          t("room.tools.newGame"),
+        ),
       );
     }
     if (room.tournament)
@@ -552,7 +659,7 @@ export class RoomPage {
         h(
           "a.button.ghost",
           { href: `#/t/${room.tournament.id}`, "data-testid": "tournament-back" },
-          room.state === "finished" ? "Standings" : "Tournament",
+          room.state === "finished" ? t("room.tools.standings") : t("room.tools.tournament"),
         ),
       );
     if (
@@ -570,7 +677,7 @@ export class RoomPage {
             onclick: () => this.conn.send({ t: "rematch", room: this.roomId }),
             "data-testid": "rematch",
           },
-          "Rematch",
+          t("room.tools.rematch"),
         ),
       );
     }
@@ -579,14 +686,14 @@ export class RoomPage {
         h(
           "a.button.ghost",
           { href: `#/replay/${this.roomId}/${room.gen}`, "data-testid": "replay-link" },
-          "Replay",
+          t("common.replay"),
         ),
       );
     this.tools.replaceChildren(...buttons);
   }
 
   resign() {
-    if (window.confirm(this.room?.kind === "race" ? "Resign from this race?" : "Give up this game?")) {
+    if (window.confirm(this.room?.kind === "race" ? t("room.tools.resignAsk") : t("room.tools.giveUpAsk"))) {
       this.conn.send({ t: "resign", room: this.roomId });
     }
   }
@@ -634,7 +741,11 @@ export class RoomPage {
         : [],
     );
     if (this.ghost)
-      rivals.push({ key: "ghost", name: `${this.ghost.name} (ghost)`, p: this.ghostProgress(this.ghost) });
+      rivals.push({
+        key: "ghost",
+        name: t("room.ghost.name", { name: this.ghost.name }),
+        p: this.ghostProgress(this.ghost),
+      });
     // A big heat: the leaders only, best first.
     const order = rivals.length > MAX_RIVALS ? this.liveOrder() : null;
     const shown = order
@@ -647,7 +758,11 @@ export class RoomPage {
       h(
         "h2",
         { style: "margin:0;font-size:1rem" },
-        this.room.kind !== "race" ? "Ghost" : order ? `Leaders of ${rivals.length} opponents` : "Opponents",
+        this.room.kind !== "race"
+          ? t("room.opponents.ghost")
+          : order
+            ? t("room.opponents.leaders", { n: rivals.length })
+            : t("room.opponents.title"),
       ),
       ...rows,
     );
@@ -664,23 +779,18 @@ export class RoomPage {
       let entry = this.views.get(seat);
       const occupant = this.room.seats[seat];
       if (!occupant) continue;
+      // Named anew at each render: a rename, or another language.
+      const label = t("room.watched.board", { name: occupant.name });
       if (!entry) {
         const holder = h("div");
         const header = h("header");
-        const wrap = h(
-          "article.watched",
-          { "aria-label": `${occupant.name}'s board`, "data-testid": `board-${seat}` },
-          header,
-          holder,
-        );
+        const wrap = h("article.watched", { "data-testid": `board-${seat}` }, header, holder);
         this.watchGrid.append(wrap);
-        entry = {
-          wrap,
-          header,
-          board: new BoardView(holder, { variant: this.variant, label: `${occupant.name}'s board` }),
-        };
+        entry = { wrap, header, board: new BoardView(holder, { variant: this.variant, label }) };
         this.views.set(seat, entry);
       }
+      entry.wrap.setAttribute("aria-label", label);
+      entry.board.root.setAttribute("aria-label", label);
       const live = this.boards.get(seat);
       const row = final?.get(seat);
       const view = row ? row.view : live?.ready ? live.view : null;
@@ -731,7 +841,7 @@ export class RoomPage {
       }
       const away = !occupant.online && occupant.away_since && room.grace && status === "playing";
       const awayLeft = away ? Math.max(0, (occupant.away_since ?? 0) + (room.grace ?? 0) - now) : null;
-      const name = seat === this.seat ? `${occupant.name} (you)` : labelled(occupant);
+      const name = seat === this.seat ? t("room.watched.you", { name: occupant.name }) : labelled(occupant);
       entry.header.replaceChildren(
         ...watchedHeader(name, {
           leader: seat === leader,
@@ -805,17 +915,22 @@ export class RoomPage {
     const room = this.room;
     if (!room || this.field.hidden) return;
     const final = this.results?.ranking ?? null;
+    const rowText = (
+      /** @type {{rank: number, name: string, status: import("../wire.js").BoardStatus, found: number, moves: number}} */ r,
+    ) =>
+      t("room.field.row", {
+        rank: r.rank,
+        name: r.name,
+        status: statusWord(r.status),
+        found: r.found,
+        moves: r.moves,
+      });
     const rows = final
-      ? final.map(
-          (row) =>
-            `${row.rank}. ${labelled(row)} · ${statusWord(row.status)} · ${row.found} home · ${row.moves} moves`,
-        )
-      : this.liveOrder().map(
-          (r) => `${r.rank}. ${r.name} · ${statusWord(r.status)} · ${r.found} home · ${r.moves} moves`,
-        );
+      ? final.map((row) => rowText({ ...row, name: labelled(row) }))
+      : this.liveOrder().map(rowText);
     const open = this.field.open;
     this.field.replaceChildren(
-      h("summary", {}, `All ${rows.length} racers (the boards above are the leaders')`),
+      h("summary", {}, t("room.field.summary", { n: rows.length })),
       h(
         "ol.list.compact",
         {},
@@ -843,9 +958,13 @@ export class RoomPage {
     const results = this.results;
     this.resultsBox.hidden = !results;
     if (!results) return;
+    // The deal's proof stays open when the panel is drawn again.
+    const open = this.resultsBox.querySelector("details")?.open ?? false;
     this.resultsBox.replaceChildren(
       ...resultsPanel(results, { kind: this.room?.kind, user: this.conn.user }),
     );
+    const details = this.resultsBox.querySelector("details");
+    if (details && open) details.open = true;
   }
 
   /** Time since the start on the server's clock, frozen once your game is over. */
@@ -886,12 +1005,12 @@ export class RoomPage {
     const start = room.start_at ?? 0;
     const counting = room.state === "countdown" && start > now;
     this.countdown.hidden = !counting;
-    if (counting) this.countdown.textContent = String(Math.ceil((start - now) / 1000));
+    if (counting) this.countdown.textContent = formatNumber(Math.ceil((start - now) / 1000));
     // The race's time left, for everyone in a race with a time limit.
     const deadline = room.time_limit && start ? start + room.time_limit * 1000 : 0;
     this.timeLeft.hidden = !(deadline && room.state === "racing" && now >= start);
     if (!this.timeLeft.hidden)
-      this.timeLeft.textContent = ` · ${formatTime(Math.max(0, deadline - now))} left`;
+      this.timeLeft.textContent = ` · ${t("room.timeLeft", { time: formatTime(Math.max(0, deadline - now)) })}`;
     if (!start || now < start) {
       this.set.time(formatTime(0));
       return;
