@@ -9,6 +9,8 @@
  * replay step n is ply `from + n`.
  */
 
+import { t } from "./i18n.js";
+
 /** @import { AnalysisBoard, Verdict } from "./wire.js" */
 
 /**
@@ -55,17 +57,15 @@ export function lostStep(board, from) {
 }
 
 /**
- * A sentence for a run of verdicts, e.g. "moves 0–33: a win was possible".
+ * A sentence for a run of verdicts, e.g. "moves 0–33: a win was possible"
+ * (`replay.run.*`).
  * @param {{verdict: Verdict, first: number, last: number}} run
  */
 export function describeRun(run) {
-  const span = run.first === run.last ? `move ${run.first}` : `moves ${run.first}–${run.last}`;
-  const what = {
-    winnable: "a win was possible",
-    lost: "no win was possible",
-    unknown: "not decided by the solver",
-  }[run.verdict];
-  return `${span}: ${what}`;
+  const what = t(`replay.run.${run.verdict}`);
+  return run.first === run.last
+    ? t("replay.run.one", { n: run.first, what })
+    : t("replay.run.many", { first: run.first, last: run.last, what });
 }
 
 /**

@@ -12,6 +12,7 @@
  */
 
 import { cardLabel, rankOf, SUITS, suitOf } from "./cards.js";
+import { t } from "./i18n.js";
 import { movingCards, parseToken, predict } from "./rules.js";
 import { topOf } from "./view.js";
 
@@ -75,23 +76,28 @@ export function stockAt(view, deal) {
 }
 
 /**
- * Words for a move of a line from `view`: "7♥ onto 8♣", "K♠ to empty column 3",
- * "A♦ to its foundation", "turn the stock: 5♣", "turn the waste over".
+ * Words for a move of a line from `view` (`replay.lineMove.*`): "7♥ onto 8♣", "K♠ to
+ * empty column 3", "A♦ to its foundation", "turn the stock: 5♣", "turn the waste over".
  * @param {View} view the position before the move
  * @param {string} token
  * @param {Card[]} turned for `D`, the cards it turns
  */
 export function describeLineMove(view, token, turned = []) {
-  if (token === "D") return `turn the stock: ${turned.map(cardLabel).join(" ") || "nothing"}`;
-  if (token === "R") return "turn the waste over";
+  if (token === "D")
+    return turned.length
+      ? t("replay.lineMove.draw", { cards: turned.map(cardLabel).join(" ") })
+      : t("replay.lineMove.drawNothing");
+  if (token === "R") return t("replay.lineMove.recycle");
   const parsed = parseToken(token);
   const cards = movingCards(view, token);
   if (!parsed || parsed.kind !== "move" || !cards) return token;
   const first = cardLabel(cards[0]);
-  const what = cards.length > 1 ? `${first} (${cards.length} cards)` : first;
-  if (parsed.to.kind === "foundation") return `${what} to its foundation`;
+  const what = cards.length > 1 ? t("replay.lineMove.run", { card: first, n: cards.length }) : first;
+  if (parsed.to.kind === "foundation") return t("replay.lineMove.foundation", { card: what });
   const top = topOf(view, parsed.to.index);
-  return top === null ? `${what} to empty column ${parsed.to.index + 1}` : `${what} onto ${cardLabel(top)}`;
+  return top === null
+    ? t("replay.lineMove.empty", { card: what, column: parsed.to.index + 1 })
+    : t("replay.lineMove.onto", { card: what, target: cardLabel(top) });
 }
 
 /**
@@ -105,7 +111,7 @@ export function describeLineMove(view, token, turned = []) {
  */
 export function playLine(view, stock, line, variant) {
   /** @type {LineStep[]} */
-  const steps = [{ k: 0, view, stock, token: null, text: "the position shown", ghosts: new Set() }];
+  const steps = [{ k: 0, view, stock, token: null, text: t("replay.lineMove.start"), ghosts: new Set() }];
   for (const token of line) {
     const before = steps[steps.length - 1];
     const ghosts = new Set(before.ghosts);

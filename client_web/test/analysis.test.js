@@ -2,6 +2,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
+import "./english.js";
+
 import { describeRun, lostStep, plyAt, recordMoves, verdictRuns } from "../src/analysis.js";
 import { compareLine } from "../src/pages/replay-daily.js";
 

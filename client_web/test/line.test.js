@@ -2,6 +2,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
+import "./english.js";
+
 import { dealStock, describeLineMove, parseCard, playLine, stockAt } from "../src/line.js";
 
 /** @import { View } from "../src/view.js" */

@@ -32,6 +32,14 @@ export const ENFORCED = [
   "src/pages/room-parts.js",
   "src/ranking.js",
   "src/celebrate.js",
+  "src/pages/daily.js",
+  "src/pages/replay.js",
+  "src/pages/replay-analysis.js",
+  "src/pages/replay-daily.js",
+  "src/replay.js",
+  "src/analysis.js",
+  "src/line.js",
+  "src/pages/stats.js",
 ];
 
 /** Literals that are not words of a language (brand names, symbols): keep it short. */

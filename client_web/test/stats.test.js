@@ -2,6 +2,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
+import "./english.js";
+
 import { kindWord, outcomeText, percent, summaryText } from "../src/pages/stats.js";
 
 /** @import { RecentGame } from "../src/wire.js" */

@@ -5,10 +5,15 @@
  * their revealed deals and replays.
  *
  * Routes: `#/daily` (today) and `#/daily/DATE/SLUG` (one day's leaderboard).
+ *
+ * Every text is the catalog's (`daily.*`); `relabel` draws the page again from what it
+ * last fetched.
  */
 
+import { formatDate, formatNumber, t, tParts } from "../i18n.js";
 import { describeVariant, parseVariant } from "../rules.js";
-import { errorText, formatTime, getJSON, h } from "../ui.js";
+import { errorText, formatTime, getJSON, h, rerender } from "../ui.js";
+import { titleBar } from "./replay-daily.js";
 
 /** @import { App } from "../main.js" */
 /** @import { DailyAttempt, DailyChallenge, DailyDay, DailyLeaderboard, DailyRow, DailyStats, DailyToday,
@@ -17,11 +22,33 @@ import { errorText, formatTime, getJSON, h } from "../ui.js";
 const PAGE_SIZE = 20;
 
 /**
+ * What the page shows, from its last fetch: today's challenges, one day's leaderboard,
+ * or why there is neither (null while loading).
+ * @typedef {{kind: "today", today: DailyToday, archive: DailyDay[], stats: DailyStats | null,
+ *     boards: (DailyLeaderboard | null)[]}
+ *   | {kind: "day", date: string, slug: string, board: DailyLeaderboard, day: DailyDay | null}
+ *   | {kind: "unavailable"} | {kind: "missing"} | null} Shown
+ */
+
+/**
  * Words for a leaderboard row's result.
  * @param {{won: boolean, time_ms: number | null, found: number}} row
  */
 export function resultWords(row) {
-  return row.won ? `won in ${formatTime(row.time_ms, { tenths: true })}` : `${row.found} cards home`;
+  return row.won
+    ? t("daily.result.won", { time: formatTime(row.time_ms, { tenths: true }) })
+    : t("daily.result.found", { found: row.found });
+}
+
+/**
+ * A day of the server's calendar (`2026-12-03`) as the active language writes a date.
+ * @param {string} date
+ * @param {"long" | "medium"} [style]
+ */
+export function dayText(date, style = "long") {
+  const [year, month, day] = date.split("-").map(Number);
+  if (!year || !month || !day) return date;
+  return formatDate(Date.UTC(year, month - 1, day), { dateStyle: style, timeZone: "UTC" });
 }
 
 /** @param {number} ms */
@@ -39,7 +66,14 @@ function countdown(ms) {
  * @param {{me?: string | null, replays?: boolean}} [options]
  */
 function boardTable(rows, { me = null, replays = false } = {}) {
-  if (!rows.length) return h("p.empty", {}, "No one has finished yet.");
+  if (!rows.length) return h("p.empty", {}, t("daily.leaderboard.empty"));
+  const columns = [
+    t("daily.column.rank"),
+    t("daily.column.player"),
+    t("daily.column.result"),
+    t("daily.column.moves"),
+    replays ? t("daily.column.replay") : null,
+  ];
   return h(
     "table.results.leaderboard",
     {},
@@ -49,9 +83,7 @@ function boardTable(rows, { me = null, replays = false } = {}) {
       h(
         "tr",
         {},
-        ["Rank", "Player", "Result", "Moves", replays ? "Replay" : null]
-          .filter((x) => x !== null)
-          .map((t) => h("th", { scope: "col" }, t)),
+        columns.filter((x) => x !== null).map((text) => h("th", { scope: "col" }, text)),
       ),
     ),
     h(
@@ -61,12 +93,16 @@ function boardTable(rows, { me = null, replays = false } = {}) {
         h(
           `tr${row.user === me ? ".me" : ""}`,
           { "data-testid": "leaderboard-row" },
-          h("td", {}, String(row.rank)),
+          h("td", {}, formatNumber(row.rank)),
           h("td", {}, row.name),
           h("td", {}, resultWords(row)),
-          h("td", {}, String(row.moves)),
+          h("td", {}, formatNumber(row.moves)),
           replays
-            ? h("td", {}, row.room ? h("a", { href: `#/replay/${row.room}/${row.gen}` }, "Replay") : "")
+            ? h(
+                "td",
+                {},
+                row.room ? h("a", { href: `#/replay/${row.room}/${row.gen}` }, t("common.replay")) : "",
+              )
             : null,
         ),
       ),
@@ -97,12 +133,20 @@ export class DailyPage {
     this.clock = undefined;
     /** @type {number | undefined} */
     this.refreshTimer = undefined;
+    /** @type {Shown} */
+    this.shown = null;
+    /** @type {{error: unknown} | null} why the last game could not be started */
+    this.failure = null;
+    /** @type {HTMLElement | null} the countdown to the next deals, while shown */
+    this.closes = null;
+    /** @type {{at: number | null, skew: number}} when the next deals come (server clock less ours) */
+    this.next = { at: null, skew: 0 };
   }
 
   /** @param {HTMLElement} root */
   async mount(root) {
     this.root = root;
-    root.append(h("p.loading", {}, "Loading the daily challenges…"));
+    root.append(this.build());
     const conn = await this.app.ready(); // a token first: answers depend on who asks
     this.unbinders.push(conn.on("frame", (frame) => this.onFrame(frame)));
     this.unbinders.push(conn.on("open", () => this.watch()));
@@ -142,11 +186,39 @@ export class DailyPage {
     else await this.showToday();
   }
 
+  /** The page again in the active language, from what it last fetched. */
+  relabel() {
+    if (this.root) rerender(this.root, () => this.build());
+  }
+
+  /** Show what the page holds now. */
+  draw() {
+    this.root?.replaceChildren(this.build());
+  }
+
+  /** The page's content in the active language. */
+  build() {
+    const shown = this.shown;
+    this.closes = null;
+    /** @type {HTMLElement} */
+    let content;
+    if (shown === null) content = h("p.loading", {}, t("daily.loading"));
+    else if (shown.kind === "unavailable") content = h("p", {}, t("daily.unavailable"));
+    else if (shown.kind === "missing")
+      content = h("p", {}, t("daily.day.missing"), " ", h("a", { href: "#/daily" }, t("daily.day.today")));
+    else if (shown.kind === "today") content = this.todayContent(shown);
+    else content = this.dayContent(shown);
+    if (this.failure) {
+      const reason = errorText(this.failure.error);
+      content.prepend(h("p.error-text", { role: "alert" }, t("daily.startFailed", { reason })));
+    }
+    return content;
+  }
+
   // ------------------------------------------------------------ today
 
   async showToday() {
-    const root = this.root;
-    if (!root) return;
+    if (!this.root) return;
     const [today, archive, stats] = /** @type {[DailyToday | null, DailyDay[] | null, DailyStats | null]} */ (
       await Promise.all([
         getJSON("/api/daily"),
@@ -155,7 +227,8 @@ export class DailyPage {
       ])
     );
     if (!today) {
-      root.replaceChildren(h("p", {}, "Daily challenges are not available on this server."));
+      this.shown = { kind: "unavailable" };
+      this.draw();
       return;
     }
     const boards = await Promise.all(today.challenges.map((c) => this.leaderboard(c.date, c.slug)));
@@ -164,38 +237,44 @@ export class DailyPage {
       variant: c.variant,
       count: boards[i]?.count,
     }));
-    const skew = today.now - Date.now();
-    const closes = h("span", { "data-testid": "daily-closes" });
-    const tickClose = () => {
-      const next = today.challenges[0]?.closes_at;
-      if (next) closes.textContent = `New deals in ${countdown(next - (Date.now() + skew))}`;
-    };
+    this.next = { at: today.challenges[0]?.closes_at ?? null, skew: today.now - Date.now() };
     window.clearInterval(this.clock);
-    this.clock = window.setInterval(tickClose, 1000);
-    tickClose();
-    root.replaceChildren(
+    this.clock = window.setInterval(() => this.tick(), 1000);
+    this.shown = { kind: "today", today, archive: archive ?? [], stats, boards };
+    this.draw();
+  }
+
+  /** The countdown to the next deals, in the element `build` made last. */
+  tick() {
+    const next = this.next;
+    if (next.at !== null && this.closes)
+      this.closes.textContent = t("daily.closesIn", { time: countdown(next.at - (Date.now() + next.skew)) });
+  }
+
+  /**
+   * Today's challenges, your record and the past days.
+   * @param {{today: DailyToday, archive: DailyDay[], stats: DailyStats | null, boards: (DailyLeaderboard | null)[]}} shown
+   */
+  todayContent({ today, archive, stats, boards }) {
+    this.closes = h("span", { "data-testid": "daily-closes" });
+    this.tick();
+    return h(
+      "div.home.daily",
+      {},
       h(
-        "div.home.daily",
+        "section.hero",
         {},
         h(
-          "section.hero",
+          "div",
           {},
-          h(
-            "div",
-            {},
-            h("h1", {}, `Daily challenge · ${today.date}`),
-            h(
-              "p",
-              {},
-              "One deal per variant, the same for everyone, certified winnable. One ranked attempt each: no undo, no hints, 30 minutes.",
-            ),
-          ),
-          h("p.muted", {}, closes),
+          h("h1", {}, t("daily.title", { date: dayText(today.date) })),
+          h("p", {}, t("daily.lead")),
         ),
-        ...today.challenges.map((challenge, i) => this.challengeCard(challenge, boards[i])),
-        stats ? this.statsCard(stats) : null,
-        this.archiveCard(archive ?? []),
+        h("p.muted", {}, this.closes),
       ),
+      ...today.challenges.map((challenge, i) => this.challengeCard(challenge, boards[i])),
+      stats ? this.statsCard(stats) : null,
+      this.archiveCard(archive),
     );
   }
 
@@ -209,31 +288,35 @@ export class DailyPage {
     const actions = h("div.row");
     let status;
     if (!attempt) {
-      status = h("p", {}, "You have not played this one yet.");
+      status = h("p", {}, t("daily.attempt.none"));
       actions.append(
         h(
           "button",
           { type: "button", "data-testid": `play-${c.slug}`, onclick: () => this.play(c) },
-          "Play today's deal",
+          t("daily.attempt.play"),
         ),
       );
     } else if (attempt.state === "playing") {
-      status = h("p", {}, "Your attempt is under way: the clock is running.");
+      status = h("p", {}, t("daily.attempt.underway"));
       actions.append(
-        h("a.button", { href: `#/room/${attempt.room}`, "data-testid": `play-${c.slug}` }, "Resume"),
+        h(
+          "a.button",
+          { href: `#/room/${attempt.room}`, "data-testid": `play-${c.slug}` },
+          t("common.resume"),
+        ),
       );
     } else {
       const r = attempt.result;
-      const rank = attempt.rank ? ` · rank ${attempt.rank} of ${c.players}` : "";
+      const result = !r
+        ? t("daily.attempt.finished")
+        : r.won
+          ? t("daily.attempt.won", { time: formatTime(r.time_ms, { tenths: true }) })
+          : t("daily.attempt.found", { found: r.found });
       status = h(
         "p",
         { "data-testid": `my-result-${c.slug}` },
-        h(
-          "strong",
-          {},
-          r ? `You ${r.won ? resultWords({ ...r, won: true }) : `got ${r.found} cards home`}` : "Finished",
-        ),
-        rank,
+        h("strong", {}, result),
+        attempt.rank ? ` · ${t("daily.attempt.rank", { rank: attempt.rank, players: c.players })}` : null,
       );
       const leader = board?.rows?.[0];
       if (leader?.room) {
@@ -241,17 +324,17 @@ export class DailyPage {
           h(
             "a.button.ghost",
             { href: `#/replay/${leader.room}/${leader.gen}`, "data-testid": `leader-replay-${c.slug}` },
-            "Watch the leader",
+            t("daily.attempt.watchLeader"),
           ),
           h(
             "button.ghost",
             { type: "button", "data-testid": `ghost-${c.slug}`, onclick: () => this.play(c, leader) },
-            "Race the leader's ghost",
+            t("daily.attempt.ghost"),
           ),
         );
       }
       actions.append(
-        h("button.ghost", { type: "button", onclick: () => this.play(c) }, "Play again (unranked)"),
+        h("button.ghost", { type: "button", onclick: () => this.play(c) }, t("daily.attempt.again")),
       );
     }
     return h(
@@ -262,13 +345,16 @@ export class DailyPage {
         ? h(
             "p.muted",
             {},
-            `Par ${c.par} moves · ${c.players} player${c.players === 1 ? "" : "s"} · deal commitment `,
-            h("code", { title: c.commitment }, `${c.commitment.slice(0, 12)}…`),
+            ...tParts("daily.challenge.facts", {
+              par: c.par ?? 0,
+              players: c.players,
+              commitment: h("code", { title: c.commitment }, `${c.commitment.slice(0, 12)}…`),
+            }),
           )
-        : h("p.muted", {}, "Today's deal is being certified; it is ready in a moment."),
+        : h("p.muted", {}, t("daily.challenge.certifying")),
       status,
       actions,
-      h("h2", { style: "margin-top:1rem" }, "Leaderboard"),
+      h("h2", { style: "margin-top:1rem" }, t("daily.leaderboard.title")),
       this.leaderboardBlock(c, board),
     );
   }
@@ -278,7 +364,7 @@ export class DailyPage {
    * @param {DailyLeaderboard | null} board
    */
   leaderboardBlock(c, board) {
-    if (!board) return h("p.empty", {}, "No leaderboard yet.");
+    if (!board) return h("p.empty", {}, t("daily.leaderboard.none"));
     const offset = this.offsets.get(c.slug) ?? 0;
     const pager = h(
       "div.row",
@@ -286,12 +372,16 @@ export class DailyPage {
       h(
         "button.ghost",
         { type: "button", disabled: offset === 0, onclick: () => this.page(c.slug, offset - PAGE_SIZE) },
-        "Previous",
+        t("daily.leaderboard.previous"),
       ),
       h(
         "span.muted",
         {},
-        `${board.count ? offset + 1 : 0}–${Math.min(board.count, offset + PAGE_SIZE)} of ${board.count}`,
+        t("daily.leaderboard.range", {
+          first: board.count ? offset + 1 : 0,
+          last: Math.min(board.count, offset + PAGE_SIZE),
+          count: board.count,
+        }),
       ),
       h(
         "button.ghost",
@@ -300,7 +390,7 @@ export class DailyPage {
           disabled: offset + PAGE_SIZE >= board.count,
           onclick: () => this.page(c.slug, offset + PAGE_SIZE),
         },
-        "Next",
+        t("daily.leaderboard.next"),
       ),
     );
     const me = board.me;
@@ -309,7 +399,7 @@ export class DailyPage {
         ? h(
             "div",
             {},
-            h("p.muted", {}, `Around you (rank ${me.rank})`),
+            h("p.muted", {}, t("daily.leaderboard.aroundYou", { rank: me.rank })),
             boardTable(me.rows, { me: this.conn.user }),
           )
         : null;
@@ -355,22 +445,30 @@ export class DailyPage {
      * @param {string} [testid]
      */
     const item = (label, value, testid) =>
-      h("div.stat", {}, h("small", {}, label), h("strong", { "data-testid": testid }, String(value)));
+      h(
+        "div.stat",
+        {},
+        h("small", {}, label),
+        h("strong", { "data-testid": testid }, typeof value === "number" ? formatNumber(value) : value),
+      );
     const best = Object.entries(stats.best_ms ?? {}).map(([variant, ms]) =>
-      item(`Best · ${describeVariant(parseVariant(variant))}`, formatTime(ms, { tenths: true })),
+      item(
+        t("daily.record.best", { variant: describeVariant(parseVariant(variant)) }),
+        formatTime(ms, { tenths: true }),
+      ),
     );
     return h(
       "section.panel",
       { "data-testid": "daily-stats" },
-      h("h2", {}, "Your record"),
+      h("h2", {}, t("daily.record.title")),
       h(
         "div.stats",
         { style: "flex-wrap:wrap" },
-        item("Days played", stats.days_played, "stat-days"),
-        item("Wins", stats.wins, "stat-wins"),
-        item("Streak", stats.streak, "stat-streak"),
-        item("Longest streak", stats.longest_streak, "stat-longest"),
-        item("Win streak", stats.win_streak, "stat-win-streak"),
+        item(t("daily.record.days"), stats.days_played, "stat-days"),
+        item(t("daily.record.wins"), stats.wins, "stat-wins"),
+        item(t("daily.record.streak"), stats.streak, "stat-streak"),
+        item(t("daily.record.longest"), stats.longest_streak, "stat-longest"),
+        item(t("daily.record.winStreak"), stats.win_streak, "stat-win-streak"),
         ...best,
       ),
     );
@@ -381,7 +479,7 @@ export class DailyPage {
     return h(
       "section.panel",
       { "aria-labelledby": "archive-title" },
-      h("h2", { id: "archive-title" }, "Past days"),
+      h("h2", { id: "archive-title" }, t("daily.archive.title")),
       archive.length
         ? h(
             "ul.list",
@@ -393,13 +491,24 @@ export class DailyPage {
                 h(
                   "span",
                   {},
-                  `${day.date} · ${describeVariant(parseVariant(day.variant))} · par ${day.par} · ${day.players} played${day.winner ? ` · best: ${day.winner.name}, ${resultWords(day.winner)}` : ""}`,
+                  t(day.winner ? "daily.archive.rowBest" : "daily.archive.row", {
+                    date: dayText(day.date, "medium"),
+                    variant: describeVariant(parseVariant(day.variant)),
+                    par: day.par,
+                    players: day.players,
+                    name: day.winner?.name ?? "",
+                    result: day.winner ? resultWords(day.winner) : "",
+                  }),
                 ),
-                h("a.button.ghost", { href: `#/daily/${day.date}/${day.slug}` }, "Leaderboard"),
+                h(
+                  "a.button.ghost",
+                  { href: `#/daily/${day.date}/${day.slug}` },
+                  t("daily.leaderboard.title"),
+                ),
               ),
             ),
           )
-        : h("p.empty", {}, "The archive fills as days close."),
+        : h("p.empty", {}, t("daily.archive.empty")),
     );
   }
 
@@ -415,7 +524,9 @@ export class DailyPage {
       (button) => button instanceof HTMLButtonElement,
     );
     for (const button of buttons) button.disabled = true;
-    const note = h("p.muted", { role: "status" }, "Dealing…");
+    this.failure = null;
+    root.querySelector(":scope > * > .error-text, :scope > .error-text")?.remove();
+    const note = h("p.muted", { role: "status" }, t("daily.dealing"));
     root.querySelector(`[data-testid=challenge-${challenge.slug}]`)?.append(note);
     try {
       const reply = await this.conn.request({ t: "create", kind: "daily", variant: challenge.variant });
@@ -424,59 +535,62 @@ export class DailyPage {
     } catch (error) {
       note.remove();
       for (const button of buttons) button.disabled = false;
-      root.prepend(h("p.error-text", { role: "alert" }, `Could not start: ${errorText(error)}`));
+      this.failure = { error };
+      root.firstElementChild?.prepend(
+        h("p.error-text", { role: "alert" }, t("daily.startFailed", { reason: errorText(error) })),
+      );
     }
   }
 
   // ------------------------------------------------------------ one day
 
   async showDay() {
-    const root = this.root;
     const date = this.date;
     const slug = this.slug;
-    if (!root) return;
+    if (!this.root) return;
     const board = date !== null && slug !== null ? await this.leaderboard(date, slug) : null;
     if (!board || date === null || slug === null) {
-      root.replaceChildren(h("p", {}, "No such day. ", h("a", { href: "#/daily" }, "Today's challenges")));
+      this.shown = { kind: "missing" };
+      this.draw();
       return;
     }
     this.watching = board.closed ? [] : [{ date: board.date, variant: board.variant, count: board.count }];
     const archive = /** @type {DailyDay[] | null} */ (
       board.closed ? await getJSON("/api/daily/archive?limit=100").catch(() => []) : []
     );
-    const day = (archive ?? []).find((d) => d.date === date && d.slug === slug);
-    const challenge = { slug, date };
-    root.replaceChildren(
-      h(
-        "section.game",
-        {},
-        h(
-          "div.statusbar",
-          {},
-          h(
-            "div",
-            {},
-            h(
-              "h1",
-              { style: "margin:0;font-size:1.2rem" },
-              `Daily challenge · ${board.date} · ${describeVariant(parseVariant(board.variant))}`,
-            ),
-            h("span.muted", {}, board.closed ? "Closed" : "Open today"),
-          ),
-          h("a.button.ghost", { href: "#/daily" }, "Today"),
-        ),
-        day
-          ? h(
-              "p.muted",
-              {},
-              `Par ${day.par} · seed `,
-              h("code", {}, day.seed),
-              ` · commitment `,
-              h("code", { title: day.commitment }, `${day.commitment.slice(0, 16)}…`),
-            )
-          : null,
-        h("section.panel", {}, this.leaderboardBlock({ ...challenge, attempt: null }, board)),
+    const day = (archive ?? []).find((d) => d.date === date && d.slug === slug) ?? null;
+    this.shown = { kind: "day", date, slug, board, day };
+    this.draw();
+  }
+
+  /**
+   * One day's leaderboard, with its deal once the day is closed.
+   * @param {{date: string, slug: string, board: DailyLeaderboard, day: DailyDay | null}} shown
+   */
+  dayContent({ slug, board, day }) {
+    return h(
+      "section.game",
+      {},
+      titleBar(
+        t("daily.day.title", {
+          date: dayText(board.date),
+          variant: describeVariant(parseVariant(board.variant)),
+        }),
+        t(board.closed ? "daily.day.closed" : "daily.day.open"),
+        h("a.button.ghost", { href: "#/daily" }, t("daily.day.back")),
       ),
+      day
+        ? h(
+            "p.muted",
+            {},
+            ...tParts("daily.day.deal", {
+              par: day.par,
+              seed: h("code", {}, day.seed),
+              commitment: h("code", { title: day.commitment }, `${day.commitment.slice(0, 16)}…`),
+            }),
+          )
+        : null,
+      h("section.panel", {}, this.leaderboardBlock({ slug, attempt: null }, board)),
     );
   }
 }

@@ -7,10 +7,12 @@
  *
  * The analysis comes from `GET /api/analysis/ROOM/GEN` (docs/protocol.md section 10):
  * polled while it is pending; a daily game's is withheld while its day is open.
+ * Every text is the catalog's (`replay.analysis.*`); `relabel` draws the panel again.
  */
 
 import { describeRun, lostStep, plyAt, recordMoves, verdictRuns } from "../analysis.js";
-import { errorText, getJSON, h, HttpError } from "../ui.js";
+import { t } from "../i18n.js";
+import { errorText, getJSON, h, HttpError, rerender } from "../ui.js";
 
 /** @import { App } from "../main.js" */
 /** @import { PreparedBoard } from "../replay.js" */
@@ -20,8 +22,16 @@ const POLL_MS = 2000;
 const POLL_LIMIT = 150;
 const LINE_SHOWN = 60;
 
-/** @type {Record<Verdict, string>} */
-const WORDS = { winnable: "winnable", lost: "lost", unknown: "not decided" };
+/** @type {Verdict[]} */
+const VERDICTS = ["winnable", "lost", "unknown"];
+
+/**
+ * A verdict in a word: winnable, lost, not decided.
+ * @param {Verdict} verdict
+ */
+function verdictWord(verdict) {
+  return t(`replay.analysis.verdict.${verdict}`);
+}
 
 export class AnalysisPanel {
   /**
@@ -38,20 +48,72 @@ export class AnalysisPanel {
     this.seek = seek;
     this.shown = shown;
     this.from = data.from ?? 0;
-    this.element = h(
-      "section.panel.analysis",
-      { "aria-labelledby": "analysis-title", "data-testid": "analysis" },
-      h("h2#analysis-title", {}, "Solver analysis"),
-    );
-    this.status = h("p.muted", { "data-testid": "analysis-status", role: "status" }, "Analysing the game…");
-    this.element.append(this.status);
-    /** @type {{index: number, board: AnalysisBoard, cells: HTMLElement[], here: HTMLElement, play: HTMLButtonElement}[]} */
+    this.element = h("section.panel.analysis", {
+      "aria-labelledby": "analysis-title",
+      "data-testid": "analysis",
+    });
+    this.status = h("p.muted", { "data-testid": "analysis-status", role: "status" });
+    /** What the status line says: a message of `replay.analysis` and its values. */
+    /** @type {{key: string, values?: Record<string, string>}} */
+    this.said = { key: "analysing" };
+    /** @type {AnalysisBoard[] | null} the analysis, once ready */
+    this.analysed = null;
+    /** @type {Map<number, unknown>} why "Play from here" failed, by board index */
+    this.failures = new Map();
+    /** @type {{index: number, board: AnalysisBoard, cells: HTMLElement[], here: HTMLElement, play: HTMLButtonElement, element: HTMLElement}[]} */
     this.parts = [];
     /** @type {number[]} */
     this.positions = boards.map(() => 0);
     this.stopped = false;
     /** @type {number | undefined} */
     this.timer = undefined;
+    this.element.append(...this.build());
+  }
+
+  /**
+   * Say `key` (of `replay.analysis`) in the status line.
+   * @param {string} key
+   * @param {Record<string, string>} [values]
+   */
+  say(key, values) {
+    this.said = { key, values };
+    this.status.textContent = t(`replay.analysis.${key}`, values);
+  }
+
+  /** The panel's content in the active language, from what it holds. */
+  build() {
+    this.status.textContent = t(`replay.analysis.${this.said.key}`, this.said.values);
+    /** @type {Node[]} */
+    const nodes = [h("h2#analysis-title", {}, t("replay.analysis.title")), this.status];
+    this.parts = [];
+    const analysed = this.analysed;
+    if (!analysed) return nodes;
+    nodes.push(
+      h(
+        "ul.verdict-legend",
+        { "aria-label": t("replay.analysis.legend") },
+        VERDICTS.map((v) => h("li", {}, h(`span.swatch.v-${v}`, { "aria-hidden": "true" }), verdictWord(v))),
+        h("li", {}, h("span.swatch.lost-mark", { "aria-hidden": "true" }), t("replay.analysis.lostMark")),
+      ),
+    );
+    this.boards.forEach((prepared, index) => {
+      const board = analysed.find((b) => b.seat === prepared.seat);
+      if (!board) return;
+      const part = this.boardPart(index, prepared, board);
+      this.parts.push(part);
+      nodes.push(part.element);
+    });
+    return nodes;
+  }
+
+  /** The panel again in the active language, keeping the focus. */
+  relabel() {
+    rerender(this.element, () => {
+      const fragment = document.createDocumentFragment();
+      fragment.append(...this.build());
+      return fragment;
+    });
+    this.update(this.positions);
   }
 
   /** Fetch the analysis, polling while it is made. */
@@ -62,10 +124,8 @@ export class AnalysisPanel {
     try {
       answer = /** @type {AnalysisData | null} */ (await getJSON(path));
     } catch (error) {
-      this.status.textContent =
-        error instanceof HttpError && error.status === 403
-          ? "The solver's analysis of a daily game is shown once its day has closed."
-          : `Could not load the analysis: ${errorText(error)}`;
+      if (error instanceof HttpError && error.status === 403) this.say("withheld");
+      else this.say("loadFailed", { reason: errorText(error) });
       return;
     }
     if (answer === null) {
@@ -74,14 +134,13 @@ export class AnalysisPanel {
     }
     if (answer.status !== "ready") {
       if (attempt >= POLL_LIMIT) {
-        this.status.textContent = "The analysis is taking long; reload the page later.";
+        this.say("slow");
         return;
       }
       this.timer = window.setTimeout(() => void this.load(attempt + 1), POLL_MS);
       return;
     }
-    this.status.textContent =
-      "Each position of the game: could it still be won (the solver found a line), was it lost (no line wins: proven), or was it not decided in time?";
+    this.said = { key: "intro" };
     this.show(answer.boards);
   }
 
@@ -92,20 +151,8 @@ export class AnalysisPanel {
 
   /** @param {AnalysisBoard[]} analysed */
   show(analysed) {
-    const legend = h(
-      "ul.verdict-legend",
-      { "aria-label": "Legend" },
-      /** @type {Verdict[]} */ (["winnable", "lost", "unknown"]).map((v) =>
-        h("li", {}, h(`span.swatch.v-${v}`, { "aria-hidden": "true" }), WORDS[v]),
-      ),
-      h("li", {}, h("span.swatch.lost-mark", { "aria-hidden": "true" }), "the move that lost it"),
-    );
-    this.element.append(legend);
-    this.boards.forEach((prepared, index) => {
-      const board = analysed.find((b) => b.seat === prepared.seat);
-      if (!board) return;
-      this.parts.push(this.boardPart(index, prepared, board));
-    });
+    this.analysed = analysed;
+    this.element.replaceChildren(...this.build());
     this.update(this.positions);
     this.shown();
   }
@@ -140,7 +187,7 @@ export class AnalysisPanel {
       cells.push(
         h(`span.cell.v-${verdict}${n === lost ? ".lost-at" : ""}`, {
           "data-n": String(n),
-          title: `after move ${n}: ${WORDS[verdict]}`,
+          title: t("replay.analysis.cell", { n, verdict: verdictWord(verdict) }),
         }),
       );
     }
@@ -148,7 +195,7 @@ export class AnalysisPanel {
       "div.verdict-strip",
       {
         role: "img",
-        "aria-label": `Verdicts along ${prepared.name}'s game: ${summary}`,
+        "aria-label": t("replay.analysis.strip", { name: prepared.name, summary }),
         "data-testid": `verdict-strip-${prepared.seat}`,
         onclick: (/** @type {Event} */ event) => {
           const cell = event.target instanceof HTMLElement ? event.target.closest(".cell") : null;
@@ -163,8 +210,10 @@ export class AnalysisPanel {
         : h(
             "p",
             { "data-testid": `lost-move-${prepared.seat}` },
-            h("strong", {}, `The move that lost it: move ${lost} (${prepared.tokens[lost] ?? "?"}). `),
-            "Before it a win was still possible. ",
+            h("strong", {}, t("replay.analysis.lostAt", { n: lost, token: prepared.tokens[lost] ?? "?" })),
+            " ",
+            t("replay.analysis.lostBefore"),
+            " ",
             h(
               "button.ghost",
               {
@@ -172,7 +221,7 @@ export class AnalysisPanel {
                 "data-testid": `show-lost-${prepared.seat}`,
                 onclick: () => this.seek(index, lost - 1),
               },
-              "Show the winning line there",
+              t("replay.analysis.showThere"),
             ),
           );
     const here = h("div.analysis-here", {
@@ -186,21 +235,21 @@ export class AnalysisPanel {
         "data-testid": `play-from-here-${prepared.seat}`,
         onclick: () => void this.playFromHere(index, play),
       },
-      "Play from here",
+      t("replay.analysis.playHere"),
     );
-    this.element.append(
-      h(
-        "div.analysis-board",
-        {},
-        this.boards.length > 1 ? h("h3", {}, prepared.name) : null,
-        strip,
-        h("details", {}, h("summary", {}, "Verdicts as text"), h("p", {}, summary)),
-        lostText,
-        here,
-        play,
-      ),
+    const failure = this.failures.get(index);
+    const element = h(
+      "div.analysis-board",
+      {},
+      this.boards.length > 1 ? h("h3", {}, prepared.name) : null,
+      strip,
+      h("details", {}, h("summary", {}, t("replay.analysis.asText")), h("p", {}, summary)),
+      lostText,
+      here,
+      play,
+      failure === undefined ? null : this.failureText(failure),
     );
-    return { index, board, cells, here, play };
+    return { index, board, cells, here, play, element };
   }
 
   /**
@@ -208,11 +257,10 @@ export class AnalysisPanel {
    * @param {{verdict: Verdict}[]} runs
    */
   noLossText(board, runs) {
-    if (runs.every((r) => r.verdict === "winnable"))
-      return "A win was possible at every position of this game.";
+    if (runs.every((r) => r.verdict === "winnable")) return t("replay.analysis.allWinnable");
     if (runs[0]?.verdict === "lost" && board.plies[0]?.verdict === "lost")
-      return "This deal could not be won from the start.";
-    return "The solver did not pin down the move that lost it within its budget.";
+      return t("replay.analysis.lostFromStart");
+    return t("replay.analysis.undecided");
   }
 
   /**
@@ -228,27 +276,25 @@ export class AnalysisPanel {
       const prepared = this.boards[part.index];
       const over = n === prepared.views.length - 1 && prepared.status === "won";
       part.play.disabled = over || !this.data.seed;
-      part.play.title = this.data.seed ? "" : "The deal of this game is not public yet";
+      part.play.title = this.data.seed ? "" : t("replay.analysis.notPublic");
       if (!ply) {
         part.here.replaceChildren();
       } else if (ply.verdict === "winnable" && ply.line && ply.line.length) {
         const shown = ply.line.slice(0, LINE_SHOWN);
         part.here.replaceChildren(
-          h("p", {}, `After move ${n}: winnable. A winning line from here, ${ply.line.length} moves:`),
+          h("p", {}, t("replay.analysis.winnableHere", { n, length: ply.line.length })),
           h(
             "ol.winning-line",
-            { "aria-label": "A winning line", "data-testid": `winning-line-${prepared.seat}` },
+            {
+              "aria-label": t("replay.analysis.winningLine"),
+              "data-testid": `winning-line-${prepared.seat}`,
+            },
             shown.map((token) => h("li", {}, token)),
             ply.line.length > shown.length ? h("li.muted", {}, "…") : null,
           ),
         );
       } else {
-        const text = {
-          winnable: "won",
-          lost: "lost: no sequence of moves wins from here.",
-          unknown: "not decided by the solver within its budget.",
-        }[ply.verdict];
-        part.here.replaceChildren(h("p", {}, `After move ${n}: ${text}`));
+        part.here.replaceChildren(h("p", {}, t(`replay.analysis.here.${ply.verdict}`, { n })));
       }
     }
   }
@@ -264,13 +310,15 @@ export class AnalysisPanel {
     const seed = this.data.seed;
     if (!seed) return;
     button.disabled = true;
+    this.failures.delete(index);
+    button.parentElement?.querySelector("[data-failure]")?.remove();
     try {
       // The record holds the moves before the replay's start too (a game from a position).
       const results = /** @type {{ranking: {seat: number, record: string}[]} | null} */ (
         await getJSON(`/api/results/${encodeURIComponent(this.data.room)}/${this.data.gen}`)
       );
       const row = results?.ranking.find((r) => r.seat === prepared.seat);
-      if (!row) throw new Error("the game's record is not available");
+      if (!row) throw new Error(t("replay.analysis.noRecord"));
       const moves = recordMoves(row.record).slice(0, this.from + n);
       const conn = await this.app.ready();
       const reply = await conn.request({
@@ -283,7 +331,20 @@ export class AnalysisPanel {
       this.app.navigate(`#/room/${reply.room}`);
     } catch (error) {
       button.disabled = false;
-      button.after(h("p.error-text", { role: "alert" }, `Could not start the game: ${errorText(error)}`));
+      this.failures.set(index, error);
+      button.after(this.failureText(error));
     }
+  }
+
+  /**
+   * Why "Play from here" failed.
+   * @param {unknown} error
+   */
+  failureText(error) {
+    return h(
+      "p.error-text",
+      { role: "alert", "data-failure": "" },
+      t("replay.analysis.playFailed", { reason: errorText(error) }),
+    );
   }
 }

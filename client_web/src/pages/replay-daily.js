@@ -2,13 +2,31 @@
 /**
  * A daily game's replay: each board's moves against the day's par and its time against
  * the leader's, from `GET /api/daily/DATE/SLUG/leaderboard?limit=1` (its `par` and its
- * first row).
+ * first row). Also the title bar the daily and replay pages share. Every text is the
+ * catalog's (`replay.daily.*`).
  */
 
+import { t } from "../i18n.js";
 import { formatTime, getJSON, h } from "../ui.js";
 
+/** @import { Child } from "../ui.js" */
 /** @import { PreparedBoard } from "../replay.js" */
 /** @import { DailyLeaderboard, DailyRow, ReplayData } from "../wire.js" */
+
+/**
+ * A page's title bar: its title, a muted line under it, and what goes on its right.
+ * @param {Child} title
+ * @param {Child} subtitle
+ * @param {...Child} end
+ */
+export function titleBar(title, subtitle, ...end) {
+  return h(
+    "div.statusbar",
+    {},
+    h("div", {}, h("h1", { style: "margin:0;font-size:1.2rem" }, title), h("span.muted", {}, subtitle)),
+    ...end,
+  );
+}
 
 /**
  * "+8" / "−3" / "±0": a signed difference.
@@ -25,52 +43,72 @@ function signed(n) {
  * @param {DailyRow | null} leader
  */
 export function compareLine(board, par, leader) {
-  const parts = [];
-  parts.push(
-    par === null ? `${board.moves} moves` : `${board.moves} moves (par ${par}, ${signed(board.moves - par)})`,
-  );
+  const parts = [
+    par === null
+      ? t("replay.daily.moves", { moves: board.moves })
+      : t("replay.daily.movesPar", { moves: board.moves, par, diff: signed(board.moves - par) }),
+  ];
   if (board.won && board.time_ms !== null) {
+    const time = formatTime(board.time_ms, { tenths: true });
     if (leader && leader.won && leader.time_ms !== null) {
       const behind = board.time_ms - leader.time_ms;
-      const gap =
+      const gap = `${behind > 0 ? "+" : "−"}${formatTime(Math.abs(behind), { tenths: true })}`;
+      parts.push(
         behind === 0
-          ? "the leader's time"
-          : `${behind > 0 ? "+" : "−"}${formatTime(Math.abs(behind), { tenths: true })} on the leader`;
-      parts.push(`time ${formatTime(board.time_ms, { tenths: true })} (${gap}, ${leader.name})`);
+          ? t("replay.daily.timeLeader", { time, leader: leader.name })
+          : t("replay.daily.timeGap", { time, gap, leader: leader.name }),
+      );
     } else {
-      parts.push(`time ${formatTime(board.time_ms, { tenths: true })}`);
+      parts.push(t("replay.daily.time", { time }));
     }
   } else {
-    parts.push("not won");
+    parts.push(t("replay.daily.notWon"));
   }
-  return `${board.name}: ${parts.join(" · ")}`;
+  return t("replay.daily.line", { name: board.name, parts: parts.join(" · ") });
 }
 
 /**
  * The comparison panel of a daily game's replay, filled once the leaderboard answers;
- * null for other games.
- * @param {ReplayData} data
- * @param {PreparedBoard[]} boards
+ * `relabel` draws it again in the active language.
  */
-export function dailyComparison(data, boards) {
-  const daily = data.daily;
-  if (!daily) return null;
-  const panel = h(
-    "section.panel",
-    { "aria-label": "Against par and the leader", "data-testid": "daily-compare" },
-    h("p.muted", {}, "Loading the day's par and leader…"),
-  );
-  const slug = daily.variant.replace(/=/g, "").replace(/ /g, "-");
-  void (async () => {
-    try {
-      const answer = /** @type {DailyLeaderboard | null} */ (
-        await getJSON(`/api/daily/${daily.date}/${slug}/leaderboard?limit=1`)
-      );
-      const par = answer?.par ?? null;
-      const leader = answer?.rows[0] ?? null;
-      panel.replaceChildren(
-        h("h2", {}, "Against par and the leader"),
-        ...boards.map((board) =>
+export class DailyComparison {
+  /**
+   * @param {ReplayData} data a daily game's replay (`data.daily` set)
+   * @param {PreparedBoard[]} boards
+   */
+  constructor(data, boards) {
+    this.boards = boards;
+    /** @type {{state: "loading"} | {state: "failed"} | {state: "loaded", par: number | null, leader: DailyRow | null}} */
+    this.answer = { state: "loading" };
+    this.element = h("section.panel", { "data-testid": "daily-compare" });
+    this.relabel();
+    const daily = data.daily;
+    if (!daily) return;
+    const slug = daily.variant.replace(/=/g, "").replace(/ /g, "-");
+    void (async () => {
+      try {
+        const answer = /** @type {DailyLeaderboard | null} */ (
+          await getJSON(`/api/daily/${daily.date}/${slug}/leaderboard?limit=1`)
+        );
+        this.answer = { state: "loaded", par: answer?.par ?? null, leader: answer?.rows[0] ?? null };
+      } catch {
+        this.answer = { state: "failed" };
+      }
+      this.relabel();
+    })();
+  }
+
+  relabel() {
+    const answer = this.answer;
+    this.element.setAttribute("aria-label", t("replay.daily.title"));
+    if (answer.state === "loading") {
+      this.element.replaceChildren(h("p.muted", {}, t("replay.daily.loading")));
+    } else if (answer.state === "failed") {
+      this.element.replaceChildren(h("p.muted", {}, t("replay.daily.unavailable")));
+    } else {
+      this.element.replaceChildren(
+        h("h2", {}, t("replay.daily.title")),
+        ...this.boards.map((board) =>
           h(
             "p",
             { "data-testid": `daily-compare-${board.seat}` },
@@ -81,15 +119,21 @@ export function dailyComparison(data, boards) {
                 won: board.status === "won",
                 time_ms: board.time_ms ?? null,
               },
-              par,
-              leader,
+              answer.par,
+              answer.leader,
             ),
           ),
         ),
       );
-    } catch {
-      panel.replaceChildren(h("p.muted", {}, "The day's par and leader are not available."));
     }
-  })();
-  return panel;
+  }
+}
+
+/**
+ * The comparison panel of a daily game's replay; null for other games.
+ * @param {ReplayData} data
+ * @param {PreparedBoard[]} boards
+ */
+export function dailyComparison(data, boards) {
+  return data.daily ? new DailyComparison(data, boards) : null;
 }

@@ -3,15 +3,18 @@
  * A finished game by link: every board stepping through its moves in sync, with play
  * and pause, speed, a time slider, single steps and a jump to any move. Where the solver
  * found a winning line, a board can show it step by step as ghost cards (line.js).
+ * Every text is the catalog's (`replay.*`); `relabel` words the page again in place,
+ * the replay going on where it is.
  */
 
 import { BoardView } from "../board.js";
+import { formatDateTime, t } from "../i18n.js";
 import { dealStock, playLine, stockAt } from "../line.js";
 import { START, eventTimes, movesAt, nextTime, prepareBoard, previousTime } from "../replay.js";
 import { describeVariant, parseVariant } from "../rules.js";
 import { AnalysisPanel } from "./replay-analysis.js";
 import { labelled } from "./bots.js";
-import { dailyComparison } from "./replay-daily.js";
+import { dailyComparison, titleBar } from "./replay-daily.js";
 import { control, errorText, formatTime, getJSON, h, statusWord } from "../ui.js";
 
 /** @import { App } from "../main.js" */
@@ -34,27 +37,50 @@ export class ReplayPage {
     this.gen = gen;
     /** @type {Replayer | null} */
     this.replayer = null;
+    /** @type {HTMLElement | null} */
+    this.root = null;
+    /** Why there is no replay to show yet: loading, the error, or none such (null). */
+    /** @type {{error: unknown} | null | "loading"} */
+    this.failure = "loading";
   }
 
   /** @param {HTMLElement} root */
   async mount(root) {
-    root.append(h("p.loading", {}, "Loading the replay…"));
+    this.root = root;
+    this.relabel();
     let data;
     try {
       data = /** @type {ReplayData | null} */ (
         await getJSON(`/api/replay/${encodeURIComponent(this.roomId)}/${this.gen}`)
       );
     } catch (error) {
-      root.replaceChildren(h("p.error-text", {}, `Could not load the replay: ${errorText(error)}`));
+      this.failure = { error };
+      this.relabel();
       return;
     }
     if (!data) {
-      root.replaceChildren(
-        h("p", {}, "This game is not finished or does not exist. ", h("a", { href: "#/" }, "Back home")),
-      );
+      this.failure = null;
+      this.relabel();
       return;
     }
     this.replayer = new Replayer(root, data, this.app);
+  }
+
+  /** The page again in the active language: the replay stays where it is. */
+  relabel() {
+    const root = this.root;
+    if (this.replayer) {
+      this.replayer.relabel();
+    } else if (root) {
+      const failure = this.failure;
+      root.replaceChildren(
+        failure === "loading"
+          ? h("p.loading", {}, t("replay.loading"))
+          : failure
+            ? h("p.error-text", {}, t("replay.loadFailed", { reason: errorText(failure.error) }))
+            : h("p", {}, t("replay.missing"), " ", h("a", { href: "#/" }, t("replay.home"))),
+      );
+    }
   }
 
   unmount() {
@@ -77,6 +103,8 @@ class Replayer {
   constructor(root, data, app) {
     this.data = data;
     this.t = START;
+    /** @type {(() => void)[]} what words the page's fixed elements (run again by `relabel`) */
+    this.labellers = [];
     /** @type {{wall: number, t: number} | null} */
     this.playingSince = null;
     this.speed = 4;
@@ -92,17 +120,22 @@ class Replayer {
       max: String(this.end),
       value: "0",
       step: "1",
-      "aria-label": "Time",
       "data-testid": "replay-slider",
       oninput: () => {
         this.seek(Number(this.slider.value));
       },
     });
-    this.playButton = h(
-      "button",
-      { type: "button", "data-testid": "replay-play", onclick: () => this.toggle() },
-      "Play",
-    );
+    this.label(this.slider, "aria-label", "replay.controls.time");
+    this.playButton = h("button", {
+      type: "button",
+      "data-testid": "replay-play",
+      onclick: () => this.toggle(),
+    });
+    this.labellers.push(() => {
+      this.playButton.textContent = t(
+        this.playingSince === null ? "replay.controls.play" : "replay.controls.pause",
+      );
+    });
     this.clock = h("span.muted", {
       "data-testid": "replay-clock",
       style: "font-variant-numeric:tabular-nums",
@@ -110,27 +143,38 @@ class Replayer {
     const speed = h(
       "select",
       {
-        "aria-label": "Speed",
         onchange: () => {
           this.setSpeed(Number(speed.value));
         },
       },
       [1, 2, 4, 8, 16].map((s) => h("option", { value: String(s), selected: s === this.speed }, `${s}×`)),
     );
+    this.label(speed, "aria-label", "replay.controls.speed");
     this.boardSelect = h(
       "select",
-      { "aria-label": "Board to jump in" },
-      this.boards.map((b, i) =>
-        h("option", { value: String(i) }, b.name ? labelled(b) : `Seat ${b.seat + 1}`),
-      ),
+      {},
+      [...this.boards.keys()].map((i) => h("option", { value: String(i) })),
     );
+    this.label(this.boardSelect, "aria-label", "replay.controls.board");
+    this.labellers.push(() => {
+      this.boards.forEach((b, i) => {
+        this.boardSelect.options[i].textContent = b.name
+          ? labelled(b)
+          : t("replay.controls.seat", { n: b.seat + 1 });
+      });
+    });
+    const moveLabel = h("span");
+    this.label(moveLabel, "text", "replay.controls.move");
+    const go = h("button.ghost", { type: "submit" });
+    this.label(go, "text", "replay.controls.go");
     const jump = h(
       "form.row",
       { onsubmit: (e) => this.jump(e) },
       h(
         "label",
         {},
-        "Move ",
+        moveLabel,
+        " ",
         h("input", {
           name: "move",
           type: "number",
@@ -140,7 +184,7 @@ class Replayer {
         }),
       ),
       this.boards.length > 1 ? this.boardSelect : null,
-      h("button.ghost", { type: "submit" }, "Go"),
+      go,
     );
     const grid = h("div.boards", { "data-testid": "boards" });
     /** The deal's stock, top first: what a winning line's turns of the stock show. */
@@ -153,22 +197,16 @@ class Replayer {
       const holder = h("div");
       const header = h("header");
       const bar = h("div.ghost-bar", { "data-testid": `ghost-bar-${board.seat}` });
-      grid.append(
-        h(
-          "article.watched",
-          { "aria-label": `${board.name}'s board`, "data-testid": `board-${board.seat}` },
-          header,
-          bar,
-          holder,
-        ),
-      );
-      return {
-        board,
-        header,
-        bar,
-        holder,
-        view: new BoardView(holder, { variant: this.variant, label: `${board.name}'s board` }),
-      };
+      const article = h("article.watched", { "data-testid": `board-${board.seat}` }, header, bar, holder);
+      grid.append(article);
+      const name = t("replay.board", { name: board.name });
+      const view = new BoardView(holder, { variant: this.variant, label: name });
+      this.labellers.push(() => {
+        const name = t("replay.board", { name: board.name });
+        article.setAttribute("aria-label", name);
+        holder.setAttribute("aria-label", name);
+      });
+      return { board, header, bar, holder, view };
     });
     /** A board shown after exactly `n` moves (moves made in the same instant share a time). */
     /** @type {{board: PreparedBoard, n: number} | null} */
@@ -180,58 +218,52 @@ class Replayer {
       (index, n) => this.seekMove(index, n),
       () => this.show(),
     );
-    const when = this.data.ended_at ? new Date(this.data.ended_at).toLocaleString() : "";
+    this.comparison = dailyComparison(data, this.boards);
+    this.titleBar = this.makeTitleBar();
     root.replaceChildren(
       h(
         "section.game",
         {},
-        h(
-          "div.statusbar",
-          {},
-          h(
-            "div",
-            {},
-            h(
-              "h1",
-              { style: "margin:0;font-size:1.2rem" },
-              `Replay · ${this.data.kind === "solo" ? "Solo" : "Race"} · ${describeVariant(this.variant)}`,
-            ),
-            h("span.muted", {}, `${when} · seed ${this.data.seed}`),
-          ),
-        ),
+        this.titleBar,
         h(
           "div.panel.controls",
           {},
-          h(
-            "button.ghost",
-            { type: "button", "aria-label": "To the start", onclick: () => this.seek(START) },
-            "|◀",
+          this.label(
+            h("button.ghost", { type: "button", onclick: () => this.seek(START) }, "|◀"),
+            "aria-label",
+            "replay.controls.start",
           ),
-          h(
-            "button.ghost",
-            {
-              type: "button",
-              "aria-label": "Step back",
-              "data-testid": "replay-back",
-              onclick: () => this.seek(previousTime(this.stops, this.t)),
-            },
-            "◀",
+          this.label(
+            h(
+              "button.ghost",
+              {
+                type: "button",
+                "data-testid": "replay-back",
+                onclick: () => this.seek(previousTime(this.stops, this.t)),
+              },
+              "◀",
+            ),
+            "aria-label",
+            "replay.controls.back",
           ),
           this.playButton,
-          h(
-            "button.ghost",
-            {
-              type: "button",
-              "aria-label": "Step forward",
-              "data-testid": "replay-step",
-              onclick: () => this.seek(nextTime(this.stops, this.t)),
-            },
-            "▶",
+          this.label(
+            h(
+              "button.ghost",
+              {
+                type: "button",
+                "data-testid": "replay-step",
+                onclick: () => this.seek(nextTime(this.stops, this.t)),
+              },
+              "▶",
+            ),
+            "aria-label",
+            "replay.controls.forward",
           ),
-          h(
-            "button.ghost",
-            { type: "button", "aria-label": "To the end", onclick: () => this.seek(this.end) },
-            "▶|",
+          this.label(
+            h("button.ghost", { type: "button", onclick: () => this.seek(this.end) }, "▶|"),
+            "aria-label",
+            "replay.controls.end",
           ),
           speed,
           this.slider,
@@ -239,12 +271,64 @@ class Replayer {
           jump,
         ),
         grid,
-        dailyComparison(data, this.boards),
+        this.comparison?.element,
         this.analysis.element,
       ),
     );
+    for (const labeller of this.labellers) labeller();
     this.show();
     void this.analysis.load();
+  }
+
+  /**
+   * Word `element` with the message `key` now and on every `relabel`: its text
+   * (`what` "text") or one of its attributes.
+   * @template {HTMLElement} E
+   * @param {E} element
+   * @param {"text" | "aria-label" | "title"} what
+   * @param {string} key
+   * @returns {E}
+   */
+  label(element, what, key) {
+    const apply = () => {
+      if (what === "text") element.textContent = t(key);
+      else element.setAttribute(what, t(key));
+    };
+    apply();
+    this.labellers.push(apply);
+    return element;
+  }
+
+  /** The title line: the kind of game, its variant, when it ended and its seed. */
+  makeTitleBar() {
+    const kind = t(this.data.kind === "solo" ? "replay.kind.solo" : "replay.kind.race");
+    const title = t("replay.title", { kind, variant: describeVariant(this.variant) });
+    const seed = this.data.seed ?? "–";
+    const subtitle = this.data.ended_at
+      ? t("replay.ended", { when: formatDateTime(this.data.ended_at), seed })
+      : t("replay.seed", { seed });
+    return titleBar(title, subtitle);
+  }
+
+  /** Every text of the replay again in the active language; it goes on where it is. */
+  relabel() {
+    const bar = this.makeTitleBar();
+    this.titleBar.replaceWith(bar);
+    this.titleBar = bar;
+    for (const labeller of this.labellers) labeller();
+    this.comparison?.relabel();
+    this.analysis.relabel();
+    // The winning line's words, and its bar's buttons, again.
+    const ghost = this.ghost;
+    if (ghost) {
+      const board = this.boards[ghost.index];
+      const found = this.lineFrom(ghost.index, ghost.n);
+      if (found) ghost.steps = playLine(board.views[ghost.n], found.stock, found.line, this.variant);
+      // Its status line is worded again by `show`.
+      this.entries[ghost.index].bar.dataset.state = "line:";
+    }
+    for (const entry of this.entries) this.labelBar(entry.bar);
+    this.show();
   }
 
   destroy() {
@@ -299,7 +383,7 @@ class Replayer {
     }
     if (this.t >= this.end) this.t = START;
     this.playingSince = { wall: performance.now(), t: this.t };
-    this.playButton.textContent = "Pause";
+    this.playButton.textContent = t("replay.controls.pause");
     this.timer = window.setInterval(() => {
       const since = this.playingSince;
       if (!since) return;
@@ -313,7 +397,7 @@ class Replayer {
   pause() {
     window.clearInterval(this.timer);
     this.playingSince = null;
-    this.playButton.textContent = "Play";
+    this.playButton.textContent = t("replay.controls.play");
   }
 
   /** @param {Event} event */
@@ -347,7 +431,9 @@ class Replayer {
           h(
             "span.muted",
             { "data-testid": `replay-moves-${board.seat}` },
-            `move ${n}/${board.views.length - 1}${board.tokens[n] ? ` · ${board.tokens[n]}` : ""}`,
+            board.tokens[n]
+              ? t("replay.moveToken", { n, total: board.views.length - 1, token: board.tokens[n] })
+              : t("replay.move", { n, total: board.views.length - 1 }),
           ),
         ),
       );
@@ -376,34 +462,34 @@ class Replayer {
       if (fresh) {
         bar.replaceChildren(
           h("span", { role: "status", "data-testid": `ghost-status-${board.seat}` }),
-          h(
-            "button.ghost",
-            {
-              type: "button",
-              "data-testid": `ghost-previous-${board.seat}`,
-              onclick: () => this.stepLine(-1),
-            },
-            "◀ Previous",
-          ),
-          h(
-            "button.ghost",
-            { type: "button", "data-testid": `ghost-next-${board.seat}`, onclick: () => this.stepLine(1) },
-            "Next ▶",
-          ),
-          h(
-            "button",
-            { type: "button", "data-testid": `ghost-close-${board.seat}`, onclick: () => this.closeLine() },
-            "Back to the game",
-          ),
+          h("button.ghost", {
+            type: "button",
+            "data-testid": `ghost-previous-${board.seat}`,
+            onclick: () => this.stepLine(-1),
+          }),
+          h("button.ghost", {
+            type: "button",
+            "data-testid": `ghost-next-${board.seat}`,
+            onclick: () => this.stepLine(1),
+          }),
+          h("button", {
+            type: "button",
+            "data-testid": `ghost-close-${board.seat}`,
+            onclick: () => this.closeLine(),
+          }),
         );
+        this.labelBar(bar);
       }
       const [status, previous, next] = /** @type {HTMLElement[]} */ ([...bar.children]);
       const cut = ghost.steps.length - 1 < ghost.length && ghost.k === ghost.steps.length - 1;
       status.textContent =
         ghost.k === 0
-          ? `Winning line of ${ghost.length} moves from move ${ghost.n}: before its first move.`
-          : `Winning line, move ${ghost.k} of ${ghost.length}: ${step.text}` +
-            (cut ? " (the rest of the line could not be drawn)" : "");
+          ? t("replay.line.start", { length: ghost.length, n: ghost.n })
+          : t(cut ? "replay.line.cut" : "replay.line.step", {
+              k: ghost.k,
+              length: ghost.length,
+              move: step.text,
+            });
       /** @type {HTMLButtonElement} */ (previous).disabled = ghost.k === 0;
       /** @type {HTMLButtonElement} */ (next).disabled = ghost.k === ghost.steps.length - 1;
       return;
@@ -416,19 +502,34 @@ class Replayer {
     bar.replaceChildren(
       ...(offered
         ? [
-            h(
-              "button.ghost",
-              {
-                type: "button",
-                "data-testid": `ghost-open-${board.seat}`,
-                onclick: () => this.openLine(index),
-              },
-              "Show the winning line",
-            ),
+            h("button.ghost", {
+              type: "button",
+              "data-testid": `ghost-open-${board.seat}`,
+              onclick: () => this.openLine(index),
+            }),
           ]
         : []),
     );
+    this.labelBar(bar);
     if (focused && offered) /** @type {HTMLElement} */ (bar.firstElementChild).focus();
+  }
+
+  /**
+   * Word the buttons of a board's bar: "Show the winning line", or the line's own.
+   * @param {HTMLElement} bar
+   */
+  labelBar(bar) {
+    /** @type {[string, string][]} */
+    const words = [
+      ["ghost-open", "replay.line.show"],
+      ["ghost-previous", "replay.line.previous"],
+      ["ghost-next", "replay.line.next"],
+      ["ghost-close", "replay.line.close"],
+    ];
+    for (const [testid, key] of words) {
+      const button = bar.querySelector(`[data-testid^=${testid}-]`);
+      if (button) button.textContent = t(key);
+    }
   }
 
   /**

@@ -3,37 +3,31 @@
  * Your statistics (`#/stats`): per kind of game and variant, games played and won, the
  * win rate, best time, fewest moves, current and best streak, and your recent games;
  * from `GET /api/me/stats` (docs/protocol.md section 10). Also the pieces the home page
- * shows: the one-line summary.
+ * shows: the one-line summary. Every text is the catalog's (`stats.*`); `relabel` draws
+ * the page again from the statistics it holds.
  */
 
+import { formatNumber, has, t } from "../i18n.js";
 import { describeVariant, parseVariant } from "../rules.js";
-import { errorText, formatTime, getJSON, h, statusWord } from "../ui.js";
+import { errorText, formatTime, getJSON, h, rerender, statusWord } from "../ui.js";
 
 /** @import { App } from "../main.js" */
 /** @import { PlayerStats, RecentGame, StatsCategory, StatsTotals } from "../wire.js" */
 
-/** @type {Record<string, string>} */
-const KIND_WORDS = {
-  solo: "Solo",
-  race: "Race",
-  race_machine: "Race vs machine",
-  daily: "Daily challenge",
-};
-
 /**
- * A kind of game in words.
+ * A kind of game in words (`stats.kind.*`: solo, race, race_machine, daily).
  * @param {string} kind
  */
 export function kindWord(kind) {
-  return KIND_WORDS[kind] ?? kind;
+  return has(`stats.kind.${kind}`) ? t(`stats.kind.${kind}`) : kind;
 }
 
 /**
- * A win rate (0..1) as a whole percentage.
+ * A win rate (0..1) as a whole percentage, as the active language writes one.
  * @param {number} rate
  */
 export function percent(rate) {
-  return `${Math.round(rate * 100)}%`;
+  return formatNumber(rate, { style: "percent", maximumFractionDigits: 0 });
 }
 
 /**
@@ -41,9 +35,8 @@ export function percent(rate) {
  * @param {StatsTotals} totals
  */
 export function summaryText(totals) {
-  if (!totals.played) return "No games finished yet.";
-  const games = `${totals.played} game${totals.played === 1 ? "" : "s"}`;
-  return `${games} played · ${totals.won} won (${percent(totals.win_rate)})`;
+  if (!totals.played) return t("stats.none");
+  return t("stats.summary", { played: totals.played, won: totals.won, rate: percent(totals.win_rate) });
 }
 
 /**
@@ -51,8 +44,8 @@ export function summaryText(totals) {
  * @param {RecentGame} game
  */
 export function outcomeText(game) {
-  if (game.won) return `won in ${formatTime(game.time_ms)}`;
-  if (game.players > 1) return `placed ${game.rank} of ${game.players}`;
+  if (game.won) return t("stats.outcome.won", { time: formatTime(game.time_ms) });
+  if (game.players > 1) return t("stats.outcome.placed", { rank: game.rank, players: game.players });
   return statusWord(game.status);
 }
 
@@ -65,53 +58,81 @@ function categoryRow(c) {
     "tr",
     { "data-testid": `stats-${c.kind}` },
     h("th", { scope: "row" }, `${kindWord(c.kind)} · ${describeVariant(parseVariant(c.variant))}`),
-    h("td", {}, String(c.played)),
-    h("td", {}, String(c.won)),
+    h("td", {}, formatNumber(c.played)),
+    h("td", {}, formatNumber(c.won)),
     h("td", {}, percent(c.win_rate)),
     h("td", {}, c.best_ms === null ? "–" : formatTime(c.best_ms)),
-    h("td", {}, c.fewest_moves === null ? "–" : String(c.fewest_moves)),
-    h("td", {}, String(c.streak)),
-    h("td", {}, String(c.best_streak)),
+    h("td", {}, c.fewest_moves === null ? "–" : formatNumber(c.fewest_moves)),
+    h("td", {}, formatNumber(c.streak)),
+    h("td", {}, formatNumber(c.best_streak)),
   );
 }
+
+/** The table's columns, in order: keys of `stats.column`. */
+const COLUMNS = ["game", "played", "won", "winRate", "bestTime", "fewestMoves", "streak", "bestStreak"];
 
 export class StatsPage {
   /** @param {App} app */
   constructor(app) {
     this.app = app;
-    this.body = h("div", { "data-testid": "stats-page" }, h("p.muted", {}, "Loading…"));
+    /** @type {HTMLElement | null} */
+    this.root = null;
+    /**
+     * What the page shows: still loading, your statistics (null: none yet), or why they
+     * could not be loaded.
+     * @type {{state: "loading"} | {state: "loaded", stats: PlayerStats | null} | {state: "failed", error: unknown}}
+     */
+    this.shown = { state: "loading" };
   }
 
   /** @param {HTMLElement} root */
   mount(root) {
-    root.append(
-      h(
-        "section.panel",
-        { "aria-labelledby": "stats-title" },
-        h("h1", { id: "stats-title", style: "margin:0 0 0.75rem;font-size:1.3rem" }, "Your statistics"),
-        this.body,
-        h("p", {}, h("a", { href: "#/" }, "← Home")),
-      ),
-    );
+    this.root = root;
+    root.append(this.build());
     this.load();
   }
 
   unmount() {}
 
+  /** The page again in the active language. */
+  relabel() {
+    if (this.root) rerender(this.root, () => this.build());
+  }
+
   async load() {
     try {
       await this.app.ready(); // a token first: the answer is yours
       const stats = /** @type {PlayerStats | null} */ (await getJSON("/api/me/stats"));
-      this.body.replaceChildren(...(stats ? this.render(stats) : [h("p", {}, "No statistics yet.")]));
+      this.shown = { state: "loaded", stats };
     } catch (error) {
-      this.body.replaceChildren(h("p.error-text", {}, `Could not load your statistics: ${errorText(error)}`));
+      this.shown = { state: "failed", error };
     }
+    this.relabel();
+  }
+
+  /** The page's content in the active language. */
+  build() {
+    const shown = this.shown;
+    const body =
+      shown.state === "loading"
+        ? [h("p.muted", {}, t("stats.loading"))]
+        : shown.state === "failed"
+          ? [h("p.error-text", {}, t("stats.loadFailed", { reason: errorText(shown.error) }))]
+          : shown.stats
+            ? this.render(shown.stats)
+            : [h("p", {}, t("stats.empty"))];
+    return h(
+      "section.panel",
+      { "aria-labelledby": "stats-title" },
+      h("h1", { id: "stats-title", style: "margin:0 0 0.75rem;font-size:1.3rem" }, t("stats.title")),
+      h("div", { "data-testid": "stats-page" }, body),
+      h("p", {}, h("a", { href: "#/" }, t("stats.home"))),
+    );
   }
 
   /** @param {PlayerStats} stats */
   render(stats) {
-    if (!stats.categories.length)
-      return [h("p", { "data-testid": "stats-empty" }, "No games finished yet: play one and come back.")];
+    if (!stats.categories.length) return [h("p", { "data-testid": "stats-empty" }, t("stats.noGames"))];
     const table = h(
       "table.results.stats-table",
       { "data-testid": "stats-table" },
@@ -119,13 +140,7 @@ export class StatsPage {
       h(
         "thead",
         {},
-        h(
-          "tr",
-          {},
-          ...["Game", "Played", "Won", "Win rate", "Best time", "Fewest moves", "Streak", "Best streak"].map(
-            (label) => h("th", { scope: "col" }, label),
-          ),
-        ),
+        h("tr", {}, ...COLUMNS.map((column) => h("th", { scope: "col" }, t(`stats.column.${column}`)))),
       ),
       h("tbody", {}, ...stats.categories.map(categoryRow)),
     );
@@ -139,15 +154,20 @@ export class StatsPage {
           h(
             "span",
             {},
-            `${kindWord(game.kind)} · ${describeVariant(parseVariant(game.variant))} · ${outcomeText(game)} · ${game.moves} move${game.moves === 1 ? "" : "s"}`,
+            t("stats.recent.row", {
+              kind: kindWord(game.kind),
+              variant: describeVariant(parseVariant(game.variant)),
+              outcome: outcomeText(game),
+              moves: game.moves,
+            }),
           ),
-          h("a.button.ghost", { href: `#/replay/${game.room}/${game.gen}` }, "Replay"),
+          h("a.button.ghost", { href: `#/replay/${game.room}/${game.gen}` }, t("common.replay")),
         ),
       ),
     );
     return [
       h("div", { style: "overflow-x:auto" }, table),
-      h("h2", { style: "margin:1rem 0 0.5rem;font-size:1.1rem" }, "Recent games"),
+      h("h2", { style: "margin:1rem 0 0.5rem;font-size:1.1rem" }, t("stats.recent.title")),
       recent,
     ];
   }
