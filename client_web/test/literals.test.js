@@ -28,6 +28,10 @@ export const ENFORCED = [
   "src/i18n.js",
   "src/pages/home.js",
   "src/pages/names.js",
+  "src/pages/tournament.js",
+  "src/pages/tournaments.js",
+  "src/tournament-data.js",
+  "src/pages/bots.js",
 ];
 
 /** Literals that are not words of a language (brand names, symbols): keep it short. */
