@@ -5,16 +5,18 @@
  * Nothing here touches the DOM or the network. (A heat's live leaders: ranking.js.)
  */
 
+import { formatNumber, t } from "./i18n.js";
 import { formatTime } from "./ui.js";
 
 /** @import { RoundResult, Standing, Tournament, TournamentCreateFrame, TournamentRound } from "./wire.js" */
 
 /**
- * Points as they are shown: whole numbers as they are, shared points with their half.
+ * Points as they are shown (in the reader's language's digits): whole numbers as they
+ * are, shared points with their half.
  * @param {number} points
  */
 export function pointsText(points) {
-  return Number.isInteger(points) ? String(points) : points.toFixed(2).replace(/0$/, "");
+  return formatNumber(points, { maximumFractionDigits: 2 });
 }
 
 /**
@@ -42,7 +44,9 @@ export function rankText(rank, shared) {
  * @param {RoundResult} row
  */
 export function resultText(row) {
-  return row.won ? `won in ${formatTime(row.time_ms, { tenths: true })}` : `${row.found} cards home`;
+  return row.won
+    ? t("tournament.result.won", { time: formatTime(row.time_ms, { tenths: true }) })
+    : t("tournament.result.found", { n: row.found });
 }
 
 /**
@@ -127,15 +131,16 @@ export function utcDay(ms) {
  */
 
 /**
- * The `tournament_create` request for the form's fields, or an error in words.
+ * The `tournament_create` request for the form's fields, or what is wrong with them as a
+ * catalog key (`tournament.form.error.*`: shown with `t`, again after a language switch).
  * @param {CreateFields} f
  * @returns {{request: TournamentCreateFrame} | {error: string}}
  */
 export function createRequest(f) {
   const name = f.name.trim();
-  if (!name) return { error: "Give the tournament a name." };
+  if (!name) return { error: "tournament.form.error.name" };
   const closes = localMs(f.closes);
-  if (Number.isNaN(closes)) return { error: "Say when registration closes." };
+  if (Number.isNaN(closes)) return { error: "tournament.form.error.closes" };
   /** @type {TournamentCreateFrame} */
   const base = {
     t: "tournament_create",
@@ -147,14 +152,14 @@ export function createRequest(f) {
     closes_at: closes,
   };
   if (f.format === "series") {
-    if (!f.from || !f.to) return { error: "Choose the first and the last day." };
-    if (f.to < f.from) return { error: "The last day comes after the first." };
-    if (!f.dailyVariants.length) return { error: "Choose one or two daily variants." };
+    if (!f.from || !f.to) return { error: "tournament.form.error.days" };
+    if (f.to < f.from) return { error: "tournament.form.error.dayOrder" };
+    if (!f.dailyVariants.length) return { error: "tournament.form.error.dailyVariants" };
     return { request: { ...base, variants: f.dailyVariants, from: f.from, to: f.to } };
   }
   const start = localMs(f.start);
-  if (Number.isNaN(start)) return { error: "Say when the first heat starts." };
-  if (start < closes) return { error: "The first heat starts once registration has closed." };
+  if (Number.isNaN(start)) return { error: "tournament.form.error.start" };
+  if (start < closes) return { error: "tournament.form.error.startAfterClose" };
   return {
     request: {
       ...base,

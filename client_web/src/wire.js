@@ -414,7 +414,7 @@ export {};
  * @property {{user: string, name: string}[]} entrants
  * @property {TournamentRound[]} rounds
  * @property {Standing[]} standings
- * @property {{at: number, by: string, text: string}[]} log
+ * @property {{at: number, by: string, text: string, kind?: string, args?: Record<string, string | number>}[]} log
  * @property {number} [ended_at]
  * @property {{from: string, to: string}} [series]
  * @property {{count: number, start_at: number, pause: number, time_limit: number}} [heats]

@@ -40,6 +40,10 @@ export const ENFORCED = [
   "src/analysis.js",
   "src/line.js",
   "src/pages/stats.js",
+  "src/pages/tournament.js",
+  "src/pages/tournaments.js",
+  "src/tournament-data.js",
+  "src/pages/bots.js",
 ];
 
 /** Literals that are not words of a language (brand names, symbols): keep it short. */

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 from datetime import date
 
+import msgpack
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -16,6 +17,7 @@ from klondike_live.protocol.kinds import TournamentFormat
 from klondike_live.race.tournament import (
     Entrant,
     HeatPhase,
+    LogEntry,
     NewTournament,
     Result,
     TournamentPhase,
@@ -151,6 +153,26 @@ def test_the_stored_form_round_trips() -> None:
     week = series(date(2030, 1, 1), date(2030, 1, 7))
     assert TournamentState.from_blob(week.to_blob()) == week
     assert len(week.days()) == 7
+
+
+def test_log_entries_carry_a_kind_and_its_args_beside_their_english_text() -> None:
+    """Clients word an entry in their reader's language from `kind` and `args`; `text`
+    is the English for a client that does not know the kind. An entry stored before
+    kinds keeps its text and has no kind."""
+    t = heats().enter("ann", "Ann", NOW + 1).remove("org", "ann", NOW + 2)
+    t = t.heat_opened(1, "room-0001", 1).heat_started(1, NOW + 20_000, NOW + 20_000)
+    wire = tournament_wire(t, [], now_ms=NOW + 21_000)["log"]
+    assert [(e["by"], e["kind"], e["args"], e["text"]) for e in wire] == [
+        ("Org", "created", {}, "created the tournament"),
+        ("Org", "removed", {"name": "Ann"}, "removed Ann"),
+        ("", "heat_started", {"heat": 1}, "Heat 1 started"),
+    ]
+    assert TournamentState.from_blob(t.to_blob()) == t
+    data = msgpack.unpackb(t.to_blob(), raw=False)
+    data["log"] = [entry[:3] for entry in data["log"]]
+    old = TournamentState.from_blob(msgpack.packb(data, use_bin_type=True))
+    assert old.log[1] == LogEntry(NOW + 2, "Org", "removed Ann")
+    assert tournament_wire(old, [], now_ms=NOW + 21_000)["log"][1]["kind"] == ""
 
 
 def test_a_heat_s_seed_is_shown_only_once_it_is_finished() -> None:

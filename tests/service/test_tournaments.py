@@ -372,7 +372,9 @@ async def test_an_organizer_cancel_mid_heat_leaves_consistent_results(pair: Clus
     assert shown["state"] == "cancelled"
     assert [r["state"] for r in shown["rounds"]] == ["cancelled", "cancelled"]
     assert all(row["points"] == 0 for row in shown["standings"])
-    assert "cancelled the tournament" in [entry["text"] for entry in shown["log"]]
+    assert {"by": "Org", "text": "cancelled the tournament", "kind": "cancelled", "args": {}} in [
+        {key: entry[key] for key in ("by", "text", "kind", "args")} for entry in shown["log"]
+    ]
     code = await cluster.request(org, msg.TournamentAction(tid, "start_heat"))
     assert code is ErrorCode.WRONG_STATE
 
@@ -409,8 +411,12 @@ async def test_registration_rules(cluster: Cluster) -> None:
     assert await cluster.request(org, msg.TournamentAction(tid, "open")) is None
     assert await cluster.request(cy, msg.TournamentEnter(tid)) is None
     assert [e["user"] for e in latest(cy)["entrants"]] == ["ann", "cy"]
-    log = [entry["text"] for entry in latest(cy)["log"]]
-    assert log[-3:] == ["removed Bob", "closed registration", "opened registration"]
+    log = [(entry["kind"], entry["args"], entry["text"]) for entry in latest(cy)["log"]]
+    assert log[-3:] == [
+        ("removed", {"name": "Bob"}, "removed Bob"),
+        ("registration_closed", {}, "closed registration"),
+        ("registration_opened", {}, "opened registration"),
+    ]
     assert await cluster.request(cy, msg.TournamentWatch("nosuchtournament")) is ErrorCode.NO_ROOM
 
 

@@ -6,24 +6,54 @@
  * soon as you are ready).
  */
 
+import { t } from "../i18n.js";
 import { h } from "../ui.js";
 
 /** @import { BotLevel, RoomFrame } from "../wire.js" */
 
-/** @type {[BotLevel, string][]} */
-export const LEVELS = [
-  ["relaxed", "Relaxed"],
-  ["steady", "Steady"],
-  ["expert", "Expert"],
-];
+/** The levels offered, easiest first (each worded as `bots.level.<level>`). */
+/** @type {BotLevel[]} */
+export const LEVELS = ["relaxed", "steady", "expert"];
 
 /**
- * A name with its bot label: "Steady bot (bot, steady)" reads as "Steady bot · bot".
+ * The name each level's bot is given by the server (bots/levels.py), in English: shown
+ * in the reader's language as `bots.name.<level>`.
+ * @type {Record<string, string>}
+ */
+const BOT_NAMES = { relaxed: "Relaxed bot", steady: "Steady bot", expert: "Expert bot" };
+
+/** A guest's default name as the server gives it (gateway/session.py): "Guest 27b4". */
+const GUEST_NAME = /^Guest ([0-9a-f]{4})$/;
+
+/**
+ * A display name as this reader sees it: a name is data, one for everyone, but the
+ * server's default ones (a guest's "Guest 27b4", a bot's "Steady bot") are worded in
+ * the reader's language ("Gonbidatua 27b4", "Bot constante"); docs/client.md, *Languages*.
+ * @param {{name: string, bot?: boolean, level?: string}} who
+ */
+export function shownName(who) {
+  if (who.bot && who.level && BOT_NAMES[who.level] === who.name) return t(`bots.name.${who.level}`);
+  const guest = GUEST_NAME.exec(who.name);
+  return guest ? t("server.guest", { id: guest[1] }) : who.name;
+}
+
+/**
+ * A name with its bot label: "Steady bot (bot · steady)".
  * @param {{name: string, bot?: boolean, level?: string}} who
  */
 export function labelled(who) {
-  if (!who.bot) return who.name;
-  return who.level ? `${who.name} (bot · ${who.level})` : `${who.name} (bot)`;
+  const name = shownName(who);
+  if (!who.bot) return name;
+  return who.level ? t("bots.labelledLevel", { name, level: who.level }) : t("bots.labelled", { name });
+}
+
+/**
+ * The levels as a `<select>`'s options, `steady` chosen.
+ */
+function levelOptions() {
+  return LEVELS.map((value) =>
+    h("option", { value, selected: value === "steady" }, t(`bots.level.${value}`)),
+  );
 }
 
 /**
@@ -38,14 +68,14 @@ export function addBotPanel(room, user, onAdd) {
   if (!room.seats.some((s) => s === null)) return null;
   const level = h(
     "select",
-    { name: "level", "aria-label": "Bot level", "data-testid": "bot-level" },
-    LEVELS.map(([value, text]) => h("option", { value, selected: value === "steady" }, text)),
+    { name: "level", "aria-label": t("bots.add.level"), "data-testid": "bot-level" },
+    levelOptions(),
   );
   return h(
     "div.panel",
     {},
-    h("h2", {}, "Add a bot"),
-    h("p.muted", {}, "A bot takes a free seat and is ready at once. It sees only its own board."),
+    h("h2", {}, t("bots.add.title")),
+    h("p.muted", {}, t("bots.add.help")),
     h(
       "div.row",
       {},
@@ -58,7 +88,7 @@ export function addBotPanel(room, user, onAdd) {
           onclick: () =>
             onAdd(/** @type {BotLevel} */ (level instanceof HTMLSelectElement ? level.value : "steady")),
         },
-        "Add a bot",
+        t("bots.add.button"),
       ),
     ),
   );
@@ -71,8 +101,8 @@ export function addBotPanel(room, user, onAdd) {
 export function machineForm(onRace) {
   const level = h(
     "select",
-    { name: "level", "aria-label": "Machine level", "data-testid": "machine-level" },
-    LEVELS.map(([value, text]) => h("option", { value, selected: value === "steady" }, text)),
+    { name: "level", "aria-label": t("bots.machine.level"), "data-testid": "machine-level" },
+    levelOptions(),
   );
   return h(
     "form.row",
@@ -85,6 +115,6 @@ export function machineForm(onRace) {
       },
     },
     level,
-    h("button", { type: "submit", "data-testid": "race-machine" }, "Race the machine"),
+    h("button", { type: "submit", "data-testid": "race-machine" }, t("bots.machine.button")),
   );
 }

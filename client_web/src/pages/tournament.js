@@ -9,6 +9,7 @@
  */
 
 import { applyFrame, newBoard } from "../game.js";
+import { formatDate, formatDateTime, formatNumber, t as tr } from "../i18n.js";
 import { ServerError } from "../net.js";
 import { describeVariant, parseVariant } from "../rules.js";
 import { liveRanking, ReachedTimes } from "../ranking.js";
@@ -23,8 +24,9 @@ import {
 } from "../tournament-data.js";
 import { errorText, formatTime, getJSON, h, statusWord } from "../ui.js";
 import { foundationCount } from "../view.js";
+import { shownName } from "./bots.js";
 import { inviteField, verifyDeal } from "./room-parts.js";
-import { stateWord } from "./tournaments.js";
+import { stateWord, variantsText } from "./tournaments.js";
 
 /** @import { Board } from "../game.js" */
 /** @import { App } from "../main.js" */
@@ -34,16 +36,22 @@ import { stateWord } from "./tournaments.js";
 /** How many racers the leaders panel shows. */
 const LEADERS_SHOWN = 5;
 
-/** @type {Record<string, string>} */
-const ROUND_WORDS = {
-  scheduled: "scheduled",
-  lobby: "room open: entrants take their seats",
-  racing: "under way",
-  finished: "finished",
-  cancelled: "cancelled",
-  open: "open today",
-  closed: "closed",
-};
+/** A round's states, each worded as `tournament.round.state.<state>`. */
+const ROUND_STATES = new Set(["scheduled", "lobby", "racing", "finished", "cancelled", "open", "closed"]);
+
+/** The log entries' kinds this client words (`server.log.<kind>`; docs/protocol.md). */
+const LOG_KINDS = new Set([
+  "created",
+  "registration_opened",
+  "registration_closed",
+  "removed",
+  "cancelled",
+  "heat_started_early",
+  "heat_started",
+  "heat_finished",
+  "tournament_over",
+  "series_over",
+]);
 
 /**
  * Put `children` in `node` in place of what it held (null: nothing).
@@ -55,22 +63,64 @@ function fill(node, ...children) {
 }
 
 /** @param {number} ms */
-const when = (ms) => new Date(ms).toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
+const when = (ms) => formatDateTime(ms);
+
+/**
+ * A day (`YYYY-MM-DD`, a series' UTC day) in the reader's words.
+ * @param {string} day
+ */
+const dayText = (day) => (day ? formatDate(Date.parse(day), { dateStyle: "medium", timeZone: "UTC" }) : "");
 
 /**
  * The tournament's format and settings in a line.
  * @param {Tournament} t
  */
 function settingsText(t) {
-  const variants = t.variants.map((v) => describeVariant(parseVariant(v))).join(" and ");
+  const variants = variantsText(t.variants);
   if (t.format === "series" && t.series)
-    return `Series over the daily deals, ${t.series.from} to ${t.series.to} · ${variants}`;
+    return tr("tournament.page.settingsSeries", {
+      from: dayText(t.series.from),
+      to: dayText(t.series.to),
+      variants,
+    });
   const heats = t.heats;
   if (!heats) return variants;
-  return (
-    `${heats.count} heat${heats.count === 1 ? "" : "s"} · ${variants} · first at ${when(heats.start_at)} · ` +
-    `${heats.pause} s pause · ${formatTime(heats.time_limit * 1000)} time limit`
-  );
+  return tr("tournament.page.settingsHeats", {
+    n: heats.count,
+    variants,
+    start: when(heats.start_at),
+    pause: heats.pause,
+    limit: formatTime(heats.time_limit * 1000),
+  });
+}
+
+/**
+ * A round's name: "Heat 2", or a series day's date and variant.
+ * @param {Tournament} t
+ * @param {TournamentRound} round
+ */
+function roundLabel(t, round) {
+  if (t.format === "heats") return tr("tournament.round.heat", { n: round.round });
+  if (round.date && round.variant)
+    return tr("tournament.round.day", {
+      date: dayText(round.date),
+      variant: describeVariant(parseVariant(round.variant)),
+    });
+  return round.label;
+}
+
+/**
+ * A log entry in words: its kind worded in the reader's language, else the server's
+ * English text (an entry from before kinds, or a kind this client does not know).
+ * @param {{by: string, text: string, kind?: string, args?: Record<string, string | number>}} entry
+ */
+function logText(entry) {
+  if (entry.kind && LOG_KINDS.has(entry.kind)) {
+    const args = { ...entry.args };
+    if (typeof args.name === "string") args.name = shownName({ name: args.name });
+    return tr(`server.log.${entry.kind}`, { ...args, by: shownName({ name: entry.by }) });
+  }
+  return entry.by ? `${shownName({ name: entry.by })} ${entry.text}` : entry.text;
 }
 
 /**
@@ -140,13 +190,21 @@ export class TournamentPage {
     this.leadersTimer = undefined;
     /** @type {number | undefined} */
     this.clock = undefined;
-    this.title = h("h1", { id: "t-title", style: "margin:0;font-size:1.4rem" }, "Loading the tournament…");
+    this.title = h(
+      "h1",
+      { id: "t-title", style: "margin:0;font-size:1.4rem" },
+      tr("tournament.page.loading"),
+    );
+    /** Whether the server said there is no such tournament. */
+    this.missing = false;
+    /** @type {unknown} the refusal the message line shows, if any */
+    this.said = null;
     this.message = h("p.message", { role: "status", "data-testid": "t-message" });
     this.header = h("section.panel", { "aria-labelledby": "t-title", "data-testid": "t-header" }, this.title);
     this.heatNow = h("section.panel.heat-now", {
       hidden: true,
       "data-testid": "heat-now",
-      "aria-label": "Heat now",
+      "aria-label": tr("tournament.heat.region"),
     });
     this.leaders = h("div", { "data-testid": "leaders" });
     this.registration = h("section.panel", { hidden: true, "aria-labelledby": "reg-title" });
@@ -208,22 +266,44 @@ export class TournamentPage {
     } catch (error) {
       if (!(error instanceof ServerError)) return; // disconnected: the next `hello` watches again
       if (error.code === "no_room") {
-        this.title.textContent = "No such tournament";
-        this.header.append(
-          h(
-            "p",
-            {},
-            "This tournament does not exist or has expired. ",
-            h("a", { href: "#/tournaments" }, "Tournaments"),
-          ),
-        );
-      } else this.say(error.message);
+        this.missing = true;
+        this.renderMissing();
+      } else this.say(error);
     }
   }
 
-  /** @param {string} text */
-  say(text) {
-    this.message.textContent = text;
+  /** The header of a tournament that does not exist. */
+  renderMissing() {
+    this.title.textContent = tr("tournament.page.missing");
+    fill(
+      this.header,
+      this.title,
+      h(
+        "p",
+        {},
+        tr("tournament.page.missingText"),
+        " ",
+        h("a", { href: "#/tournaments" }, tr("tournament.list.title")),
+      ),
+    );
+  }
+
+  /**
+   * Show a refusal on the message line (null: nothing).
+   * @param {unknown} error
+   */
+  say(error) {
+    this.said = error;
+    this.message.textContent = error === null ? "" : errorText(error);
+  }
+
+  /** The page again in the active language, from the state it holds. */
+  relabel() {
+    this.heatNow.setAttribute("aria-label", tr("tournament.heat.region"));
+    this.say(this.said);
+    if (this.t) this.render();
+    else if (this.missing) this.renderMissing();
+    else this.title.textContent = tr("tournament.page.loading");
   }
 
   /**
@@ -232,7 +312,7 @@ export class TournamentPage {
    * @param {{action?: TournamentActionName, user?: string}} [extra]
    */
   async ask(t, extra = {}) {
-    this.say("");
+    this.say(null);
     try {
       if (t === "tournament_action" && extra.action)
         await this.conn.request({
@@ -243,7 +323,7 @@ export class TournamentPage {
         });
       else if (t !== "tournament_action") await this.conn.request({ t, tournament: this.id });
     } catch (error) {
-      this.say(errorText(error));
+      this.say(error);
     }
   }
 
@@ -387,18 +467,21 @@ export class TournamentPage {
         h(
           "span.badge",
           { "data-testid": "t-state" },
-          over ? `${stateWord(t.state)} · archive` : stateWord(t.state),
+          over ? tr("tournament.page.archived", { state: stateWord(t.state) }) : stateWord(t.state),
         ),
       ),
       h("p.muted", { "data-testid": "t-settings" }, settingsText(t)),
       h(
         "p.muted",
         {},
-        `Organized by ${t.organizer.name} · ${t.public ? "public (listed)" : "unlisted: reachable by its link only"} · up to ${t.cap} entrants`,
+        tr(t.public ? "tournament.page.organizedPublic" : "tournament.page.organizedUnlisted", {
+          name: shownName(t.organizer),
+          cap: t.cap,
+        }),
       ),
-      created ? h("p", { "data-testid": "t-created" }, "Your tournament is ready. Share its link:") : null,
+      created ? h("p", { "data-testid": "t-created" }, tr("tournament.page.created")) : null,
       inviteField(link, "t-invite"),
-      h("p", {}, h("a", { href: "#/tournaments" }, "← Tournaments")),
+      h("p", {}, h("a", { href: "#/tournaments" }, tr("tournament.page.back"))),
     );
   }
 
@@ -411,27 +494,26 @@ export class TournamentPage {
     const startText =
       heat.state === "lobby" && heat.start_at
         ? h("span", { "data-testid": "heat-starts", "data-at": String(heat.start_at) }, "")
-        : h("span", {}, "Under way");
+        : h("span", {}, tr("tournament.heat.underWay"));
     const action = entrant
       ? h(
           "a.button.big",
           { href: `#/room/${heat.room}`, "data-testid": "join-heat" },
-          `Join heat ${heat.round}`,
+          tr("tournament.heat.join", { n: heat.round }),
         )
       : null;
     const watch = h(
       `a.button${entrant ? ".ghost" : ".big"}`,
       { href: `#/watch/${heat.room}`, "data-testid": "watch-heat" },
-      `Watch heat ${heat.round} live`,
+      tr("tournament.heat.watch", { n: heat.round }),
     );
     this.heatNow.replaceChildren(
-      h("h2", {}, `${heat.label}: ${heat.state === "lobby" ? "its room is open" : "racing now"}`),
       h(
-        "p.muted",
+        "h2",
         {},
-        startText,
-        entrant ? " · your seat is waiting for you: you are away until you join" : "",
+        tr(heat.state === "lobby" ? "tournament.heat.open" : "tournament.heat.racing", { n: heat.round }),
       ),
+      h("p.muted", {}, startText, ...(entrant ? [" · ", tr("tournament.heat.seatWaiting")] : [])),
       h("div.row", {}, action, watch),
       this.leaders,
     );
@@ -487,9 +569,7 @@ export class TournamentPage {
     const heat = this.t ? liveHeat(this.t) : null;
     if (!heat?.room) return;
     if (this.ownRace === heat.room) {
-      this.leaders.replaceChildren(
-        h("p.muted", {}, "Join your heat to race; once your board is done you can watch the others here."),
-      );
+      this.leaders.replaceChildren(h("p.muted", {}, tr("tournament.heat.ownRace")));
       return;
     }
     const racers = this.racers();
@@ -501,8 +581,8 @@ export class TournamentPage {
           "p.muted",
           {},
           seated.length
-            ? `${here} of ${seated.length} racers are in the room.`
-            : "Waiting for the heat's room…",
+            ? tr("tournament.heat.inRoom", { here, n: seated.length })
+            : tr("tournament.heat.waitingRoom"),
         ),
       );
       return;
@@ -515,21 +595,36 @@ export class TournamentPage {
           "tr",
           { "data-testid": `leader-${i}` },
           h("td", {}, rankText(r.rank, shared)),
-          h("td", {}, r.name),
-          h("td", {}, `${r.found}/52`),
-          h("td", {}, String(r.moves)),
+          h("td", {}, shownName(r)),
+          h("td", {}, `${formatNumber(r.found)}/52`),
+          h("td", {}, formatNumber(r.moves)),
           h("td", {}, statusWord(r.status)),
         ),
       );
     const done = racers.filter((r) => r.status !== "playing").length;
     this.leaders.replaceChildren(
-      h("h3", { id: "leaders-title" }, "Leaders"),
-      table(["#", "Racer", "Cards home", "Moves", "Status"], rows, { "aria-labelledby": "leaders-title" }),
+      h("h3", { id: "leaders-title" }, tr("tournament.heat.leaders")),
+      table(
+        [
+          tr("tournament.table.rank"),
+          tr("tournament.table.racer"),
+          tr("tournament.table.found"),
+          tr("tournament.table.moves"),
+          tr("tournament.table.status"),
+        ],
+        rows,
+        { "aria-labelledby": "leaders-title" },
+      ),
       h(
         "p.muted",
         {},
-        `${racers.length} racing · ${done} finished · `,
-        h("a", { href: `#/watch/${heat.room}`, "data-testid": "follow-leader" }, "Follow the leader →"),
+        tr("tournament.heat.count", { racing: racers.length, done }),
+        " · ",
+        h(
+          "a",
+          { href: `#/watch/${heat.room}`, "data-testid": "follow-leader" },
+          tr("tournament.heat.follow"),
+        ),
       ),
     );
   }
@@ -544,16 +639,16 @@ export class TournamentPage {
     const organizer = t.organizer.user === me;
     const open = t.registration === "open" && !over;
     const status = open
-      ? `Registration is open until ${when(t.closes_at)}.`
+      ? tr("tournament.registration.open", { time: when(t.closes_at) })
       : t.opens_at > Date.now() && !over
-        ? `Registration opens ${when(t.opens_at)}.`
-        : "Registration is closed.";
+        ? tr("tournament.registration.opens", { time: when(t.opens_at) })
+        : tr("tournament.registration.closed");
     const button = open
       ? entered
         ? h(
             "button.ghost",
             { type: "button", "data-testid": "withdraw", onclick: () => this.ask("tournament_withdraw") },
-            "Withdraw",
+            tr("tournament.registration.withdraw"),
           )
         : h(
             "button",
@@ -563,7 +658,7 @@ export class TournamentPage {
               disabled: t.entrants.length >= t.cap,
               onclick: () => this.ask("tournament_enter"),
             },
-            t.entrants.length >= t.cap ? "Full" : "Enter",
+            tr(t.entrants.length >= t.cap ? "tournament.registration.full" : "tournament.registration.enter"),
           )
       : null;
     const entrants = h(
@@ -574,33 +669,42 @@ export class TournamentPage {
             h(
               `li${e.user === me ? ".me" : ""}`,
               {},
-              h("span", {}, e.name, e.user === me ? " (you)" : ""),
+              h(
+                "span",
+                {},
+                e.user === me ? tr("tournament.registration.you", { name: shownName(e) }) : shownName(e),
+              ),
               organizer && !over
                 ? h(
                     "button.ghost",
                     {
                       type: "button",
                       "data-testid": `remove-${e.name}`,
-                      "aria-label": `Remove ${e.name}`,
+                      "aria-label": tr("tournament.registration.removeLabel", { name: shownName(e) }),
                       onclick: () => {
                         if (
-                          window.confirm(`Remove ${e.name} from the tournament? Their results stop counting.`)
+                          window.confirm(tr("tournament.registration.removeConfirm", { name: shownName(e) }))
                         )
                           this.ask("tournament_action", { action: "remove", user: e.user });
                       },
                     },
-                    "Remove",
+                    tr("tournament.registration.remove"),
                   )
                 : null,
             ),
           )
-        : [h("li.empty", {}, "No entrants yet.")],
+        : [h("li.empty", {}, tr("tournament.registration.none"))],
     );
     this.registration.hidden = false;
     fill(
       this.registration,
-      h("h2", { id: "reg-title" }, `Entrants ${t.entrants.length}/${t.cap}`),
-      h("p", { "data-testid": "registration" }, status, entered ? " You are entered." : ""),
+      h("h2", { id: "reg-title" }, tr("tournament.registration.title", { n: t.entrants.length, cap: t.cap })),
+      h(
+        "p",
+        { "data-testid": "registration" },
+        status,
+        ...(entered ? [" ", tr("tournament.registration.entered")] : []),
+      ),
       button ? h("div.row", {}, button) : null,
       entrants,
     );
@@ -619,7 +723,7 @@ export class TournamentPage {
     const racing = t.rounds.some((r) => r.state === "racing");
     const windowOpen = Date.now() < t.closes_at;
     this.tools.replaceChildren(
-      h("h2", { id: "tools-title" }, "Organizer"),
+      h("h2", { id: "tools-title" }, tr("tournament.tools.title")),
       h(
         "div.row",
         {},
@@ -631,7 +735,7 @@ export class TournamentPage {
                 "data-testid": "close-registration",
                 onclick: () => this.ask("tournament_action", { action: "close" }),
               },
-              "Close registration",
+              tr("tournament.tools.close"),
             )
           : windowOpen && t.state === "upcoming"
             ? h(
@@ -641,7 +745,7 @@ export class TournamentPage {
                   "data-testid": "open-registration",
                   onclick: () => this.ask("tournament_action", { action: "open" }),
                 },
-                "Open registration",
+                tr("tournament.tools.open"),
               )
             : null,
         waiting && !racing
@@ -652,7 +756,7 @@ export class TournamentPage {
                 "data-testid": "start-heat",
                 onclick: () => this.ask("tournament_action", { action: "start_heat" }),
               },
-              `Start ${waiting.label.toLowerCase()} now`,
+              tr("tournament.tools.startHeat", { n: waiting.round }),
             )
           : null,
         h(
@@ -661,18 +765,14 @@ export class TournamentPage {
             type: "button",
             "data-testid": "cancel-tournament",
             onclick: () => {
-              if (
-                window.confirm(
-                  `Cancel “${t.name}”? A heat under way ends now and is not scored. This cannot be undone.`,
-                )
-              )
+              if (window.confirm(tr("tournament.tools.cancelConfirm", { name: t.name })))
                 this.ask("tournament_action", { action: "cancel" });
             },
           },
-          "Cancel the tournament",
+          tr("tournament.tools.cancel"),
         ),
       ),
-      h("p.muted", {}, "Every action is logged below, with its time."),
+      h("p.muted", {}, tr("tournament.tools.logged")),
     );
   }
 
@@ -689,19 +789,33 @@ export class TournamentPage {
         `tr${s.user === me ? ".me" : ""}`,
         { "data-testid": "standing" },
         h("td", {}, rankText(s.rank, shared)),
-        h("td", {}, s.name),
+        h("td", {}, shownName(s)),
         h("td", {}, pointsText(s.points)),
-        h("td", {}, String(s.wins)),
-        h("td", {}, String(s.rounds)),
+        h("td", {}, formatNumber(s.wins)),
+        h("td", {}, formatNumber(s.rounds)),
       ),
     );
     fill(
       this.standings,
-      h("h2", { id: "standings-title" }, over ? "Final standings" : "Standings"),
+      h(
+        "h2",
+        { id: "standings-title" },
+        tr(over ? "tournament.standings.final" : "tournament.standings.title"),
+      ),
       rows.length
-        ? table(["Rank", "Entrant", "Points", "Wins", "Rounds"], rows, { "data-testid": "standings" })
-        : h("p.empty", {}, "No entrants yet."),
-      shared.size ? h("p.muted", {}, "=: a shared rank (equal points, wins and rounds played).") : null,
+        ? table(
+            [
+              tr("tournament.table.rankWord"),
+              tr("tournament.table.entrant"),
+              tr("tournament.table.points"),
+              tr("tournament.table.wins"),
+              tr("tournament.table.rounds"),
+            ],
+            rows,
+            { "data-testid": "standings" },
+          )
+        : h("p.empty", {}, tr("tournament.registration.none")),
+      shared.size ? h("p.muted", {}, tr("tournament.standings.shared")) : null,
     );
   }
 
@@ -712,7 +826,7 @@ export class TournamentPage {
   renderRounds(t, over) {
     this.rounds.hidden = false;
     this.rounds.replaceChildren(
-      h("h2", { id: "rounds-title" }, over ? "Archive: every round, its deal and its replays" : "Rounds"),
+      h("h2", { id: "rounds-title" }, tr(over ? "tournament.rounds.archive" : "tournament.rounds.title")),
       ...t.rounds.map((round) => this.roundSection(t, round)),
     );
   }
@@ -729,20 +843,27 @@ export class TournamentPage {
         `tr${r.user === me ? ".me" : ""}`,
         {},
         h("td", {}, rankText(r.place, shared)),
-        h("td", {}, r.name),
+        h("td", {}, shownName(r)),
         h("td", {}, pointsText(r.points)),
         h("td", {}, resultText(r)),
-        h("td", {}, String(r.moves)),
+        h("td", {}, formatNumber(r.moves)),
         h(
           "td",
           {},
           replayHash(r) && round.state !== "racing"
-            ? h("a", { href: replayHash(r) ?? "#", "aria-label": `Replay of ${r.name}'s game` }, "Replay")
+            ? h(
+                "a",
+                {
+                  href: replayHash(r) ?? "#",
+                  "aria-label": tr("tournament.rounds.replayOf", { name: shownName(r) }),
+                },
+                tr("tournament.rounds.replay"),
+              )
             : "",
         ),
       ),
     );
-    const words = ROUND_WORDS[round.state] ?? round.state;
+    const words = ROUND_STATES.has(round.state) ? tr(`tournament.round.state.${round.state}`) : round.state;
     const key = `verify-${round.round}`;
     const verify = round.seed
       ? verifyDeal(round.seed, round.commitment, t.format === "heats" ? "race" : "daily")
@@ -750,12 +871,8 @@ export class TournamentPage {
         ? h(
             "details.verify",
             {},
-            h("summary", {}, "The deal's commitment"),
-            h(
-              "p.muted",
-              {},
-              "The deal is fixed: its fingerprint (SHA-256) is published now, its seed once the round is over.",
-            ),
+            h("summary", {}, tr("tournament.rounds.commitment")),
+            h("p.muted", {}, tr("tournament.rounds.commitmentHelp")),
             h("code.commitment", {}, round.commitment),
           )
         : null;
@@ -766,22 +883,40 @@ export class TournamentPage {
     return h(
       "section.round",
       { "data-testid": `round-${round.round}`, "aria-labelledby": `round-title-${round.round}` },
-      h("h3", { id: `round-title-${round.round}` }, round.label),
+      h("h3", { id: `round-title-${round.round}` }, roundLabel(t, round)),
       h(
         "p.muted",
         {},
-        words,
-        round.start_at
-          ? ` · ${round.state === "scheduled" || round.state === "lobby" ? "starts" : "started"} ${when(round.start_at)}`
-          : "",
-        round.certified ? " · certified winnable deal" : "",
+        [
+          words,
+          round.start_at
+            ? tr(
+                round.state === "scheduled" || round.state === "lobby"
+                  ? "tournament.rounds.starts"
+                  : "tournament.rounds.started",
+                { time: when(round.start_at) },
+              )
+            : null,
+          round.certified ? tr("tournament.rounds.certified") : null,
+        ]
+          .filter((part) => part !== null)
+          .join(" · "),
       ),
       rows.length
-        ? table(["Place", "Entrant", "Points", "Result", "Moves", "Replay"], rows, {
-            "data-testid": `results-${round.round}`,
-          })
+        ? table(
+            [
+              tr("tournament.table.place"),
+              tr("tournament.table.entrant"),
+              tr("tournament.table.points"),
+              tr("tournament.table.result"),
+              tr("tournament.table.moves"),
+              tr("tournament.table.replay"),
+            ],
+            rows,
+            { "data-testid": `results-${round.round}` },
+          )
         : round.state === "finished" || round.state === "closed"
-          ? h("p.empty", {}, "No entrant played this round.")
+          ? h("p.empty", {}, tr("tournament.rounds.nobody"))
           : null,
       verify,
     );
@@ -791,7 +926,7 @@ export class TournamentPage {
   renderLog(t) {
     this.log.hidden = !t.log.length;
     this.log.replaceChildren(
-      h("h2", { id: "log-title" }, "Log"),
+      h("h2", { id: "log-title" }, tr("tournament.log.title")),
       h(
         "ol.list.log",
         { "data-testid": "log" },
@@ -801,7 +936,7 @@ export class TournamentPage {
             h(
               "li",
               {},
-              h("span", {}, entry.by ? `${entry.by} ${entry.text}` : entry.text),
+              h("span", {}, logText(entry)),
               h("time.muted", { datetime: new Date(entry.at).toISOString() }, when(entry.at)),
             ),
           ),
@@ -814,6 +949,7 @@ export class TournamentPage {
     const node = this.heatNow.querySelector("[data-testid=heat-starts]");
     if (!(node instanceof HTMLElement)) return;
     const left = Number(node.dataset.at) - this.conn.now();
-    node.textContent = left > 0 ? `Starts in ${formatTime(left)}` : "Starting…";
+    node.textContent =
+      left > 0 ? tr("tournament.heat.startsIn", { time: formatTime(left) }) : tr("tournament.heat.starting");
   }
 }

@@ -112,11 +112,50 @@ class Heat:
     results: tuple[Result, ...] = ()
 
 
+class LogKind(StrEnum):
+    """What a log entry says, as a stable code: clients word it in their reader's
+    language (`server.log.<kind>` in the web client's catalog) from the entry's `by` and
+    `args`; `text` is the same in English, for a client that does not know the kind."""
+
+    CREATED = "created"  # by the organizer
+    REGISTRATION_OPENED = "registration_opened"
+    REGISTRATION_CLOSED = "registration_closed"
+    REMOVED = "removed"  # args: name (the entrant removed)
+    CANCELLED = "cancelled"
+    HEAT_STARTED_EARLY = "heat_started_early"  # args: heat (its number)
+    HEAT_STARTED = "heat_started"  # by the server; args: heat
+    HEAT_FINISHED = "heat_finished"  # by the server; args: heat
+    TOURNAMENT_OVER = "tournament_over"  # by the server
+    SERIES_OVER = "series_over"  # by the server
+
+
+LOG_TEXTS: Final[dict[LogKind, str]] = {
+    LogKind.CREATED: "created the tournament",
+    LogKind.REGISTRATION_OPENED: "opened registration",
+    LogKind.REGISTRATION_CLOSED: "closed registration",
+    LogKind.REMOVED: "removed {name}",
+    LogKind.CANCELLED: "cancelled the tournament",
+    LogKind.HEAT_STARTED_EARLY: "started heat {heat} early",
+    LogKind.HEAT_STARTED: "Heat {heat} started",
+    LogKind.HEAT_FINISHED: "Heat {heat} finished",
+    LogKind.TOURNAMENT_OVER: "The tournament is over",
+    LogKind.SERIES_OVER: "The series is over",
+}
+"""Each kind's English text (after `by`, when there is one), its args filled in."""
+
+
 @dataclass(frozen=True, slots=True)
 class LogEntry:
     at_ms: int
     by: str  # a display name, or "" for the server
-    text: str
+    text: str  # in English: the fallback of a client that does not know `kind`
+    kind: str = ""  # a LogKind; "" for an entry stored before kinds (its text only)
+    args: tuple[tuple[str, str | int], ...] = ()  # the names and numbers `text` holds
+
+    @classmethod
+    def of(cls, at_ms: int, by: str, kind: LogKind, **args: str | int) -> LogEntry:
+        """An entry of `kind`, its English text made from LOG_TEXTS."""
+        return cls(at_ms, by, LOG_TEXTS[kind].format(**args), str(kind), tuple(args.items()))
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,8 +272,8 @@ class TournamentState:
             raise Refusal(
                 ErrorCode.WRONG_STATE, "the registration window has passed; it cannot reopen"
             )
-        text = "opened registration" if open_ else "closed registration"
-        return self.logged(now_ms, self.organizer_name, text, registration=open_)
+        kind = LogKind.REGISTRATION_OPENED if open_ else LogKind.REGISTRATION_CLOSED
+        return self.logged(LogEntry.of(now_ms, self.organizer_name, kind), registration=open_)
 
     def remove(self, by: str, user: str, now_ms: int) -> TournamentState:
         """The organizer removes an entrant: its results no longer count."""
@@ -244,9 +283,7 @@ class TournamentState:
         if gone is None:
             raise Refusal(ErrorCode.BAD_FIELD, "no such entrant")
         return self.logged(
-            now_ms,
-            self.organizer_name,
-            f"removed {gone.name}",
+            LogEntry.of(now_ms, self.organizer_name, LogKind.REMOVED, name=gone.name),
             entrants=tuple(e for e in self.entrants if e.user != user),
             removed=(*self.removed, user),
         )
@@ -261,9 +298,7 @@ class TournamentState:
             for h in self.heats
         )
         return self.logged(
-            now_ms,
-            self.organizer_name,
-            "cancelled the tournament",
+            LogEntry.of(now_ms, self.organizer_name, LogKind.CANCELLED),
             phase=TournamentPhase.CANCELLED,
             heats=heats,
             ended_ms=now_ms,
@@ -285,7 +320,7 @@ class TournamentState:
             return self
         started = self._with_heat(replace(heat, phase=HeatPhase.RACING, start_at_ms=start_at_ms))
         started = replace(started, phase=TournamentPhase.RUNNING)
-        return started.logged(now_ms, "", f"Heat {number} started")
+        return started.logged(LogEntry.of(now_ms, "", LogKind.HEAT_STARTED, heat=number))
 
     def reschedule(self, number: int, start_at_ms: int) -> TournamentState:
         """Move a heat not yet started to a new start time."""
@@ -303,11 +338,13 @@ class TournamentState:
         if heat.phase is not HeatPhase.RACING:
             return self
         state = self._with_heat(replace(heat, phase=HeatPhase.FINISHED, results=tuple(results)))
-        state = state.logged(now_ms, "", f"Heat {number} finished")
+        state = state.logged(LogEntry.of(now_ms, "", LogKind.HEAT_FINISHED, heat=number))
         if number < len(self.heats):
             return state.reschedule(number + 1, next_start_ms)
         return state.logged(
-            now_ms, "", "The tournament is over", phase=TournamentPhase.FINISHED, ended_ms=now_ms
+            LogEntry.of(now_ms, "", LogKind.TOURNAMENT_OVER),
+            phase=TournamentPhase.FINISHED,
+            ended_ms=now_ms,
         )
 
     def series_progress(self, now_ms: int, today: date, closed: bool) -> TournamentState:
@@ -316,14 +353,16 @@ class TournamentState:
             return self
         if closed:
             return self.logged(
-                now_ms, "", "The series is over", phase=TournamentPhase.FINISHED, ended_ms=now_ms
+                LogEntry.of(now_ms, "", LogKind.SERIES_OVER),
+                phase=TournamentPhase.FINISHED,
+                ended_ms=now_ms,
             )
         if self.phase is TournamentPhase.UPCOMING and today >= date.fromisoformat(self.first_day):
             return replace(self, phase=TournamentPhase.RUNNING)
         return self
 
-    def logged(self, now_ms: int, by: str, text: str, **changes: Any) -> TournamentState:
-        log = (*self.log, LogEntry(now_ms, by, text))[-MAX_LOG:]
+    def logged(self, entry: LogEntry, **changes: Any) -> TournamentState:
+        log = (*self.log, entry)[-MAX_LOG:]
         return replace(self, log=log, **changes)
 
     def _with_heat(self, heat: Heat) -> TournamentState:
@@ -378,7 +417,7 @@ class TournamentState:
             "pause": self.pause_s,
             "time_limit": self.time_limit_s,
             "ended": self.ended_ms,
-            "log": [[e.at_ms, e.by, e.text] for e in self.log],
+            "log": [[e.at_ms, e.by, e.text, e.kind, dict(e.args)] for e in self.log],
         }
         blob: bytes = msgpack.packb(data, use_bin_type=True)
         return blob
@@ -421,8 +460,16 @@ class TournamentState:
             pause_s=d["pause"],
             time_limit_s=d["time_limit"],
             ended_ms=d["ended"],
-            log=tuple(LogEntry(*e) for e in d["log"]),
+            log=tuple(_log_entry(e) for e in d["log"]),
         )
+
+
+def _log_entry(stored: list[Any]) -> LogEntry:
+    """A stored log entry: `[at, by, text, kind, args]`, or `[at, by, text]` from before
+    kinds (shown by its text)."""
+    at_ms, by, text, *rest = stored
+    kind, args = rest if rest else ("", {})
+    return LogEntry(at_ms, by, text, kind, tuple(args.items()))
 
 
 def _result_row(r: Result) -> list[Any]:
@@ -567,5 +614,5 @@ def new_tournament(
         heats=heats,
         pause_s=request.pause_s,
         time_limit_s=request.time_limit_s,
-        log=(LogEntry(now_ms, organizer_name, "created the tournament"),),
+        log=(LogEntry.of(now_ms, organizer_name, LogKind.CREATED),),
     )

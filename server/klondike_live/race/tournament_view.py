@@ -139,7 +139,10 @@ def tournament_wire(
             }
             for row in table
         ],
-        "log": [{"at": e.at_ms, "by": e.by, "text": e.text} for e in state.log],
+        "log": [
+            {"at": e.at_ms, "by": e.by, "text": e.text, "kind": e.kind, "args": dict(e.args)}
+            for e in state.log
+        ],
     }
     if state.format is TournamentFormat.SERIES:
         data["series"] = {"from": state.first_day, "to": state.last_day}

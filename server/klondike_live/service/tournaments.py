@@ -60,6 +60,8 @@ from klondike_live.race.room import (
 from klondike_live.race.status import BoardOp
 from klondike_live.race.tournament import (
     HeatPhase,
+    LogEntry,
+    LogKind,
     NewTournament,
     Result,
     TournamentState,
@@ -308,7 +310,7 @@ class Tournaments:
                 await self._change(
                     tid,
                     lambda s: s.reschedule(number, now).logged(
-                        now, name, f"started heat {number} early"
+                        LogEntry.of(now, name, LogKind.HEAT_STARTED_EARLY, heat=number)
                     ),
                 )
                 await self._open_heat(tid, number)
