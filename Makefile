@@ -35,7 +35,7 @@ test: lint typecheck client-test unit cluster-test
 lint: $(STAMP) $(CLIENT)
 	$(BIN)/ruff check server tests bench tools docs/examples
 	$(BIN)/ruff format --check server tests bench tools docs/examples
-	cd client_web && node_modules/.bin/prettier --check --log-level=warn src test index.html style.css eslint.config.js tsconfig.json
+	cd client_web && node_modules/.bin/prettier --check --log-level=warn src test locales index.html style.css eslint.config.js tsconfig.json
 	cd client_web && node_modules/.bin/tsc -p . && node_modules/.bin/tsc -p test && node_modules/.bin/eslint src test eslint.config.js
 
 typecheck: $(STAMP)
