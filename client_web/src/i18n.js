@@ -329,13 +329,76 @@ function formatter(Type, options = {}) {
   return made;
 }
 
+/** @type {Map<string, boolean>} */
+const supported = new Map();
+
+/**
+ * Whether this browser has `Type`'s data for the active locale. Some builds of Chromium
+ * have none for Basque: dates, relative times and lists then come from the catalog
+ * (`common.format`), numbers from a language that writes them the same way.
+ * @param {{name: string, supportedLocalesOf(locales: string[]): string[]}} Type
+ */
+function hasData(Type) {
+  const id = `${Type.name}\0${active}`;
+  let known = supported.get(id);
+  if (known === undefined) {
+    known = Type.supportedLocalesOf([active]).length > 0;
+    supported.set(id, known);
+  }
+  return known;
+}
+
+/** Where the browser has no number data: a language that writes numbers the same way. */
+const NUMBERS_LIKE = /** @type {Record<string, string>} */ ({ eu: "es" });
+
 /**
  * A number as the active locale writes it (1 234,5 in French).
  * @param {number} value
  * @param {Intl.NumberFormatOptions} [options]
  */
 export function formatNumber(value, options) {
-  return formatter(Intl.NumberFormat, options).format(value);
+  if (hasData(Intl.NumberFormat)) return formatter(Intl.NumberFormat, options).format(value);
+  const like = NUMBERS_LIKE[active] ?? FALLBACK;
+  return new Intl.NumberFormat(like, options).format(value);
+}
+
+/**
+ * The calendar date and the time of day of `value` as numbers, in `timeZone` (the
+ * page's own by default): what the catalog's date messages are filled with.
+ * @param {Date | number} value
+ * @param {string | undefined} timeZone
+ */
+function dateFields(value, timeZone) {
+  const parts = new Intl.DateTimeFormat("en-GB", {
+    year: "numeric",
+    month: "numeric",
+    day: "numeric",
+    hour: "2-digit",
+    minute: "2-digit",
+    hourCycle: "h23",
+    timeZone,
+  }).formatToParts(value);
+  /** @type {Record<string, string>} */
+  const field = {};
+  for (const part of parts) field[part.type] = part.value;
+  return field;
+}
+
+/**
+ * A date from the catalog (no Intl data for the language).
+ * @param {Date | number} value
+ * @param {Intl.DateTimeFormatOptions} options
+ */
+function catalogDate(value, options) {
+  const field = dateFields(value, options.timeZone);
+  const date = t("common.format.date", {
+    year: field.year,
+    month: t(`common.format.month.${Number(field.month)}`),
+    day: Number(field.day),
+  });
+  if (!options.timeStyle) return date;
+  const time = `${field.hour}:${field.minute}`;
+  return options.dateStyle ? t("common.format.dateTime", { date, time }) : time;
 }
 
 /**
@@ -344,6 +407,7 @@ export function formatNumber(value, options) {
  * @param {Intl.DateTimeFormatOptions} [options]
  */
 export function formatDate(value, options = { dateStyle: "medium" }) {
+  if (!hasData(Intl.DateTimeFormat)) return catalogDate(value, options);
   return formatter(Intl.DateTimeFormat, options).format(value);
 }
 
@@ -353,7 +417,7 @@ export function formatDate(value, options = { dateStyle: "medium" }) {
  * @param {Date | number} value
  */
 export function formatTimeOfDay(value) {
-  return formatter(Intl.DateTimeFormat, { timeStyle: "short" }).format(value);
+  return formatDate(value, { timeStyle: "short" });
 }
 
 /**
@@ -361,7 +425,7 @@ export function formatTimeOfDay(value) {
  * @param {Date | number} value
  */
 export function formatDateTime(value) {
-  return formatter(Intl.DateTimeFormat, { dateStyle: "medium", timeStyle: "short" }).format(value);
+  return formatDate(value, { dateStyle: "medium", timeStyle: "short" });
 }
 
 /**
@@ -371,7 +435,12 @@ export function formatDateTime(value) {
  * @param {Intl.RelativeTimeFormatOptions} [options]
  */
 export function formatRelative(value, unit, options = { numeric: "auto" }) {
-  return formatter(Intl.RelativeTimeFormat, options).format(value, unit);
+  if (hasData(Intl.RelativeTimeFormat)) {
+    return formatter(Intl.RelativeTimeFormat, options).format(value, unit);
+  }
+  const single = unit.replace(/s$/, "");
+  const when = value < 0 || Object.is(value, -0) ? "past" : "future";
+  return t(`common.format.relative.${single}.${when}`, { n: Math.abs(value) });
 }
 
 /**
@@ -380,7 +449,9 @@ export function formatRelative(value, unit, options = { numeric: "auto" }) {
  * @param {Intl.ListFormatOptions} [options]
  */
 export function formatList(items, options = { type: "conjunction" }) {
-  return formatter(Intl.ListFormat, options).format(items);
+  if (hasData(Intl.ListFormat)) return formatter(Intl.ListFormat, options).format(items);
+  if (items.length < 2) return items.join("");
+  return t("common.format.list", { first: items.slice(0, -1).join(", "), last: items.at(-1) ?? "" });
 }
 
 // ------------------------------------------------------------ static markup
