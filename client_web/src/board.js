@@ -7,9 +7,13 @@
  *
  * The board never sends anything: it calls `onMove(token)` and `onStock()`, and the
  * page decides. Every listener it adds is removed by `destroy()`.
+ *
+ * Its words (piles' and cards' accessible names) are the catalog's (`game.*`, `cards.*`):
+ * a board draws them again by itself when the language changes (`relabel`).
  */
 
-import { UNKNOWN, cardLabel, cardName, isRed, rankOf, SUIT_SYMBOLS, SUIT_NAMES } from "./cards.js";
+import { UNKNOWN, cardLabel, cardName, isRed, rankOf, RANK_TEXT, SUIT_SYMBOLS, SUIT_NAMES } from "./cards.js";
+import { formatList, onLocaleChange, t } from "./i18n.js";
 import { icon } from "./icons.js";
 import { layout } from "./layout.js";
 import { cardsAt, moveToken, passesLeft } from "./rules.js";
@@ -42,7 +46,8 @@ import {
  * @property {boolean} [interactive] the player's own board: it takes input
  * @property {(token: string) => void} [onMove] a move the player made
  * @property {() => void} [onStock] a click on the stock
- * @property {string} [label] the board's accessible name
+ * @property {string | (() => string)} [label] the board's accessible name (a function of
+ *   the active language's words, to be named again on a language switch)
  * @property {boolean} [fitHeight] fit the window's height below the board's top
  */
 
@@ -73,9 +78,6 @@ import {
  * @property {Grab | null} grab null when nothing can be dragged from there
  */
 
-/** @type {Record<number, string>} */
-const FACE_LETTERS = { 11: "J", 12: "Q", 13: "K" };
-const PILE_NAMES = ["Column 1", "Column 2", "Column 3", "Column 4", "Column 5", "Column 6", "Column 7"];
 /** @type {PileName[]} */
 const PILES = ["stock", "waste", "f0", "f1", "f2", "f3", "t0", "t1", "t2", "t3", "t4", "t5", "t6"];
 
@@ -111,7 +113,7 @@ function paintCard(node, card, up) {
   node.replaceChildren();
   node.classList.toggle("back", !up);
   node.classList.toggle("red", up && isRed(card));
-  node.setAttribute("aria-label", up ? cardName(card) : "face-down card");
+  node.setAttribute("aria-label", cardName(up ? card : UNKNOWN));
   node.dataset.card = up ? String(card) : "";
   if (!up) return;
   const label = cardLabel(card);
@@ -120,7 +122,7 @@ function paintCard(node, card, up) {
   const corner = el("span", "corner top", { "aria-hidden": "true" });
   corner.textContent = label;
   const centre = el("span", rank > 10 ? "centre face" : "centre", { "aria-hidden": "true" });
-  centre.textContent = rank > 10 ? FACE_LETTERS[rank] : suit;
+  centre.textContent = rank > 10 ? RANK_TEXT[rank] : suit;
   if (rank > 10) {
     const small = el("span", "face-suit");
     small.textContent = suit;
@@ -143,7 +145,7 @@ export class BoardView {
       variant,
       onMove = () => {},
       onStock = () => {},
-      label = "Board",
+      label = () => t("game.board.label"),
       fitHeight = false,
     },
   ) {
@@ -153,6 +155,7 @@ export class BoardView {
     this.variant = variant;
     this.onMove = onMove;
     this.onStock = onStock;
+    this.label = label;
     /** @type {View | null} */
     this.view = null;
     /** @type {Placed | null} */
@@ -181,7 +184,7 @@ export class BoardView {
     root.classList.add("board");
     root.classList.toggle("interactive", interactive);
     root.setAttribute("role", "group");
-    root.setAttribute("aria-label", label);
+    root.setAttribute("aria-label", this.labelText());
     this.layer = el("div", "cards");
     this.buildSlots();
     root.append(this.layer);
@@ -189,11 +192,29 @@ export class BoardView {
     const observer = new ResizeObserver(() => this.render());
     observer.observe(root);
     this.unbinders.push(() => observer.disconnect());
+    this.unbinders.push(onLocaleChange(() => this.relabel()));
     if (fitHeight) {
       const onResize = () => this.render();
       window.addEventListener("resize", onResize);
       this.unbinders.push(() => window.removeEventListener("resize", onResize));
     }
+  }
+
+  /** The board's accessible name in the active language. */
+  labelText() {
+    return typeof this.label === "function" ? this.label() : this.label;
+  }
+
+  /**
+   * Name the board, its piles and its cards again in the active language (a language
+   * switch: called by itself); `label` replaces the board's name.
+   * @param {string | (() => string)} [label]
+   */
+  relabel(label) {
+    if (label !== undefined) this.label = label;
+    this.root.setAttribute("aria-label", this.labelText());
+    for (const node of this.elements.values()) delete node.dataset.painted;
+    this.render();
   }
 
   buildSlots() {
@@ -279,7 +300,7 @@ export class BoardView {
       const ghost = item.up && this.ghosts.has(item.card);
       if (node.dataset.painted !== `${item.card}:${item.up}:${ghost}`) {
         paintCard(node, item.card, item.up);
-        if (ghost) node.setAttribute("aria-label", `${cardName(item.card)}, moved by the winning line`);
+        if (ghost) node.setAttribute("aria-label", t("game.card.ghost", { card: cardName(item.card) }));
         node.dataset.painted = `${item.card}:${item.up}:${ghost}`;
       }
       node.dataset.place = item.place;
@@ -330,7 +351,7 @@ export class BoardView {
     this.stockCount.textContent = view.stock ? String(view.stock) : "";
     const hidden = view.foundations_hidden ?? 0;
     this.hiddenBadge.hidden = hidden === 0;
-    this.hiddenBadge.textContent = `+${hidden} hidden`;
+    this.hiddenBadge.textContent = t("game.board.hidden", { n: hidden });
     this.hiddenBadge.style.transform = `translate(${placed.slots.f3.x}px, ${placed.slots.f3.y + placed.metrics.cardH + 2}px)`;
   }
 
@@ -342,26 +363,29 @@ export class BoardView {
   describe(view, name) {
     if (name === "stock") {
       const left = passesLeft(view, this.variant);
-      const passes = left === Infinity ? "unlimited passes" : `${left} more pass${left === 1 ? "" : "es"}`;
-      return `Stock: ${view.stock} cards, ${passes}`;
+      return left === Infinity
+        ? t("game.pile.stockUnlimited", { cards: view.stock })
+        : t("game.pile.stock", { cards: view.stock, passes: left });
     }
     if (name === "waste") {
       const top = view.waste[view.waste.length - 1];
-      return view.waste.length ? `Waste: ${cardName(top)} on top` : "Waste: empty";
+      return view.waste.length ? t("game.pile.waste", { card: cardName(top) }) : t("game.pile.wasteEmpty");
     }
     if (name[0] === "f") {
       const suit = Number(name[1]);
       const rank = view.foundations[suit];
+      const foundation = t(`game.pile.foundationName.${SUIT_NAMES[suit]}`);
       return rank
-        ? `${SUIT_NAMES[suit]} foundation: up to ${cardName(suit * 13 + rank - 1)}`
-        : `${SUIT_NAMES[suit]} foundation: empty`;
+        ? t("game.pile.foundation", { foundation, card: cardName(suit * 13 + rank - 1) })
+        : t("game.pile.foundationEmpty", { foundation });
     }
-    const [faceDown, cards] = view.tableau[Number(name[1])];
-    const up = cards.slice(faceDown).map(cardName);
-    const parts = [];
-    if (faceDown) parts.push(`${faceDown} face-down`);
-    if (up.length) parts.push(up.join(", "));
-    return `${PILE_NAMES[Number(name[1])]}: ${parts.length ? parts.join(", ") : "empty"}`;
+    const column = Number(name[1]) + 1;
+    const [down, cards] = view.tableau[column - 1];
+    const up = formatList(cards.slice(down).map(cardName));
+    if (down && up) return t("game.pile.columnDownUp", { column, down, cards: up });
+    if (down) return t("game.pile.columnDown", { column, down });
+    if (up) return t("game.pile.column", { column, cards: up });
+    return t("game.pile.columnEmpty", { column });
   }
 
   /** @param {PlacedCard} item */

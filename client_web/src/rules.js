@@ -9,6 +9,7 @@
  */
 
 import { UNKNOWN, isRed, rankOf, suitOf, SUITS } from "./cards.js";
+import { t } from "./i18n.js";
 import { topOf } from "./view.js";
 
 /** @import { Card } from "./cards.js" */
@@ -108,16 +109,13 @@ export function variantText({ draw, passes, f2t = false }) {
 }
 
 /**
- * Human words for a variant: "Draw 3 · 3 passes", "Draw 1 · 1 pass · cards back from
- * foundations" (the optional variant, `f2t`).
+ * Words for a variant in the active language (`variants.*`): "Draw 3 · 3 passes",
+ * "Draw 1 · 1 pass · cards back from foundations" (the optional variant, `f2t`).
  * @param {Variant} variant
  */
 export function describeVariant(variant) {
-  const passes =
-    variant.passes === null
-      ? "unlimited passes"
-      : `${variant.passes} pass${variant.passes === 1 ? "" : "es"}`;
-  return `Draw ${variant.draw} · ${passes}${variant.f2t ? " · cards back from foundations" : ""}`;
+  const key = `variants.${variant.passes === null ? "unlimited" : "limited"}${variant.f2t ? "F2t" : ""}`;
+  return t(key, { draw: variant.draw, passes: variant.passes ?? 0 });
 }
 
 /**

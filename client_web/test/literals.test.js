@@ -44,6 +44,14 @@ export const ENFORCED = [
   "src/pages/tournaments.js",
   "src/tournament-data.js",
   "src/pages/bots.js",
+  "src/pages/own-game.js",
+  "src/game.js",
+  "src/board.js",
+  "src/selection.js",
+  "src/layout.js",
+  "src/view.js",
+  "src/sound.js",
+  "src/rules.js",
 ];
 
 /** Literals that are not words of a language (brand names, symbols): keep it short. */

@@ -1,9 +1,14 @@
 // @ts-check
+import "./english.js";
+
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
 import { cardOf } from "../src/cards.js";
-import { hintMarks, hintMoveText, hintText } from "../src/pages/own-game.js";
+import { setLocale, useCatalog } from "../src/i18n.js";
+import { hintMarks, hintMoveText, hintText, refusalText } from "../src/pages/own-game.js";
+import { describeVariant } from "../src/rules.js";
 
 /** @import { View } from "../src/view.js" */
 /** @import { HintFrame } from "../src/wire.js" */
@@ -84,3 +89,44 @@ test("hints are told in words, not notation", () => {
 function hintFrame(m, verdict) {
   return { t: "hint", room: "r", rid: 1, m, verdict, msg: "raw" };
 }
+
+test("a refused move says why in the player's words: the code's message, else the server's", () => {
+  assert.equal(
+    refusalText({ t: "error", code: "illegal_move", msg: "7♥ does not fit on 9♦" }),
+    "Move refused: That move is not allowed.",
+  );
+  assert.equal(
+    refusalText({ t: "error", code: "new_code", msg: "Something new" }),
+    "Move refused: Something new",
+  );
+});
+
+test("hints and variant labels speak the active language", async () => {
+  for (const code of ["eu", "es", "fr"])
+    useCatalog(code, JSON.parse(readFileSync(new URL(`../locales/${code}.json`, import.meta.url), "utf8")));
+  const nowhere = {
+    storage: null,
+    get: /** @type {typeof fetch} */ (() => Promise.reject(new Error("no fetch"))),
+  };
+  const f2t = { draw: 1, passes: null, f2t: true };
+  try {
+    assert.equal(describeVariant({ draw: 3, passes: 1, f2t: false }), "Draw 3 · 1 pass");
+    assert.equal(describeVariant(f2t), "Draw 1 · unlimited passes · cards back from foundations");
+    await setLocale("fr", nowhere);
+    assert.equal(
+      hintText(withRun, hintFrame("51", "winning")),
+      "Déplacez 8♣ (avec la carte posée dessus) sur 9♦ (une ligne gagnante).",
+    );
+    assert.equal(describeVariant({ draw: 3, passes: 3, f2t: false }), "Piocher 3 · 3 tours");
+    await setLocale("eu", nowhere);
+    assert.equal(
+      hintText(withRun, hintFrame("62", "winning")),
+      "Eraman K♠ 2. zutabe hutsera (irabazteko bidea).",
+    );
+    assert.equal(describeVariant({ draw: 1, passes: 1, f2t: false }), "1 atera · itzuli 1");
+    await setLocale("es", nowhere);
+    assert.equal(describeVariant(f2t), "Robar 1 · vueltas ilimitadas · devolver cartas desde las bases");
+  } finally {
+    await setLocale("en", nowhere);
+  }
+});

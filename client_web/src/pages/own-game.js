@@ -14,6 +14,7 @@ import { icon } from "../icons.js";
 import { playSound } from "../sound.js";
 import { acknowledge, displayed, newPlay, receive, reject, send } from "../game.js";
 import { UNKNOWN, cardLabel } from "../cards.js";
+import { formatNumber, has, onLocaleChange, t } from "../i18n.js";
 import {
   autoCompleteToken,
   finishToken,
@@ -36,6 +37,17 @@ import { describeMove } from "./room-parts.js";
 const RETRY_CODES = new Set(["rate_limited", "busy", "unavailable"]);
 const RETRY_MS = 400;
 const AUTO_COMPLETE_MS = 90;
+/**
+ * Vegas scoring counts dollars: written as the active language writes an amount.
+ * @type {Intl.NumberFormatOptions}
+ */
+const VEGAS = {
+  style: "currency",
+  currency: "USD",
+  currencyDisplay: "narrowSymbol",
+  minimumFractionDigits: 0,
+  maximumFractionDigits: 0,
+};
 
 /**
  * Where a hinted move shows on the board: {source, key, target} for BoardView.setHint.
@@ -68,24 +80,28 @@ export function hintMarks(view, token) {
 
 /**
  * A hinted move in words: "Move 8♣ onto 9♦", "Move K♠ to the empty column 3", "Move
- * A♥ to its foundation", "Draw from the stock", "Turn the waste over".
+ * A♥ to its foundation", "Draw from the stock", "Turn the waste over" (`game.hint.*`).
  * @param {View} view
  * @param {string} token
  */
 export function hintMoveText(view, token) {
   const parsed = parseToken(token);
   if (!parsed) return token;
-  if (parsed.kind === "D") return "Draw from the stock";
-  if (parsed.kind === "R") return "Turn the waste over";
+  if (parsed.kind === "D") return t("game.hint.draw");
+  if (parsed.kind === "R") return t("game.hint.recycle");
   const cards = movingCards(view, token);
-  const name = cards ? cardLabel(cards[0]) : "the cards";
+  const card = cards ? cardLabel(cards[0]) : t("game.hint.theCards");
   const riding = cards ? cards.length - 1 : 0;
-  const run = riding > 0 ? ` (with the ${riding} card${riding === 1 ? "" : "s"} on it)` : "";
   const to = parsed.to;
-  if (to.kind === "foundation") return `Move ${name} to its foundation`;
+  if (to.kind === "foundation") return t("game.hint.home", { card });
+  const column = to.index + 1;
   const top = topOf(view, to.index);
-  if (top === null) return `Move ${name}${run} to the empty column ${to.index + 1}`;
-  return `Move ${name}${run} onto ${top === UNKNOWN ? `column ${to.index + 1}` : cardLabel(top)}`;
+  /** @type {{card: string, column: number, n: number, target?: string}} */
+  const values = { card, column, n: riding };
+  const run = riding > 0 ? "Run" : "";
+  if (top === null) return t(`game.hint.toEmpty${run}`, values);
+  if (top === UNKNOWN) return t(`game.hint.ontoColumn${run}`, values);
+  return t(`game.hint.onto${run}`, { ...values, target: cardLabel(top) });
 }
 
 /**
@@ -94,12 +110,21 @@ export function hintMoveText(view, token) {
  * @param {HintFrame} frame
  */
 export function hintText(view, frame) {
-  if (frame.verdict === "won") return "The game is won.";
-  if (frame.verdict === "lost" || !frame.m) return "No winning line exists from here.";
+  if (frame.verdict === "won") return t("game.hint.won");
+  if (frame.verdict === "lost" || !frame.m) return t("game.hint.lost");
   const move = hintMoveText(view, frame.m);
-  return frame.verdict === "winning"
-    ? `${move} (a winning line).`
-    : `${move} (the most promising move; no win found in time).`;
+  return t(frame.verdict === "winning" ? "game.hint.winning" : "game.hint.promising", { move });
+}
+
+/**
+ * Why a move was refused, in the player's language. The server's refusal carries only a
+ * code and an English reason (`msg`, free text): the catalog's message for the code
+ * (`errors.illegal_move`) is shown, the server's words only for a code it lacks.
+ * @param {ErrorFrame} frame
+ */
+export function refusalText(frame) {
+  const reason = has(`errors.${frame.code}`) ? t(`errors.${frame.code}`) : frame.msg;
+  return t("game.refused", { reason });
 }
 
 export class OwnGame {
@@ -123,6 +148,8 @@ export class OwnGame {
     this.forcedAt = null;
     /** @type {string | null} the position last asked about */
     this.askedAt = null;
+    /** A language switch: the board names itself again (BoardView), the stats here. */
+    this.unlisten = onLocaleChange(() => this.relabel());
   }
 
   get view() {
@@ -135,7 +162,13 @@ export class OwnGame {
     return this.page.room?.state === "racing" && board.ready && board.status === "playing";
   }
 
+  /** Draw the stats again in the active language (the board relabels itself). */
+  relabel() {
+    if (this.board) this.renderStats();
+  }
+
   destroy() {
+    this.unlisten();
     window.clearTimeout(this.autoTimer);
     this.stopCelebration?.();
     this.board?.destroy();
@@ -156,8 +189,9 @@ export class OwnGame {
     if (before.ready && before.status === "playing" && play.board.status !== "playing") {
       const status = play.board.status;
       this.page.finishedAt = this.page.conn.now();
-      announce(status === "won" ? "You won!" : `Game over: ${statusWord(status)}`);
-      this.page.say(status === "won" ? "You won!" : `Game over: ${statusWord(status)}.`);
+      const words = status === "won" ? t("game.won") : t("game.over", { status: statusWord(status) });
+      announce(words);
+      this.page.say(words);
       if (status === "won") {
         this.page.message.prepend(icon("trophy"));
         this.render();
@@ -200,7 +234,7 @@ export class OwnGame {
     this.play = reject(this.play, frame.id).play;
     this.render();
     if (this.page.app.settings.sound) playSound("refused");
-    announce(`Move refused: ${frame.msg}`);
+    announce(refusalText(frame));
     return false;
   }
 
@@ -259,7 +293,7 @@ export class OwnGame {
     const left = view.stock - inFlight * variant.draw;
     if (left > 0) this.sendMove("D");
     else if ((inFlight || view.waste.length) && passesLeft(view, variant) > 0) this.sendMove("R");
-    else this.page.say(view.waste.length ? "No passes left through the stock." : "The stock is empty.");
+    else this.page.say(view.waste.length ? t("game.stock.noPasses") : t("game.stock.empty"));
   }
 
   undo() {
@@ -267,12 +301,12 @@ export class OwnGame {
     const { play, id } = send(this.play, null);
     this.play = play;
     this.transmit({ id, m: null });
-    announce("Undo");
+    announce(t("game.undone"));
   }
 
   askHint() {
     if (!this.playing() || !this.page.practice()) return;
-    this.page.say("Thinking…");
+    this.page.say(t("game.hint.thinking"));
     this.page.conn.request({ t: "hint", room: this.page.roomId }).catch(() => {});
   }
 
@@ -340,7 +374,7 @@ export class OwnGame {
   finish() {
     if (!this.canFinish()) return;
     this.finishing = true;
-    announce("Finishing the game");
+    announce(t("game.finishing"));
     this.render();
   }
 
@@ -382,7 +416,7 @@ export class OwnGame {
       this.board = new BoardView(holder, {
         interactive: true,
         variant: page.variant,
-        label: "Your board",
+        label: () => t("game.board.yours"),
         fitHeight: true,
         onMove: (token) => this.sendMove(token),
         onStock: () => this.stock(),
@@ -417,6 +451,6 @@ export class OwnGame {
     set.found(`${found}/52`);
     set.pass(`${view.pass}/${this.page.variant.passes ?? "∞"}`);
     const vegas = this.page.app.settings.scoring === "vegas";
-    set.score(vegas ? `$${-52 + 5 * found}` : String(this.play.board.score));
+    set.score(vegas ? formatNumber(-52 + 5 * found, VEGAS) : String(this.play.board.score));
   }
 }
