@@ -79,6 +79,12 @@ for (const { code } of LOCALES) {
       // write the typographic ’ instead.
       assert.doesNotMatch(text, /'[{}#<|]/, `${code} ${key}: an apostrophe that quotes`);
       if (code !== FALLBACK) assert.doesNotMatch(text, /'/, `${code} ${key}: write ’, not '`);
+      // French sets a no-break space before : (U+00A0) and a narrow one before ; ! ?
+      // (U+202F), so that the mark never starts a line.
+      if (code === "fr") {
+        assert.doesNotMatch(text, /[ \u202f]:/, `fr ${key}: U+00A0 before ":"`);
+        assert.doesNotMatch(text, /[ \u00a0][;!?]/, `fr ${key}: U+202F before ";", "!", "?"`);
+      }
     }
   });
 }
