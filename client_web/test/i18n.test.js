@@ -64,7 +64,7 @@ test("t fills placeholders and plurals in the active language, and follows a swi
   assert.equal(cardName(12 + 26), "Bihotzetako erregea");
   await setLocale("fr", nowhere);
   assert.equal(cardName(11 + 26), "Dame de cœur");
-  assert.equal(t("home.createFailed", { reason: "x" }), "Impossible de créer la partie : x");
+  assert.equal(t("home.createFailed", { reason: "x" }), "Impossible de créer la partie\u00a0: x");
   off();
   await setLocale("es", nowhere);
   assert.deepEqual(seen, ["eu", "fr"]);
