@@ -78,10 +78,16 @@ def screenshot(screenshot_dir: Path) -> Screenshot:
     """Save a screenshot as <screenshot_dir>/<name>.jpg."""
 
     def save(page: Page, name: str, *, full_page: bool = False) -> None:
-        screenshot_dir.mkdir(parents=True, exist_ok=True)
-        settle(page)  # an endless pulse (a hint) moves nothing
-        path = screenshot_dir / f"{name}.jpg"
-        page.screenshot(path=str(path), full_page=full_page, type="jpeg", quality=82)
-        assert path.stat().st_size > 10_000, f"{name}: an empty-looking screenshot"
+        save_screenshot(screenshot_dir, page, name, full_page=full_page)
 
     return save
+
+
+def save_screenshot(directory: Path, page: Page, name: str, *, full_page: bool = False) -> None:
+    """Save a screenshot of `page` as <directory>/<name>.jpg (for a module's fixture,
+    which cannot use the per-test `screenshot`)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    settle(page)  # an endless pulse (a hint) moves nothing
+    path = directory / f"{name}.jpg"
+    page.screenshot(path=str(path), full_page=full_page, type="jpeg", quality=82)
+    assert path.stat().st_size > 10_000, f"{name}: an empty-looking screenshot"

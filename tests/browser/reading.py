@@ -141,3 +141,103 @@ def overflowing(page: Page, inner: str, outer: str) -> list[str]:
         [inner, outer],
     )
     return found
+
+
+# Every text on the page fits its box at the window's size: the page no wider than the
+# window; no element holding text wider inside than its box (scrollWidth > clientWidth),
+# clipped by its own overflow, or outside the window (unless a box that scrolls sideways
+# holds it: a table may scroll inside its own box); and no word broken inside (its
+# letters on two lines; breaking at a hyphen or a slash is between words). Screen-reader
+# only text (a 1 px box) is not laid out to be seen; form controls draw their own text;
+# tokens longer than 24 characters (links, seeds, digests) are not words.
+TEXT_FIT = """
+() => {
+  const problems = [];
+  const width = document.documentElement.clientWidth;
+  const name = (el) => {
+    const id = el.dataset.testid ? `[data-testid=${el.dataset.testid}]`
+      : el.id ? `#${el.id}` : typeof el.className === 'string' && el.className.trim()
+      ? '.' + el.className.trim().split(/\\s+/).join('.') : '';
+    const text = (el.innerText || el.textContent || '').trim().replace(/\\s+/g, ' ');
+    return `${el.tagName.toLowerCase()}${id} "${text.slice(0, 40)}"`;
+  };
+  const scrollsSideways = (el) => {
+    for (let a = el.parentElement; a && a !== document.documentElement; a = a.parentElement) {
+      const x = getComputedStyle(a).overflowX;
+      if (x === 'auto' || x === 'scroll') return true;
+    }
+    return false;
+  };
+  const tiny = (el) => {
+    for (let a = el; a && a !== document.body; a = a.parentElement) {
+      const r = a.getBoundingClientRect();
+      if (r.width <= 1 || r.height <= 1) return true;
+    }
+    return false;
+  };
+  if (document.documentElement.scrollWidth > width + 1) {
+    problems.push(`the page is ${document.documentElement.scrollWidth} px wide in ${width} px`);
+  }
+  const boxes = new Set();
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (!node.data.trim()) continue;
+    const parent = node.parentElement;
+    if (!parent || parent.closest('script, style, template, select, textarea, option')) continue;
+    if (!parent.checkVisibility() || tiny(parent)) continue;
+    let box = parent;
+    while (box.parentElement && getComputedStyle(box).display === 'inline') box = box.parentElement;
+    boxes.add(box);
+    for (const match of node.data.matchAll(/[^\\s\\-\\u2010\\u2013\\u2014\\/\\u00b7]+/g)) {
+      const word = match[0];
+      if (word.length < 2 || word.length > 24 || !/\\p{L}/u.test(word)) continue;
+      const range = document.createRange();
+      range.setStart(node, match.index);
+      range.setEnd(node, match.index + word.length);
+      const lines = [...range.getClientRects()].filter((r) => r.width > 0);
+      if (lines.length < 2) continue;
+      const top = Math.min(...lines.map((r) => r.top));
+      const bottom = Math.max(...lines.map((r) => r.top));
+      if (bottom - top < lines[0].height / 2) continue;
+      let cut = 1;
+      for (; cut < word.length; cut += 1) {
+        range.setStart(node, match.index + cut);
+        range.setEnd(node, match.index + cut + 1);
+        if (range.getBoundingClientRect().top - top > lines[0].height / 2) break;
+      }
+      problems.push(`${name(box)}: "${word.slice(0, cut)}/${word.slice(cut)}" broken mid-word`);
+    }
+  }
+  for (const el of boxes) {
+    const style = getComputedStyle(el);
+    const rect = el.getBoundingClientRect();
+    const scrolls = style.overflowX === 'auto' || style.overflowX === 'scroll';
+    if (!scrolls && el.scrollWidth > el.clientWidth + 1) {
+      const clipped = style.overflowX === 'visible' ? 'overflows' : 'is clipped';
+      problems.push(`${name(el)} ${clipped}: ${el.scrollWidth} px of text in ${el.clientWidth} px`);
+    }
+    const clipsY = style.overflowY === 'hidden' || style.overflowY === 'clip';
+    if (clipsY && el.scrollHeight > el.clientHeight + 1) {
+      problems.push(`${name(el)} is clipped: ${el.scrollHeight} px high in ${el.clientHeight} px`);
+    }
+    if ((rect.right > width + 1 || rect.left < -1) && !scrollsSideways(el)) {
+      problems.push(`${name(el)} spans ${Math.round(rect.left)}..${Math.round(rect.right)}`
+        + ` in a ${width} px window`);
+    }
+  }
+  return [...new Set(problems)];
+}
+"""
+
+
+def unfitting_text(page: Page) -> list[str]:
+    """What TEXT_FIT finds wrong on the page at its current size."""
+    # A resize lays the page out again on the next frames: let that start, then end
+    # (a hint's endless pulse moves nothing).
+    page.evaluate("new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    page.wait_for_function(
+        "document.getAnimations()"
+        ".filter((a) => a.effect?.getTiming().iterations !== Infinity).length === 0"
+    )
+    found: list[str] = page.evaluate(TEXT_FIT)
+    return found
