@@ -12,7 +12,7 @@
  * `liveRanking`; after a race the server's results rank. Nothing here touches the DOM.
  */
 
-/** @import { BoardStatus } from "./wire.js" */
+/** @import { BoardStatus, ProgressFrame } from "./wire.js" */
 
 /**
  * A racer as a page sees it live.
@@ -115,5 +115,30 @@ export class ReachedTimes {
 
   clear() {
     this.seen.clear();
+  }
+}
+
+/**
+ * What a page that follows a race live keeps of its boards' progress.
+ * @typedef {object} LiveProgress
+ * @property {Map<number, {found: number, down: number, moves: number, status: BoardStatus}>} progress
+ * @property {Map<number, number>} doneAt when (server ms) the page saw each board end
+ * @property {ReachedTimes} reached
+ * @property {(seat: number) => number} foundOf the cards home the page shows of a board
+ */
+
+/**
+ * A `progress` frame's boards taken in at `now` (server ms): each board's progress,
+ * when the page saw it stop playing, and when it reached its count of cards home.
+ * @param {LiveProgress} page
+ * @param {ProgressFrame["boards"]} boards
+ * @param {number} now
+ */
+export function takeProgress(page, boards, now) {
+  for (const [seat, found, down, moves, status] of boards) {
+    if (status !== "playing" && page.progress.get(seat)?.status === "playing" && !page.doneAt.has(seat))
+      page.doneAt.set(seat, now);
+    page.progress.set(seat, { found, down, moves, status });
+    page.reached.note(seat, page.foundOf(seat), now);
   }
 }

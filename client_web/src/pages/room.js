@@ -18,7 +18,7 @@ import { ServerError } from "../net.js";
 import { movesAt, prepareBoard } from "../replay.js";
 import { describeVariant, parseVariant } from "../rules.js";
 import { announce, errorText, formatTime, getJSON, h, rerender, stat, statusWord } from "../ui.js";
-import { leaderSeat, liveRanking, ReachedTimes } from "../ranking.js";
+import { leaderSeat, liveRanking, ReachedTimes, takeProgress } from "../ranking.js";
 import { faceDownCount, foundationCount } from "../view.js";
 import { addBotPanel, labelled } from "./bots.js";
 import { nameField } from "./names.js";
@@ -326,12 +326,7 @@ export class RoomPage {
         this.own?.acknowledge(frame.id);
         break;
       case "progress":
-        for (const [seat, found, down, moves, status] of frame.boards) {
-          if (status !== "playing" && this.progress.get(seat)?.status === "playing" && !this.doneAt.has(seat))
-            this.doneAt.set(seat, this.conn.now());
-          this.progress.set(seat, { found, down, moves, status });
-          this.reached.note(seat, this.foundOf(seat), this.conn.now());
-        }
+        takeProgress(this, frame.boards, this.conn.now());
         if (frame.spectators !== undefined) this.spectators = frame.spectators;
         this.renderProgress();
         break;

@@ -12,7 +12,7 @@ import { applyFrame, newBoard } from "../game.js";
 import { formatDate, formatDateTime, formatNumber, t as tr } from "../i18n.js";
 import { ServerError } from "../net.js";
 import { describeVariant, parseVariant } from "../rules.js";
-import { liveRanking, ReachedTimes } from "../ranking.js";
+import { liveRanking, ReachedTimes, takeProgress } from "../ranking.js";
 import {
   isEntrant,
   liveHeat,
@@ -360,12 +360,7 @@ export class TournamentPage {
         break;
       }
       case "progress":
-        for (const [seat, found, down, moves, status] of frame.boards) {
-          if (status !== "playing" && this.progress.get(seat)?.status === "playing" && !this.doneAt.has(seat))
-            this.doneAt.set(seat, this.conn.now());
-          this.progress.set(seat, { found, down, moves, status });
-          this.reached.note(seat, this.foundOf(seat), this.conn.now());
-        }
+        takeProgress(this, frame.boards, this.conn.now());
         this.renderLeadersSoon();
         break;
       default:
