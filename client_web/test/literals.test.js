@@ -12,47 +12,22 @@
  * - the text of `announce`, `showBanner`, `confirm`, `alert`, `toast`, `replaceChildren`,
  *   `append` or `prepend`.
  *
- * Convert a module: its text through `t()` (src/i18n.js), then add it to ENFORCED.
+ * Every module of the client is checked (`ENFORCED`): a new one writes its text through
+ * `t()` (src/i18n.js) from the start.
  */
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { test } from "node:test";
 
 import * as espree from "espree";
 
-/** The modules whose text is all in the catalog: add each module you convert. */
-export const ENFORCED = [
-  "src/main.js",
-  "src/ui.js",
-  "src/cards.js",
-  "src/i18n.js",
-  "src/pages/home.js",
-  "src/pages/names.js",
-  "src/pages/room.js",
-  "src/pages/room-parts.js",
-  "src/ranking.js",
-  "src/celebrate.js",
-  "src/pages/daily.js",
-  "src/pages/replay.js",
-  "src/pages/replay-analysis.js",
-  "src/pages/replay-daily.js",
-  "src/replay.js",
-  "src/analysis.js",
-  "src/line.js",
-  "src/pages/stats.js",
-  "src/pages/tournament.js",
-  "src/pages/tournaments.js",
-  "src/tournament-data.js",
-  "src/pages/bots.js",
-  "src/pages/own-game.js",
-  "src/game.js",
-  "src/board.js",
-  "src/selection.js",
-  "src/layout.js",
-  "src/view.js",
-  "src/sound.js",
-  "src/rules.js",
-];
+/** Every module of the client (src/ and src/pages/): all their text is in the catalog. */
+export const ENFORCED = ["src", "src/pages"].flatMap((folder) =>
+  readdirSync(new URL(`../${folder}/`, import.meta.url))
+    .filter((name) => name.endsWith(".js"))
+    .map((name) => `${folder}/${name}`)
+    .sort(),
+);
 
 /** Literals that are not words of a language (brand names, symbols): keep it short. */
 const ALLOWED = new Set(["Klondike Live"]);
