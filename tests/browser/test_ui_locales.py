@@ -14,8 +14,10 @@ module) is found too.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -30,6 +32,7 @@ from browser_fixtures import save_screenshot
 from live_server import ServerProcess
 from pages import OWN, PHONE, Pages, assert_accessible, room_of
 from reading import unfitting_text
+from valkeys import started_valkey
 from waits import scaled
 
 NOT_YET_TRANSLATED: dict[str, str] = {}
@@ -236,13 +239,20 @@ class Walk:
 
 
 @pytest.fixture(scope="module")
-def server(valkey_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    """A node that analyses finished games (briefly: the replay's strip is on a screen)."""
-    process = ServerProcess(
-        valkey_url, tmp_path_factory.mktemp("serve"), env={"KLONDIKE_ANALYSIS_SECONDS": "3"}
-    )
-    yield process
-    process.stop()
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """A node that analyses finished games (briefly: the replay's strip is on a screen),
+    on a Valkey of its own: the lists of public games on its pages hold only the walk's
+    games, not names other tests gave their players (a player named "Open" reads as
+    English)."""
+    with contextlib.ExitStack() as stack:
+        own = os.environ.get("KLONDIKE_TEST_REDIS_URL", "").strip() or stack.enter_context(
+            started_valkey(tmp_path_factory)
+        )
+        process = ServerProcess(
+            own, tmp_path_factory.mktemp("serve"), env={"KLONDIKE_ANALYSIS_SECONDS": "3"}
+        )
+        yield process
+        process.stop()
 
 
 @pytest.fixture(scope="module", params=LOCALES)

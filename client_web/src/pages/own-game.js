@@ -400,6 +400,7 @@ export class OwnGame {
       const now = this.view;
       const still = asked ? finishToken(now, variant) : isTriviallyWon(now) && autoCompleteToken(now);
       if (this.playing() && still === token) this.sendMove(token);
+      else this.autoComplete(); // the board changed meanwhile: decide again from it
     }, AUTO_COMPLETE_MS);
   }
 
