@@ -194,6 +194,20 @@ def test_racer_view_is_the_view_under_the_racers_knowledge(
         assert racer_view(board) == view_of(board, board.seen)
 
 
+def move_or_undo(board: Board, choice: int) -> tuple[int, ...] | None:
+    """A random game's next step, chosen by `choice`: one of the legal moves, or now and
+    then (and whenever there is none) an undo; the piles it changed, or None at a dead
+    end with nothing to undo."""
+    moves = board.legal_moves()
+    if board.moves and (not moves or choice % 5 == 0):
+        return changed_piles([board.pop()])
+    if not moves:
+        return None
+    move = moves[choice % len(moves)]
+    board.play(move)
+    return changed_piles([move])
+
+
 @settings(max_examples=150, deadline=None)
 @given(games, st.lists(st.integers(0, 10_000), max_size=60), st.integers(0, 2**52 - 1))
 def test_advancing_a_view_equals_building_it_again(
@@ -208,14 +222,8 @@ def test_advancing_a_view_equals_building_it_again(
     viewers: list[int | None] = [None, rival.seen, noise, 0]
     views = [racer_view(board) if k is None else view_of(board, k) for k in viewers]
     for choice in choices:
-        moves = board.legal_moves()
-        if board.moves and (not moves or choice % 5 == 0):
-            piles = changed_piles([board.pop()])
-        elif moves:
-            move = moves[choice % len(moves)]
-            board.play(move)
-            piles = changed_piles([move])
-        else:
+        piles = move_or_undo(board, choice)
+        if piles is None:
             break
         for index, known in enumerate(viewers):
             whole = racer_view(board) if known is None else view_of(board, known)
@@ -247,14 +255,8 @@ def test_a_wire_diff_decoded_and_applied_gives_the_whole_view_built_again(
     followed = [view_from_wire(variant, unpackb(pack(view_wire(view)))) for view in sent]
     assert followed == sent
     for choice in choices:
-        moves = board.legal_moves()
-        if board.moves and (not moves or choice % 5 == 0):
-            piles = changed_piles([board.pop()])
-        elif moves:
-            move = moves[choice % len(moves)]
-            board.play(move)
-            piles = changed_piles([move])
-        else:
+        piles = move_or_undo(board, choice)
+        if piles is None:
             break
         for index, known in enumerate(viewers):
             sent[index], change = advance(sent[index], board, known, piles)

@@ -525,3 +525,17 @@ async def cluster(
         await started.settle()
     finally:
         await started.stop()
+
+
+@pytest.fixture
+async def pair(
+    valkey_url: str, redis: Redis, service_settings: Callable[[int], Settings]
+) -> AsyncIterator[Cluster]:
+    """Two nodes on one Valkey (`redis` flushes it), dealing `SEED` to every race."""
+    started = await Cluster.start(valkey_url, service_settings, lambda: SEED)
+    await started.add_node()
+    try:
+        yield started
+        await started.settle()
+    finally:
+        await started.stop()

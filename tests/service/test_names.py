@@ -4,34 +4,15 @@ after it, and on its entries in the tournaments it watches."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-import pytest
-from redis.asyncio import Redis
-
-from klondike_live.config import Settings
 from klondike_live.daily.variants import DRAW1
 from klondike_live.protocol import incoming as msg
 from klondike_live.protocol.kinds import Role, RoomKind, TournamentFormat
 from klondike_live.race.room import FINISHED, RACING
 
 from race_support import play, start_race
-from service_fixtures import SEED, Cluster, MemoryConnection
-
-
-@pytest.fixture
-async def pair(
-    valkey_url: str, redis: Redis, service_settings: Callable[[int], Settings]
-) -> AsyncIterator[Cluster]:
-    """Two nodes on one Valkey: viewers of one room on both."""
-    started = await Cluster.start(valkey_url, service_settings, lambda: SEED)
-    await started.add_node()
-    try:
-        yield started
-        await started.settle()
-    finally:
-        await started.stop()
+from service_fixtures import Cluster, MemoryConnection
 
 
 def seat_names(conn: MemoryConnection, room: str) -> list[str | None]:

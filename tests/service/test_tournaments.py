@@ -57,20 +57,6 @@ async def dated(
         await started.stop()
 
 
-@pytest.fixture
-async def pair(
-    valkey_url: str, redis: Redis, service_settings: Callable[[int], Settings]
-) -> AsyncIterator[Cluster]:
-    """Two nodes on one Valkey."""
-    started = await Cluster.start(valkey_url, service_settings, lambda: SEED)
-    await started.add_node()
-    try:
-        yield started
-        await started.settle()
-    finally:
-        await started.stop()
-
-
 def now_ms(cluster: Cluster) -> int:
     return cluster.nodes[0].service.now_ms()
 
