@@ -509,6 +509,30 @@ async def test_a_move_resent_after_its_diff_was_lost_gets_that_diff_then_the_ack
     ]
 
 
+async def test_a_move_resent_in_a_finished_race_rejoined_gets_its_ack_alone(
+    cluster: Cluster,
+) -> None:
+    """Every racer resigned and left (the node forgot the room); one comes back and sends
+    its last move again: its rejoin's own board covers the move, so it gets the `ack`
+    and no frame of an offset that board holds."""
+    race = await start_race(cluster, spectators=())
+    ann, bob = race.racers
+    await play(cluster, ann, race.room)
+    for conn in (ann, bob):
+        assert await cluster.request(conn, msg.Resign(race.room)) is None
+        await cluster.disconnect(conn)
+    now = await cluster.race(race.room)
+    assert now.state.state == FINISHED
+    back = cluster.connect("ann")
+    assert await cluster.request(back, msg.Join(race.room, Role.RACER)) is None
+    ((kind, offset),) = [(m["t"], m["off"]) for m in board_frames(back)]
+    assert (kind, offset) == ("board", int(now.fields[0]["own_offset"]))
+    first = len(back.received)
+    last = int(now.fields[0]["last_move_id"])
+    assert await cluster.request(back, msg.MoveRequest(race.room, last, "D")) is None
+    assert [(m["t"], m["id"], m["off"]) for m in back.received[first:]] == [("ack", last, offset)]
+
+
 class GatedWrites:
     """Board writes held at the store's door until `expected` are in flight at once (or
     a scaled timeout passed), then let through; what was in flight together is noted."""

@@ -98,7 +98,9 @@ class CatchUp:
                 if viewer.role is Role.RACER and viewer.seat is not None:
                     own = await self._final_own(state, viewer.seat, results)
                     if own is not None:
-                        await conn.send(own)
+                        frame, at = own
+                        await conn.send(frame)
+                        sent[at.stream] = at.at
                 await conn.send(
                     outgoing.Results(state.id, self.rooms.shown(state, results)).encode()
                 )
@@ -115,10 +117,11 @@ class CatchUp:
 
     async def _final_own(
         self, state: RoomState, seat: int, results: dict[str, Any]
-    ) -> bytes | None:
+    ) -> tuple[bytes, BoardPosition] | None:
         """A racer back in its finished game: its own board as it ended, as it saw it
         (`Board.seen`, within what `race.redaction` shows anyone of that board), with
-        its stored offset and last move id while the board's keys are kept."""
+        its stored offset and last move id while the board's keys are kept; and where
+        that snapshot stands in its stream."""
         row = next((r for r in results["ranking"] if int(r["seat"]) == seat), None)
         if row is None:
             return None
@@ -129,7 +132,7 @@ class CatchUp:
         last_id = record.int("last_move_id") if record is not None else 0
         at = BoardPosition(Audience.OWN, seat, state.gen, offset)
         status = BoardStatus(row["status"])
-        return snapshot(state.id, at, board, board.seen, status, last_move_id=last_id)
+        return snapshot(state.id, at, board, board.seen, status, last_move_id=last_id), at
 
     async def _release(self, local: LocalRoom, viewer: Viewer, sent: Sent) -> None:
         """Send the frames held for `viewer`, minus those its snapshots or backlog already
