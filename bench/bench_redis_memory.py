@@ -40,7 +40,6 @@ from klondike_live.embedded import open_redis
 from klondike_live.engine import Deal, GameRecord
 from klondike_live.gateway.server import running
 from klondike_live.race.room import commitment
-from klondike_live.store import Retention, Store
 from klondike_live.store.connect import RedisClient
 from klondike_live.store.daily import DailyStore
 from klondike_live.store.stats import StatsStore
@@ -237,15 +236,6 @@ async def run(redis: RedisClient, url: str, harness: Harness, entries: int) -> N
     names = [k.decode() async for k in redis.scan_iter(match="kl:*")]
     rows = await measure(redis, names)
     families(f"One day of one daily variant: {entries} players (day keys, then per-player)", rows)
-
-    await redis.flushall()
-    store = Store(redis)
-    keep = Retention().finished_keep
-    for index in range(keep + 10):
-        await store.mark_finished(f"{index:022d}", 1, 1_893_484_800_000 + index)
-    size = await redis.memory_usage(keys.FINISHED, samples=0) or 0
-    count = await redis.zcard(keys.FINISHED)
-    print(f"kl:finished after {keep + 10} games: {count} entries, {size:,} bytes")
 
 
 def main() -> int:

@@ -125,6 +125,9 @@ def make_settings(tmp_path: Path, valkey_url: str) -> Callable[..., Settings]:
         count += 1
         values: dict[str, Any] = {
             "data_dir": tmp_path / f"data-{count}",
+            # Every node of a test shares one history database, as the nodes of a
+            # shared Redis do.
+            "database_url": f"sqlite:///{tmp_path / 'history.sqlite3'}",
             "secret": TEST_SECRET,
             "redis_url": valkey_url,
             "port": 0,

@@ -1,7 +1,8 @@
 """Fit the bots' pace to people's: think time per move, measured on stored races.
 
-Reads the finished games a server keeps (`kl:finished`, the newest 1,000, and their
-stored results), takes every board played by a person (rows without `bot`), and the
+Reads the newest finished public games of a server's history database (1,000 by
+default, their stored results), takes every board played by a person (rows without
+`bot`), and the
 time between two successive moves of that board (`times`, the server's clock in ms
 since the start; moves the server added in the same instant are left out, and gaps over
 `--cap` seconds too: a player who left the table is not thinking). Fits a log-normal to
@@ -9,7 +10,9 @@ those gaps (mean and standard deviation of their logarithm) and prints it with t
 level paces it gives (`bots/levels.py`: each level scales the human median, keeps the
 human spread), ready to paste into `HUMAN`.
 
-    .venv/bin/python tools/fit_pace.py --redis redis://HOST:PORT [--cap 60] [--min-moves 20]
+    .venv/bin/python tools/fit_pace.py --database URL [--games 1000] [--cap 60] [--min-moves 20]
+
+`URL`: the node's `KLONDIKE_DATABASE_URL`, or `sqlite:///<data dir>/history.sqlite3`.
 """
 
 from __future__ import annotations
@@ -22,23 +25,19 @@ import statistics
 
 import msgpack
 
-from klondike_live import keys
 from klondike_live.bots.levels import LEVELS
-from klondike_live.store.connect import open_redis
+from klondike_live.history import History
 
 
-async def gaps_of_people(url: str, cap: float, min_moves: int) -> tuple[list[float], int, int]:
+async def gaps_of_people(
+    url: str, cap: float, min_moves: int, newest: int = 1000
+) -> tuple[list[float], int, int]:
     """Inter-move gaps (seconds) of people's boards; games and boards used."""
-    redis = await open_redis(url)
+    history = History.open(url)
     gaps: list[float] = []
     games = boards = 0
     try:
-        for entry in await redis.zrevrange(keys.FINISHED, 0, -1):
-            text = entry.decode() if isinstance(entry, bytes) else str(entry)
-            room, _, gen = text.rpartition(":")
-            data = await redis.hget(keys.results(room, int(gen)), "data")
-            if not isinstance(data, bytes):
-                continue
+        for _room, _gen, data in await history.finished(newest):
             results = msgpack.unpackb(data, raw=False)
             used = False
             for row in results.get("ranking", []):
@@ -53,17 +52,20 @@ async def gaps_of_people(url: str, cap: float, min_moves: int) -> tuple[list[flo
                     used = True
             games += used
     finally:
-        await redis.aclose()
+        await history.close()
     return gaps, games, boards
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--redis", required=True, help="the server's Redis/Valkey URL")
+    parser.add_argument("--database", required=True, help="the server's history database URL")
+    parser.add_argument("--games", type=int, default=1000, help="newest public games read")
     parser.add_argument("--cap", type=float, default=60.0, help="longest gap kept (s)")
     parser.add_argument("--min-moves", type=int, default=20, help="shortest board kept")
     args = parser.parse_args()
-    gaps, games, boards = asyncio.run(gaps_of_people(args.redis, args.cap, args.min_moves))
+    gaps, games, boards = asyncio.run(
+        gaps_of_people(args.database, args.cap, args.min_moves, args.games)
+    )
     if len(gaps) < 100:
         print(f"only {len(gaps)} move gaps of people in {games} games: too few to fit")
         raise SystemExit(1)

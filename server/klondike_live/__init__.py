@@ -25,6 +25,9 @@ raises of its own derives from `klondike_live.errors.LiveError`:
     ├── store.Conflict                        a compare-and-set that kept losing
     ├── store.batcher.NotReplicated           a write no replica acknowledged in time
     │                                         (also redis-py's RedisError)
+    ├── history.HistoryError                  the history database failed or refused
+    ├── history.MigrationError                its schema could not be brought up to date
+    │   └── SchemaTooNew                      a database migrated by a newer release
     ├── embedded.EmbeddedValkeyError          the embedded Valkey would not start
     ├── store.devcluster.DevClusterError      the local development cluster failed
     ├── devnodes.OptionError (ValueError)     `klondike-live cluster` options

@@ -70,11 +70,20 @@ FLAGS: Final[Mapping[str, str]] = {
     "port": "--port",
     "redis_url": "--redis",
     "data_dir": "--data-dir",
+    "database_url": "--database",
 }
 """The `serve` flag of each setting that has one; a bad flag value is reported under it."""
 
 _NOT_SETTINGS: Final = ("KLONDIKE_TEST_", "KLONDIKE_CHROMIUM", "KLONDIKE_SCREENSHOTS")
 """Variables (or prefixes) of the test suite and the tools, which the server ignores."""
+
+RETIRED: Final[Mapping[str, str]] = {
+    "KLONDIKE_RESULTS_DAYS": (
+        "finished games are kept in the history database (for ever unless purged; "
+        "KLONDIKE_RESULTS_CACHE_MINUTES is how long Valkey keeps a copy)"
+    ),
+}
+"""Variables of earlier releases, and what took their place (said once at start)."""
 
 IPNetwork: TypeAlias = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -83,6 +92,9 @@ DEFAULT_TRUSTED_PROXIES: Final = (
 )
 """Loopback and private networks: where a load balancer in front of the nodes lives."""
 _REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
+_DATABASE_SCHEMES = ("sqlite:///", "postgresql://", "postgres://")
+HISTORY_FILE: Final = "history.sqlite3"
+"""The default history database: this SQLite file in the data directory."""
 _NODE_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
 
 
@@ -146,7 +158,7 @@ _RANGES: dict[str, _Range] = {
     "daily_days_ahead": _Range(int, 0, 366),
     "daily_prepare_seconds": _Range(float, 0, 86_400),
     "daily_time_limit_seconds": _Range(int, 1, 86_400),
-    "results_days": _Range(int, 0, 36_500),
+    "results_cache_minutes": _Range(float, 0, 43_200, low_open=True),
     "analysis_seconds": _Range(float, 0, 3600),
     "unfinished_days": _Range(int, 1, 36_500),
     "lobby_hours": _Range(float, 0, 8_760, low_open=True),
@@ -211,6 +223,9 @@ class Settings:
     host: str = "127.0.0.1"
     port: int = 8765
     redis_url: str | None = field(default=None, repr=False)
+    database_url: str | None = field(default=None, repr=False)
+    """The history database (`sqlite:///PATH` or `postgresql://...`); None: the SQLite
+    file `history.sqlite3` in `data_dir` (`history_url`)."""
     max_frame_bytes: int = 4096
     rate_per_second: float = 20.0
     rate_burst: int = 40
@@ -230,7 +245,9 @@ class Settings:
     daily_days_ahead: int = 7
     daily_prepare_seconds: float = 3600.0
     daily_time_limit_seconds: int = 1800
-    results_days: int = 90
+    results_cache_minutes: float = 60.0
+    """Minutes a finished game's results stay in Valkey once the history database has
+    them (resumes, replays and analyses of just-finished games read them there)."""
     analysis_seconds: float = 20.0
     """CPU seconds of solver analysis per board of a finished game (at most 1 s per
     position); 0: games are not analysed and `/api/analysis` answers 404."""
@@ -284,6 +301,12 @@ class Settings:
                 "expected a URL starting with redis://, rediss:// or unix://, "
                 f"got {redact_url(self.redis_url)!r}",
             )
+        if self.database_url is not None and not self.database_url.startswith(_DATABASE_SCHEMES):
+            raise ConfigError(
+                env_name("database_url"),
+                "expected a URL starting with sqlite:/// or postgresql://, "
+                f"got {redact_url(self.database_url)!r}",
+            )
         if not isinstance(self.data_dir, Path):
             raise ConfigError(env_name("data_dir"), f"expected a path, got {self.data_dir!r}")
         self._check_secrets()
@@ -336,6 +359,13 @@ class Settings:
         return self.redis_url is None
 
     @property
+    def history_url(self) -> str:
+        """The history database's URL: `database_url`, else SQLite in `data_dir`."""
+        if self.database_url is not None:
+            return self.database_url
+        return f"sqlite:///{self.data_dir / HISTORY_FILE}"
+
+    @property
     def keys(self) -> KeyRing:
         """The token keys: `secret` signs, it and `old_secrets` verify."""
         if not self.secret:
@@ -355,6 +385,7 @@ class Settings:
         port: int | str | None = None,
         redis_url: str | None = None,
         data_dir: str | Path | None = None,
+        database_url: str | None = None,
         environ: Mapping[str, str] = os.environ,
         secret_from_redis: bool = False,
         from_flags: bool = False,
@@ -374,10 +405,14 @@ class Settings:
             ("port", port),
             ("redis_url", redis_url),
             ("data_dir", data_dir),
+            ("database_url", database_url),
         )
         given = {name for name, value in explicit if value is not None} if from_flags else set()
         try:
             values = _read(host, port, redis_url, data_dir, environ, secret_from_redis)
+            database = database_url or environ.get(env_name("database_url"), "")
+            if database.strip():
+                values["database_url"] = database.strip()
             return cls(**values, flags=frozenset(given))
         except ConfigError as exc:
             name = exc.key.removeprefix(ENV_PREFIX).lower()
@@ -507,6 +542,9 @@ def unknown_variables(environ: Mapping[str, str] = os.environ) -> Iterator[str]:
             continue
         # Compared without the prefix, which every name shares.
         suffixes = {k.removeprefix(ENV_PREFIX): k for k in known}
+        if name in RETIRED:
+            yield f"{name} is no longer a setting and is ignored: {RETIRED[name]}"
+            continue
         close = difflib.get_close_matches(name.removeprefix(ENV_PREFIX), suffixes, n=1)
         hint = f"; did you mean {suffixes[close[0]]}?" if close else ""
         yield f"{name} is not a setting and is ignored{hint}"

@@ -4,8 +4,9 @@ Everything about a room shares the hash tag `{r:<room id>}`, so a room's keys li
 one Redis Cluster slot and its Lua scripts touch a single slot. Room ids are checked
 against `ROOM_ID` before they reach a key name. Due work is spread over 16 timer
 buckets, each with a tag of its own (`{tm:<n>}`). A few global indexes (public lobbies,
-live games, finished games) and the shared secret are untagged single keys, each in its
-own slot: they are written once per game event and read per page, never polled, and no
+live games, the outbox of finished games on their way to the history database) and the
+shared secret are untagged single keys, each in its own slot: they are written once per
+game event and read per page (the outbox: once a second per node), and no
 script touches them together with a room's keys. Daily challenges, the certified deal
 pool and players' daily statistics have hash tags of their own
 (`{d:<date>:<variant slug>}`, `{pool:<slug>}`, `{u:<user>}`), see the end of this
@@ -30,9 +31,11 @@ older than `Retention.lobby_ms` is dropped when the list is read (its lobby expi
 LIVE: Final = f"{PREFIX}:live"
 """Sorted set of public games being played (countdown or racing), scored by start time (ms)."""
 
-FINISHED: Final = f"{PREFIX}:finished"
-"""Sorted set of `room:gen` for finished games (races and solo), scored by end time (ms);
-capped to the newest entries (`store.Retention.finished_keep`)."""
+OUTBOX: Final = f"{PREFIX}:outbox"
+"""Sorted set of `room|gen` of finished games not yet in the history database, scored by
+when a drainer may next try it (ms): added as a game ends, before its results are
+written; claimed for a while by the node draining it; removed once the database has it
+(`store.outbox`, `service.archive`)."""
 
 TIMER_BUCKETS: Final = 16
 """Due work is spread over this many sorted sets, each with a hash tag of its own, so
@@ -232,22 +235,6 @@ def user_daily_won(user: str) -> str:
 def user_daily_attempts(user: str) -> str:
     """Set: `date:slug` of every ranked daily attempt already counted (idempotence)."""
     return f"{_user_tag(user)}:daily:attempts"
-
-
-def user_stats(user: str) -> str:
-    """Hash: the user's game statistics, `<counter>|<kind>|<variant>` -> count or ms
-    (`race.stats`)."""
-    return f"{_user_tag(user)}:stats"
-
-
-def user_recent(user: str) -> str:
-    """Sorted set: ids (`room:gen`) of the user's latest counted games, by end time."""
-    return f"{_user_tag(user)}:recent"
-
-
-def user_recent_games(user: str) -> str:
-    """Hash: game id -> the user's line of that game (JSON), for `user_recent`'s ids."""
-    return f"{_user_tag(user)}:recent:games"
 
 
 def user_unfinished(user: str) -> str:

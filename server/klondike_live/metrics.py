@@ -152,6 +152,26 @@ class Metrics:
             ["state"],
             registry=registry,
         )
+        self.history_up = Gauge(
+            "klondike_history_up",
+            "1 while the history database answers this node, 0 after it failed.",
+            registry=registry,
+        )
+        self.outbox_games = Gauge(
+            "klondike_outbox_games",
+            "Finished games waiting in the outbox for the history database (all nodes').",
+            registry=registry,
+        )
+        self.history_games = Counter(
+            "klondike_history_games",
+            "Finished games this node wrote to the history database.",
+            registry=registry,
+        )
+        self.history_errors = Counter(
+            "klondike_history_errors",
+            "Failed writes or reads of the history database.",
+            registry=registry,
+        )
         self.gc = GcPauses(registry)
         Info(
             "klondike_build",

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from klondike_live import keys
 from klondike_live.auth import mint_bot_token
 from klondike_live.client import Client, Message, ServerError
 from klondike_live.config import Settings
@@ -103,8 +102,8 @@ async def test_race_the_machine_starts_when_the_person_is_ready(
             return [(c["kind"], c["played"]) for c in stats["categories"]]
 
         assert await wait_for(counted) == [("race_machine", 1)]
-        for key in (keys.user_stats(bots[0]["user"]), keys.user_recent(bots[0]["user"])):
-            assert not await redis.exists(key)
+        counters, _games = await node.service.history.stats(bots[0]["user"])
+        assert counters == {}  # a bot is no player: no statistics (its games are listed)
     finally:
         await alice.close()
 
@@ -236,9 +235,9 @@ async def test_a_bot_account_is_rate_limited_like_a_person(
         assert answers["bot"].count("rate_limited") >= 2, answers
 
 
-async def test_the_pace_fit_reads_people_and_leaves_bots_out(node: Node, valkey_url: str) -> None:
-    """tools/fit_pace.py, on the store of a node that ran a public race of a person
-    against a bot (the script reads the list of finished public games): it takes the
+async def test_the_pace_fit_reads_people_and_leaves_bots_out(node: Node, wait_for: WaitFor) -> None:
+    """tools/fit_pace.py, on the history database of a node that ran a public race of a
+    person against a bot (the script reads the finished public games): it takes the
     gaps between the person's stored move times, and none of the bot's board."""
     path = ROOT / "tools" / "fit_pace.py"
     spec = importlib.util.spec_from_file_location("fit_pace", path)
@@ -265,7 +264,9 @@ async def test_the_pace_fit_reads_people_and_leaves_bots_out(node: Node, valkey_
         await alice.close()
     rows = {row["seat"]: row for row in results["ranking"]}
     assert rows[1]["bot"] and rows[1]["moves"] >= 3  # its board would have gaps to fit
-    gaps, games, boards = await fit_pace.gaps_of_people(valkey_url, 60.0, 1)
+    history = node.service.history
+    await wait_for(lambda: history.has_game(room, 1))  # drained just after the results
+    gaps, games, boards = await fit_pace.gaps_of_people(node.settings.history_url, 60.0, 1)
     assert (games, boards) == (1, 1)
     assert played // 2 <= len(gaps) < played
     assert all(0 < gap < 60 for gap in gaps)

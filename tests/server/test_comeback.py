@@ -11,8 +11,6 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-import msgpack
-
 from klondike_live import keys
 from klondike_live.client import Client
 from klondike_live.config import Settings
@@ -101,8 +99,8 @@ async def test_unlisted_games_are_on_no_public_listing(
         await wait_for(listed)
         finished = {g["room"] for g in await get_ok(node, "api/results")}
         assert room not in finished and private_solo not in finished
-        members = await node.service.store.list_finished()
-        listed_rooms = {room_id for room_id, _gen in members}
+        members = await node.service.history.finished()
+        listed_rooms = {room_id for room_id, _gen, _results in members}
         assert room not in listed_rooms and private_solo not in listed_rooms
         for hidden in (room, private_solo):
             results = await get_ok(node, f"api/results/{hidden}/1")
@@ -110,27 +108,6 @@ async def test_unlisted_games_are_on_no_public_listing(
             await get_ok(node, f"api/replay/{hidden}/1")
     finally:
         await close_all([alice, bob, quiet, loud])
-
-
-async def test_a_finished_game_without_its_public_flag_is_not_listed(
-    node: Node, redis: RedisClient
-) -> None:
-    """A finished-index entry whose results do not say the game was public (one listed
-    before results said so) stays off /api/results."""
-    room, (alice, bob), _ = await started_race(node, "Alice", "Bob", public=True)
-    try:
-        await alice.resign(room)
-        await bob.resign(room)
-        await alice.expect(lambda m: m["t"] == "results")
-        assert [g["room"] for g in await get_ok(node, "api/results")] == [room]
-        data = await redis.hget(keys.results(room, 1), "data")
-        assert isinstance(data, bytes)
-        stored = msgpack.unpackb(data, raw=False)
-        del stored["public"]
-        await redis.hset(keys.results(room, 1), "data", msgpack.packb(stored))
-        assert await get_ok(node, "api/results") == []
-    finally:
-        await close_all([alice, bob])
 
 
 async def solo_with(client: Client, **fields: object) -> str:

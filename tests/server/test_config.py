@@ -113,8 +113,16 @@ def test_explicit_values_beat_environment(tmp_path: Path) -> None:
         ("KLONDIKE_POOL_VARIANTS", "draw=2", "KLONDIKE_POOL_VARIANTS: expected comma-separated"),
         ("KLONDIKE_DAILY_TIME_LIMIT_SECONDS", "0", "KLONDIKE_DAILY_TIME_LIMIT_SECONDS: expected"),
         ("KLONDIKE_DAILY_BUDGET_NODES", "0", "KLONDIKE_DAILY_BUDGET_NODES: expected an integer"),
-        ("KLONDIKE_RESULTS_DAYS", "-1", "KLONDIKE_RESULTS_DAYS: expected an integer 0..36500"),
-        ("KLONDIKE_RESULTS_DAYS", "1.5", "KLONDIKE_RESULTS_DAYS: expected an integer 0..36500"),
+        (
+            "KLONDIKE_RESULTS_CACHE_MINUTES",
+            "0",
+            "KLONDIKE_RESULTS_CACHE_MINUTES: expected a number > 0 and <= 43200",
+        ),
+        (
+            "KLONDIKE_DATABASE_URL",
+            "mysql://db/history",
+            "KLONDIKE_DATABASE_URL: expected a URL starting with sqlite:/// or postgresql://",
+        ),
     ],
 )
 def test_bad_values_fail_naming_key_and_value(
@@ -156,11 +164,26 @@ def test_pool_and_daily_settings(tmp_path: Path) -> None:
     assert load(tmp_path, KLONDIKE_POOL_VARIANTS="").pool_variants == ()
 
 
-def test_results_days_default_and_environment(tmp_path: Path) -> None:
-    """Results are kept 90 days by default; KLONDIKE_RESULTS_DAYS sets it, 0 for ever."""
-    assert load(tmp_path).results_days == 90
-    assert load(tmp_path, KLONDIKE_RESULTS_DAYS="7").results_days == 7
-    assert load(tmp_path, KLONDIKE_RESULTS_DAYS=" 0 ").results_days == 0
+def test_results_cache_default_and_environment(tmp_path: Path) -> None:
+    """Valkey keeps a drained game's results 60 minutes by default; the retired
+    KLONDIKE_RESULTS_DAYS is named as such at start."""
+    assert load(tmp_path).results_cache_minutes == 60
+    assert load(tmp_path, KLONDIKE_RESULTS_CACHE_MINUTES="5").results_cache_minutes == 5
+    (line,) = unknown_variables({"KLONDIKE_RESULTS_DAYS": "90"})
+    assert line.startswith("KLONDIKE_RESULTS_DAYS is no longer a setting and is ignored:")
+
+
+def test_the_history_database_defaults_to_sqlite_in_the_data_dir(tmp_path: Path) -> None:
+    """No database configured: history.sqlite3 in the data dir; --database (or
+    KLONDIKE_DATABASE_URL) names another, and an error about it names the flag."""
+    assert load(tmp_path).history_url == f"sqlite:///{tmp_path / 'history.sqlite3'}"
+    url = "postgresql://klondike:pw@db.internal/history"
+    assert load(tmp_path, KLONDIKE_DATABASE_URL=url).history_url == url
+    env = {"KLONDIKE_SECRET": SECRET}
+    flagged = Settings.load(data_dir=tmp_path, database_url=url, environ=env, from_flags=True)
+    assert flagged.history_url == url and "pw" not in repr(flagged)
+    with pytest.raises(ConfigError, match=r"^--database: expected a URL starting with"):
+        Settings.load(data_dir=tmp_path, database_url="x", environ=env, from_flags=True)
 
 
 def test_bad_explicit_port_fails_naming_the_flag(tmp_path: Path) -> None:

@@ -1,5 +1,6 @@
-"""Retention: a finished race's volatile keys expire, results after `results_days`, a
-rematch keeps its room, `kl:finished` stays capped (real Valkey, real server)."""
+"""Retention: a finished race's volatile keys expire; its results stay until the history
+database has the game, then are a cache for `results_cache_minutes`; a rematch keeps its
+room (real Valkey, real server, real SQLite)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from klondike_live.client import Client
 from klondike_live.config import Settings
 from klondike_live.engine import Variant
 from klondike_live.gateway.server import Node, running
+from klondike_live.history import HistoryError
 from klondike_live.protocol.kinds import Audience, RoomKind
 from klondike_live.race.live_board import BoardEvent, Progress
 from klondike_live.race.room import RoomState, new_room
@@ -46,8 +48,8 @@ SLACK_MS = 60_000
 
 @pytest.fixture
 async def node(make_settings: Callable[..., Settings], redis: RedisClient) -> AsyncIterator[Node]:
-    """A node racing on the stored won deal, keeping results for 3 days."""
-    settings = make_settings(**FAST, results_days=3)
+    """A node racing on the stored won deal, caching drained results for 3 minutes."""
+    settings = make_settings(**FAST, results_cache_minutes=3)
     async with running(settings, seed_source=lambda: str(WON.seed)) as started:
         yield started
 
@@ -88,13 +90,17 @@ def in_range(ttl: int, keep_ms: int) -> bool:
     return keep_ms - SLACK_MS < ttl <= keep_ms
 
 
-async def test_a_finished_race_expires_its_volatile_keys_and_keeps_its_results(
+async def test_a_finished_race_expires_its_volatile_keys_and_caches_its_results(
     node: Node, redis: RedisClient, wait_for: WaitFor
 ) -> None:
     """After the finish, boards, moves, times, streams, claims and the room expire in about
-    an hour, spectator counts within a minute, the results after `results_days`."""
+    an hour, spectator counts within a minute; the results, once the history database
+    has the game, after `results_cache_minutes`; nothing is left in the outbox."""
     room, racers, watchers = await finish_by_resigning(node, wait_for)
     try:
+        await wait_for(lambda: node.service.history.has_game(room, 1))
+        results_key = keys.results(room, 1)
+        await wait_for(lambda: _expiring(redis, results_key))
         ttls = await room_keys(redis, room)
         expected_volatile = {keys.room(room)} | {
             keys.connection(room, racer.user) for racer in racers
@@ -104,26 +110,47 @@ async def test_a_finished_race_expires_its_volatile_keys_and_keeps_its_results(
         assert expected_volatile <= set(ttls)
         for name in expected_volatile:
             assert in_range(ttls[name], RACE_MS), (name, ttls[name])
-        assert in_range(ttls[keys.results(room, 1)], 3 * DAY_MS)
+        assert 0 < ttls[results_key] <= 3 * 60_000
         assert 0 < ttls[keys.watchers(room)] <= WATCHERS_KEEP_MS
-        assert set(ttls) == expected_volatile | {keys.results(room, 1), keys.watchers(room)}
+        assert set(ttls) == expected_volatile | {results_key, keys.watchers(room)}
+        assert await redis.zcard(keys.OUTBOX) == 0
     finally:
         await close_all(racers, watchers)
 
 
-async def test_results_are_kept_for_ever_with_results_days_zero(
-    make_settings: Callable[..., Settings], redis: RedisClient, wait_for: WaitFor
+async def _expiring(redis: RedisClient, name: str) -> bool:
+    return int(await redis.pttl(name)) > 0
+
+
+async def test_results_wait_without_expiry_while_the_database_fails(
+    node: Node, redis: RedisClient, wait_for: WaitFor, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`results_days=0`: the results have no expiry, the volatile keys still expire."""
-    settings = make_settings(**FAST, results_days=0)
-    async with running(settings, seed_source=lambda: str(WON.seed)) as node:
-        room, racers, watchers = await finish_by_resigning(node, wait_for, spectate=False)
-        try:
-            ttls = await room_keys(redis, room)
-            assert ttls.pop(keys.results(room, 1)) == -1
-            assert ttls and all(in_range(ttl, RACE_MS) for ttl in ttls.values()), ttls
-        finally:
-            await close_all(racers, watchers)
+    """While the history database refuses the game, its results have no expiry and it
+    stays in the outbox (the volatile keys still expire); once the database answers
+    again the next pass writes it, and the results become a cache."""
+    history = node.service.history
+    add_game = history.add_game
+    refused: list[str] = []
+
+    async def refuse(room_id: str, *args: Any, **kwargs: Any) -> bool:
+        refused.append(room_id)
+        raise HistoryError("the database is down")
+
+    monkeypatch.setattr(history, "add_game", refuse)
+    room, racers, watchers = await finish_by_resigning(node, wait_for, spectate=False)
+    try:
+        await wait_for(lambda: room in refused)
+        ttls = await room_keys(redis, room)
+        assert ttls.pop(keys.results(room, 1)) == -1
+        assert ttls and all(in_range(ttl, RACE_MS) for ttl in ttls.values()), ttls
+        assert await redis.zscore(keys.OUTBOX, f"{room}|1") is not None
+        monkeypatch.setattr(history, "add_game", add_game)
+        await redis.zadd(keys.OUTBOX, {f"{room}|1": 0})  # its lease over: due now
+        await wait_for(lambda: history.has_game(room, 1))
+        await wait_for(lambda: _expiring(redis, keys.results(room, 1)))
+        assert await redis.zcard(keys.OUTBOX) == 0
+    finally:
+        await close_all(racers, watchers)
 
 
 async def test_a_rematch_keeps_the_room_and_the_claims(
@@ -180,32 +207,24 @@ async def _missing(redis: RedisClient, name: str) -> bool:
     return not await redis.exists(name)
 
 
-async def test_finished_list_is_capped_and_drops_games_whose_results_expired(
-    redis: RedisClient,
-) -> None:
-    """`kl:finished` keeps the newest `finished_keep` entries, none older than the
-    results' retention, in the same call that lists a game."""
-    store = Store(redis, retention=Retention(results_ms=10_000, finished_keep=3))
-    for index in range(5):
-        await store.mark_finished(f"room-{index:04d}", 1, 100_000 + index)
-    assert await store.list_finished() == [(f"room-{i:04d}", 1) for i in (4, 3, 2)]
-    await store.mark_finished("room-late", 2, 110_003)  # 10 s after room-0003 ended
-    assert await store.list_finished() == [("room-late", 2), ("room-0004", 1)]
-    assert await redis.zcard(keys.FINISHED) == 2
-
-
-async def test_results_list_skips_games_whose_results_expired(
+async def test_a_game_whose_results_left_valkey_is_served_from_the_database(
     node: Node, redis: RedisClient, wait_for: WaitFor
 ) -> None:
-    """A listed game whose results are gone is left out of /api/results (200), and its
-    own results and replay answer 404."""
+    """Once drained, a finished public game's results can leave Valkey (their cache
+    expiry, or a flush): /api/results still lists it, its results and replay answer the
+    same as before; a game nobody played answers 404."""
     room, racers, watchers = await finish_by_resigning(node, wait_for, spectate=False, public=True)
     await close_all(racers, watchers)
-    await node.service.store.mark_finished("gone-room-0001", 1, 1)
-    assert [g["room"] for g in await _get_json(node, "api/results")] == [room]
+    await wait_for(lambda: node.service.history.has_game(room, 1))
+    before = {
+        path: await _get_json(node, path)
+        for path in (f"api/results/{room}/1", f"api/replay/{room}/1")
+    }
     await redis.delete(keys.results(room, 1))  # what its expiry does
-    assert await _get_json(node, "api/results") == []
-    for path in (f"api/results/{room}/1", f"api/replay/{room}/1"):
+    assert [g["room"] for g in await _get_json(node, "api/results")] == [room]
+    for path, answer in before.items():
+        assert await _get_json(node, path) == answer
+    for path in (f"api/results/{room}/2", "api/replay/no-such-room-0001/1"):
         with pytest.raises(urllib.error.HTTPError) as caught:
             await _get_json(node, path)
         assert caught.value.code == 404
@@ -220,10 +239,11 @@ async def _get_json(node: Node, path: str) -> Any:
     return await asyncio.to_thread(fetch)
 
 
-async def test_a_ranked_daily_room_is_kept_as_long_as_its_results(redis: RedisClient) -> None:
-    """A ranked daily attempt's room (its day's attempts record points at it) expires
-    with its results, a practice room with the race's volatile keys."""
-    store = Store(redis, retention=Retention(race_ms=1000, results_ms=5000))
+async def test_a_ranked_daily_room_outlives_its_day(redis: RedisClient) -> None:
+    """At the finish a ranked daily attempt's room (its day's attempts record points at
+    it) is kept with its results; once drained, results are a cache and the room stays
+    two days; a practice room expires with the race's volatile keys."""
+    store = Store(redis, retention=Retention(race_ms=1000, results_cache_ms=5000))
 
     def daily_room(room_id: str, *, ranked: bool) -> RoomState:
         return new_room(
@@ -240,16 +260,18 @@ async def test_a_ranked_daily_room_is_kept_as_long_as_its_results(redis: RedisCl
             daily="2030-01-01",
         )
 
-    for ranked, room_keep in ((True, 5000), (False, 1000)):
+    for ranked, room_keep in ((True, 0), (False, 1000)):
         state = daily_room("daily-room-0001", ranked=ranked)
         by_keep = {e.after_ms: set(e.keys) for e in store.finished_expiries(state)}
         assert keys.room(state.id) in by_keep[room_keep]
-        assert keys.results(state.id, 1) in by_keep[5000]
+        assert keys.results(state.id, 1) in by_keep[0]
         assert set(keys.race_keys(state.id, 1, 0)) <= by_keep[1000]
-    forever = Store(redis, retention=Retention(results_ms=0))
-    attempt = daily_room("daily-room-0002", ranked=True)
-    assert forever.finished_expiries(attempt) == [
-        Expiry((*keys.race_keys(attempt.id, 1, 0), keys.connection(attempt.id, "amy")), 3_600_000)
+    assert store.drained_expiries("daily-room-0001", 1, True) == [
+        Expiry((keys.results("daily-room-0001", 1),), 5000),
+        Expiry((keys.room("daily-room-0001"),), 2 * DAY_MS),
+    ]
+    assert store.drained_expiries("race-room-0001", 1, False) == [
+        Expiry((keys.results("race-room-0001", 1),), 5000)
     ]
 
 

@@ -53,6 +53,7 @@ from klondike_live.bus.subscriber import Subscriber
 from klondike_live.config import Settings
 from klondike_live.engine import Variant
 from klondike_live.errors import Refusal
+from klondike_live.history import History
 from klondike_live.metrics import Metrics
 from klondike_live.protocol import incoming as msg
 from klondike_live.protocol import outgoing
@@ -227,6 +228,7 @@ class ServiceNode:
     settings: Settings
     redis: RedisClient
     store: Store
+    history: History
     hub: Hub
     service: LiveService
     subscriber: Subscriber
@@ -237,6 +239,8 @@ class ServiceNode:
         await self.hub.stop()
         await self.subscriber.stop()
         await self.service.daily.close()
+        await self.service.archive.close()
+        await self.history.close()
         await self.store.close()
         await self.redis.aclose()
 
@@ -255,14 +259,18 @@ async def start_node(
     redis = await open_redis(url)
     metrics = Metrics()
     store = Store.from_settings(redis, settings, url=url)
+    history = History.open(settings.history_url)
+    await history.upgrade()
     hub = Hub(broadcast, metrics, settings.node_id)
-    service = LiveService(settings, store, hub, metrics, seed_source=seed_source, clock=clock)
+    service = LiveService(
+        settings, store, history, hub, metrics, seed_source=seed_source, clock=clock
+    )
     barrier = Barrier(f"test:barrier:{settings.node_id}", service)
     subscriber = Subscriber(redis, url, barrier.on_bus, on_resubscribed=service.on_resubscribed)
     hub.attach(subscriber)
     await subscriber.start(keys.DAILY_UPDATES, keys.TOURNAMENT_UPDATES, barrier.channel)
     await service.sync_clock()
-    node = ServiceNode(index, settings, redis, store, hub, service, subscriber, barrier)
+    node = ServiceNode(index, settings, redis, store, history, hub, service, subscriber, barrier)
     node.background = asyncio.all_tasks() - before
     return node
 

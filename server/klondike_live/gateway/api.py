@@ -10,6 +10,9 @@
     GET /api/analysis/<room>/<gen>                the solver's per-ply verdicts
     GET /api/me/unfinished                        your practice games not finished (token)
     GET /api/me/stats                             your statistics per kind and variant
+    GET /api/players/<id>/games?kind=&variant=&result=&opponent=&cursor=&limit=
+                                                  a player's finished games, newest first
+    GET /api/players/<id>/vs/<other>              two players' record against each other
     GET /api/daily                                today's challenges, and your attempts
     GET /api/daily/<date>/<slug>/leaderboard      one leaderboard page, and your rank
     GET /api/daily/archive?limit=30               closed days with their seeds and deals
@@ -28,14 +31,20 @@ from __future__ import annotations
 import re
 from datetime import date
 from http import HTTPStatus
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from klondike_live import keys
+from klondike_live.auth import USER_ID
+from klondike_live.engine import NotationError, Variant
+from klondike_live.history import UNRANKED, Cursor, GameFilter
 from klondike_live.race.redaction import analysis_for
+from klondike_live.race.stats import StatsKind
 from klondike_live.service.analysis import Analyses
 from klondike_live.service.queries import Gate, Queries, daily_variant
 
 MAX_LIMIT: Final = 100
+MAX_GAMES_PAGE: Final = 100
+GAME_KINDS: Final = frozenset({*StatsKind, UNRANKED})
 MAX_OFFSET: Final = 10**7
 MAX_GEN_DIGITS: Final = 9
 _DATE: Final = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -74,6 +83,41 @@ def _number(query: dict[str, list[str]], name: str, default: int, high: int) -> 
     return min(int(text), high)
 
 
+def _last(query: dict[str, list[str]], name: str) -> str | None:
+    values = query.get(name)
+    return values[-1] if values else None
+
+
+def _game_filter(query: dict[str, list[str]]) -> GameFilter | None:
+    """The filters of a player's games page; None when one is malformed."""
+    kind, result = _last(query, "kind"), _last(query, "result")
+    variant_text, opponent = _last(query, "variant"), _last(query, "opponent")
+    if kind is not None and kind not in GAME_KINDS:
+        return None
+    if result is not None and result not in ("won", "lost"):
+        return None
+    if opponent is not None and not USER_ID.fullmatch(opponent):
+        return None
+    variant = None
+    if variant_text is not None:
+        try:
+            variant = str(Variant.parse(variant_text))
+        except NotationError:
+            return None
+    return GameFilter(kind=kind, variant=variant, result=result, opponent=opponent)
+
+
+def _cursor(query: dict[str, list[str]]) -> Cursor | Literal[False] | None:
+    """The page's cursor, None for the first page, False when malformed."""
+    text = _last(query, "cursor")
+    if text is None:
+        return None
+    try:
+        return Cursor.parse(text)
+    except ValueError:
+        return False
+
+
 def _day(text: str) -> date | None:
     if not _DATE.match(text):
         return None
@@ -107,6 +151,8 @@ class Api:
             return HTTPStatus.OK, await queries.unfinished(user)
         if route == "daily" or route.startswith("daily/"):
             return await self._daily(route.split("/"), query, user)
+        if route.startswith("players/"):
+            return await self._players(route.split("/"), query)
         kind, _, rest = route.partition("/")
         game = game_key(rest)
         if game is None:
@@ -144,6 +190,24 @@ class Api:
             page = await queries.daily_leaderboard(day, variant, offset, max(1, limit), user)
             return NOT_FOUND if page is None else (HTTPStatus.OK, page)
         return NOT_FOUND
+
+    async def _players(self, parts: list[str], query: dict[str, list[str]]) -> Answer:
+        """A player's games (a page and its filters) or its record against another."""
+        if len(parts) < 3 or not USER_ID.fullmatch(parts[1]):
+            return NOT_FOUND
+        user = parts[1]
+        if len(parts) == 4 and parts[2] == "vs":
+            if not USER_ID.fullmatch(parts[3]):
+                return NOT_FOUND
+            return HTTPStatus.OK, await self.queries.head_to_head(user, parts[3])
+        if len(parts) != 3 or parts[2] != "games":
+            return NOT_FOUND
+        limit = _number(query, "limit", 20, MAX_GAMES_PAGE)
+        only = _game_filter(query)
+        cursor = _cursor(query)
+        if limit is None or only is None or cursor is False:
+            return BAD_REQUEST
+        return HTTPStatus.OK, await self.queries.games(user, only, cursor or None, max(1, limit))
 
     async def _analysis(self, room_id: str, gen: int, user: str | None) -> Answer:
         """A finished game's analysis: 200 when stored, 202 `pending` while it is made

@@ -6,7 +6,9 @@ request for `/ws` goes on to become a websocket, anything else gets a response h
     GET /healthz/live              200 while the process serves HTTP at all (liveness)
     GET /healthz/ready             200 {"status": "ok", ...} when Redis answers PING within
                                    0.5 s and the bus subscriber is connected, else 503
-                                   {"status": "unavailable", "failing": [...]} (readiness)
+                                   {"status": "unavailable", "failing": [...]} (readiness);
+                                   both say "history": "ok" or "unavailable" (the
+                                   history database, which readiness does not wait for)
     GET /healthz                   the same as /healthz/ready
     GET /metrics                   Prometheus text
     GET /api/...                   the JSON API (`api.py`): lobbies, live games, results,
@@ -51,6 +53,7 @@ from klondike_live.gateway.api import Api
 from klondike_live.gateway.assets import ClientAssets
 from klondike_live.gateway.client_files import client_root
 from klondike_live.gateway.tournament_api import TournamentApi
+from klondike_live.history import HistoryError
 from klondike_live.metrics import Metrics
 from klondike_live.service.live import LiveService
 
@@ -148,25 +151,39 @@ class HttpRoutes:
 
     async def _ready(self) -> Response:
         """Ready for traffic: Redis answers within its health bound (a stalled Redis
-        included) and the bus subscriber is connected."""
+        included) and the bus subscriber is connected. The history database's state is
+        shown (`history`: "ok" or "unavailable") but does not make a node unready: live
+        play never waits for it (finished games wait in the outbox)."""
         failing = []
         if not await self.queries.ready():
             failing.append("redis")
         if self.bus_connected is not None and not self.bus_connected():
             failing.append("bus")
+        history = "ok" if await self.queries.history_ready() else "unavailable"
         if failing:
             return json_response(
-                {"status": "unavailable", "node": self.node_id, "failing": failing},
+                {
+                    "status": "unavailable",
+                    "node": self.node_id,
+                    "failing": failing,
+                    "history": history,
+                },
                 HTTPStatus.SERVICE_UNAVAILABLE,
             )
-        return json_response({"status": "ok", "node": self.node_id, "version": __version__})
+        return json_response(
+            {"status": "ok", "node": self.node_id, "version": __version__, "history": history}
+        )
 
     async def _api(self, route: str, query: str, headers: Headers) -> Response:
         if route == "tournaments" or route.startswith("tournaments/"):
             status, data = await self.tournaments.route(route)
         else:
             parsed = parse_qs(query[:1024], keep_blank_values=False)
-            status, data = await self.api.route(route, parsed, self._user(headers))
+            try:
+                status, data = await self.api.route(route, parsed, self._user(headers))
+            except HistoryError as exc:
+                log.warning("GET /api/%s: %s", route, exc)
+                status, data = HTTPStatus.SERVICE_UNAVAILABLE, {"error": "history_unavailable"}
         return json_response(data, status)
 
     def _static(self, path: str, headers: Headers) -> Response:

@@ -6,10 +6,12 @@
     # on exit: stop accepting, close clients with 4000 (reconnect), let in-flight
     # messages finish, stop the background tasks and the bus, close Redis, stop Valkey.
 
-Background tasks of a node: the tick loop, the Redis latency probe, the certified deal
-pool's refill (`pool_target` > 0), the daily preparation (today and the next
-`daily_days_ahead` days, every `daily_prepare_seconds` > 0) and the garbage-collection
-policy (`gcpolicy`, `gc_freeze_seconds` > 0).
+Background tasks of a node: the tick loop, the Redis latency probe, the outbox's drain
+into the history database (`service.archive`; the database is opened, and its schema
+brought up to date, before anything else is served), the certified deal pool's refill
+(`pool_target` > 0), the daily preparation (today and the next `daily_days_ahead` days,
+every `daily_prepare_seconds` > 0) and the garbage-collection policy (`gcpolicy`,
+`gc_freeze_seconds` > 0).
 
 A node on a shared Redis whose secret is to come from there (`secret_from_redis`)
 fills it in right after connecting (`store.shared_secret`); `Node.settings` holds
@@ -39,8 +41,9 @@ from klondike_live.embedded import EmbeddedValkey
 from klondike_live.gateway.caps import ConnectionCaps
 from klondike_live.gateway.http import WEBSOCKET_PATH, HttpRoutes
 from klondike_live.gateway.session import LAG_BYTES, Session, broadcast
-from klondike_live.gateway.startup import describe_keys, startup_error
+from klondike_live.gateway.startup import describe_database, describe_keys, startup_error
 from klondike_live.gcpolicy import GcPolicy
+from klondike_live.history import History
 from klondike_live.metrics import Metrics
 from klondike_live.protocol.codes import CloseCode
 from klondike_live.service.daily import Clock, system_clock
@@ -137,6 +140,10 @@ async def running(
             metrics.watch_redis_pool(lambda: pool_usage(redis) or (0, 0))
         settings = await with_shared_secret(settings, redis)
         log.info(describe_keys(settings))
+        history = History.open(settings.history_url)
+        stack.push_async_callback(history.close)
+        revision = await history.upgrade()
+        log.info("history database %s at schema %s", describe_database(settings), revision)
         store = Store.from_settings(redis, settings, url=url)
         stack.push_async_callback(store.close)
         store.latency_observer = metrics.redis_latency.observe
@@ -150,7 +157,14 @@ async def running(
             metrics=PoolMetrics(metrics.registry),
         )
         service = LiveService(
-            settings, store, hub, metrics, seed_source=seed_source, pool=pool, clock=clock
+            settings,
+            store,
+            history,
+            hub,
+            metrics,
+            seed_source=seed_source,
+            pool=pool,
+            clock=clock,
         )
         # The subscriber opens its own connections (one per shard), which wait for
         # messages as long as it takes: no read timeout, TCP keepalive.
@@ -170,11 +184,13 @@ async def running(
         await service.sync_clock()
         stack.push_async_callback(service.daily.close)
         stack.push_async_callback(service.analyses.close)
+        stack.push_async_callback(service.archive.close)
         background = [
             asyncio.create_task(service.run_ticks(), name="ticks"),
             asyncio.create_task(
                 probe_redis_forever(redis, metrics.redis_latency.observe), name="probe"
             ),
+            asyncio.create_task(service.archive.run(), name="archive"),
         ]
         if settings.pool_target > 0 and settings.pool_variants:
             background.append(asyncio.create_task(pool.run_refill(), name="pool-refill"))

@@ -20,9 +20,10 @@ from klondike_live import keys
 from klondike_live.config import ConfigError, Settings, redact_url
 from klondike_live.embedded import EmbeddedValkeyError
 from klondike_live.errors import LiveError
+from klondike_live.history import HistoryError, MigrationError
 from klondike_live.store import StoreError
 
-__all__ = ["StartupError", "describe_keys", "startup_error"]
+__all__ = ["StartupError", "describe_database", "describe_keys", "startup_error"]
 
 
 class StartupError(LiveError):
@@ -40,6 +41,11 @@ def describe_keys(settings: Settings) -> str:
     return f"tokens signed with key {ring.current_id} ({source}); older keys accepted: {older}"
 
 
+def describe_database(settings: Settings) -> str:
+    """Where the history database is, fit for a log line (no password)."""
+    return redact_url(settings.history_url)
+
+
 def startup_error(settings: Settings, exc: BaseException) -> StartupError | None:
     """The one-line `StartupError` of a failed start, or None for a failure that is not
     the configuration's or the environment's (a bug: let its traceback show)."""
@@ -47,6 +53,8 @@ def startup_error(settings: Settings, exc: BaseException) -> StartupError | None
         return _one_line(str(exc))
     if isinstance(exc, EmbeddedValkeyError):
         return _one_line(f"{settings.source('data_dir')}: {exc}")
+    if isinstance(exc, HistoryError | MigrationError):
+        return _one_line(f"{settings.source('database_url')}: {exc}")
     if isinstance(exc, StoreError):
         if settings.redis_url is None:
             return _one_line(f"the embedded Valkey failed: {exc}")

@@ -10,7 +10,6 @@ Each rule has exactly this one home; the service calls it and acts on the answer
     check_spectator(state, user, own_board_done) a racer watches its own race only once done
     absence_resigns(state)                       an away racer is resigned after the grace
     attempt_outcome(state, ...)                  a ranked daily attempt's result
-    listed_publicly(state)                       who may find a game without its link
 
 What spectators may see is `race.visibility`; the ranking is `race.ranking`.
 """
@@ -165,11 +164,3 @@ def attempt_outcome(
         found=found,
         finished_at=state.start_at_ms + finish_ms,
     )
-
-
-def listed_publicly(state: RoomState) -> bool:
-    """Whether a game appears in the public listings (open races, live games, finished
-    games), live or finished: only when its creator made it public ("List it publicly",
-    "Let anyone watch"). Any other game is reachable by its link only; daily games are
-    listed by their leaderboards alone."""
-    return state.public_room and state.kind is not RoomKind.DAILY

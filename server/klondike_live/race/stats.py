@@ -1,15 +1,16 @@
 """Players' game statistics: what a finished game counts for, per player and category.
 
-    rows = outcomes(state, results, vs_machine=False, bots=())   # one per human player
-    shown = summary(counters)                                      # per category, read back
+    rows = outcomes(results)          # what a finished game counts for, per human player
+    counters = fold(counters, row)    # the counters after one more game
+    shown = summary(counters)         # per category, read back
 
 A game counts once for each human player in it, under a **category**: its kind and
 variant. Kinds (`StatsKind`):
 
 - `solo`: a solo game;
 - `race`: a race against people; `race_machine`: a race with one or more bot racers
-  ("vs machine", counted apart; `vs_machine=True` from whoever records it). Bots are
-  never counted as players (`bots`: their user ids);
+  ("vs machine", counted apart). Bots (their results rows say `bot`) are never counted
+  as players;
 - `daily`: a ranked daily attempt. An unranked daily game (practice on a deal already
   played) counts for nothing.
 
@@ -17,26 +18,25 @@ Per category: games **played**; games **won** (a solo game or daily attempt won;
 won when its player came first, rank 1, with the deal completed: a tie for first counts
 for each); the **win rate** (won / played); the **best time** and **fewest moves** of the
 games won; the current **streak** (games won in a row, the latest last: a loss ends it)
-and the **best streak** ever. The store applies these in one script per game
-(`store.players`); `fold` is the same rule in Python, the reference the tests hold the
-script to. Daily challenges keep their day-based streaks too (`daily.stats`).
+and the **best streak** ever, `fold`'s rule, which the history database applies in the
+transaction that adds the game (`history.database`). Daily challenges keep their
+day-based streaks too (`daily.stats`).
 
-Pure functions over the room and its stored results; no I/O.
+Pure functions over a game's stored results (`race.results.build_results`); no I/O.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
 from klondike_live.protocol.kinds import RoomKind
-from klondike_live.race.room import RoomState
 from klondike_live.race.status import BoardStatus
 
 RECENT_GAMES = 20
-"""How many of a player's latest counted games its statistics keep."""
+"""How many of a player's latest games its statistics show."""
 
 
 class StatsKind(StrEnum):
@@ -62,55 +62,44 @@ class GameOutcome:
     won: bool
     time_ms: int | None  # a win's time, else None
     moves: int
-    entry: dict[str, Any]  # the player's line in its recent games
 
     @property
     def category(self) -> str:
         return f"{self.kind}|{self.variant}"
 
 
-def stats_kind(state: RoomState, *, vs_machine: bool) -> StatsKind | None:
-    """The kind a finished game counts as, or None when it does not count."""
-    if state.kind is RoomKind.SOLO:
+def stats_kind(results: Mapping[str, Any]) -> StatsKind | None:
+    """The kind a finished game (its stored results) counts as, or None when it does not
+    count: a race with a bot racer is "vs machine"."""
+    kind = RoomKind(results.get("kind", RoomKind.RACE))  # older results named no kind
+    if kind is RoomKind.SOLO:
         return StatsKind.SOLO
-    if state.kind is RoomKind.RACE:
-        return StatsKind.RACE_MACHINE if vs_machine else StatsKind.RACE
-    return StatsKind.DAILY if state.ranked else None
+    if kind is RoomKind.RACE:
+        bots = any(row.get("bot") for row in results["ranking"])
+        return StatsKind.RACE_MACHINE if bots else StatsKind.RACE
+    return StatsKind.DAILY if results.get("daily", {}).get("ranked") else None
 
 
-def outcomes(
-    state: RoomState,
-    results: Mapping[str, Any],
-    *,
-    vs_machine: bool = False,
-    bots: Collection[str] = (),
-) -> list[GameOutcome]:
-    """What a finished game (its room and stored results) counts for each human player."""
-    kind = stats_kind(state, vs_machine=vs_machine)
+def won_by(kind: StatsKind | None, row: Mapping[str, Any]) -> bool:
+    """Whether a ranking row is a win: its deal completed, and in a race first (a tie
+    for first wins for each); a game that counts for nothing is won when completed."""
+    completed = BoardStatus(row["status"]) is BoardStatus.WON
+    racing = kind in (StatsKind.RACE, StatsKind.RACE_MACHINE)
+    return completed and (not racing or int(row["rank"]) == 1)
+
+
+def outcomes(results: Mapping[str, Any]) -> list[GameOutcome]:
+    """What a finished game (its stored results) counts for each human player (bots are
+    never players)."""
+    kind = stats_kind(results)
     if kind is None:
         return []
-    ranking = list(results["ranking"])
-    humans = [row for row in ranking if row["user"] and row["user"] not in bots]
     out = []
-    for row in humans:
-        status = BoardStatus(row["status"])
-        completed = status is BoardStatus.WON
-        won = completed and (kind in (StatsKind.SOLO, StatsKind.DAILY) or row["rank"] == 1)
+    for row in results["ranking"]:
+        if not row["user"] or row.get("bot"):
+            continue
+        won = won_by(kind, row)
         time_ms = row.get("time_ms") if won else None
-        entry = {
-            "room": state.id,
-            "gen": int(results["gen"]),
-            "kind": str(kind),
-            "variant": str(results["variant"]),
-            "status": str(status),
-            "won": won,
-            "rank": int(row["rank"]),
-            "players": len(ranking),
-            "time_ms": time_ms,
-            "moves": int(row["moves"]),
-            "found": int(row["found"]),
-            "ended_at": int(results["ended_at"]),
-        }
         out.append(
             GameOutcome(
                 user=str(row["user"]),
@@ -119,7 +108,6 @@ def outcomes(
                 won=won,
                 time_ms=None if time_ms is None else int(time_ms),
                 moves=int(row["moves"]),
-                entry=entry,
             )
         )
     return out

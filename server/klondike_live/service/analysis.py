@@ -1,6 +1,6 @@
 """Background analysis of finished games: each board's per-ply verdicts, cached.
 
-    analyses = Analyses(store)
+    analyses = Analyses(store, history)
     analyses.request(room_id, gen)          # after a game ends, or on demand
     stored, pending = await analyses.load(room_id, gen)
 
@@ -8,9 +8,13 @@ A finished game's boards are analysed one at a time (`solver.analysis` through
 `solver.worker.analyse_in_worker`): in a child process at a lower scheduling priority
 (`nice`), so hints and live games come first, with a CPU budget per position and per
 board, and at most `concurrency` children per node. The result is stored beside the
-game's results (`Store.save_analysis`: the same key, so the same expiry and hash slot);
-a claim in the store (`Store.claim_analysis`) makes one node of the cluster do the work,
-and a claim older than `STALE_MS` (a node that died mid-way) may be taken over.
+game's results (`Store.save_analysis`: the same key, so the same expiry and hash slot)
+and in the history database (`History.save_analysis`; a game not there yet takes the
+analysis with it from Valkey when it is drained, `service.archive`). A claim in the
+store (`Store.claim_analysis`) makes one node of the cluster do the work, and a claim
+older than `STALE_MS` (a node that died mid-way) may be taken over. A game whose results
+left Valkey is read back into it from the database for the time of its analysis
+(`Store.cache_results`).
 
 What a viewer may see of it is `race.redaction.analysis_for`'s business.
 """
@@ -24,6 +28,7 @@ from typing import Any, Final
 
 import msgpack
 
+from klondike_live.history import History, HistoryError
 from klondike_live.solver.analysis import AnalysisBudget
 from klondike_live.solver.search import SolverError
 from klondike_live.solver.worker import WorkerError, analyse_in_worker
@@ -59,12 +64,14 @@ class Analyses:
     def __init__(
         self,
         store: Store,
+        history: History,
         *,
         budget: AnalysisBudget = BUDGET,
         nice: int = NICE,
         concurrency: int = 1,
     ) -> None:
         self.store = store
+        self.history = history
         self.budget = budget
         self.nice = nice
         self._slots = asyncio.Semaphore(concurrency)
@@ -89,6 +96,8 @@ class Analyses:
     async def load(self, room_id: str, gen: int) -> tuple[dict[str, Any] | None, bool]:
         """The stored analysis (or None) and whether one is being made."""
         data, claim = await self.store.load_analysis(room_id, gen)
+        if data is None and claim is None:
+            data = await self.history.load_analysis(room_id, gen)
         if data is None:
             return None, claim is not None or (room_id, gen) in self._running
         stored: dict[str, Any] = msgpack.unpackb(data, raw=False)
@@ -106,17 +115,28 @@ class Analyses:
         try:
             async with self._slots:
                 now = await self.store.now_ms()
-                if not await self.store.claim_analysis(room_id, gen, now, STALE_MS):
-                    return
                 blob = await self.store.load_results(room_id, gen)
-                if blob is None:
+                if blob is None:  # no longer cached: from the database, for a while
+                    blob = await self.history.load_results(room_id, gen)
+                    if blob is None:
+                        return
+                    await self.store.cache_results(room_id, gen, blob)
+                if not await self.store.claim_analysis(room_id, gen, now, STALE_MS):
                     return
                 results: dict[str, Any] = msgpack.unpackb(blob, raw=False)
                 analysis = await self._analyse(results)
                 data = msgpack.packb(analysis, use_bin_type=True)
                 await self.store.save_analysis(room_id, gen, data)
+                await self.history.save_analysis(room_id, gen, data)
                 log.info("analysis of %s gen %d stored", room_id, gen)
-        except (StoreError, OSError, WorkerError, SolverError, TimeoutError) as exc:
+        except (
+            StoreError,
+            HistoryError,
+            OSError,
+            WorkerError,
+            SolverError,
+            TimeoutError,
+        ) as exc:
             # The claim stays and goes stale: a later request tries again.
             log.warning("analysis of %s gen %d failed: %s", room_id, gen, exc)
         finally:

@@ -6,9 +6,11 @@ Any node may call it, as often as it likes: it finishes the current race only if
 over, in one compare-and-set that also stores the results (ranking, seed, boards,
 records, move times; built once, here), publishes the room and results frames and sets
 the expiry of the race's keys (`Store.finished_expiries`: its volatile keys soon, its
-results after `results_days`). A ranked daily attempt's leaderboard entry is recorded
-first, so that by the time its player sees the end, the leaderboard and the spoiler gate
-know it.
+results kept until the history database has the game). The game is put in the outbox
+first (`store.outbox`): a node that dies right after the compare-and-set leaves it
+there for any node to drain (`service.archive`). A ranked daily attempt's leaderboard
+entry is recorded first too, so that by the time its player sees the end, the
+leaderboard and the spoiler gate know it.
 
 This module must never finish a race that is still being played, and never sends the
 results of an open day's daily game unredacted (`Rooms.shown`).
@@ -28,9 +30,10 @@ from klondike_live.protocol import outgoing
 from klondike_live.protocol.codes import ErrorCode
 from klondike_live.race.results import build_results
 from klondike_live.race.room import COUNTDOWN, RACING, RoomState
-from klondike_live.race.rules import listed_publicly, race_over
+from klondike_live.race.rules import race_over
 from klondike_live.race.status import BoardStatus
-from klondike_live.service.players import record_game
+from klondike_live.service.archive import FIRST_TRY_MS
+from klondike_live.service.players import forget_unfinished
 from klondike_live.service.rooms import Hashes, Rooms
 
 log = logging.getLogger(__name__)
@@ -48,6 +51,7 @@ async def check_end(rooms: Rooms, room_id: str) -> None:
     if not race_over(statuses, state.deadline_ms(), now):
         return  # the usual answer: a board finished, others play on
     records = await store.load_boards(room_id, state.gen, seats, with_times=True)
+    await store.outbox.add(room_id, state.gen, now + FIRST_TRY_MS)
     # A ranked daily attempt's entry first: once the player sees its end, the
     # leaderboard (and the spoiler gate) already know it.
     await rooms.daily.record_result(state, records.get(0))
@@ -80,13 +84,9 @@ async def check_end(rooms: Rooms, room_id: str) -> None:
         )
     except Refusal:
         return
-    if listed_publicly(new):  # unlisted games are reachable by their link only
-        await store.mark_finished(room_id, new.gen, new.ended_ms)
     if new.public_room:
         await store.set_live(room_id, False)
-    if built:  # bots are never players; a race with one counts as "vs machine"
-        bots = {seat.user for _, seat in new.seated() if seat.bot}
-        await record_game(store.players, new, built[0], vs_machine=bool(bots), bots=bots)
+    await forget_unfinished(store.players, new)
     log.info("race %s gen %d finished", room_id, new.gen)
-    if rooms.on_finished is not None:  # its analysis, in the background
+    if rooms.on_finished is not None:  # to the database, its analysis: in the background
         rooms.on_finished(room_id, new.gen)

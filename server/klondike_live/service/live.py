@@ -45,6 +45,7 @@ from klondike_live.config import Settings
 from klondike_live.daily.pool import DealPool
 from klondike_live.engine import Board, KlondikeError, Move, NotationError, Variant
 from klondike_live.errors import Refusal
+from klondike_live.history import History
 from klondike_live.metrics import Metrics
 from klondike_live.protocol import incoming as msg
 from klondike_live.protocol import outgoing
@@ -60,6 +61,7 @@ from klondike_live.race.rules import (
 )
 from klondike_live.race.status import BoardOp, BoardStatus
 from klondike_live.service.analysis import Analyses, analysis_budget
+from klondike_live.service.archive import Archive
 from klondike_live.service.boards import Boards
 from klondike_live.service.bots import Bots
 from klondike_live.service.catchup import CatchUp
@@ -102,6 +104,7 @@ class LiveService:
         self,
         settings: Settings,
         store: Store,
+        history: History,
         hub: Hub,
         metrics: Metrics,
         *,
@@ -111,6 +114,7 @@ class LiveService:
     ) -> None:
         self.settings = settings
         self.store = store
+        self.history = history
         self.hub = hub
         self.metrics = metrics
         self.pool = pool
@@ -132,9 +136,11 @@ class LiveService:
             grace_ms=int(settings.grace_seconds * 1000),
         )
         # Finished games are analysed in the background (`service.analysis`).
-        self.analyses = Analyses(store, budget=analysis_budget(settings.analysis_seconds))
+        self.analyses = Analyses(store, history, budget=analysis_budget(settings.analysis_seconds))
+        # Finished games go to the history database (`service.archive`).
+        self.archive = Archive(store, history, metrics, self.now_ms)
         self.rooms.on_finished = self._finished
-        self.queries = Queries(store, self.daily)  # what the HTTP API answers
+        self.queries = Queries(store, history, self.daily)  # what the HTTP API answers
         self.catchup = CatchUp(self.rooms, hub, metrics)
         self.boards = Boards(self.rooms, hub, self.catchup, metrics)
         self.tournaments = Tournaments(settings, store, self.rooms, self.boards, self.daily, hub)
@@ -166,7 +172,8 @@ class LiveService:
         return await self.rooms.open_room(state)
 
     def _finished(self, room_id: str, gen: int) -> None:
-        """This node finished a game: its analysis, and a heat's score."""
+        """This node finished a game: to the database, its analysis, a heat's score."""
+        self.archive.finished(room_id, gen)
         if self.settings.analysis_seconds > 0:
             self.analyses.request(room_id, gen)
         self.tournaments.room_finished(room_id, gen)

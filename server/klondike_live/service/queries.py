@@ -1,15 +1,22 @@
 """What the HTTP JSON API answers, read from the store: the read side of the service.
 
-    queries = Queries(store, daily)
+    queries = Queries(store, history, daily)
     await queries.public_rooms()                      # GET /api/rooms
     await queries.live()                              # GET /api/live
     await queries.finished()                          # GET /api/results
     await queries.game(room, gen, user, "replay")     # /api/results|replay/<room>/<gen>
     await queries.unfinished(user), queries.stats(user)
+    await queries.games(user, only, cursor, limit)    # GET /api/players/<id>/games
+    await queries.head_to_head(user, other)           # GET /api/players/<id>/vs/<id>
     await queries.daily_today(user), daily_leaderboard(...), daily_archive(n), daily_stats(u)
 
 Each answer is JSON-ready data, or a `Gate` saying why there is none (no such game, or
-the daily spoiler gate). The gateway routes and encodes; it never reads the store.
+the daily spoiler gate). The gateway routes and encodes; it never reads a store.
+
+A finished game is read from Valkey while it is cached there (its first hour, and until
+the history database has it), else from the history database (`history.database`);
+lists, statistics and players' games come from the database alone. A database that
+fails raises `HistoryError` (the gateway answers 503).
 
 Hidden cards: cards and seeds come only from stored results, which exist only for
 finished games; what is shown of one is `race.redaction`'s decision under the spoiler
@@ -32,12 +39,16 @@ from klondike_live.daily.days import day_end, day_of, is_closed
 from klondike_live.daily.leaderboard import LeaderboardRow
 from klondike_live.daily.variants import DAILY_VARIANTS, slug_variant, variant_slug
 from klondike_live.engine import Variant
+from klondike_live.history import Cursor, GameFilter, History
 from klondike_live.protocol.kinds import RoomKind
 from klondike_live.race.redaction import Disclosure, replay_for, results_for
 from klondike_live.race.room import COUNTDOWN, FINISHED, RACING
 from klondike_live.race.stats import summary, totals
 from klondike_live.service.daily import DailyService, to_ms
 from klondike_live.store import Store
+
+READY_SECONDS: Final = 0.5
+"""How long the history database may take to answer the readiness probe."""
 
 NEIGHBOURS: Final = 5
 """Rows above and below a player's own in a leaderboard's `me`."""
@@ -82,13 +93,21 @@ class Queries:
     """The read side: every answer of the HTTP JSON API but the tournaments' (those are
     `service.tournaments`') and the analyses' (`service.analysis`)."""
 
-    def __init__(self, store: Store, daily: DailyService) -> None:
+    def __init__(self, store: Store, history: History, daily: DailyService) -> None:
         self.store = store
+        self.history = history
         self.daily = daily
 
     async def ready(self) -> bool:
         """Whether the store answers a PING within its health bound."""
         return await self.store.reachable()
+
+    async def history_ready(self) -> bool:
+        """Whether the history database answers within the same bound."""
+        try:
+            return await asyncio.wait_for(self.history.ping(), READY_SECONDS)
+        except TimeoutError:
+            return False
 
     # ------------------------------------------------------------ games
 
@@ -139,12 +158,10 @@ class Queries:
     async def finished(self) -> list[dict[str, Any]]:
         """Recently finished public games (none of an open day's daily challenge)."""
         out = []
-        for room_id, gen in await self.store.list_finished():
-            results = await self._results(room_id, gen)
-            if results is None or self.daily.hidden(results):
+        for room_id, gen, blob in await self.history.finished():
+            results: dict[str, Any] = msgpack.unpackb(blob, raw=False)
+            if self.daily.hidden(results):
                 continue
-            if results.get("public") is not True:
-                continue  # unlisted (or finished before results said): by link only
             out.append(
                 {
                     "room": room_id,
@@ -185,6 +202,8 @@ class Queries:
 
     async def _results(self, room_id: str, gen: int) -> dict[str, Any] | None:
         data = await self.store.load_results(room_id, gen)
+        if data is None:
+            data = await self.history.load_results(room_id, gen)
         if data is None:
             return None
         results: dict[str, Any] = msgpack.unpackb(data, raw=False)
@@ -236,7 +255,7 @@ class Queries:
 
     async def stats(self, user: str) -> dict[str, Any]:
         """The player's statistics per kind and variant, totals and recent games."""
-        counters, recent = await self.store.players.load_stats(user)
+        counters, recent = await self.history.stats(user)
         categories = summary(counters)
         return {
             "user": user,
@@ -244,6 +263,24 @@ class Queries:
             "categories": [c.to_json() for c in categories],
             "recent": recent,
         }
+
+    async def games(
+        self, user: str, only: GameFilter, cursor: Cursor | None, limit: int
+    ) -> dict[str, Any]:
+        """One page of a player's finished games, newest first, and `next` to continue
+        it: what each was, how it ended and who else played, with no card (an open
+        day's daily game shows what its leaderboard shows; its replay stays behind the
+        spoiler gate)."""
+        page = await self.history.games_of(user, only, cursor=cursor, limit=limit)
+        return {
+            "user": user,
+            "games": page.games,
+            "next": None if page.next is None else str(page.next),
+        }
+
+    async def head_to_head(self, user: str, other: str) -> dict[str, Any]:
+        """Every finished game two players played together, from `user`'s side."""
+        return await self.history.head_to_head(user, other)
 
     # ------------------------------------------------------------ daily challenges
 

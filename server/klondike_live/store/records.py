@@ -7,6 +7,7 @@ Plain values with no I/O; `store.py` makes and uses them.
 from __future__ import annotations
 
 import random
+import zlib
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING
@@ -24,6 +25,23 @@ WATCHERS_KEEP_MS = 60_000
 
 DAY_MS = 86_400_000
 
+ANALYSIS_COMPRESSION = 6
+"""zlib level of stored analyses (9 makes them no smaller)."""
+
+
+def pack_analysis(data: bytes) -> bytes:
+    """A game's analysis (msgpack) as stored, in Redis and in the history database:
+    compressed, as every winnable ply carries its whole winning line, mostly the next
+    ply's line again, so the raw blob grows with the square of the game's length (about
+    20 KB for a board of 106 moves, 1 KB compressed)."""
+    return zlib.compress(data, ANALYSIS_COMPRESSION)
+
+
+def unpack_analysis(stored: bytes) -> bytes:
+    """An analysis as saved: stored compressed (a zlib stream starts with 0x78), or as
+    written before analyses were compressed (a msgpack map starts with 0x80-0x8f)."""
+    return zlib.decompress(stored) if stored[:1] == b"\x78" else stored
+
 
 @dataclass(frozen=True, slots=True)
 class Retention:
@@ -32,10 +50,13 @@ class Retention:
     `race_ms`: a finished race's volatile keys (its boards' hashes, move and time lists,
     own and spectator streams, its racers' connection claims) and its room hash, from
     the finish: long enough for late reconnects to get their results. A rematch keeps
-    the room (and the claims). A ranked daily attempt's room is kept as long as its
-    results instead: the day's attempts record points at it.
-    `results_ms`: the stored results (ranking, records, move times; replays are built
-    from them), 0 for ever. `finished_keep`: the newest entries `kl:finished` keeps.
+    the room (and the claims).
+    `results_cache_ms`: the stored results (ranking, records, move times; replays are
+    built from them) once the history database has the game; until then they are kept
+    whatever the time (`store.outbox`). A ranked daily attempt's room is kept as long,
+    and at least `daily_room_ms` (the day's attempts record points at it: a second
+    ranked attempt of the day is refused while it is there).
+    `tournament_ms`: a tournament that is over, from its end (0: for ever).
     `unfinished_ms`: a practice game whose clock stands still (its player left, or never
     moved) keeps its keys this long from then, and its player's index of unfinished
     games keeps it as long; it is kept for ever again once its clock runs.
@@ -44,15 +65,16 @@ class Retention:
     """
 
     race_ms: int = 3_600_000
-    results_ms: int = 90 * DAY_MS
-    finished_keep: int = 1000
+    results_cache_ms: int = 3_600_000
+    daily_room_ms: int = 2 * DAY_MS
+    tournament_ms: int = 90 * DAY_MS
     unfinished_ms: int = 30 * DAY_MS
     lobby_ms: int = DAY_MS
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Retention:
         return cls(
-            results_ms=settings.results_days * DAY_MS,
+            results_cache_ms=round(settings.results_cache_minutes * 60_000),
             unfinished_ms=settings.unfinished_days * DAY_MS,
             lobby_ms=round(settings.lobby_hours * 3_600_000),
         )

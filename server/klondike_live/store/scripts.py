@@ -186,3 +186,13 @@ redis.call('HSET', KEYS[1], 'analysis', ARGV[1])
 redis.call('HDEL', KEYS[1], 'analysis_claim')
 return 1
 """
+
+RESULTS_CACHE: Final = """
+-- KEYS[1] a game's results hash; ARGV[1] its results, ARGV[2] milliseconds to keep them.
+-- Only where there are none: results still on their way to the history database have
+-- no expiry, and must not get one here.
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'data', ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
+"""

@@ -9,10 +9,10 @@ can never fork a board.
 
 Retention (`Retention`): a finished race's volatile keys (boards, moves, streams,
 connection claims) and its room expire a while after the finish, set in the script that
-finishes it; its results expire after the operator's `results_days`; a room that is not
-finished never expires (writing it removes any expiry, e.g. at a rematch); spectator
-counts expire unless refreshed; `kl:finished` is capped. Daily challenge keys are not
-touched here (they are kept forever).
+finishes it; its results are kept until the history database has the game (the outbox,
+`store.outbox`), then cached for `results_cache_ms`; a room that is not finished never
+expires (writing it removes any expiry, e.g. at a rematch); spectator counts expire
+unless refreshed. Daily challenge keys are not touched here (they are kept forever).
 
 Key names come from `keys.py`; nothing here decides game rules.
 """
@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import zlib
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -43,6 +42,7 @@ from klondike_live.store import scripts
 from klondike_live.store.batcher import NodeClients, ScriptBatcher
 from klondike_live.store.connect import RedisClient, is_cluster, ping, text
 from klondike_live.store.latency import Latency
+from klondike_live.store.outbox import OutboxStore
 from klondike_live.store.players import PlayerStore
 from klondike_live.store.records import (
     CAS_ATTEMPTS,
@@ -56,6 +56,8 @@ from klondike_live.store.records import (
     WriteResult,
     WriteStatus,
     cas_backoff,
+    pack_analysis,
+    unpack_analysis,
 )
 
 if TYPE_CHECKING:
@@ -67,16 +69,6 @@ def _event_keys(room_id: str, gen: int, seat: int, user: str) -> tuple[bytes, ..
     """The board script's keys, encoded once per board (not on every move)."""
     names = [*keys.board_keys(room_id, gen, seat), keys.connection(room_id, user)]
     return tuple(name.encode() for name in names)
-
-
-ANALYSIS_COMPRESSION = 6
-"""zlib level of stored analyses (9 makes them no smaller)."""
-
-
-def _analysis_blob(stored: bytes) -> bytes:
-    """An analysis as saved: stored compressed (a zlib stream starts with 0x78), or as
-    written before analyses were compressed (a msgpack map starts with 0x80-0x8f)."""
-    return zlib.decompress(stored) if stored[:1] == b"\x78" else stored
 
 
 def _watchers_total(counts: Mapping[Any, Any], now_ms: int) -> int:
@@ -114,6 +106,7 @@ class Store:
         # stores that share its client.
         self.latency = Latency()
         self.players = PlayerStore(redis, self.retention, self.latency)
+        self.outbox = OutboxStore(redis, self.latency)
         self.node_id = node_id
         self._room_cas: AsyncScript = redis.register_script(scripts.ROOM_CAS)
         self._board_event: AsyncScript = redis.register_script(scripts.BOARD_EVENT)
@@ -130,6 +123,7 @@ class Store:
         self._take_due: AsyncScript = redis.register_script(scripts.TAKE_DUE)
         self._analysis_claim: AsyncScript = redis.register_script(scripts.ANALYSIS_CLAIM)
         self._analysis_save: AsyncScript = redis.register_script(scripts.ANALYSIS_SAVE)
+        self._results_cache: AsyncScript = redis.register_script(scripts.RESULTS_CACHE)
 
     @classmethod
     def from_settings(cls, redis: RedisClient, settings: Settings, *, url: str) -> Store:
@@ -288,9 +282,9 @@ class Store:
 
     def finished_expiries(self, state: RoomState) -> list[Expiry]:
         """The expiries a race is finished with (`state`: the finished room), see
-        `Retention`: its volatile keys after `race_ms`, its results after `results_ms`
-        (none when kept for ever)."""
-        retention = self.retention
+        `Retention`: its volatile keys after `race_ms`; its results (and a ranked daily
+        attempt's room) are kept until the history database has the game
+        (`drained_expiries`)."""
         kept_with_results = state.kind is RoomKind.DAILY and state.ranked
         volatile = [] if kept_with_results else [keys.room(state.id)]
         for seat, occupant in state.seated():
@@ -299,9 +293,17 @@ class Store:
         lasting = [keys.results(state.id, state.gen)]
         if kept_with_results:
             lasting.append(keys.room(state.id))
-        out = [Expiry(tuple(volatile), retention.race_ms)]
-        if retention.results_ms:
-            out.append(Expiry(tuple(lasting), retention.results_ms))
+        return [Expiry(tuple(volatile), self.retention.race_ms), Expiry(tuple(lasting), 0)]
+
+    def drained_expiries(self, room_id: str, gen: int, ranked_daily: bool) -> list[Expiry]:
+        """The expiries of a finished game's kept keys once the history database has
+        it: its results are a cache from then (`results_cache_ms`); a ranked daily
+        attempt's room outlives its day (`daily_room_ms`)."""
+        retention = self.retention
+        out = [Expiry((keys.results(room_id, gen),), retention.results_cache_ms)]
+        if ranked_daily:
+            room_ms = max(retention.results_cache_ms, retention.daily_room_ms)
+            out.append(Expiry((keys.room(room_id),), room_ms))
         return out
 
     async def list_public(self, limit: int = 50) -> list[RoomState]:
@@ -561,6 +563,28 @@ class Store:
         data = await self.latency.timed(self.redis.hget(keys.results(room_id, gen), "data"))
         return data if isinstance(data, bytes) else None
 
+    async def cache_results(self, room_id: str, gen: int, data: bytes) -> bool:
+        """Put a finished game's results (read back from the history database) in
+        Valkey for `results_cache_ms`, so that its analysis can be claimed and kept
+        beside them; nothing when they are there already."""
+        cached = await self.latency.timed(
+            self._results_cache(
+                keys=[keys.results(room_id, gen)], args=[data, self.retention.results_cache_ms]
+            )
+        )
+        return bool(cached)
+
+    async def load_finished(self, room_id: str, gen: int) -> tuple[bytes | None, bytes | None]:
+        """A finished game's results and its analysis as stored (compressed), each or
+        None: what the history database is given (`service.archive`)."""
+        data, analysis = await self.latency.timed(
+            self.redis.hmget(keys.results(room_id, gen), ["data", "analysis"])
+        )
+        return (
+            data if isinstance(data, bytes) else None,
+            analysis if isinstance(analysis, bytes) else None,
+        )
+
     async def claim_analysis(self, room_id: str, gen: int, now_ms: int, stale_ms: int) -> bool:
         """Claim a finished game's analysis (`scripts.ANALYSIS_CLAIM`): True for the one
         caller that should compute it now."""
@@ -570,11 +594,9 @@ class Store:
         return bool(claimed)
 
     async def save_analysis(self, room_id: str, gen: int, data: bytes) -> bool:
-        """Store a game's analysis beside its results (same key and expiry), compressed:
-        every winnable ply carries its whole winning line, mostly the next ply's line
-        again, so the raw blob grows with the square of the game's length (about 20 KB
-        for a board of 106 moves, 1 KB compressed)."""
-        packed = zlib.compress(data, ANALYSIS_COMPRESSION)
+        """Store a game's analysis beside its results (same key and expiry), compressed
+        (`records.pack_analysis`)."""
+        packed = pack_analysis(data)
         saved = await self.latency.timed(
             self._analysis_save(keys=[keys.results(room_id, gen)], args=[packed])
         )
@@ -587,28 +609,6 @@ class Store:
             self.redis.hmget(keys.results(room_id, gen), ["analysis", "analysis_claim"])
         )
         return (
-            _analysis_blob(data) if isinstance(data, bytes) else None,
+            unpack_analysis(data) if isinstance(data, bytes) else None,
             int(claim) if claim is not None else None,
         )
-
-    async def list_finished(self, limit: int = 50) -> list[tuple[str, int]]:
-        """The newest finished games, newest first (their results may have expired)."""
-        entries: list[Any] = await self.latency.timed(
-            self.redis.zrevrange(keys.FINISHED, 0, limit - 1)
-        )
-        out = []
-        for entry in entries:
-            room_id, _, gen = text(entry).rpartition(":")
-            out.append((room_id, int(gen)))
-        return out
-
-    async def mark_finished(self, room_id: str, gen: int, ended_ms: int) -> None:
-        """List a finished game in `kl:finished`, which keeps only its newest
-        `finished_keep` entries, none older than the results' retention."""
-        retention = self.retention
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.zadd(keys.FINISHED, {f"{room_id}:{gen}": ended_ms})
-            pipe.zremrangebyrank(keys.FINISHED, 0, -retention.finished_keep - 1)
-            if retention.results_ms:
-                pipe.zremrangebyscore(keys.FINISHED, "-inf", ended_ms - retention.results_ms)
-            await self.latency.timed(pipe.execute())

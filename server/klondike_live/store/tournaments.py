@@ -9,7 +9,7 @@
 A tournament is one hash (`keys.tournament`: `state`, `rev`) changed only by a
 compare-and-set script on its revision, which also publishes a `TournamentUpdate` on
 `keys.TOURNAMENT_UPDATES` in the same step: every node watching it reads it again. A
-tournament that is over expires `results_ms` after its end (`Retention`; 0: kept).
+tournament that is over expires `tournament_ms` after its end (`Retention`; 0: kept).
 
 This module never decides a tournament rule: `change` functions come from `race`.
 """
@@ -67,7 +67,7 @@ class TournamentStore:
         return TournamentState.from_blob(blob), int(rev)
 
     async def _write(self, state: TournamentState, expected_rev: int) -> int | None:
-        expire = self.retention.results_ms if state.over else 0
+        expire = self.retention.tournament_ms if state.over else 0
         # A tournament's hash and the global listing are different slots on a Cluster:
         # the listing is written apart, once, by `create`.
         written = await self.latency.timed(

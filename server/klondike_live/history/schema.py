@@ -1,0 +1,106 @@
+"""The history database's tables: finished games, their players, players' statistics.
+
+One schema for SQLite and PostgreSQL, written with SQLAlchemy Core; the migrations
+(`history/migrations/versions/`) create exactly these tables, and a test holds the two
+to each other (`alembic.autogenerate.compare_metadata` finds no difference).
+
+- `games`: one row per finished game, keyed by room and generation. `results` is the
+  game's stored results exactly as the live service built them (msgpack: ranking,
+  seed, deal, records, move times; `race.results.build_results`), so that what a page
+  may show of a game is decided by `race.redaction` whichever store it came from.
+  `analysis` is its solver analysis (zlib-compressed msgpack) once computed.
+- `game_players`: one row per seat, with what the player pages filter and page on
+  (`user_id`, `ended_at`, the game's `kind` and `variant`, `result`), indexed for them.
+- `player_stats`: per player and category (kind, variant), the counters of
+  `race.stats.fold`, updated in the transaction that adds a game.
+
+Times are milliseconds since the epoch (the shared Redis clock's), as everywhere else.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Column,
+    ForeignKeyConstraint,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    SmallInteger,
+    String,
+    Table,
+)
+
+metadata: Final = MetaData(
+    naming_convention={
+        "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+        "pk": "pk_%(table_name)s",
+        "fk": "fk_%(table_name)s_%(referred_table_name)s",
+    }
+)
+
+games: Final = Table(
+    "games",
+    metadata,
+    Column("room_id", String(64), primary_key=True),
+    Column("gen", Integer, primary_key=True),
+    Column("kind", String(16), nullable=False),  # solo, race, daily (`RoomKind`)
+    Column("variant", String(48), nullable=False),  # `Variant` text, e.g. "draw=1"
+    Column("public", Boolean, nullable=False),
+    Column("certified", Boolean, nullable=False),
+    Column("daily_date", String(10)),  # a daily game's day (ISO), else NULL
+    Column("ranked", Boolean, nullable=False),  # a ranked daily attempt
+    Column("seed", String(64), nullable=False),
+    Column("commitment", String(128), nullable=False),
+    Column("started_at", BigInteger, nullable=False),
+    Column("ended_at", BigInteger, nullable=False),
+    Column("players", SmallInteger, nullable=False),
+    Column("results", LargeBinary, nullable=False),
+    Column("analysis", LargeBinary),
+    Index(None, "public", "ended_at"),
+    Index(None, "daily_date", "variant"),
+)
+
+game_players: Final = Table(
+    "game_players",
+    metadata,
+    Column("room_id", String(64), primary_key=True),
+    Column("gen", Integer, primary_key=True),
+    Column("seat", SmallInteger, primary_key=True),
+    Column("user_id", String(128), nullable=False),
+    Column("name", String(64), nullable=False),
+    Column("bot", Boolean, nullable=False),
+    Column("kind", String(16), nullable=False),  # the game's statistics kind (`StatsKind`)
+    Column("variant", String(48), nullable=False),
+    Column("status", String(16), nullable=False),  # `BoardStatus` at the end
+    Column("result", String(8), nullable=False),  # won, lost (the player's, `GameResult`)
+    Column("rank", SmallInteger, nullable=False),
+    Column("found", SmallInteger, nullable=False),
+    Column("moves", Integer, nullable=False),
+    Column("time_ms", BigInteger),  # a completed board's time, else NULL
+    Column("ended_at", BigInteger, nullable=False),
+    ForeignKeyConstraint(["room_id", "gen"], ["games.room_id", "games.gen"], ondelete="CASCADE"),
+    # A player's games, newest first (the cursor is ended_at, room_id, gen)...
+    Index(None, "user_id", "ended_at", "room_id", "gen"),
+    # ... of one kind and variant, or of one result.
+    Index(None, "user_id", "kind", "variant", "ended_at"),
+    Index(None, "user_id", "result", "ended_at"),
+)
+
+player_stats: Final = Table(
+    "player_stats",
+    metadata,
+    Column("user_id", String(128), primary_key=True),
+    Column("kind", String(16), primary_key=True),
+    Column("variant", String(48), primary_key=True),
+    Column("played", Integer, nullable=False),
+    Column("won", Integer, nullable=False),
+    Column("best_ms", BigInteger),
+    Column("fewest", Integer),
+    Column("streak", Integer, nullable=False),
+    Column("best_streak", Integer, nullable=False),
+)
