@@ -15,11 +15,12 @@ from waits import scaled
 
 @pytest.fixture(scope="module")
 def server(valkey_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    """A real server node whose bots think for a tenth of their level's pace."""
+    """A real server node whose bots think for a tenth of their level's pace, and whose
+    grace period is far longer than any test here (an away seat would show)."""
     process = ServerProcess(
         valkey_url,
         tmp_path_factory.mktemp("serve-bots"),
-        env={"KLONDIKE_BOT_PACE_SCALE": "0.1"},
+        env={"KLONDIKE_BOT_PACE_SCALE": "0.1", "KLONDIKE_GRACE_SECONDS": "600"},
     )
     yield process
     process.stop()
@@ -46,6 +47,28 @@ def test_race_the_machine_from_the_home_page(pages: Pages, screenshot: Screensho
     page.click("[data-testid=replay-link]")
     expect(page.locator("[data-testid=board-1]")).to_be_visible(timeout=scaled(15_000))
     expect(page.locator("main")).to_contain_text("Relaxed bot (bot · relaxed)")
+
+
+def test_the_bot_plays_on_to_its_end_after_the_person_resigns(pages: Pages) -> None:
+    """The person resigns at once: the bot is never shown away, its moves go on while
+    the person watches, and the results come when its board is done (the grace period
+    is ten minutes here)."""
+    page = pages.open(name="Cleo")
+    page.select_option("[data-testid=machine-level]", "expert")
+    page.click("[data-testid=race-machine]")
+    expect(page.locator("[data-testid=ready]")).to_be_visible(timeout=scaled(15_000))
+    page.click("[data-testid=ready]")
+    expect(page.locator(f"{OWN} .card").first).to_be_visible(timeout=scaled(20_000))
+    page.click("[data-testid=resign]")
+    # The person watches the rest: the bot's board, its moves going on, never away.
+    summary = page.locator("[data-testid=board-1] header span.muted")
+    expect(summary).to_contain_text("moves", timeout=scaled(15_000))
+    for _ in range(3):
+        expect(summary).not_to_have_text(summary.inner_text(), timeout=scaled(15_000))
+        expect(page.locator("[data-testid=away]")).to_have_count(0)
+    results = page.locator("table.results")
+    expect(results).to_contain_text("(bot · expert)", timeout=scaled(90_000))
+    expect(page.locator("[data-testid=away]")).to_have_count(0)
 
 
 def test_the_host_adds_a_bot_in_the_lobby(pages: Pages, screenshot: Screenshot) -> None:

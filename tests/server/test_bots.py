@@ -78,6 +78,40 @@ async def test_a_race_against_a_bot_of_each_level_finishes(node: Node, level: st
         await alice.close()
 
 
+async def test_a_bot_plays_on_to_its_end_after_the_person_resigns(
+    make_settings: Callable[..., Settings],
+) -> None:
+    """The person resigns at once and watches the rest (as the browser does): the bot is
+    never shown away, keeps moving, and the results come as soon as its board is done,
+    long before any grace period could have ended it. The person's seat stays online
+    while its connection watches."""
+    settings = make_settings(**BOT_FAST, grace_seconds=600)
+    async with running(settings, seed_source=lambda: str(WON.seed)) as node:
+        alice = await connect_client(node.ws_url, name="Alice")
+        try:
+            room = await alice.create_race("draw=1", seats=2, machine="expert", time_limit=900)
+            await alice.join(room)
+            await alice.ready(room)
+            await alice.expect(lambda m: m["t"] == "board" and m["audience"] == "own")
+            await alice.resign(room)
+            await alice.expect(lambda m: m["t"] == "diff" and m.get("status") == "resigned")
+            await alice.join(room, "spectator")
+            results = await alice.expect(lambda m: m["t"] == "results", timeout=scaled(120))
+            rooms = [m for m in alice.received if m["t"] == "room" and m["room"] == room]
+            seats = [s for m in rooms for s in m["seats"] if s is not None]
+            assert all(s["online"] for s in seats if s["bot"]), "the bot was shown away"
+            watching = rooms[rooms.index(next(m for m in rooms if m["state"] == "racing")) :]
+            assert all(s["online"] for m in watching for s in m["seats"] if s)
+            rows = {row["seat"]: row for row in results["ranking"]}
+            assert rows[0]["status"] == "resigned" and rows[0]["moves"] == 0
+            assert rows[1]["moves"] > 0
+            assert rows[1]["status"] in ("won", "resigned")
+            if rows[1]["status"] == "won":
+                assert rows[1]["rank"] < rows[0]["rank"]
+        finally:
+            await alice.close()
+
+
 async def test_race_the_machine_starts_when_the_person_is_ready(
     node: Node, redis: RedisClient, wait_for: WaitFor
 ) -> None:
