@@ -501,7 +501,8 @@ def score_round(results: Iterable[Result]) -> list[Scored]:
 
 def standings(entrants: Sequence[Entrant], rounds: Iterable[Sequence[Scored]]) -> list[Standing]:
     """The table: every entrant, by points, then rounds won (first place with a finished
-    board), then rounds played; equal entrants share a rank. Results of users who are no longer entrants are ignored."""
+    board), then rounds played; equal entrants share a rank. Results of users who are no
+    longer entrants are ignored."""
     totals: dict[str, list[float]] = {e.user: [0.0, 0, 0] for e in entrants}
     for scored in rounds:
         for item in scored:
