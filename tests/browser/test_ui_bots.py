@@ -84,3 +84,41 @@ def test_the_host_adds_a_bot_in_the_lobby(pages: Pages, screenshot: Screenshot) 
     screenshot(page, "lobby-with-a-bot")
     page.click("[data-testid=ready]")
     expect(page.locator("[data-testid=start]")).to_be_enabled()
+
+
+def test_the_host_removes_a_bot_and_not_ready_is_a_secondary_button(pages: Pages) -> None:
+    """The host takes a bot off its seat before the race (the seat is free again, for
+    another bot); once ready, "Not ready" is a secondary button beside "Start race"."""
+    page = pages.open(name="Dan")
+    page.click("[data-testid=create-race]")
+    expect(page.locator("[data-testid=add-bot]")).to_be_visible(timeout=scaled(15_000))
+    page.select_option("[data-testid=bot-level]", "steady")
+    page.click("[data-testid=add-bot]")
+    seats = page.locator("[data-testid=seats]")
+    expect(seats).to_contain_text("Steady bot (bot · steady)", timeout=scaled(15_000))
+    remove = page.get_by_role("button", name="Remove Steady bot")
+    expect(remove).to_have_attribute("data-testid", "remove-bot-1")
+    assert_accessible(page)
+    remove.click()
+    expect(seats).not_to_contain_text("Steady bot", timeout=scaled(15_000))
+    expect(seats).to_contain_text("Seat 2: free")
+    expect(page.locator("[data-testid^=remove-bot-]")).to_have_count(0)
+    page.select_option("[data-testid=bot-level]", "relaxed")
+    page.click("[data-testid=add-bot]")
+    expect(seats).to_contain_text("Relaxed bot (bot · relaxed)", timeout=scaled(15_000))
+    ready = page.locator("[data-testid=ready]")
+    start = page.locator("[data-testid=start]")
+    expect(ready).not_to_have_class("ghost")  # "I'm ready" is the main action at first
+    ready.click()
+    expect(ready).to_have_text("Not ready")
+    expect(start).to_be_enabled()
+    expect(ready).to_have_class("ghost")
+
+    def background(testid: str) -> str:
+        return str(
+            page.eval_on_selector(
+                f"[data-testid={testid}]", "el => getComputedStyle(el).backgroundColor"
+            )
+        )
+
+    assert background("ready") != background("start")

@@ -174,6 +174,47 @@ async def test_only_the_host_adds_bots_and_only_where_bots_are_allowed(node: Nod
         await bob.close()
 
 
+async def test_the_host_removes_a_bot_from_the_lobby(node: Node, wait_for: WaitFor) -> None:
+    """`remove_bot` frees a bot's seat in the lobby (the bot leaves the node); anyone but
+    the host, a seat with no bot, and a race under way get stable codes."""
+    alice = await connect_client(node.ws_url, name="Alice")
+    bob = await connect_client(node.ws_url, name="Bob")
+    try:
+        room = await alice.create_race("draw=1", seats=3, bots=True)
+        await alice.join(room)
+        shown = await alice.add_bot(room, "steady")
+        bot = next(s for s in shown["seats"] if s and s["bot"])
+        await bob.join(room)
+        assert len(node.service.bots.racers) == 1
+        refusals = [
+            (bob, bot["seat"], "not_host"),
+            (alice, 0, "not_a_bot"),  # its own seat
+            (alice, 2, "not_a_bot"),  # a person's
+        ]
+        for client, seat, code in refusals:
+            with pytest.raises(ServerError) as refused:
+                await client.remove_bot(room, seat)
+            assert refused.value.code == code
+        freed = await alice.remove_bot(room, bot["seat"])
+        assert [s["user"] for s in freed["seats"] if s] == [alice.user, bob.user]
+        await wait_for(lambda: not node.service.bots.racers)
+        with pytest.raises(ServerError) as refused:
+            await alice.remove_bot(room, bot["seat"])  # free now
+        assert refused.value.code == "not_a_bot"
+        again = await alice.add_bot(room, "relaxed")  # the seat is free for another
+        second = next(s for s in again["seats"] if s and s["bot"])
+        for racer in (alice, bob):
+            await racer.ready(room)
+        await alice.start(room)
+        await alice.expect(lambda m: m["t"] == "board" and m["audience"] == "own")
+        with pytest.raises(ServerError) as refused:
+            await alice.remove_bot(room, second["seat"])
+        assert refused.value.code == "wrong_state"
+    finally:
+        await alice.close()
+        await bob.close()
+
+
 async def test_a_bot_token_is_refused_where_bots_are_not_allowed(node: Node) -> None:
     token, identity = mint_bot_token(node.settings.keys, "Outside Bot")
     alice = await connect_client(node.ws_url, name="Alice")

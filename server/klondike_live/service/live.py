@@ -263,6 +263,13 @@ class LiveService:
                 await self.rooms.transition(request.room, lambda s, _now: s.rematch(conn.user))
             case msg.AddBot():
                 await self.add_bot(conn, request)
+            case msg.RemoveBot():
+                self._viewer(conn, request.room, racer=True)
+                seat = request.seat
+                # The bot sees its seat gone in the room frame, and leaves.
+                await self.rooms.transition(
+                    request.room, lambda s, _now: s.remove_bot(conn.user, seat)
+                )
             case msg.Rename():
                 await self.rename(conn, request)
             case msg.DailyWatch():
@@ -468,7 +475,10 @@ class LiveService:
             user = conn.user
             state = await self.rooms.load(room_id)
             if leaving and state.state == LOBBY and not state.tournament:
-                await self.rooms.transition(room_id, lambda s, _now: s.leave(user))
+                # (A bot whose seat its host took off has none left.)
+                await self.rooms.transition(
+                    room_id, lambda s, _now: s.leave(user) if s.seat_of(user) is not None else s
+                )
             else:
                 # Gone from a game under way (a closed connection, or `leave`): the
                 # seat waits for the grace period, then `race.rules.grace_expiry`; a
