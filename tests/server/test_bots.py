@@ -205,6 +205,7 @@ async def test_the_host_removes_a_bot_from_the_lobby(node: Node, wait_for: WaitF
         second = next(s for s in again["seats"] if s and s["bot"])
         for racer in (alice, bob):
             await racer.ready(room)
+        await alice.expect(lambda m: m["t"] == "room" and all(s and s["ready"] for s in m["seats"]))
         await alice.start(room)
         await alice.expect(lambda m: m["t"] == "board" and m["audience"] == "own")
         with pytest.raises(ServerError) as refused:
