@@ -60,6 +60,27 @@ export function liveHeat(t) {
 }
 
 /**
+ * The heat room an entrant on the tournament page is taken to, if any: the heat that
+ * has just started (this page saw it waiting in its lobby before) or whose countdown is
+ * still running, so that the entrant sees the countdown in its seat (a heat the
+ * organizer started early comes without warning). A heat well under way is not: an
+ * entrant back on this page after its own board was done stays here.
+ * @param {Tournament | null} before the tournament as this page last showed it
+ * @param {Tournament} now the tournament as it is now
+ * @param {string | null} user
+ * @param {number} nowMs the server's clock
+ * @returns {string | null}
+ */
+export function heatToJoin(before, now, user, nowMs) {
+  const heat = liveHeat(now);
+  if (!heat?.room || heat.state !== "racing" || !isEntrant(now, user)) return null;
+  const was = before?.rounds.find((r) => r.round === heat.round);
+  const justStarted = was?.state === "lobby" && was.room === heat.room;
+  const counting = heat.start_at !== undefined && nowMs < heat.start_at;
+  return justStarted || counting ? heat.room : null;
+}
+
+/**
  * Whether `user` is one of the tournament's entrants.
  * @param {Tournament} t
  * @param {string | null} user

@@ -21,6 +21,7 @@
  *   moves?: string[], bots?: boolean, machine?: BotLevel, join?: boolean}} CreateFrame
  * @typedef {"relaxed" | "steady" | "expert"} BotLevel
  * @typedef {{t: "add_bot", room: string, level: BotLevel}} AddBotFrame
+ * @typedef {{t: "remove_bot", room: string, seat: number}} RemoveBotFrame
  * @typedef {{t: "join", room: string, as: "racer" | "spectator", since?: [number, number, number][]}} JoinFrame
  * @typedef {{t: "leave", room: string}} LeaveFrame
  * @typedef {{t: "ready", room: string, ready: boolean}} ReadyFrame
@@ -45,7 +46,7 @@
  * Any message a client sends (requests get a `rid` added by the connection).
  * @typedef {HelloFrame | PingFrame | RenameFrame | CreateFrame | JoinFrame | LeaveFrame | ReadyFrame | StartFrame
  *   | MoveFrame | UndoFrame | HintRequestFrame | FinishRequestFrame | ResignFrame | RematchFrame
- *   | DailyWatchFrame | AddBotFrame | TournamentCreateFrame | TournamentRequestFrame | TournamentActionFrame} ClientFrame
+ *   | DailyWatchFrame | AddBotFrame | RemoveBotFrame | TournamentCreateFrame | TournamentRequestFrame | TournamentActionFrame} ClientFrame
  */
 
 // ------------------------------------------------------------ server → client

@@ -6,6 +6,7 @@ import "./english.js";
 import { t } from "../src/i18n.js";
 import {
   createRequest,
+  heatToJoin,
   liveHeat,
   localInput,
   localMs,
@@ -114,4 +115,35 @@ test("the create form becomes a tournament_create request, or says what is missi
   assert.ok("error" in unnamed);
   assert.equal(t(unnamed.error), "Give the tournament a name.");
   assert.equal(localInput(localMs("2030-05-01T19:05")), "2030-05-01T19:05");
+});
+
+test("an entrant is taken to its heat when it starts, or while its countdown runs", () => {
+  /** @param {string} state @param {number} [start] */
+  const at = (state, start) =>
+    /** @type {Tournament} */ (
+      /** @type {unknown} */ ({
+        format: "heats",
+        entrants: [{ user: "ann", name: "Ann" }],
+        rounds: [
+          {
+            round: 1,
+            label: "Heat 1",
+            state,
+            commitment: "c",
+            results: [],
+            room: "heat1xxxx",
+            gen: 1,
+            ...(start ? { start_at: start } : {}),
+          },
+        ],
+      })
+    );
+  const lobby = at("lobby", 5_000);
+  const started = at("racing", 5_000);
+  assert.equal(heatToJoin(lobby, started, "ann", 60_000), "heat1xxxx"); // seen waiting, now started
+  assert.equal(heatToJoin(null, started, "ann", 4_000), "heat1xxxx"); // the countdown runs
+  assert.equal(heatToJoin(null, started, "ann", 6_000), null); // well under way: stays
+  assert.equal(heatToJoin(started, started, "ann", 60_000), null);
+  assert.equal(heatToJoin(lobby, started, "bob", 4_000), null); // not an entrant
+  assert.equal(heatToJoin(null, lobby, "ann", 4_000), null); // not started yet
 });

@@ -343,6 +343,18 @@ class Client:
         message = {"t": "add_bot", "room": room, "level": level, "rid": rid}
         return await self.call(message, seated, timeout=2 * self.expect_timeout)
 
+    async def remove_bot(self, room: str, seat: int) -> Message:
+        """Take the bot in `seat` off it (host, lobby); returns the first room frame with
+        that seat free."""
+
+        def freed(m: Message) -> bool:
+            seats = m.get("seats", []) if m["t"] == "room" and m.get("room") == room else []
+            return seat < len(seats) and seats[seat] is None
+
+        rid = self._new_id()
+        message = {"t": "remove_bot", "room": room, "seat": seat, "rid": rid}
+        return await self.call(message, freed)
+
     async def create_solo(self, variant: str = "draw=1") -> str:
         answer = await self._request(
             {"t": "create", "kind": RoomKind.SOLO, "variant": variant}, "created"

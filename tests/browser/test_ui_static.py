@@ -8,9 +8,10 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, expect
 
-from pages import OWN, Pages
+from live_server import ServerProcess
+from pages import DESKTOP, OWN, Pages
 
 RESOURCES = """
 performance.getEntriesByType('resource').map((r) => ({
@@ -75,3 +76,29 @@ def test_modules_are_versioned_preloaded_cached_and_gzipped(pages: Pages) -> Non
     assert navigation["status"] == 200
     assert 0 < navigation["transfer"] < navigation["encoded"], navigation
     again.close()
+
+
+def test_a_first_visit_is_clean(browser: Browser, server: ServerProcess) -> None:
+    """A fresh browser (no token, no name) opening the home page: no console error and
+    no failed request (the home page asks for the player's own lists, which answer to
+    its token, only once the server's `welcome` gave it one)."""
+    context = browser.new_context(base_url=server.url, locale="en-US", viewport=DESKTOP)
+    try:
+        page = context.new_page()
+        errors: list[str] = []
+        failed: list[str] = []
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.on(
+            "response",
+            lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None,
+        )
+        page.on("requestfailed", lambda r: failed.append(f"failed {r.url}"))
+        # The home page's lists: the player's own come once it has its token.
+        with page.expect_response(lambda r: "/api/me/stats" in r.url and r.ok):
+            page.goto("/")
+        expect(page.locator("[data-testid=start-solo]")).to_be_visible()
+        assert not failed, failed
+        assert not errors, errors
+    finally:
+        context.close()

@@ -4,12 +4,14 @@ that the organizer starts, and everyone sees the standings and the archive."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import msgpack
+import pytest
 from playwright.sync_api import Page, WebSocket, expect
 
+from live_server import ServerProcess
 from pages import DESKTOP, OWN, PHONE, Pages, Screenshot, assert_accessible, cards_drawn
 from waits import scaled
 
@@ -54,6 +56,19 @@ def _cards_in(data: Mapping[str, Any]) -> set[int]:
     for suit, height in enumerate(data.get("foundations", [])):
         found |= {suit * 13 + rank for rank in range(height)}
     return found
+
+
+@pytest.fixture(scope="module")
+def server(valkey_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """A real server node whose countdowns last 5 s: long enough, on a loaded machine,
+    to see that an entrant arrives in its seat while the countdown runs."""
+    process = ServerProcess(
+        valkey_url,
+        tmp_path_factory.mktemp("serve-tournaments"),
+        env={"KLONDIKE_COUNTDOWN_SECONDS": "5"},
+    )
+    yield process
+    process.stop()
 
 
 def turn_stock(page: Page, times: int) -> None:
@@ -107,10 +122,12 @@ def test_heats_tournament_live_and_archived(pages: Pages, screenshot: Screenshot
     expect(ann.locator("[data-testid=registration]")).to_contain_text("closed")
     org.locator("[data-testid=start-heat]").click()
     expect(org.locator("[data-testid=watch-heat]")).to_be_visible(timeout=SLOW)
+    # Started now, with its entrants on this page: both are taken to their seats, and
+    # see the countdown there.
     for page in (ann, bea):
-        join = page.locator("[data-testid=join-heat]")
-        expect(join).to_have_text("Join heat 1", timeout=SLOW)
-        join.click()
+        expect(page).to_have_url(re.compile(r"#/room/[A-Za-z0-9_-]+$"), timeout=SLOW)
+        expect(page.locator(".countdown")).to_be_visible(timeout=SLOW)
+    for page in (ann, bea):
         expect(page.locator(f"{OWN} .card").first).to_be_visible(timeout=SLOW)
     room = ann.url.rsplit("/", 1)[-1]
     turn_stock(ann, 3)

@@ -227,6 +227,25 @@ def test_a_host_may_add_a_bot_exactly_when_a_bot_could_join() -> None:
                 room.join("b9", "Bot", "steady")
 
 
+def test_the_host_removes_a_bot_from_its_seat_in_the_lobby_only() -> None:
+    """`remove_bot` frees a bot's seat; refusals: not the host, a seat with no bot (free,
+    a person's, out of range), a race under way."""
+    room = replace(lobby(), bots=True).join("b1", "Bot", "steady")
+    freed = room.remove_bot("u1", 2)
+    assert freed.seats[2] is None and freed.seat_of("b1") is None and freed.host == "u1"
+    cases = [
+        (room, "u2", 2, ErrorCode.NOT_HOST),
+        (freed, "u1", 2, ErrorCode.NOT_A_BOT),
+        (room, "u1", 1, ErrorCode.NOT_A_BOT),
+        (room, "u1", 0, ErrorCode.NOT_A_BOT),
+        (room, "u1", 7, ErrorCode.NOT_A_BOT),
+        (replace(room, state=RACING), "u1", 2, ErrorCode.WRONG_STATE),
+    ]
+    for state, user, seat, code in cases:
+        with refused(code):
+            state.remove_bot(user, seat)
+
+
 def test_check_start_refuses_what_start_refuses_and_deals_nothing() -> None:
     """The service asks `check_start` before it takes a deal; `start` applies the same
     rule."""

@@ -108,6 +108,19 @@ def test_standings_break_ties_by_wins_then_rounds_then_share_a_rank() -> None:
     ]  # fmt: skip
 
 
+def test_a_round_nobody_finished_has_no_winner() -> None:
+    """First place with 5 cards home after resigning is a place, with its points, but
+    not a win: a win is a finished board (all 52 home); a shared first place that was
+    finished counts for each."""
+    people = [Entrant(u, u.title(), 0) for u in ("ann", "bob", "cy")]
+    nobody = score_round([Result("ann", False, 900, 5), Result("bob", False, 400, 2)])
+    finished = score_round([Result("bob", True, 60, 52), Result("cy", True, 60, 52)])
+    table = standings(people, [nobody, finished])
+    assert [(s.user, s.points, s.wins, s.rounds) for s in table] == [
+        ("bob", 2.5, 1, 2), ("ann", 2, 0, 1), ("cy", 1.5, 1, 1),
+    ]  # fmt: skip
+
+
 def test_registration_cap_removal_and_organizer_rules() -> None:
     t = heats(cap=2)
     t = t.enter("ann", "Ann", NOW + 1).enter("bob", "Bob", NOW + 2)

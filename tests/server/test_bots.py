@@ -77,6 +77,40 @@ async def test_a_race_against_a_bot_of_each_level_finishes(node: Node, level: st
         await alice.close()
 
 
+async def test_a_bot_plays_on_to_its_end_after_the_person_resigns(
+    make_settings: Callable[..., Settings],
+) -> None:
+    """The person resigns at once and watches the rest (as the browser does): the bot is
+    never shown away, keeps moving, and the results come as soon as its board is done,
+    long before any grace period could have ended it. The person's seat stays online
+    while its connection watches."""
+    settings = make_settings(**BOT_FAST, grace_seconds=600)
+    async with running(settings, seed_source=lambda: str(WON.seed)) as node:
+        alice = await connect_client(node.ws_url, name="Alice")
+        try:
+            room = await alice.create_race("draw=1", seats=2, machine="expert", time_limit=900)
+            await alice.join(room)
+            await alice.ready(room)
+            await alice.expect(lambda m: m["t"] == "board" and m["audience"] == "own")
+            await alice.resign(room)
+            await alice.expect(lambda m: m["t"] == "diff" and m.get("status") == "resigned")
+            await alice.join(room, "spectator")
+            results = await alice.expect(lambda m: m["t"] == "results", timeout=scaled(120))
+            rooms = [m for m in alice.received if m["t"] == "room" and m["room"] == room]
+            seats = [s for m in rooms for s in m["seats"] if s is not None]
+            assert all(s["online"] for s in seats if s["bot"]), "the bot was shown away"
+            watching = rooms[rooms.index(next(m for m in rooms if m["state"] == "racing")) :]
+            assert all(s["online"] for m in watching for s in m["seats"] if s)
+            rows = {row["seat"]: row for row in results["ranking"]}
+            assert rows[0]["status"] == "resigned" and rows[0]["moves"] == 0
+            assert rows[1]["moves"] > 0
+            assert rows[1]["status"] in ("won", "resigned")
+            if rows[1]["status"] == "won":
+                assert rows[1]["rank"] < rows[0]["rank"]
+        finally:
+            await alice.close()
+
+
 async def test_race_the_machine_starts_when_the_person_is_ready(
     node: Node, redis: RedisClient, wait_for: WaitFor
 ) -> None:
@@ -134,6 +168,48 @@ async def test_only_the_host_adds_bots_and_only_where_bots_are_allowed(node: Nod
         with pytest.raises(ServerError) as refused:
             await alice.add_bot(room, "steady")
         assert refused.value.code == "room_full"
+    finally:
+        await alice.close()
+        await bob.close()
+
+
+async def test_the_host_removes_a_bot_from_the_lobby(node: Node, wait_for: WaitFor) -> None:
+    """`remove_bot` frees a bot's seat in the lobby (the bot leaves the node); anyone but
+    the host, a seat with no bot, and a race under way get stable codes."""
+    alice = await connect_client(node.ws_url, name="Alice")
+    bob = await connect_client(node.ws_url, name="Bob")
+    try:
+        room = await alice.create_race("draw=1", seats=3, bots=True)
+        await alice.join(room)
+        shown = await alice.add_bot(room, "steady")
+        bot = next(s for s in shown["seats"] if s and s["bot"])
+        await bob.join(room)
+        assert len(node.service.bots.racers) == 1
+        refusals = [
+            (bob, bot["seat"], "not_host"),
+            (alice, 0, "not_a_bot"),  # its own seat
+            (alice, 2, "not_a_bot"),  # a person's
+        ]
+        for client, seat, code in refusals:
+            with pytest.raises(ServerError) as refused:
+                await client.remove_bot(room, seat)
+            assert refused.value.code == code
+        freed = await alice.remove_bot(room, bot["seat"])
+        assert [s["user"] for s in freed["seats"] if s] == [alice.user, bob.user]
+        await wait_for(lambda: not node.service.bots.racers)
+        with pytest.raises(ServerError) as refused:
+            await alice.remove_bot(room, bot["seat"])  # free now
+        assert refused.value.code == "not_a_bot"
+        again = await alice.add_bot(room, "relaxed")  # the seat is free for another
+        second = next(s for s in again["seats"] if s and s["bot"])
+        for racer in (alice, bob):
+            await racer.ready(room)
+        await alice.expect(lambda m: m["t"] == "room" and all(s and s["ready"] for s in m["seats"]))
+        await alice.start(room)
+        await alice.expect(lambda m: m["t"] == "board" and m["audience"] == "own")
+        with pytest.raises(ServerError) as refused:
+            await alice.remove_bot(room, second["seat"])
+        assert refused.value.code == "wrong_state"
     finally:
         await alice.close()
         await bob.close()

@@ -384,10 +384,19 @@ export class HomePage {
   }
 
   async refresh() {
+    // Your own lists answer to your token: a first visit has none until the server's
+    // `welcome`, so they wait for it (asked without one, they would be refused).
+    const signedIn = localStorage.getItem("klondike.token") ? Promise.resolve() : this.app.ready();
+    /** @param {string} path */
+    const mine = (path) => signedIn.then(() => getJSON(path));
     const [rooms, live, finished, unfinished, stats] = await Promise.all(
-      ["/api/rooms", "/api/live", "/api/results", "/api/me/unfinished", "/api/me/stats"].map((path) =>
-        getJSON(path).catch(() => null),
-      ),
+      [
+        getJSON("/api/rooms"),
+        getJSON("/api/live"),
+        getJSON("/api/results"),
+        mine("/api/me/unfinished"),
+        mine("/api/me/stats"),
+      ].map((answer) => answer.catch(() => null)),
     );
     if (!this.root) return; // left meanwhile
     this.lists = [rooms, live, finished, unfinished, stats];

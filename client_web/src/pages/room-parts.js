@@ -10,7 +10,7 @@ import { cardName } from "../cards.js";
 import { formatNumber, t } from "../i18n.js";
 import { cardsAt, parseToken } from "../rules.js";
 import { formatTime, h, statusWord } from "../ui.js";
-import { labelled } from "./bots.js";
+import { labelled, shownName } from "./bots.js";
 
 /** @import { View } from "../view.js" */
 /** @import { BoardStatus, ResultsFrame, RoomFrame, RoomKind } from "../wire.js" */
@@ -71,13 +71,15 @@ export function inviteField(link, testid) {
 }
 
 /**
- * The invite panel and the seats panel with ready and start buttons.
+ * The invite panel and the seats panel with ready and start buttons (and, for the host,
+ * a button to take each bot off its seat).
  * @param {RoomFrame} room
  * @param {string | null} user
  * @param {string} link the invite link
- * @param {{onReady: (ready: boolean) => void, onStart: () => void}} actions
+ * @param {{onReady: (ready: boolean) => void, onStart: () => void,
+ *   onRemoveBot: (seat: number) => void}} actions
  */
-export function lobbyPanels(room, user, link, { onReady, onStart }) {
+export function lobbyPanels(room, user, link, { onReady, onStart, onRemoveBot }) {
   const invite = inviteField(link, "invite-link");
   const seated = room.seats.filter((s) => s !== null);
   const me = seated.find((s) => s.user === user);
@@ -95,6 +97,19 @@ export function lobbyPanels(room, user, link, { onReady, onStart }) {
               {},
               s.user === room.host ? t("room.seats.host") : s.online ? "" : t("room.seats.away"),
             ),
+            // The host may take a bot off its seat until the race starts.
+            s.bot && room.host === user && s.user !== user
+              ? h(
+                  "button.ghost",
+                  {
+                    type: "button",
+                    "data-testid": `remove-bot-${i}`,
+                    "aria-label": t("room.seats.removeBotLabel", { name: shownName(s) }),
+                    onclick: () => onRemoveBot(i),
+                  },
+                  t("room.seats.removeBot"),
+                )
+              : null,
           )
         : h("li.empty", {}, t("room.seats.free", { seat: i + 1 })),
     ),
@@ -102,8 +117,9 @@ export function lobbyPanels(room, user, link, { onReady, onStart }) {
   const actions = h("div.row");
   if (me) {
     actions.append(
+      // Once ready, "Not ready" is the secondary action: "Start race" is the main one.
       h(
-        "button",
+        me.ready ? "button.ghost" : "button",
         { type: "button", "data-testid": "ready", onclick: () => onReady(!me.ready) },
         me.ready ? t("room.seats.notReady") : t("room.seats.ready"),
       ),

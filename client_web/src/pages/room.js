@@ -535,6 +535,7 @@ export class RoomPage {
     const panels = lobbyPanels(room, this.conn.user, link, {
       onReady: (ready) => this.conn.send({ t: "ready", room: this.roomId, ready }),
       onStart: () => this.conn.send({ t: "start", room: this.roomId }),
+      onRemoveBot: (seat) => this.conn.send({ t: "remove_bot", room: this.roomId, seat }),
     });
     const bots = addBotPanel(room, this.conn.user, (level) =>
       this.conn.send({ t: "add_bot", room: this.roomId, level }),

@@ -15,6 +15,7 @@ import { describeVariant, parseVariant } from "../rules.js";
 import { liveRanking, ReachedTimes, takeProgress } from "../ranking.js";
 import {
   isEntrant,
+  heatToJoin,
   liveHeat,
   pointsText,
   rankText,
@@ -333,7 +334,14 @@ export class TournamentPage {
   onFrame(frame) {
     if (frame.t === "tournament") {
       if (frame.tournament.id !== this.id) return;
+      const before = this.t;
       this.t = frame.tournament;
+      // An entrant here when its heat starts is taken to its seat, the countdown on.
+      const seat = heatToJoin(before, this.t, this.conn.user, this.conn.now());
+      if (seat) {
+        this.app.navigate(`#/room/${seat}`);
+        return;
+      }
       this.render();
       return;
     }

@@ -149,6 +149,15 @@ class AddBot:
 
 
 @dataclass(frozen=True, slots=True)
+class RemoveBot:
+    """The host takes the bot in `seat` off its seat (lobby of a race)."""
+
+    room: str
+    seat: int
+    rid: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Ping:
     rid: int | None = None
 
@@ -253,6 +262,7 @@ ServiceRequest = (
     | FinishRequest
     | Rematch
     | AddBot
+    | RemoveBot
     | Rename
     | DailyWatch
     | DailyUnwatch
@@ -602,6 +612,9 @@ _DECODERS: Final[dict[str, Callable[[_Fields], ClientMessage]]] = {
         room=_room(f),
         level=BotLevel(f.choice("level", tuple(BotLevel))),
         rid=f.optional_rid(),
+    ),
+    "remove_bot": lambda f: RemoveBot(
+        room=_room(f), seat=f.req_int("seat", 0, MAX_SEATS - 1), rid=f.optional_rid()
     ),
     "rename": _rename,
     "ping": lambda f: Ping(rid=f.optional_rid()),

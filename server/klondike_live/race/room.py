@@ -173,6 +173,18 @@ class RoomState:
             raise Refusal(ErrorCode.NOT_HOST, "only the host can add a bot")
         self._free_seat(bot=True)
 
+    def remove_bot(self, user: str, seat: int) -> RoomState:
+        """The host takes the bot in `seat` off it, in the lobby; `Refusal` otherwise
+        (`not_host`, `wrong_state`, `not_a_bot`: a free seat, a person's, its own)."""
+        if user != self.host:
+            raise Refusal(ErrorCode.NOT_HOST, "only the host can remove a bot")
+        if self.state != LOBBY:
+            raise Refusal(ErrorCode.WRONG_STATE, "a bot can be removed only in the lobby")
+        occupant = self.seats[seat] if 0 <= seat < len(self.seats) else None
+        if occupant is None or not occupant.bot or occupant.user == user:
+            raise Refusal(ErrorCode.NOT_A_BOT, f"seat {seat + 1} holds no bot")
+        return self._with_seat(seat, None)
+
     def _free_seat(self, *, bot: bool) -> int:
         """The seat a new racer takes, or `Refusal` saying why there is none."""
         if bot and not self.bots:

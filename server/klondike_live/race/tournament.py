@@ -500,8 +500,9 @@ def score_round(results: Iterable[Result]) -> list[Scored]:
 
 
 def standings(entrants: Sequence[Entrant], rounds: Iterable[Sequence[Scored]]) -> list[Standing]:
-    """The table: every entrant, by points, then rounds won, then rounds played; equal
-    entrants share a rank. Results of users who are no longer entrants are ignored."""
+    """The table: every entrant, by points, then rounds won (first place with a finished
+    board), then rounds played; equal entrants share a rank. Results of users who are no
+    longer entrants are ignored."""
     totals: dict[str, list[float]] = {e.user: [0.0, 0, 0] for e in entrants}
     for scored in rounds:
         for item in scored:
@@ -509,7 +510,9 @@ def standings(entrants: Sequence[Entrant], rounds: Iterable[Sequence[Scored]]) -
             if row is None:
                 continue
             row[0] += item.points
-            row[1] += 1 if item.place == 1 else 0
+            # A round won: first place with a finished board (all 52 home); a round in
+            # which nobody finished has no winner, whoever placed first.
+            row[1] += 1 if item.place == 1 and item.result.won else 0
             row[2] += 1
     names = {e.user: e.name for e in entrants}
 

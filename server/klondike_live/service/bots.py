@@ -15,7 +15,9 @@ another seat's frames.
 Each move waits for the bot's think time (`bots.levels`, scaled by `bot_pace_scale`),
 for its decision (made in the process-wide `ThinkPool`, at a lower CPU priority) and for
 the node's `LoadGate` (fewer bot moves while the event loop lags). A bot readies itself
-in every lobby of its room (rematches too) and leaves once no person is seated online.
+in every lobby of its room (rematches too), plays every race it is seated in to its end
+(whoever is still there: its seat is never away while it plays) and leaves a lobby or a
+finished race once no person is seated online.
 A bot runs on the node that seated it; if that node stops, its seat is offline like a
 person's whose connection dropped (grace, then abandoned).
 """
@@ -172,8 +174,12 @@ class BotRacer:
         seats = [s for s in message.get("seats", []) if s is not None]
         mine = next((s for s in seats if s["user"] == self.conn.user), None)
         self.seat = None if mine is None else int(mine["seat"])
-        people_online = [s for s in seats if not s.get("bot") and s.get("online")]
-        if mine is None or not people_online:
+        # A race under way is played to its end whoever watches (a person who resigned,
+        # won or left still sees it finish, and is never ranked above a bot that
+        # stopped); a lobby or a finished race with no person online is left.
+        under_way = self.phase in ("countdown", "racing")
+        people_online = any(not s.get("bot") and s.get("online") for s in seats)
+        if mine is None or not (under_way or people_online):
             self.done = True
 
     def may_move(self) -> bool:

@@ -270,6 +270,13 @@ class LiveService:
                 await self.rooms.transition(request.room, lambda s, _now: s.rematch(conn.user))
             case msg.AddBot():
                 await self.add_bot(conn, request)
+            case msg.RemoveBot():
+                self._viewer(conn, request.room, racer=True)
+                seat = request.seat
+                # The bot sees its seat gone in the room frame, and leaves.
+                await self.rooms.transition(
+                    request.room, lambda s, _now: s.remove_bot(conn.user, seat)
+                )
             case msg.Rename():
                 await self.rename(conn, request)
             case msg.DailyWatch():
@@ -406,13 +413,20 @@ class LiveService:
             done = await self._own_board_done(state, conn.user)
             check_spectator(state, conn.user, own_board_done=done)  # before any change
         mine = self._members.setdefault(conn.conn_id, {})
-        if request.room in mine:
-            await self.leave(conn, request.room)
+        keeps_seat = False
+        if (previous := mine.pop(request.room, None)) is not None:
+            # The same connection again, in another role: a racer that watches the rest
+            # of its race (or takes its seat back) is still there, its seat online.
+            holds_seat = previous.role is Role.RACER or previous.keeps_seat
+            switching = holds_seat and Role.SPECTATOR in (previous.role, request.role)
+            keeps_seat = switching and request.role is Role.SPECTATOR
+            await self._drop_viewer(previous, leaving=True, switching=switching)
             state = await self.rooms.load(request.room)
         local = await self.hub.enter(request.room, spectating=request.role is Role.SPECTATOR)
         seat = state.seat_of(conn.user) if request.role is Role.RACER else None
         # The room's id as the local room holds it: one string for all its viewers.
         viewer = Viewer(conn, local.room_id, request.role, seat, catching_up=[])
+        viewer.keeps_seat = keeps_seat
         local.add(viewer)
         mine[local.room_id] = viewer
         try:
@@ -428,6 +442,8 @@ class LiveService:
             await self.catchup.catch_up(local, viewer, state, request.since, rid=request.rid)
         except BaseException:
             mine.pop(request.room, None)
+            if viewer.keeps_seat:  # nobody speaks for the seat now
+                await self._seat_left(request.room, conn, leaving=False)
             await self.hub.leave(local, viewer)
             raise
         if state.state in (COUNTDOWN, RACING):
@@ -449,34 +465,40 @@ class LiveService:
             raise Refusal(ErrorCode.NOT_IN_ROOM, "you are not in that room")
         await self._drop_viewer(viewer, leaving=True)
 
-    async def _drop_viewer(self, viewer: Viewer, *, leaving: bool) -> None:
-        conn = viewer.conn
-        room_id = viewer.room_id
-        local = self.hub.rooms.get(room_id)
-        if viewer.role is Role.RACER:
-            if local is not None and viewer.seat is not None:
-                await self.boards.release(local, viewer.seat)
-            if await self.store.release_connection(room_id, conn.user, conn.conn_id):
-                user = conn.user
-                state = await self.rooms.load(room_id)
-                if leaving and state.state == LOBBY and not state.tournament:
-                    await self.rooms.transition(room_id, lambda s, _now: s.leave(user))
-                else:
-                    # Gone from a game under way (a closed connection, or `leave`): the
-                    # seat waits for the grace period, then `race.rules.grace_expiry`; a
-                    # practice game's clock stops meanwhile (`race.rules.player_left`).
-                    with contextlib.suppress(Refusal):
-                        await self.rooms.transition(
-                            room_id, lambda s, now: player_left(s, user, now)
-                        )
-                    if clock_waits(state):
-                        if state.state in (COUNTDOWN, RACING):  # its retention starts now
-                            now = self.now_ms()
-                            await note_unfinished(self.store.players, user, room_id, now)
-                    else:
-                        due = self.now_ms() + int(self.settings.grace_seconds * 1000)
-                        await self.store.add_timer(room_id, TimerKind.GRACE, user, due)
+    async def _drop_viewer(self, viewer: Viewer, *, leaving: bool, switching: bool = False) -> None:
+        """`viewer` is gone from its room (`leaving`: asked to). A racer's seat (or that of
+        a racer's connection watching the rest of its race) goes away, unless `switching`:
+        the same connection joins again in another role and still speaks for it."""
+        local = self.hub.rooms.get(viewer.room_id)
+        if viewer.role is Role.RACER and local is not None and viewer.seat is not None:
+            await self.boards.release(local, viewer.seat)
+        if (viewer.role is Role.RACER or viewer.keeps_seat) and not switching:
+            await self._seat_left(viewer.room_id, viewer.conn, leaving=leaving)
         await self._left_room(local, viewer)
+
+    async def _seat_left(self, room_id: str, conn: Connection, *, leaving: bool) -> None:
+        """`conn` no longer speaks for its player's seat (if it still did)."""
+        if await self.store.release_connection(room_id, conn.user, conn.conn_id):
+            user = conn.user
+            state = await self.rooms.load(room_id)
+            if leaving and state.state == LOBBY and not state.tournament:
+                # (A bot whose seat its host took off has none left.)
+                await self.rooms.transition(
+                    room_id, lambda s, _now: s.leave(user) if s.seat_of(user) is not None else s
+                )
+            else:
+                # Gone from a game under way (a closed connection, or `leave`): the
+                # seat waits for the grace period, then `race.rules.grace_expiry`; a
+                # practice game's clock stops meanwhile (`race.rules.player_left`).
+                with contextlib.suppress(Refusal):
+                    await self.rooms.transition(room_id, lambda s, now: player_left(s, user, now))
+                if clock_waits(state):
+                    if state.state in (COUNTDOWN, RACING):  # its retention starts now
+                        now = self.now_ms()
+                        await note_unfinished(self.store.players, user, room_id, now)
+                else:
+                    due = self.now_ms() + int(self.settings.grace_seconds * 1000)
+                    await self.store.add_timer(room_id, TimerKind.GRACE, user, due)
 
     async def _left_room(self, local: LocalRoom | None, viewer: Viewer) -> None:
         if local is not None:

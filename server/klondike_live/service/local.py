@@ -53,6 +53,9 @@ class Viewer:
     room_id: str
     role: Role
     seat: int | None
+    # A spectator that is its racer's own connection watching the rest of its race (its
+    # board is done): it still speaks for the seat, which stays online meanwhile.
+    keeps_seat: bool = False
     # Frames arriving while the viewer is being caught up, released after it.
     catching_up: list[Held] | None = None
     lagging: bool = False
