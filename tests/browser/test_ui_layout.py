@@ -6,6 +6,7 @@ column; and drags made while the board lays itself out again."""
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 
 from playwright.sync_api import Page, ViewportSize, expect
 from test_ui_views import stored_room
@@ -176,17 +177,21 @@ def test_daily_leaderboard_headers_on_one_line(pages: Pages) -> None:
     expect(page.locator(OWN)).to_have_attribute("data-moves", "1")
     page.click("[data-testid=resign]")
     expect(page.locator("[data-testid=results]")).to_be_visible()
+    today = datetime.now(UTC).date().isoformat()
     for lang in ("en", "eu", "es", "fr"):
-        page.goto(f"/?lang={lang}#/daily")
-        header = page.locator(f"[data-testid=leaderboard-{SLUG}] th")
-        expect(header.last).to_be_visible()
-        expect(page.locator("html")).to_have_attribute("lang", lang)
-        for size in (LAPTOP, PHONE):
-            page.set_viewport_size(size)
-            page.evaluate(TWO_FRAMES)
-            broken = page.evaluate(HEADERS_ON_ONE_LINE)
-            assert not broken, f"{lang} at {size['width']}x{size['height']}: {broken}"
-        page.set_viewport_size(LAPTOP)
+        # Today's page, and the day's own leaderboard page.
+        for path in ("#/daily", f"#/daily/{today}/{SLUG}"):
+            page.goto(f"/?lang={lang}{path}")
+            header = page.locator("[data-testid^=leaderboard-] th")
+            expect(header.last).to_be_visible()
+            expect(page.locator("html")).to_have_attribute("lang", lang)
+            for size in (LAPTOP, PHONE):
+                page.set_viewport_size(size)
+                page.evaluate(TWO_FRAMES)
+                broken = page.evaluate(HEADERS_ON_ONE_LINE)
+                where = f"{lang} {path} at {size['width']}x{size['height']}"
+                assert not broken, f"{where}: {broken}"
+            page.set_viewport_size(LAPTOP)
 
 
 COVERS = """
