@@ -5,16 +5,21 @@ column; and drags made while the board lays itself out again."""
 
 from __future__ import annotations
 
+import os
 import re
+from collections.abc import Iterator
 from datetime import UTC, datetime
 
+import pytest
 from playwright.sync_api import Page, ViewportSize, expect
-from test_ui_views import stored_room
+from redis import Redis
 
+from klondike_live import keys
 from klondike_live.daily.variants import DRAW1, variant_slug
 from klondike_live.engine import Board, Move
 from klondike_live.engine.moves import DRAW, F2T, RECYCLE, T2F, T2T, W2F, W2T
 from klondike_live.engine.view import racer_view
+from klondike_live.race.room import RoomState
 
 from deal_pool import queue_deals
 from pages import (
@@ -27,7 +32,29 @@ from pages import (
     run_size,
     settle,
 )
+from valkeys import started_valkey
 from waits import scaled
+
+
+@pytest.fixture(scope="module")
+def valkey_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A Valkey of this module's own (its server's too): today's daily game played here
+    and the deals queued here reach no other module's leaderboard or pool."""
+    external = os.environ.get("KLONDIKE_TEST_REDIS_URL", "").strip()
+    if external:
+        yield external
+        return
+    with started_valkey(tmp_path_factory) as url:
+        yield url
+
+
+def stored_room(valkey_url: str, room_id: str) -> RoomState:
+    """The room as stored (its deal's seed, its variant)."""
+    with Redis.from_url(valkey_url) as redis:
+        blob = redis.hget(keys.room(room_id), "state")
+    assert isinstance(blob, bytes)
+    return RoomState.from_blob(blob)
+
 
 LAPTOP: ViewportSize = {"width": 1366, "height": 768}
 NARROW: ViewportSize = {"width": 760, "height": 768}
@@ -57,16 +84,10 @@ def start_race(pages: Pages, viewport: ViewportSize) -> tuple[Page, Page, str]:
 
 
 def in_viewport(page: Page, selector: str) -> None:
-    """The element lies wholly inside the window, the page not scrolled."""
+    """The element lies wholly inside the window, the page not scrolled (the rows are
+    drawn again as progress comes: the check waits for one that is)."""
     assert page.evaluate("window.scrollY") == 0
-    box = page.locator(selector).bounding_box()
-    size = page.viewport_size
-    assert box is not None and size is not None
-    assert box["y"] >= 0 and box["x"] >= 0, f"{selector} at {box}"
-    assert box["y"] + box["height"] <= size["height"], (
-        f"{selector} ends at {box['y'] + box['height']} of a {size['height']} px screen"
-    )
-    assert box["x"] + box["width"] <= size["width"], f"{selector} at {box}"
+    expect(page.locator(selector)).to_be_in_viewport(ratio=1)
 
 
 def test_phone_racer_sees_opponents_without_scrolling(pages: Pages) -> None:
