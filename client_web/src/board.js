@@ -63,6 +63,7 @@ import {
  * @property {Source} from
  * @property {number} grabX
  * @property {number} grabY
+ * @property {number} cardW the cards' width when they were grabbed
  * @property {{node: HTMLElement, x: number, y: number}[]} nodes
  */
 
@@ -74,6 +75,8 @@ import {
  * @property {number} startX
  * @property {number} startY
  * @property {boolean} moved
+ * @property {number} x the pointer's last position, from the board's left (a drag)
+ * @property {number} y and top
  * @property {number} pointerId
  * @property {Grab | null} grab null when nothing can be dragged from there
  */
@@ -160,6 +163,8 @@ export class BoardView {
     this.view = null;
     /** @type {Placed | null} */
     this.placed = null;
+    /** The height `placed` was laid out for (0: none asked). */
+    this.laidOutHeight = 0;
     /** @type {Map<string, HTMLElement>} */
     this.elements = new Map();
     /** @type {Map<PileName, HTMLElement>} */
@@ -266,16 +271,21 @@ export class BoardView {
 
   render() {
     const view = this.view;
-    if (!view || this.drag?.moved) return;
+    if (!view) return;
     const width = this.root.clientWidth;
     if (!width) return;
-    const placed = layout(view, {
-      width,
-      height: this.availableHeight(),
-      draw: this.variant.draw,
-      reveal: this.reveal,
-    });
+    const height = this.availableHeight();
+    const before = this.placed;
+    // A new size (the window resized, the page laid out again) is not a move: the cards
+    // take their new places at once, so that what is drawn is always where the layout
+    // says, and a press or a drop made meanwhile lands where the pointer is.
+    const resized = before !== null && (before.width !== width || this.laidOutHeight !== height);
+    // While cards are dragged the board keeps its drawing, unless its size changed.
+    if (this.drag?.moved && !resized) return;
+    const placed = layout(view, { width, height, draw: this.variant.draw, reveal: this.reveal });
     this.placed = placed;
+    this.laidOutHeight = height;
+    if (resized) this.root.classList.add("relayout");
     const { cardW, cardH } = placed.metrics;
     this.root.style.setProperty("--cw", `${cardW}px`);
     this.root.style.setProperty("--ch", `${cardH}px`);
@@ -318,6 +328,47 @@ export class BoardView {
         this.elements.delete(key);
       }
     }
+    if (this.drag?.moved) this.followPointer(view, placed);
+    if (resized) {
+      this.root.getBoundingClientRect(); // the new places, drawn without a transition
+      this.root.classList.remove("relayout");
+    }
+  }
+
+  /**
+   * A drag going on while the board is laid out again: the cards it holds take the new
+   * size, under the pointer at the same point of the first card as when it was pressed.
+   * @param {View} view
+   * @param {Placed} placed
+   */
+  followPointer(view, placed) {
+    const drag = this.drag;
+    const grab = drag?.grab;
+    if (!drag || !grab) return;
+    const old = grab.cardW;
+    grab.grabX *= placed.metrics.cardW / old;
+    grab.grabY *= placed.metrics.cardW / old;
+    grab.cardW = placed.metrics.cardW;
+    for (const { node } of grab.nodes) node.classList.remove("dragging");
+    grab.nodes = this.runNodes(view, placed, grab.from);
+    for (const { node } of grab.nodes) node.classList.add("dragging");
+    this.placeDragged(drag);
+  }
+
+  /**
+   * Draw the dragged cards under the pointer.
+   * @param {Press} drag
+   */
+  placeDragged(drag) {
+    const grab = drag.grab;
+    const first = grab?.nodes[0];
+    if (!grab || !first) return;
+    const left = drag.x - grab.grabX;
+    const top = drag.y - grab.grabY;
+    grab.nodes.forEach(({ node, x, y }, k) => {
+      node.style.transform = `translate(${left + x - first.x}px, ${top + y - first.y}px)`;
+      node.style.zIndex = String(1000 + k);
+    });
   }
 
   /** With `fitHeight`, the room from the board's top to the bottom of the window. */
@@ -332,9 +383,18 @@ export class BoardView {
    * @param {Placed} placed
    */
   renderSlots(view, placed) {
+    // A column's slot reaches down to its top card: its focus ring and its outline as a
+    // place to go (a hint's target, a drop target) enclose the whole column.
+    /** @type {Map<PileName, number>} */
+    const bottoms = new Map();
+    for (const item of placed.cards) {
+      if (item.place[0] === "t") bottoms.set(item.place, Math.max(bottoms.get(item.place) ?? 0, item.y));
+    }
     for (const [name, slot] of this.slots) {
       const { x, y } = placed.slots[name];
       slot.style.transform = `translate(${x}px, ${y}px)`;
+      const bottom = bottoms.get(name);
+      slot.style.height = bottom === undefined ? "" : `${bottom - y + placed.metrics.cardH}px`;
       slot.setAttribute("aria-label", this.describe(view, name));
       slot.classList.toggle("target", this.hint?.target === name || canDropOn(this.selection, view, name));
     }
@@ -352,7 +412,10 @@ export class BoardView {
     const hidden = view.foundations_hidden ?? 0;
     this.hiddenBadge.hidden = hidden === 0;
     this.hiddenBadge.textContent = t("game.board.hidden", { n: hidden });
-    this.hiddenBadge.style.transform = `translate(${placed.slots.f3.x}px, ${placed.slots.f3.y + placed.metrics.cardH + 2}px)`;
+    this.hiddenBadge.title = t("game.board.hiddenWhy");
+    // Under the foundations, right-aligned with them, in the strip above the columns.
+    const right = placed.width - (placed.slots.f3.x + placed.metrics.cardW);
+    this.hiddenBadge.style.transform = `translate(${-right}px, ${placed.slots.f3.y + placed.metrics.cardH + 2}px)`;
   }
 
   /**
@@ -486,6 +549,8 @@ export class BoardView {
     listen("pointermove", (event) => this.pointerMove(event));
     listen("pointerup", (event) => this.pointerUp(event));
     listen("pointercancel", () => this.cancelDrag());
+    // A drag whose pointer the board lost (no pointerup will come) goes back.
+    listen("lostpointercapture", () => this.cancelDrag());
     listen("keydown", (event) => {
       const target = event.target;
       if (!(target instanceof HTMLElement)) return;
@@ -522,6 +587,7 @@ export class BoardView {
           from,
           grabX: event.clientX - rect.left - placedCard.x,
           grabY: event.clientY - rect.top - placedCard.y,
+          cardW: placed.metrics.cardW,
           nodes: this.runNodes(view, placed, from),
         };
       }
@@ -531,6 +597,8 @@ export class BoardView {
       name,
       startX: event.clientX,
       startY: event.clientY,
+      x: event.clientX - box.left,
+      y: event.clientY - box.top,
       moved: false,
       pointerId: event.pointerId,
       grab,
@@ -566,10 +634,10 @@ export class BoardView {
       this.root.setPointerCapture?.(event.pointerId);
       for (const { node } of drag.grab.nodes) node.classList.add("dragging");
     }
-    drag.grab.nodes.forEach(({ node, x, y }, k) => {
-      node.style.transform = `translate(${x + dx}px, ${y + dy}px)`;
-      node.style.zIndex = String(1000 + k);
-    });
+    const box = this.root.getBoundingClientRect();
+    drag.x = event.clientX - box.left;
+    drag.y = event.clientY - box.top;
+    this.placeDragged(drag);
     event.preventDefault();
   }
 
@@ -581,6 +649,16 @@ export class BoardView {
     const view = this.view;
     if (!view) return;
     if (drag.moved && drag.grab && this.placed) {
+      // The board as laid out for its size now (a resize its observer has not told yet
+      // lays it out here), the dragged cards following.
+      if (this.root.clientWidth !== this.placed.width || this.laidOutHeight !== this.availableHeight()) {
+        const box = this.root.getBoundingClientRect();
+        drag.x = event.clientX - box.left;
+        drag.y = event.clientY - box.top;
+        this.drag = drag;
+        this.render();
+        this.drag = null;
+      }
       const { from, grabX, grabY, nodes } = drag.grab;
       for (const { node } of nodes) node.classList.remove("dragging");
       const rect = this.root.getBoundingClientRect();

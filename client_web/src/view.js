@@ -130,3 +130,14 @@ export function faceUp(view, pile) {
 export function isComplete(view) {
   return foundationCount(view) === 52;
 }
+
+/**
+ * Whether a view keeps from its audience cards that the board's player has seen: a
+ * card face up but unknown (`-1`), or foundation cards it may not know (a spectator's
+ * view of a race, protocol section 3).
+ * @param {View} view
+ */
+export function hidesSeenCards(view) {
+  if ((view.foundations_hidden ?? 0) > 0 || view.waste.some((card) => card < 0)) return true;
+  return view.tableau.some(([faceDown, cards]) => cards.slice(faceDown).some((card) => card < 0));
+}

@@ -171,10 +171,12 @@ function bar(className, label, value, max) {
 }
 
 /**
- * An opponent's (or a ghost's) progress: cards home, face-down cards turned, moves.
- * @param {{key: string, name: string, p: Progress}} rival
+ * An opponent's (or a ghost's) progress: cards home, face-down cards turned, moves,
+ * and for an opponent away from a race under way the time before it counts as
+ * resigned (`awayLeft`, ms; null or absent when it is there).
+ * @param {{key: string, name: string, p: Progress, awayLeft?: number | null}} rival
  */
-export function rivalRow({ key, name, p }) {
+export function rivalRow({ key, name, p, awayLeft = null }) {
   return h(
     "div.opponent",
     { "data-testid": key },
@@ -182,11 +184,29 @@ export function rivalRow({ key, name, p }) {
       "header",
       {},
       h("strong", {}, name),
-      h(`span.badge${p.status === "won" ? ".won" : ""}`, {}, statusWord(p.status)),
+      h(
+        "span.row",
+        {},
+        awayLeft === null ? null : awayBadge(awayLeft),
+        h(`span.badge${p.status === "won" ? ".won" : ""}`, {}, statusWord(p.status)),
+      ),
     ),
     bar("div.bar", t("room.rival.foundBar", { name }), p.found, 52),
     bar("div.bar.down", t("room.rival.downBar", { name }), 21 - p.down, 21),
     h("small", {}, t("room.rival.summary", { found: p.found, down: p.down, moves: p.moves })),
+  );
+}
+
+/**
+ * "away · resigns in 0:52": a racer whose connection dropped, and the time (ms) before
+ * it counts as resigned.
+ * @param {number} awayLeft
+ */
+export function awayBadge(awayLeft) {
+  return h(
+    "span.badge.away",
+    { "data-testid": "away" },
+    t("room.watched.away", { time: formatTime(awayLeft) }),
   );
 }
 
@@ -203,13 +223,7 @@ export function watchedHeader(name, { leader, status, found, down, moves, clock,
       "span.row",
       {},
       leader ? h("span.badge.lead", {}, t("room.watched.leader")) : null,
-      awayLeft === null
-        ? null
-        : h(
-            "span.badge.away",
-            { "data-testid": "away" },
-            t("room.watched.away", { time: formatTime(awayLeft) }),
-          ),
+      awayLeft === null ? null : awayBadge(awayLeft),
       h(`span.badge${status === "won" ? ".won" : ""}`, {}, statusWord(status)),
       clock === null ? null : h("span.clock", { "data-testid": "racer-clock" }, formatTime(clock)),
       h("span.muted", {}, t("room.watched.summary", { found, down, moves })),

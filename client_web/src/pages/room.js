@@ -19,7 +19,7 @@ import { movesAt, prepareBoard } from "../replay.js";
 import { describeVariant, parseVariant } from "../rules.js";
 import { announce, errorText, formatTime, getJSON, h, rerender, stat, statusWord } from "../ui.js";
 import { leaderSeat, liveRanking, ReachedTimes, takeProgress } from "../ranking.js";
-import { faceDownCount, foundationCount } from "../view.js";
+import { faceDownCount, foundationCount, hidesSeenCards } from "../view.js";
 import { addBotPanel, labelled } from "./bots.js";
 import { nameField } from "./names.js";
 import { OwnGame } from "./own-game.js";
@@ -29,7 +29,7 @@ import { lobbyPanels, resultsPanel, rivalRow, watchedHeader } from "./room-parts
 /** @import { App } from "../main.js" */
 /** @import { PreparedBoard } from "../replay.js" */
 /** @import { BoardFrame, DiffFrame, ErrorFrame, HintFrame, JoinFrame, RankingRow, ReplayData, ResultsFrame,
- *   RoomFrame, ServerFrame } from "../wire.js" */
+ *   RoomFrame, ServerFrame, BoardStatus } from "../wire.js" */
 /** @import { Progress } from "./room-parts.js" */
 
 /**
@@ -148,6 +148,8 @@ export class RoomPage {
     this.opponents = h("aside.opponents", { "aria-label": t("room.opponents.label") });
     this.raceLayout = h("div.layout-race", { hidden: true }, this.ownWrap, this.opponents);
     this.watchGrid = h("div.boards", { hidden: true, "data-testid": "boards" });
+    /** Why a spectator sees backs where a racer sees cards (once, above the boards). */
+    this.maskNote = h("p.muted.mask-note", { hidden: true, "data-testid": "mask-note" });
     /** Every racer of a race with more than MAX_BOARDS, best first (its boards show the leaders). */
     this.field = h("details.field", { hidden: true, "data-testid": "all-racers" });
     this.resultsBox = h("section.panel", { hidden: true, "data-testid": "results" });
@@ -173,6 +175,7 @@ export class RoomPage {
         this.lobby,
         this.resultsBox,
         this.raceLayout,
+        this.maskNote,
         this.watchGrid,
         this.field,
         this.countdown,
@@ -516,10 +519,12 @@ export class RoomPage {
     this.watchGrid.hidden = !(started && (!racer || raceOver));
     this.field.hidden = this.watchGrid.hidden || room.seats.filter((x) => x !== null).length <= MAX_BOARDS;
     this.stats.hidden = !(racer && started);
+    // The opponents first: on a phone they sit above the board, which fits what is left.
+    this.renderProgress();
     if (racer && started) this.own?.render();
     if (started) this.renderWatched();
+    else this.maskNote.hidden = true;
     this.renderField();
-    this.renderProgress();
     this.renderTools();
     this.renderResults();
     this.tick();
@@ -731,16 +736,20 @@ export class RoomPage {
     if (!this.room || this.role !== "racer" || (this.room.kind !== "race" && !this.ghost)) return;
     /** @type {Progress} */
     const notYet = { found: 0, down: 21, moves: 0, status: "playing" };
-    const rivals = this.room.seats.flatMap((s) =>
-      s && s.seat !== this.seat
-        ? [{ key: `opponent-${s.seat}`, name: labelled(s), p: this.progress.get(s.seat) ?? notYet }]
-        : [],
-    );
+    const now = this.conn.now();
+    const rivals = this.room.seats.flatMap((s) => {
+      if (!s || s.seat === this.seat) return [];
+      const p = this.progress.get(s.seat) ?? notYet;
+      return [
+        { key: `opponent-${s.seat}`, name: labelled(s), p, awayLeft: this.awayLeft(s.seat, p.status, now) },
+      ];
+    });
     if (this.ghost)
       rivals.push({
         key: "ghost",
         name: t("room.ghost.name", { name: this.ghost.name }),
         p: this.ghostProgress(this.ghost),
+        awayLeft: null,
       });
     // A big heat: the leaders only, best first.
     const order = rivals.length > MAX_RIVALS ? this.liveOrder() : null;
@@ -752,8 +761,8 @@ export class RoomPage {
     const rows = shown.map(rivalRow);
     this.opponents.replaceChildren(
       h(
-        "h2",
-        { style: "margin:0;font-size:1rem" },
+        "h2.opponents-title",
+        {},
         this.room.kind !== "race"
           ? t("room.opponents.ghost")
           : order
@@ -766,6 +775,7 @@ export class RoomPage {
 
   /** Spectator boards (live) or, once the race is over, everyone's final boards. */
   renderWatched() {
+    this.maskNote.hidden = true;
     if (this.watchGrid.hidden || !this.room) return;
     const final = this.results ? new Map(this.results.ranking.map((row) => [row.seat, row])) : null;
     const all = this.room.seats.flatMap((s) => (s ? [s.seat] : []));
@@ -799,6 +809,15 @@ export class RoomPage {
       if (wraps.some((wrap, i) => this.watchGrid.children[i] !== wrap)) this.watchGrid.append(...wraps);
     }
     this.renderHeaders(leader);
+    // Cards a racer has seen but spectators may not know yet are drawn as backs: say so.
+    const masked =
+      !final &&
+      seats.some((seat) => {
+        const live = this.boards.get(seat);
+        return Boolean(live?.ready && hidesSeenCards(live.view));
+      });
+    this.maskNote.hidden = !masked;
+    if (masked) this.maskNote.textContent = t("room.watched.masked");
     const kept = new Set(seats);
     for (const [seat, entry] of this.views) {
       if (!this.room.seats[seat] || !kept.has(seat)) {
@@ -807,6 +826,28 @@ export class RoomPage {
         this.views.delete(seat);
       }
     }
+  }
+
+  /** Whether a racer's opponent is away (its countdown shown in the opponents' panel). */
+  opponentAway() {
+    if (this.role !== "racer" || this.room?.kind !== "race") return false;
+    return this.room.seats.some((s) => s && s.seat !== this.seat && !s.online && s.away_since);
+  }
+
+  /**
+   * For a racer away from a race under way, the time (ms) before it counts as resigned;
+   * null when it is there (or its board is done, or the room has no grace period).
+   * @param {number} seat
+   * @param {BoardStatus} status
+   * @param {number} now the server's clock
+   * @returns {number | null}
+   */
+  awayLeft(seat, status, now) {
+    const room = this.room;
+    const occupant = room?.seats[seat];
+    if (!room || !occupant || occupant.online || !occupant.away_since || !room.grace) return null;
+    if (room.state !== "racing" || status !== "playing") return null;
+    return Math.max(0, occupant.away_since + room.grace - now);
   }
 
   /**
@@ -835,8 +876,7 @@ export class RoomPage {
         else if (status === "playing") clock = (room.ended_at ?? now) - start;
         else if (this.doneAt.has(seat)) clock = (this.doneAt.get(seat) ?? now) - start;
       }
-      const away = !occupant.online && occupant.away_since && room.grace && status === "playing";
-      const awayLeft = away ? Math.max(0, (occupant.away_since ?? 0) + (room.grace ?? 0) - now) : null;
+      const awayLeft = this.awayLeft(seat, status, now);
       const name = seat === this.seat ? t("room.watched.you", { name: occupant.name }) : labelled(occupant);
       entry.header.replaceChildren(
         ...watchedHeader(name, {
@@ -997,6 +1037,8 @@ export class RoomPage {
       if (this.role !== before) this.render();
     }
     if (this.ghost && room.state === "racing" && this.ticks % 3 === 0) this.renderProgress();
+    // An opponent away: its countdown runs on racers' pages too.
+    else if (room.state === "racing" && this.ticks % 5 === 0 && this.opponentAway()) this.renderProgress();
     const now = this.conn.now();
     const start = room.start_at ?? 0;
     const counting = room.state === "countdown" && start > now;
