@@ -15,9 +15,17 @@ redis (async, per test)
 
 make_settings(**overrides) -> Settings
     A factory: each call returns `Settings` with a fresh temp data dir (created), the fixed test
-    secret, `redis_url=valkey_url`, `port=0` (bind any free port) and any field
-    overridden by keyword. Values are checked as in production (`ConfigError`).
-    The environment is not read.
+    secret, `redis_url=valkey_url`, `port=0` (bind any free port), the test's history
+    database (`database_url`, one for every node of the test: a SQLite file in the test's
+    temp dir, or with `KLONDIKE_TEST_DATABASE=postgresql` a fresh database on the
+    session's PostgreSQL) and any field overridden by keyword. Values are checked as in
+    production (`ConfigError`). The environment is not read.
+
+postgres_server (session)
+    The URL of a real PostgreSQL for the session (tests/postgres.py), started on first use.
+
+history_url (per test, twice)
+    A fresh, empty history database: the test runs once on SQLite, once on PostgreSQL.
 
 wait_for(what, timeout=5.0) -> result (async)
     The one way tests wait (from waits.py, beside `scaled` and `connect_client`, which
@@ -52,6 +60,7 @@ from klondike_live.embedded import open_redis
 from klondike_live.store.connect import RedisClient
 from klondike_live.store.devcluster import DevCluster
 
+from postgres import fresh_database, started_postgres
 from valkeys import started_valkey
 from waits import WaitFor, scaled, timeout_scale, wait_for
 
@@ -115,9 +124,39 @@ async def redis_client(valkey_url: str) -> AsyncIterator[RedisClient]:
         await client.aclose()
 
 
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[str]:
+    """A PostgreSQL for the session (see tests/postgres.py)."""
+    with started_postgres() as url:
+        yield url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def history_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A fresh history database: the test runs on SQLite, then on PostgreSQL."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'history.sqlite3'}"
+    return fresh_database(request.getfixturevalue("postgres_server"))
+
+
 @pytest.fixture
-def make_settings(tmp_path: Path, valkey_url: str) -> Callable[..., Settings]:
-    """Factory of test `Settings`: temp data dir, test secret, test Valkey, port 0."""
+def test_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """The history database of every node of one test (`make_settings`): SQLite in the
+    test's temp dir, or a fresh PostgreSQL database with KLONDIKE_TEST_DATABASE=postgresql."""
+    chosen = os.environ.get("KLONDIKE_TEST_DATABASE", "sqlite").strip() or "sqlite"
+    if chosen == "sqlite":
+        return f"sqlite:///{tmp_path / 'history.sqlite3'}"
+    if chosen != "postgresql":
+        raise pytest.UsageError(f"KLONDIKE_TEST_DATABASE: sqlite or postgresql, not {chosen!r}")
+    return fresh_database(request.getfixturevalue("postgres_server"))
+
+
+@pytest.fixture
+def make_settings(
+    tmp_path: Path, valkey_url: str, test_database_url: str
+) -> Callable[..., Settings]:
+    """Factory of test `Settings`: temp data dir, test secret, test Valkey, the test's
+    history database, port 0."""
     count = 0
 
     def make(**overrides: Any) -> Settings:
@@ -127,7 +166,7 @@ def make_settings(tmp_path: Path, valkey_url: str) -> Callable[..., Settings]:
             "data_dir": tmp_path / f"data-{count}",
             # Every node of a test shares one history database, as the nodes of a
             # shared Redis do.
-            "database_url": f"sqlite:///{tmp_path / 'history.sqlite3'}",
+            "database_url": test_database_url,
             "secret": TEST_SECRET,
             "redis_url": valkey_url,
             "port": 0,

@@ -2,15 +2,20 @@
 temp dir on a free port, trust authentication on 127.0.0.1 only.
 
     with started_postgres() as url:        # postgresql://postgres@127.0.0.1:PORT/postgres
-        db = await fresh_database(url)     # a new empty database on it, its URL
+        db = fresh_database(url)           # a new empty database on it, its URL
+        stop_postgres(url)                 # a restart: stopped (clients cut off) ...
+        start_postgres(url)                # ... and started again, same port and data
 
 `KLONDIKE_TEST_POSTGRES_URL` names a server to use instead (its role must be allowed to
-create databases). PostgreSQL will not run as root: as root the cluster belongs to the
-`postgres` user the Debian package made, and its commands run as that user.
+create databases; it cannot be stopped and started). PostgreSQL will not run as root:
+as root the cluster belongs to the `postgres` user the Debian package made, and its
+commands run as that user.
 """
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import contextlib
 import os
 import secrets
@@ -20,9 +25,20 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+import asyncpg  # type: ignore[import-untyped]
+
 from valkeys import free_port
 
-__all__ = ["fresh_database", "postgres_bin", "started_postgres"]
+__all__ = [
+    "fresh_database",
+    "postgres_bin",
+    "start_postgres",
+    "started_postgres",
+    "stop_postgres",
+]
+
+_DATA_DIRS: dict[str, Path] = {}
+"""The data directory of each server `started_postgres` runs, by URL."""
 
 
 def postgres_bin() -> Path | None:
@@ -42,6 +58,13 @@ def _as_owner(args: list[str]) -> list[str]:
     return args
 
 
+def _ctl(data: Path, *args: str) -> list[str]:
+    bindir = postgres_bin()
+    assert bindir is not None
+    log = str(data.parent / "log")
+    return _as_owner([str(bindir / "pg_ctl"), "-D", str(data), "-l", log, *args])
+
+
 @contextlib.contextmanager
 def started_postgres() -> Iterator[str]:
     """A PostgreSQL server of its own (or the one `KLONDIKE_TEST_POSTGRES_URL` names)."""
@@ -56,65 +79,52 @@ def started_postgres() -> Iterator[str]:
     data = root / "data"
     if os.geteuid() == 0:
         shutil.chown(root, "postgres", "postgres")
+    initdb = [str(bindir / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust"]
+    subprocess.run(_as_owner([*initdb, "-E", "UTF8"]), check=True, capture_output=True)
     port = free_port()
-    subprocess.run(
-        _as_owner(
-            [
-                str(bindir / "initdb"),
-                "-D",
-                str(data),
-                "-U",
-                "postgres",
-                "--auth=trust",
-                "-E",
-                "UTF8",
-            ]
-        ),
-        check=True,
-        capture_output=True,
-    )
-    options = (
-        f"-c listen_addresses=127.0.0.1 -c port={port} -c unix_socket_directories={root} "
-        "-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
-    )
-    subprocess.run(
-        _as_owner(
-            [
-                str(bindir / "pg_ctl"),
-                "-D",
-                str(data),
-                "-o",
-                options,
-                "-l",
-                str(root / "log"),
-                "-w",
-                "-t",
-                "60",
-                "start",
-            ]
-        ),
-        check=True,
-        capture_output=True,
-    )
-    try:
-        yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
-    finally:
-        subprocess.run(
-            _as_owner([str(bindir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"]),
-            check=False,
-            capture_output=True,
+    # The options live in the data directory, so a restart keeps them. Durability is
+    # not what these tests are about: no fsync.
+    with (data / "postgresql.auto.conf").open("a") as conf:
+        conf.write(
+            f"listen_addresses = '127.0.0.1'\nport = {port}\n"
+            f"unix_socket_directories = '{root}'\nfsync = off\nsynchronous_commit = off\n"
+            "full_page_writes = off\nmax_connections = 200\n"
         )
+    url = f"postgresql://postgres@127.0.0.1:{port}/postgres"
+    _DATA_DIRS[url] = data
+    subprocess.run(_ctl(data, "-w", "-t", "60", "start"), check=True, capture_output=True)
+    try:
+        yield url
+    finally:
+        subprocess.run(_ctl(data, "-m", "immediate", "stop"), check=False, capture_output=True)
+        del _DATA_DIRS[url]
         shutil.rmtree(root, ignore_errors=True)
 
 
-async def fresh_database(server_url: str) -> str:
-    """A new, empty database on the server at `server_url`; its URL."""
-    import asyncpg  # the driver the history database uses
-
+def fresh_database(server_url: str) -> str:
+    """A new, empty database on the server at `server_url`; its URL. Callable from
+    inside a running event loop (it runs its own, in a thread, for an instant)."""
     name = f"t_{secrets.token_hex(6)}"
-    conn = await asyncpg.connect(server_url)
-    try:
-        await conn.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await conn.close()
+
+    async def create() -> None:
+        conn = await asyncpg.connect(server_url)
+        try:
+            await conn.execute(f'CREATE DATABASE "{name}"')
+        finally:
+            await conn.close()
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, create()).result()
     return server_url.rsplit("/", 1)[0] + f"/{name}"
+
+
+def stop_postgres(server_url: str) -> None:
+    """Stop a server `started_postgres` started (fast shutdown: clients are cut off)."""
+    data = _DATA_DIRS[server_url]
+    subprocess.run(_ctl(data, "-m", "fast", "-w", "stop"), check=True, capture_output=True)
+
+
+def start_postgres(server_url: str) -> None:
+    """Start again a server `stop_postgres` stopped, on the same port and data."""
+    data = _DATA_DIRS[server_url]
+    subprocess.run(_ctl(data, "-w", "-t", "60", "start"), check=True, capture_output=True)
