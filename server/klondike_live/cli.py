@@ -11,9 +11,11 @@
                                               a bot account's token (claim `bot`), signed
                                               with the node's secret
     klondike-live serve [--host H] [--port P] [--redis URL] [--data-dir DIR]
-                        [--workers N|auto] [--log-level LEVEL] [--log-format text|json]
+                        [--database URL] [--workers N|auto] [--log-level LEVEL]
+                        [--log-format text|json]
                                               run a server node (embedded Valkey without
-                                              --redis); --workers: N nodes on one port
+                                              --redis; SQLite history without
+                                              --database); --workers: N nodes on one port
     klondike-live cluster [--nodes 3] [--port 8765] [--masters 3] [--replicas 1]
                           [--data-dir DIR]
                                               a local Valkey Cluster with nodes on it (Ctrl-C
@@ -167,6 +169,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             port=args.port,
             redis_url=args.redis,
             data_dir=args.data_dir,
+            database_url=args.database,
             secret_from_redis=True,
             from_flags=True,
         )
@@ -248,7 +251,15 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--redis", help="shared Redis/Valkey URL (default: a private embedded Valkey)"
     )
-    serve.add_argument("--data-dir", help="where the secret and the embedded Valkey's files live")
+    serve.add_argument(
+        "--data-dir",
+        help="where the secret, the embedded Valkey's files and the SQLite history live",
+    )
+    serve.add_argument(
+        "--database",
+        help="history database: sqlite:///PATH or postgresql://USER:PASSWORD@HOST/DB "
+        "(default: history.sqlite3 in the data dir; nodes of a shared Redis share one)",
+    )
     serve.add_argument(
         "--workers",
         default="1",

@@ -13,8 +13,10 @@ each closes its clients and lets what is in flight finish), and only then the cl
 (SIGTERM: each Valkey flushes its AOF). A node that exits on its own stops everything.
 
 Everything lives in the data directory (default: a new temp dir), kept after the stop:
-`valkey/node-<i>/` (each Valkey's files and log) and `node<i>/server.log`. A cluster is
-formed fresh every time: a directory that holds an earlier one is refused.
+`valkey/node-<i>/` (each Valkey's files and log), `node<i>/server.log` and
+`history.sqlite3`, the history database every node shares (unless
+`KLONDIKE_DATABASE_URL` names another). A cluster is formed fresh every time: a
+directory that holds an earlier one is refused.
 
 The secret is `KLONDIKE_SECRET` (or `KLONDIKE_SECRET_FILE`) when set, else one made for
 this run. Node `node0` keeps the certified deal pool filled and prepares the daily
@@ -362,6 +364,8 @@ def _start_node(index: int, port: int, seed: str, directory: Path, env: dict[str
     log = node_dir / "server.log"
     command = [sys.executable, "-m", "klondike_live.cli", "serve", "--host", HOST]
     command += ["--port", str(port), "--redis", seed, "--data-dir", str(node_dir)]
+    if "KLONDIKE_DATABASE_URL" not in env:  # one history for every node
+        command += ["--database", f"sqlite:///{directory / 'history.sqlite3'}"]
     with log.open("ab") as output:
         process = subprocess.Popen(
             command,
