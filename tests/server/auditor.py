@@ -462,6 +462,10 @@ HTTP_ANSWERS: list[HttpAnswer] = []
 
 GAME_PATH = re.compile(r"^api/(results|replay)/([^/]+)/(\d+)$")
 ANALYSIS_PATH = re.compile(r"^api/analysis/([^/]+)/(\d+)$")
+PLAYERS_PATH = re.compile(r"^api/players/")
+CARD_FIELDS = frozenset({"seed", "deal", "record", "view", "start", "steps", "plies", "line"})
+"""Fields that carry cards or what reveals them (a seed, a record, a board, a line):
+a player's games and head-to-head answers carry none."""
 
 
 def record_http(url: str, user: str | None, status: int, body: Any) -> None:
@@ -582,9 +586,41 @@ async def _finished_at(redis: RedisClient, daily: Mapping[str, Any], user: str) 
     return None if raw is None else DailyResult.from_json(raw).finished_at
 
 
-async def audit_http(redis: RedisClient) -> int:
+def _keys(data: object) -> Iterable[str]:
+    """Every key of every object in decoded JSON."""
+    if isinstance(data, Mapping):
+        for key, value in data.items():
+            yield str(key)
+            yield from _keys(value)
+    elif isinstance(data, list | tuple):
+        for item in data:
+            yield from _keys(item)
+
+
+async def _stored_results(
+    redis: RedisClient, history_url: str | None, room_id: str, gen: int
+) -> bytes | None:
+    """A finished game's stored results: in Valkey while cached, else in the history
+    database (`history_url`)."""
+    from klondike_live import keys
+    from klondike_live.history import History
+
+    data = await redis.hget(keys.results(room_id, gen), "data")
+    if isinstance(data, bytes):
+        return data
+    if history_url is None:
+        return None
+    history = History.open(history_url)
+    try:
+        return await history.load_results(room_id, gen)
+    finally:
+        await history.close()
+
+
+async def audit_http(redis: RedisClient, history_url: str | None = None) -> int:
     """Check every HTTP answer recorded since the last call against the games as
-    stored; return how many views and diffs were checked (and forget the answers).
+    stored (in Valkey, else in the history database at `history_url`); return how many
+    views and diffs were checked (and forget the answers).
 
     - No answer carries the seed of a daily challenge whose day was open when it came.
     - A results or replay answer (200) exists only for a finished game (stored
@@ -596,11 +632,10 @@ async def audit_http(redis: RedisClient) -> int:
     - An analysis answer (200 ready, 202 pending) exists only for a finished game, and
       never for a daily game whose day was open when it came (its lines and verdicts
       speak of cards its player had not seen).
+    - A player's games or head-to-head answer carries no card, seed, record or line.
     - Any other status carries nothing but `{"error": code}`.
     """
     import msgpack
-
-    from klondike_live import keys
 
     answers = list(HTTP_ANSWERS)
     HTTP_ANSWERS.clear()
@@ -612,13 +647,19 @@ async def audit_http(redis: RedisClient) -> int:
             if not day_closed_at(day)(answer.at):
                 for text in _strings(answer.body):
                     assert seed not in text, f"{where}: the seed of the open day {day}"
+        if PLAYERS_PATH.match(answer.path):
+            found = CARD_FIELDS & set(_keys(answer.body))
+            assert not found, f"{where}: a player's page with {sorted(found)}"
+            checked += 1
+            continue
         analysis = ANALYSIS_PATH.match(answer.path)
         if analysis is not None:
             if answer.status not in (200, 202):
                 assert set(answer.body) == {"error"}, f"{where}: an error answer with more"
                 continue
-            key = keys.results(analysis.group(1), int(analysis.group(2)))
-            data = await redis.hget(key, "data")
+            data = await _stored_results(
+                redis, history_url, analysis.group(1), int(analysis.group(2))
+            )
             assert data is not None, f"{where}: an analysis of a game that has no results"
             daily = msgpack.unpackb(data, raw=False).get("daily")
             if isinstance(daily, Mapping):
@@ -632,7 +673,7 @@ async def audit_http(redis: RedisClient) -> int:
             assert set(answer.body) == {"error"}, f"{where}: an error answer with more"
             continue
         room_id, gen = game.group(2), int(game.group(3))
-        data = await redis.hget(keys.results(room_id, gen), "data")
+        data = await _stored_results(redis, history_url, room_id, gen)
         assert data is not None, f"{where}: answered for a game that has no results"
         results = msgpack.unpackb(data, raw=False)
         truth = Truth.from_results(results)
@@ -658,9 +699,10 @@ async def audit_http(redis: RedisClient) -> int:
 
 
 @pytest.fixture(autouse=True)
-async def http_audit(valkey_url: str) -> AsyncIterator[None]:
+async def http_audit(valkey_url: str, test_database_url: str) -> AsyncIterator[None]:
     """Audit, after the test, every HTTP answer the test fetched (`audit_http`) against
-    the shared test Valkey. Import it into a test module to use it there."""
+    the shared test Valkey and the test's history database. Import it into a test module
+    to use it there."""
     HTTP_ANSWERS.clear()
     yield
     if HTTP_ANSWERS:
@@ -668,6 +710,6 @@ async def http_audit(valkey_url: str) -> AsyncIterator[None]:
 
         client = await open_redis(valkey_url)
         try:
-            await audit_http(client)
+            await audit_http(client, test_database_url)
         finally:
             await client.aclose()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -32,7 +32,7 @@ from daily_support import (
     start_attempt,
 )
 from helpers import FAST, close_all
-from waits import connect_client, scaled
+from waits import connect_client, scaled, wait_for
 
 if TYPE_CHECKING:
     from conftest import WaitFor
@@ -348,7 +348,12 @@ async def test_a_finished_attempt_reloads_with_its_board_and_counts_in_statistic
         board = await back.expect(lambda m: m["t"] == "board" and m["room"] == room)
         assert board["audience"] == "own" and board["status"] == "resigned"
         assert board["moves"] == 4 and board["view"] == view_wire(seen)
-        stats = await get_ok(daily_node, "api/me/stats", back.token)
+        async def counted() -> Any:
+            # The history database has the game a moment after its results went out.
+            stats = await get_ok(daily_node, "api/me/stats", back.token)
+            return stats if stats["categories"] else None
+
+        stats = await wait_for(counted)
         assert [(c["kind"], c["played"], c["won"]) for c in stats["categories"]] == [
             ("daily", 1, 0)
         ]
