@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CLIENT := client_web/node_modules/.installed
 
-.PHONY: run cluster test test-under-load lint typecheck client-test unit cluster-test bench screenshots wheel clean
+.PHONY: run cluster test test-under-load lint typecheck client-test unit history-postgres cluster-test bench screenshots wheel clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,7 +30,7 @@ cluster: $(STAMP) $(CLIENT)
 	$(BIN)/klondike-live cluster $(ARGS)
 
 ## test: everything CI checks: lint, format, types, client unit tests, all Python and browser tests
-test: lint typecheck client-test unit cluster-test
+test: lint typecheck client-test unit history-postgres cluster-test
 
 lint: $(STAMP) $(CLIENT)
 	$(BIN)/ruff check server tests bench tools docs/examples
@@ -48,6 +48,20 @@ client-test: $(CLIENT)
 # browser group, tests/conftest.py); most of a test's time is spent waiting.
 unit: $(STAMP) $(CLIENT)
 	$(BIN)/pytest -n 2 --dist loadgroup
+
+# The tests that read or write history (tests/history runs both backends by itself)
+# again, with every node's history database on PostgreSQL (tests/postgres.py starts it).
+HISTORY_TESTS := tests/service tests/server/test_analysis_http.py tests/server/test_bots.py \
+	tests/server/test_comeback.py tests/server/test_daily_attempts.py \
+	tests/server/test_daily_gate.py tests/server/test_gateway.py \
+	tests/server/test_history_http.py tests/server/test_http_api.py \
+	tests/server/test_play_from_here.py tests/server/test_player_stats.py \
+	tests/server/test_protocol_conformance.py tests/server/test_redaction_http.py \
+	tests/server/test_retention.py
+
+## history-postgres: the tests that read or write history, on PostgreSQL
+history-postgres: $(STAMP)
+	KLONDIKE_TEST_DATABASE=postgresql $(BIN)/pytest -q -n 2 -p no:cacheprovider $(HISTORY_TESTS)
 
 ## cluster-test: the server and daily tests again, on a local Valkey Cluster (3 masters, 1 replica each)
 cluster-test: $(STAMP)
