@@ -16,6 +16,10 @@
                                               run a server node (embedded Valkey without
                                               --redis; SQLite history without
                                               --database); --workers: N nodes on one port
+    klondike-live db upgrade|current|import-redis|purge ...
+                                              the history database: schema, import of
+                                              an earlier release's Valkey, purge (see
+                                              `klondike-live db --help`)
     klondike-live cluster [--nodes 3] [--port 8765] [--masters 3] [--replicas 1]
                           [--data-dir DIR]
                                               a local Valkey Cluster with nodes on it (Ctrl-C
@@ -298,10 +302,11 @@ def build_parser() -> argparse.ArgumentParser:
 def _plugins() -> list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]]:
     """Subcommands that live beside their subsystem."""
     from klondike_live.daily.cli import add_parser as add_daily
+    from klondike_live.history.cli import add_parser as add_db
     from klondike_live.solver.analysis_cli import add_parser as add_analyse
     from klondike_live.solver.cli import add_parser as add_solve
 
-    return [add_solve, add_analyse, add_daily]
+    return [add_solve, add_analyse, add_daily, add_db]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

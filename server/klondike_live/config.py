@@ -389,6 +389,7 @@ class Settings:
         environ: Mapping[str, str] = os.environ,
         secret_from_redis: bool = False,
         from_flags: bool = False,
+        need_secret: bool = True,
     ) -> Self:
         """Read the settings once: explicit arguments, then `KLONDIKE_*`, then defaults.
 
@@ -397,7 +398,9 @@ class Settings:
         error names the setting's variable. The secret comes
         from `KLONDIKE_SECRET` or `KLONDIKE_SECRET_FILE`; without either, a node on a
         shared Redis called with `secret_from_redis` leaves it to be filled in from
-        Redis at start, and any other reads or creates `<data_dir>/secret`.
+        Redis at start, and any other reads or creates `<data_dir>/secret`. A command
+        that signs nothing (`need_secret=False`, e.g. `klondike-live db`) reads no secret
+        and writes no file: its settings hold a random one, used by nothing.
         Raises `ConfigError` naming the first bad key.
         """
         explicit = (
@@ -409,7 +412,7 @@ class Settings:
         )
         given = {name for name, value in explicit if value is not None} if from_flags else set()
         try:
-            values = _read(host, port, redis_url, data_dir, environ, secret_from_redis)
+            values = _read(host, port, redis_url, data_dir, environ, secret_from_redis, need_secret)
             database = database_url or environ.get(env_name("database_url"), "")
             if database.strip():
                 values["database_url"] = database.strip()
@@ -433,6 +436,7 @@ def _read(
     data_dir: str | Path | None,
     environ: Mapping[str, str],
     secret_from_redis: bool,
+    need_secret: bool = True,
 ) -> dict[str, Any]:
     """The values `Settings.load` builds its settings from (see there)."""
     values: dict[str, Any] = {}
@@ -466,7 +470,7 @@ def _read(
     directory = Path(raw_dir).expanduser() if raw_dir is not None else _default_data_dir()
     values["data_dir"] = directory
 
-    secret, older = _read_secrets(environ)
+    secret, older = _read_secrets(environ) if need_secret else (new_secret(), [])
     if secret is not None:
         values["secret"] = secret
     elif "redis_url" in values and secret_from_redis:

@@ -18,6 +18,7 @@ STORES = {
     "stats.py": "StatsStore",
     "tournaments.py": "TournamentStore",
     "pool.py": "PoolStore",
+    "legacy.py": "LegacyStore",
 }
 # Awaits that are no round trip of their own: closing the store's clients, and the
 # compare-and-set loops' backoff.

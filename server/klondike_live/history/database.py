@@ -508,6 +508,119 @@ class History:
         (row,) = await self._all(select(func.count()).select_from(games))
         return int(row[0])
 
+    # ------------------------------------------------------------ importing and purging
+
+    async def add_uncounted_games(
+        self, found: Sequence[tuple[str, bytes, bytes | None]]
+    ) -> list[bool | None]:
+        """Add finished games (room, stored results, analysis as stored) with their
+        players but without counting them in anyone's statistics, in one transaction:
+        games of releases before this database, whose players' counters arrive as they
+        were (`import_counters`). Per game: True added, False the database had it (then
+        nothing of it changes), None its results could not be read (left out)."""
+        rows: list[tuple[dict[str, Any], list[dict[str, Any]]] | None] = []
+        for room_id, blob, analysis in found:
+            try:
+                results = msgpack.unpackb(blob, raw=False)
+                game = _game_row(room_id, results, blob) | {"analysis": analysis}
+                rows.append((game, _player_rows(room_id, results)))
+            except (ValueError, KeyError, TypeError, AttributeError):
+                rows.append(None)
+        added: list[bool | None] = []
+        try:
+            async with self.engine.begin() as conn:
+                for row in rows:
+                    if row is None:
+                        added.append(None)
+                        continue
+                    game, players = row
+                    done = await conn.execute(
+                        self._insert(games).values(game).on_conflict_do_nothing()
+                    )
+                    added.append(done.rowcount == 1)
+                    if done.rowcount == 1 and players:
+                        await conn.execute(self._insert(game_players), players)
+        except (SQLAlchemyError, OSError) as exc:
+            raise HistoryError(f"cannot add games: {_reason(exc)}") from exc
+        return added
+
+    async def import_counters(self, user: str, counters: Mapping[str, int]) -> int:
+        """Keep a player's statistics as an earlier release counted them (`race.stats`
+        counters, `<counter>|<kind>|<variant>`), for each category where the database has
+        none for the player (a category it has is left as it is, so importing twice
+        changes nothing); how many categories were written."""
+        from klondike_live.race.stats import summary
+
+        rows = [
+            {
+                "user_id": user,
+                "kind": category.kind,
+                "variant": category.variant,
+                "played": category.played,
+                "won": category.won,
+                "best_ms": category.best_ms,
+                "fewest": category.fewest_moves,
+                "streak": category.streak,
+                "best_streak": category.best_streak,
+            }
+            for category in summary(counters)
+        ]
+        written = 0
+        try:
+            async with self.engine.begin() as conn:
+                for row in rows:
+                    done = await conn.execute(
+                        self._insert(player_stats).values(row).on_conflict_do_nothing()
+                    )
+                    written += done.rowcount == 1
+        except (SQLAlchemyError, OSError) as exc:
+            raise HistoryError(f"cannot import the statistics of {user}: {_reason(exc)}") from exc
+        return written
+
+    async def purge(
+        self, before_ms: int, *, kind: str | None = None, dry_run: bool = False, batch: int = 500
+    ) -> tuple[int, int]:
+        """Delete the finished games that ended before `before_ms` (only those of a room
+        kind, `solo`, `race` or `daily`, with `kind`) and their players' rows, `batch`
+        games a transaction; players' statistics stay as they are. How many games and
+        players' rows went, or with `dry_run` would go (nothing is deleted)."""
+        where = [games.c.ended_at < before_ms]
+        if kind is not None:
+            where.append(games.c.kind == kind)
+        if dry_run:
+            (row,) = await self._all(
+                select(
+                    func.count().label("games"),
+                    func.coalesce(func.sum(games.c.players), 0).label("players"),
+                ).where(*where)
+            )
+            return int(row.games), int(row.players)
+        gone_games = gone_players = 0
+        try:
+            while True:
+                async with self.engine.begin() as conn:
+                    found = (
+                        await conn.execute(
+                            select(games.c.room_id, games.c.gen).where(*where).limit(batch)
+                        )
+                    ).all()
+                    if not found:
+                        break
+                    pairs = [(row.room_id, row.gen) for row in found]
+                    players = await conn.execute(
+                        game_players.delete().where(
+                            tuple_(game_players.c.room_id, game_players.c.gen).in_(pairs)
+                        )
+                    )
+                    deleted = await conn.execute(
+                        games.delete().where(tuple_(games.c.room_id, games.c.gen).in_(pairs))
+                    )
+                gone_players += players.rowcount
+                gone_games += deleted.rowcount
+        except (SQLAlchemyError, OSError) as exc:
+            raise HistoryError(f"cannot purge games: {_reason(exc)}") from exc
+        return gone_games, gone_players
+
 
 def _reason(exc: BaseException) -> str:
     """A database error in one line, without the SQL or its parameters."""
