@@ -453,8 +453,11 @@ export class GamesPage {
       h(
         "td",
         {},
-        h(`span.badge${won ? ".won" : ""}`, {}, won ? t("games.result.won") : t("games.result.lost")),
-        detail ? [" ", h("span.muted", {}, detail)] : null,
+        // Among several, a place says it all unless the deal was completed too.
+        won || game.players === 1
+          ? h(`span.badge${won ? ".won" : ""}`, {}, won ? t("games.result.won") : t("games.result.lost"))
+          : null,
+        detail ? [" ", h(won || game.players === 1 ? "span.muted" : "span", {}, detail)] : null,
       ),
       h("td", {}, formatNumber(game.moves)),
       h("td", {}, formatTime(game.time_ms)),

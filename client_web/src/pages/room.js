@@ -1004,8 +1004,9 @@ export class RoomPage {
     const open = this.resultsBox.querySelector("details")?.open ?? false;
     this.resultsBox.replaceChildren(
       ...resultsPanel(results, { kind: this.room?.kind, user: this.conn.user }),
-      this.headToHead.node,
     );
+    // Head to head right under the table, before the deal's proof.
+    this.resultsBox.querySelector("table")?.after(this.headToHead.node);
     const details = this.resultsBox.querySelector("details");
     if (details && open) details.open = true;
   }
