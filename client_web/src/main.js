@@ -6,7 +6,8 @@
  * Routes: `#/` home, `#/room/ID` play or watch a room (racers rejoin their seat; with
  * `/ghost/ROOM/GEN/SEAT` after it, against that finished game's ghost), `#/watch/ID`
  * watch only, `#/replay/ID/GEN` a finished game, `#/daily` today's challenges and
- * `#/daily/DATE/SLUG` one day's leaderboard, `#/stats` your statistics, `#/tournaments` the
+ * `#/daily/DATE/SLUG` one day's leaderboard, `#/stats` your statistics, `#/me/games` your
+ * games (filters after `?`), `#/tournaments` the
  * tournaments and `#/t/ID` one of them. A player who opens a room's or a tournament's link
  * without ever having chosen a name is asked for one first, once (`pages/names.js`).
  *
@@ -20,6 +21,7 @@ import { has, onLocaleChange, setLocale, start, t, translateDom } from "./i18n.j
 import { Connection, defaultUrl } from "./net.js";
 import { DailyPage } from "./pages/daily.js";
 import { HomePage } from "./pages/home.js";
+import { GamesPage } from "./pages/games.js";
 import { askName } from "./pages/names.js";
 import { ReplayPage } from "./pages/replay.js";
 import { RoomPage } from "./pages/room.js";
@@ -300,11 +302,8 @@ export class App {
   }
 
   route() {
-    const parts = window.location.hash
-      .replace(/^#\/?/, "")
-      .split("/")
-      .filter(Boolean)
-      .map(decodeURIComponent);
+    const [path, search = ""] = window.location.hash.replace(/^#\/?/, "").split("?", 2);
+    const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
     this.page?.unmount();
     this.page = null;
     this.main.replaceChildren();
@@ -325,6 +324,8 @@ export class App {
       this.page = new ReplayPage(this, args[0], Number(args[1]));
     else if (name === "daily") this.page = new DailyPage(this, args[0] ?? null, args[1] ?? null);
     else if (name === "stats") this.page = new StatsPage(this);
+    else if (name === "me" && args[0] === "games")
+      this.page = new GamesPage(this, new URLSearchParams(search));
     else if (name === "tournaments") this.page = new TournamentsPage(this);
     else if (name === "t" && args[0]) this.page = new TournamentPage(this, args[0]);
     else this.page = new HomePage(this);

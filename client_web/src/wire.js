@@ -348,6 +348,29 @@ export {};
  */
 
 /**
+ * Another player of one of a player's games (`GET /api/players/ID/games`).
+ * @typedef {{user: string, name: string, rank: number, bot: boolean}} GameOpponent
+ */
+
+/**
+ * One of a player's finished games, from that player's side: its kind (`solo`, `race`,
+ * `race_machine`, `daily`, `unranked`), how it ended for them and who else played.
+ * @typedef {RecentGame & {result: "won" | "lost", opponents: GameOpponent[]}} GameLine
+ */
+
+/**
+ * `GET /api/players/ID/games`: one page, newest first; `next` continues it (null: the end).
+ * @typedef {{user: string, games: GameLine[], next: string | null}} PlayerGamesPage
+ */
+
+/**
+ * `GET /api/players/ID/vs/OTHER`: every finished game the two played together, from
+ * ID's side (`wins`: ranked above OTHER; `last_played`: ms, null before any).
+ * @typedef {{user: string, opponent: string, games: number, wins: number, losses: number,
+ *   draws: number, last_played: number | null}} HeadToHead
+ */
+
+/**
  * One of your unfinished games (`GET /api/me/unfinished`).
  * @typedef {object} UnfinishedGame
  * @property {string} room

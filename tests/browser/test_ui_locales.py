@@ -51,6 +51,7 @@ SCREENS = (
     "daily",
     "tournament",
     "stats",
+    "games",
     "replay",
 )
 LAPTOP: ViewportSize = {"width": 1366, "height": 768}
@@ -261,8 +262,8 @@ def walk(
 ) -> Iterator[Walk]:
     """Every screen in the language `request.param`: a player (Ane) plays a solo game
     with a hint and resigns it, races Bea while Cy watches, plays today's daily
-    challenge, makes a tournament that Bea enters, reads her statistics and the solo
-    game's replay with its analysis."""
+    challenge, makes a tournament that Bea enters, reads her statistics and her games, and
+    the solo game's replay with its analysis."""
     locale: str = request.param
     pages = Pages(browser, server.url)
     walk = Walk(locale, pages, screenshot_dir)
@@ -360,6 +361,11 @@ def _walk(walk: Walk, locale: str) -> None:
     ane.goto("/#/stats")
     expect(ane.locator("[data-testid=stats-race]")).to_be_visible(timeout=SLOW)
     walk.look("stats", ane)
+
+    # Her games: the solo game, the race against Bea and the daily attempt.
+    ane.goto("/#/me/games")
+    expect(ane.locator("[data-testid=games-row]")).to_have_count(3, timeout=SLOW)
+    walk.look("games", ane)
 
     # The solo game's replay with its analysis (made in the background since).
     ane.goto(f"/#/replay/{solo}/1")

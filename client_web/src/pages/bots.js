@@ -22,6 +22,15 @@ export const LEVELS = ["relaxed", "steady", "expert"];
  */
 const BOT_NAMES = { relaxed: "Relaxed bot", steady: "Steady bot", expert: "Expert bot" };
 
+/**
+ * The level of the bot the server names `name` ("Steady bot": steady), or undefined:
+ * for rows that carry a bot's name but not its level (a player's games).
+ * @param {string} name
+ */
+export function levelNamed(name) {
+  return LEVELS.find((level) => BOT_NAMES[level] === name);
+}
+
 /** A guest's default name as the server gives it (gateway/session.py): "Guest 27b4". */
 const GUEST_NAME = /^Guest ([0-9a-f]{4})$/;
 

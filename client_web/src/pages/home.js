@@ -98,7 +98,12 @@ export class HomePage {
         "p.row",
         { style: "margin:0.75rem 0 0;justify-content:space-between" },
         this.statsLine,
-        h("a", { href: "#/stats", "data-testid": "stats-link" }, t("home.mine.stats")),
+        h(
+          "span.row",
+          {},
+          h("a", { href: "#/me/games", "data-testid": "games-link" }, t("home.mine.games")),
+          h("a", { href: "#/stats", "data-testid": "stats-link" }, t("home.mine.stats")),
+        ),
       ),
     );
 

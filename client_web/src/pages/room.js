@@ -23,6 +23,7 @@ import { faceDownCount, foundationCount, hidesSeenCards } from "../view.js";
 import { addBotPanel, labelled } from "./bots.js";
 import { nameField } from "./names.js";
 import { OwnGame } from "./own-game.js";
+import { HeadToHeadPanel } from "./head-to-head.js";
 import { lobbyPanels, resultsPanel, rivalRow, watchedHeader } from "./room-parts.js";
 
 /** @import { Board } from "../game.js" */
@@ -153,6 +154,8 @@ export class RoomPage {
     /** Every racer of a race with more than MAX_BOARDS, best first (its boards show the leaders). */
     this.field = h("details.field", { hidden: true, "data-testid": "all-racers" });
     this.resultsBox = h("section.panel", { hidden: true, "data-testid": "results" });
+    /** Your record against each racer, under a race's results. */
+    this.headToHead = new HeadToHeadPanel(() => this.conn.now());
     this.stats = h("div.stats", { hidden: true }, ...stats.map(([node]) => node));
   }
 
@@ -250,6 +253,7 @@ export class RoomPage {
 
   unmount() {
     window.clearInterval(this.clock);
+    this.headToHead.stop();
     for (const unbind of this.unbinders.splice(0)) unbind();
     this.own?.destroy();
     this.nameField?.unbind();
@@ -993,12 +997,16 @@ export class RoomPage {
   renderResults() {
     const results = this.results;
     this.resultsBox.hidden = !results;
+    const race = results && this.room?.kind === "race" ? results : null;
+    this.headToHead.show(race, this.conn.user, this.room?.ended_at);
     if (!results) return;
     // The deal's proof stays open when the panel is drawn again.
     const open = this.resultsBox.querySelector("details")?.open ?? false;
     this.resultsBox.replaceChildren(
       ...resultsPanel(results, { kind: this.room?.kind, user: this.conn.user }),
     );
+    // Head to head right under the table, before the deal's proof.
+    this.resultsBox.querySelector("table")?.after(this.headToHead.node);
     const details = this.resultsBox.querySelector("details");
     if (details && open) details.open = true;
   }

@@ -169,6 +169,7 @@ export class StatsPage {
       h("div", { style: "overflow-x:auto" }, table),
       h("h2", { style: "margin:1rem 0 0.5rem;font-size:1.1rem" }, t("stats.recent.title")),
       recent,
+      h("p", {}, h("a", { href: "#/me/games", "data-testid": "stats-games-link" }, t("stats.recent.all"))),
     ];
   }
 }
