@@ -18,6 +18,7 @@ import msgpack
 import pytest
 from redis.asyncio import Redis
 
+from klondike_live import keys
 from klondike_live.bus.messages import DailyUpdate
 from klondike_live.config import Settings
 from klondike_live.daily.leaderboard import DailyResult, Leaderboard
@@ -26,6 +27,7 @@ from klondike_live.protocol import incoming as msg
 from klondike_live.protocol.codes import ErrorCode
 from klondike_live.protocol.kinds import Role, RoomKind, TournamentFormat
 from klondike_live.race.room import FINISHED, LOBBY, RACING
+from klondike_live.race.tournament_view import tournament_wire
 
 from daily_support import DayClock, prepare
 from race_support import play
@@ -501,3 +503,39 @@ async def test_settings_that_make_no_tournament_deal_nothing(
         assert len(dealt) == 3
     finally:
         await cluster.stop()
+
+
+async def test_a_tournament_over_is_kept_by_the_history_database(
+    cluster: Cluster, redis: Redis
+) -> None:
+    """Cancelled, a tournament goes to the history database and Valkey keeps it only as
+    a cache, off its listing; once Valkey forgets it, its page and the public list read
+    it from the database, and entering it is refused as over (not as unknown)."""
+    org = cluster.connect("org")
+    now = now_ms(cluster)
+    tid = await create(
+        cluster,
+        org,
+        name="Kept",
+        format=TournamentFormat.HEATS,
+        variants=(DRAW1,),
+        closes_at=now + 30_000,
+        start_at=now + 60_000,
+        heats=1,
+        pause=10,
+        time_limit=600,
+    )
+    assert await cluster.request(org, msg.TournamentAction(tid, "cancel")) is None
+    history = cluster.nodes[0].history
+    assert await history.load_tournament(tid) is not None
+    assert 0 < await redis.pttl(keys.tournament(tid)) <= 3_600_000
+    assert await redis.zscore(keys.TOURNAMENTS, tid) is None
+    shown = latest(org)
+    await redis.delete(keys.tournament(tid))  # the cache expired
+    tournaments = cluster.nodes[0].service.tournaments
+    kept = await tournaments.load(tid)
+    assert tournament_wire(kept, [], now_ms=now) == shown
+    assert [t["id"] for t in await tournaments.listed()] == [tid]
+    ann = cluster.connect("ann")
+    assert await cluster.request(ann, msg.TournamentEnter(tid)) is ErrorCode.WRONG_STATE
+    assert await cluster.request(ann, msg.TournamentEnter("nosuchtournament")) is ErrorCode.NO_ROOM

@@ -49,7 +49,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 
 from klondike_live.errors import LiveError
 from klondike_live.history import migrate
-from klondike_live.history.schema import game_players, games, player_stats
+from klondike_live.history.schema import game_players, games, player_stats, tournaments
 from klondike_live.race.stats import (
     COUNTERS,
     RECENT_GAMES,
@@ -503,6 +503,33 @@ class History:
             "draws": played - wins - losses,
             "last_played": row.last,
         }
+
+    async def add_tournament(self, row: Mapping[str, Any]) -> bool:
+        """Keep a tournament that is over (`row`: the columns of `schema.tournaments`);
+        False when it is kept already (a tournament over never changes)."""
+        try:
+            async with self.engine.begin() as conn:
+                done = await conn.execute(
+                    self._insert(tournaments).values(dict(row)).on_conflict_do_nothing()
+                )
+        except (SQLAlchemyError, OSError) as exc:
+            raise HistoryError(f"cannot keep tournament {row['id']}: {_reason(exc)}") from exc
+        return done.rowcount == 1
+
+    async def load_tournament(self, tournament_id: str) -> bytes | None:
+        """A kept tournament's stored state, or None."""
+        rows = await self._all(select(tournaments.c.state).where(tournaments.c.id == tournament_id))
+        return bytes(rows[0].state) if rows else None
+
+    async def listed_tournaments(self, limit: int) -> list[bytes]:
+        """The newest kept public tournaments' states, by creation, newest first."""
+        rows = await self._all(
+            select(tournaments.c.state)
+            .where(tournaments.c.public.is_(True))
+            .order_by(tournaments.c.created_at.desc())
+            .limit(limit)
+        )
+        return [bytes(row.state) for row in rows]
 
     async def count_games(self) -> int:
         (row,) = await self._all(select(func.count()).select_from(games))

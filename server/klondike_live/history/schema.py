@@ -13,6 +13,9 @@ to each other (`alembic.autogenerate.compare_metadata` finds no difference).
   (`user_id`, `ended_at`, the game's `kind` and `variant`, `result`), indexed for them.
 - `player_stats`: per player and category (kind, variant), the counters of
   `race.stats.fold`, updated in the transaction that adds a game.
+- `tournaments`: each tournament that is over (finished or cancelled), its state as the
+  live service stored it (msgpack: settings, entrants, heats and their results, log;
+  `race.tournament.TournamentState`), what its archive page shows.
 
 Times are milliseconds since the epoch (the shared Redis clock's), as everywhere else.
 """
@@ -103,4 +106,18 @@ player_stats: Final = Table(
     Column("fewest", Integer),
     Column("streak", Integer, nullable=False),
     Column("best_streak", Integer, nullable=False),
+)
+
+tournaments: Final = Table(
+    "tournaments",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("name", String(128), nullable=False),
+    Column("format", String(16), nullable=False),
+    Column("public", Boolean, nullable=False),
+    Column("phase", String(16), nullable=False),  # finished or cancelled
+    Column("created_at", BigInteger, nullable=False),
+    Column("ended_at", BigInteger, nullable=False),
+    Column("state", LargeBinary, nullable=False),
+    Index(None, "public", "created_at"),
 )

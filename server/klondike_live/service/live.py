@@ -143,7 +143,9 @@ class LiveService:
         self.queries = Queries(store, history, self.daily)  # what the HTTP API answers
         self.catchup = CatchUp(self.rooms, hub, metrics)
         self.boards = Boards(self.rooms, hub, self.catchup, metrics)
-        self.tournaments = Tournaments(settings, store, self.rooms, self.boards, self.daily, hub)
+        self.tournaments = Tournaments(
+            settings, store, history, self.rooms, self.boards, self.daily, hub
+        )
         self.timers = Timers(settings, self.rooms, self.boards, hub)
         self.timers.on_tournament = self.tournaments.run_timer
         self.bots = Bots(self, settings)

@@ -1,6 +1,6 @@
 """Tournaments in a running node: requests, heats' rooms and timers, standings, watchers.
 
-    tournaments = Tournaments(settings, store, rooms, boards, daily, hub)
+    tournaments = Tournaments(settings, store, history, rooms, boards, daily, hub)
     await tournaments.create(conn, request)        # `tournament_create`
     await tournaments.handle(conn, request)        # enter, withdraw, action, watch, unwatch
     await tournaments.rename(conn, name)           # its player's new name, where it watches
@@ -25,6 +25,11 @@ them with the store's compare-and-set and acts on what changed:
 Watchers (`tournament_watch`) get the `tournament` frame now and again after every
 change, from any node: a write publishes `<id>|<rev>` on `keys.TOURNAMENT_UPDATES`.
 
+A tournament that is over (finished or cancelled) goes to the history database, by the
+node whose write ended it (or, should that fail, by any node that reads it while Valkey
+still has it); from then on Valkey keeps it only as a cache (`TournamentStore.archived`),
+and its page and the public list read it from the database.
+
 This module never sends a heat's seed before its heat is over, nor a daily seed or deal
 of an open day (`tournament_view` decides what is shown).
 """
@@ -44,6 +49,7 @@ from klondike_live.config import Settings
 from klondike_live.daily.leaderboard import DailyResult
 from klondike_live.engine import Deal
 from klondike_live.errors import Refusal
+from klondike_live.history import History, HistoryError
 from klondike_live.protocol import incoming as msg
 from klondike_live.protocol import outgoing
 from klondike_live.protocol.codes import ErrorCode
@@ -105,6 +111,7 @@ class Tournaments:
         self,
         settings: Settings,
         store: Store,
+        history: History,
         rooms: Rooms,
         boards: Boards,
         daily: DailyService,
@@ -113,6 +120,8 @@ class Tournaments:
         self.settings = settings
         self.store = store
         self.tournaments = TournamentStore(store.redis, store.retention, store.latency)
+        self.history = history
+        self._archived: set[str] = set()  # kept by the history database, as far as we know
         self.rooms = rooms
         self.boards = boards
         self.daily = daily
@@ -122,10 +131,39 @@ class Tournaments:
     # ------------------------------------------------------------ reading
 
     async def load(self, tournament_id: str) -> TournamentState:
+        """The tournament: from Valkey (keeping it in the database if it is over and
+        not kept yet), else from the history database."""
         loaded = await self.tournaments.load(tournament_id)
-        if loaded is None:
+        if loaded is not None:
+            await self._archive(loaded[0])
+            return self._current(loaded[0])
+        blob = await self.history.load_tournament(tournament_id)
+        if blob is None:
             raise Refusal(ErrorCode.NO_ROOM, "no such tournament")
-        return self._current(loaded[0])
+        return TournamentState.from_blob(blob)
+
+    async def _archive(self, state: TournamentState) -> None:
+        """A tournament that is over, to the history database (once per node; again
+        by any node while Valkey has it, should a write fail)."""
+        if not state.over or state.id in self._archived:
+            return
+        row = {
+            "id": state.id,
+            "name": state.name,
+            "format": str(state.format),
+            "public": state.public_listing,
+            "phase": str(state.phase),
+            "created_at": state.created_ms,
+            "ended_at": state.ended_ms,
+            "state": state.to_blob(),
+        }
+        try:
+            await self.history.add_tournament(row)
+            await self.tournaments.archived(state.id)
+        except (HistoryError, StoreError, OSError) as exc:
+            log.warning("tournament %s not kept in the history database yet: %s", state.id, exc)
+            return
+        self._archived.add(state.id)
 
     def _current(self, state: TournamentState) -> TournamentState:
         """A series' phase follows the calendar (days start and close by the clock)."""
@@ -182,14 +220,21 @@ class Tournaments:
         return out
 
     async def listed(self) -> list[dict[str, Any]]:
-        """Public tournaments, newest first, in brief."""
-        out = []
+        """Public tournaments, newest first, in brief: those Valkey lists (to come,
+        running, just over), and those the history database keeps."""
+        states: dict[str, TournamentState] = {}
         for tournament_id in await self.tournaments.listed(LISTED):
             loaded = await self.tournaments.load(tournament_id)
             if loaded is None:
                 await self.tournaments.unlist(tournament_id)
                 continue
-            state = self._current(loaded[0])
+            states[tournament_id] = self._current(loaded[0])
+        for blob in await self.history.listed_tournaments(LISTED):
+            kept = TournamentState.from_blob(blob)
+            states.setdefault(kept.id, kept)
+        newest = sorted(states.values(), key=lambda t: t.created_ms, reverse=True)[:LISTED]
+        out = []
+        for state in newest:
             out.append(
                 {
                     "id": state.id,
@@ -322,11 +367,17 @@ class Tournaments:
         self, tournament_id: str, change: Callable[[TournamentState], TournamentState]
     ) -> tuple[TournamentState, TournamentState]:
         try:
-            return await self.tournaments.update(tournament_id, lambda s: change(self._current(s)))
+            old, new = await self.tournaments.update(
+                tournament_id, lambda s: change(self._current(s))
+            )
         except LookupError:
+            if await self.history.load_tournament(tournament_id) is not None:
+                raise Refusal(ErrorCode.WRONG_STATE, "the tournament is over") from None
             raise Refusal(ErrorCode.NO_ROOM, "no such tournament") from None
         except Conflict:
             raise Refusal(ErrorCode.BUSY, "the tournament is busy; try again") from None
+        await self._archive(new)
+        return old, new
 
     async def rename(self, conn: Connection, name: str) -> None:
         """`conn`'s player took a new name: shown in the tournaments its connection

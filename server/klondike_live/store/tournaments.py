@@ -119,5 +119,13 @@ class TournamentStore:
         )
         return [text(i) for i in ids]
 
+    async def archived(self, tournament_id: str) -> None:
+        """The history database keeps the tournament (it is over): the hash becomes a
+        cache for `results_cache_ms` and the listing forgets it (the database lists it)."""
+        await self.latency.timed(
+            self.redis.pexpire(keys.tournament(tournament_id), self.retention.results_cache_ms)
+        )
+        await self.unlist(tournament_id)
+
     async def unlist(self, tournament_id: str) -> None:
         await self.latency.timed(self.redis.zrem(keys.TOURNAMENTS, tournament_id))
