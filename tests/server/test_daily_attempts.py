@@ -348,6 +348,7 @@ async def test_a_finished_attempt_reloads_with_its_board_and_counts_in_statistic
         board = await back.expect(lambda m: m["t"] == "board" and m["room"] == room)
         assert board["audience"] == "own" and board["status"] == "resigned"
         assert board["moves"] == 4 and board["view"] == view_wire(seen)
+
         async def counted() -> Any:
             # The history database has the game a moment after its results went out.
             stats = await get_ok(daily_node, "api/me/stats", back.token)
