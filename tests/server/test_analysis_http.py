@@ -30,7 +30,7 @@ from klondike_live.store.connect import RedisClient
 from auditor import audit_http, http_audit
 from daily_support import DAY, DayClock, get, play, prepare, record_for, start_attempt
 from helpers import FAST, WON, close_all
-from waits import connect_client, scaled
+from waits import connect_client, scaled, wait_for
 
 __all__ = ["http_audit"]  # the fixture, imported for pytest
 
@@ -204,3 +204,38 @@ async def test_the_backlog_is_bounded(node: Node) -> None:
     await analyses.close()
     await asyncio.sleep(0)  # the tasks' done callbacks
     assert not analyses._tasks and not analyses._running
+
+
+async def test_a_flushed_valkey_loses_no_history(node: Node, redis: RedisClient) -> None:
+    """A solo game played, analysed and drained to the history database; then the whole
+    Valkey is flushed: its results, replay and analysis, its player's statistics and
+    games page answer exactly as before (the auditor reads each answer)."""
+    alice = await connect_client(node.ws_url, name="Alice")
+    try:
+        created = await alice.call(
+            {"t": "create", "rid": 7, "kind": "solo", "variant": "draw=1", "deal": "any"},
+            lambda m: m["t"] == "created" and m.get("rid") == 7,
+        )
+        room = str(created["room"])
+        await alice.join(room)
+        await alice.expect(lambda m: m["t"] == "board" and m.get("room") == room)
+        for token in WON.moves[:PLAYED]:
+            await alice.move(room, token)
+        await alice.resign(room)
+        await alice.expect(lambda m: m["t"] == "results" and m["room"] == room)
+        await ready(node, f"api/analysis/{room}/1")
+        history = node.service.history
+        await wait_for(lambda: history.load_analysis(room, 1), 30)
+        paths = [
+            f"api/results/{room}/1",
+            f"api/replay/{room}/1",
+            f"api/analysis/{room}/1",
+            "api/me/stats",
+            f"api/players/{alice.user}/games",
+        ]
+        before = [await get(node, path, alice.token) for path in paths]
+        assert [status for status, _ in before] == [200] * len(paths)
+        await redis.flushall()
+        assert [await get(node, path, alice.token) for path in paths] == before
+    finally:
+        await alice.close()
