@@ -8,7 +8,8 @@
 
 Background tasks of a node: the tick loop, the Redis latency probe, the outbox's drain
 into the history database (`service.archive`; the database is opened, and its schema
-brought up to date, before anything else is served), the certified deal pool's refill
+brought up to date, before anything else is served), closed daily challenges to that
+database (`DailyService.run_keep`), the certified deal pool's refill
 (`pool_target` > 0), the daily preparation (today and the next `daily_days_ahead` days,
 every `daily_prepare_seconds` > 0) and the garbage-collection policy (`gcpolicy`,
 `gc_freeze_seconds` > 0).
@@ -191,6 +192,7 @@ async def running(
                 probe_redis_forever(redis, metrics.redis_latency.observe), name="probe"
             ),
             asyncio.create_task(service.archive.run(), name="archive"),
+            asyncio.create_task(service.daily.run_keep(), name="daily-keep"),
         ]
         if settings.pool_target > 0 and settings.pool_variants:
             background.append(asyncio.create_task(pool.run_refill(), name="pool-refill"))

@@ -270,7 +270,7 @@ class History:
         try:
             return await migrate.upgrade(self.engine)
         except (SQLAlchemyError, OSError) as exc:
-            raise HistoryError(f"cannot reach the history database: {_reason(exc)}") from exc
+            raise HistoryError(f"cannot reach the history database: {reason(exc)}") from exc
 
     async def ping(self) -> bool:
         """Whether the database answers a trivial query."""
@@ -291,17 +291,17 @@ class History:
         row = _game_row(room_id, results, blob) | {"analysis": analysis}
         try:
             async with self.engine.begin() as conn:
-                added = await conn.execute(self._insert(games).values(row).on_conflict_do_nothing())
+                added = await conn.execute(self.insert(games).values(row).on_conflict_do_nothing())
                 if added.rowcount != 1:
                     return False
-                await conn.execute(self._insert(game_players), _player_rows(room_id, results))
+                await conn.execute(self.insert(game_players), _player_rows(room_id, results))
                 for outcome in outcomes(results):
                     await self._count(conn, outcome)
         except (SQLAlchemyError, OSError) as exc:
-            raise HistoryError(f"cannot add game {room_id}: {_reason(exc)}") from exc
+            raise HistoryError(f"cannot add game {room_id}: {reason(exc)}") from exc
         return True
 
-    def _insert(self, table: Any) -> Any:
+    def insert(self, table: Any) -> Any:
         """The dialect's INSERT (for ON CONFLICT)."""
         return (postgresql if self.dialect == "postgresql" else sqlite).insert(table)
 
@@ -309,7 +309,7 @@ class History:
         """One more game in the player's statistics of its category (`race.stats.fold`)."""
         key = {"user_id": outcome.user, "kind": str(outcome.kind), "variant": outcome.variant}
         zero = dict.fromkeys(("played", "won", "streak", "best_streak"), 0)
-        fresh = self._insert(player_stats).values(**key, **zero)
+        fresh = self.insert(player_stats).values(**key, **zero)
         await conn.execute(fresh.on_conflict_do_nothing())
         where = and_(*(player_stats.c[k] == v for k, v in key.items()))
         row = (
@@ -332,28 +332,29 @@ class History:
                     .values(analysis=packed)
                 )
         except (SQLAlchemyError, OSError) as exc:
-            raise HistoryError(f"cannot save the analysis of {room_id}: {_reason(exc)}") from exc
+            raise HistoryError(f"cannot save the analysis of {room_id}: {reason(exc)}") from exc
         return bool(done.rowcount)
 
     # ------------------------------------------------------------ reading
 
-    async def _all(self, query: Any) -> Sequence[Row[Any]]:
+    async def rows(self, query: Any) -> Sequence[Row[Any]]:
+        """Every row `query` reads (`HistoryError` when the database fails)."""
         try:
             async with self.engine.connect() as conn:
                 return (await conn.execute(query)).all()
         except (SQLAlchemyError, OSError) as exc:
-            raise HistoryError(f"the history database failed: {_reason(exc)}") from exc
+            raise HistoryError(f"the history database failed: {reason(exc)}") from exc
 
     async def load_results(self, room_id: str, gen: int) -> bytes | None:
         """A finished game's stored results, or None when it is not here."""
-        rows = await self._all(
+        rows = await self.rows(
             select(games.c.results).where(games.c.room_id == room_id, games.c.gen == gen)
         )
         return bytes(rows[0].results) if rows else None
 
     async def load_analysis(self, room_id: str, gen: int) -> bytes | None:
         """A game's analysis as `Store.load_analysis` gives it (decompressed), or None."""
-        rows = await self._all(
+        rows = await self.rows(
             select(games.c.analysis).where(games.c.room_id == room_id, games.c.gen == gen)
         )
         if not rows or rows[0].analysis is None:
@@ -361,14 +362,14 @@ class History:
         return unpack_analysis(bytes(rows[0].analysis))
 
     async def has_game(self, room_id: str, gen: int) -> bool:
-        rows = await self._all(
+        rows = await self.rows(
             select(games.c.gen).where(games.c.room_id == room_id, games.c.gen == gen)
         )
         return bool(rows)
 
     async def finished(self, limit: int = 50) -> list[tuple[str, int, bytes]]:
         """The newest finished public games: room, generation and stored results."""
-        rows = await self._all(
+        rows = await self.rows(
             select(games.c.room_id, games.c.gen, games.c.results)
             .where(games.c.public.is_(True))
             .order_by(games.c.ended_at.desc())
@@ -378,7 +379,7 @@ class History:
 
     async def stats(self, user: str) -> tuple[dict[str, int], list[dict[str, Any]]]:
         """The player's statistics as `race.stats` counters, and its latest games."""
-        rows = await self._all(select(player_stats).where(player_stats.c.user_id == user))
+        rows = await self.rows(select(player_stats).where(player_stats.c.user_id == user))
         counters: dict[str, int] = {}
         for row in rows:
             counters |= _counters(row, f"{row.kind}|{row.variant}")
@@ -430,7 +431,7 @@ class History:
             .order_by(mine.c.ended_at.desc(), mine.c.room_id.desc(), mine.c.gen.desc())
             .limit(limit + 1)
         )
-        rows = list(await self._all(query))
+        rows = list(await self.rows(query))
         more = len(rows) > limit
         rows = rows[:limit]
         lines = [_line(row) for row in rows]
@@ -444,7 +445,7 @@ class History:
     async def _add_opponents(self, lines: list[dict[str, Any]], user: str) -> None:
         """Each game's other players, in rank order (one query for the page)."""
         keys = [(line["room"], line["gen"]) for line in lines]
-        rows = await self._all(
+        rows = await self.rows(
             select(
                 game_players.c.room_id,
                 game_players.c.gen,
@@ -492,7 +493,7 @@ class History:
             )
             .where(mine.c.user_id == user, theirs.c.user_id == other)
         )
-        (row,) = await self._all(query)
+        (row,) = await self.rows(query)
         played, wins, losses = int(row.games), int(row.wins), int(row.losses)
         return {
             "user": user,
@@ -510,20 +511,20 @@ class History:
         try:
             async with self.engine.begin() as conn:
                 done = await conn.execute(
-                    self._insert(tournaments).values(dict(row)).on_conflict_do_nothing()
+                    self.insert(tournaments).values(dict(row)).on_conflict_do_nothing()
                 )
         except (SQLAlchemyError, OSError) as exc:
-            raise HistoryError(f"cannot keep tournament {row['id']}: {_reason(exc)}") from exc
+            raise HistoryError(f"cannot keep tournament {row['id']}: {reason(exc)}") from exc
         return done.rowcount == 1
 
     async def load_tournament(self, tournament_id: str) -> bytes | None:
         """A kept tournament's stored state, or None."""
-        rows = await self._all(select(tournaments.c.state).where(tournaments.c.id == tournament_id))
+        rows = await self.rows(select(tournaments.c.state).where(tournaments.c.id == tournament_id))
         return bytes(rows[0].state) if rows else None
 
     async def listed_tournaments(self, limit: int) -> list[bytes]:
         """The newest kept public tournaments' states, by creation, newest first."""
-        rows = await self._all(
+        rows = await self.rows(
             select(tournaments.c.state)
             .where(tournaments.c.public.is_(True))
             .order_by(tournaments.c.created_at.desc())
@@ -532,7 +533,7 @@ class History:
         return [bytes(row.state) for row in rows]
 
     async def count_games(self) -> int:
-        (row,) = await self._all(select(func.count()).select_from(games))
+        (row,) = await self.rows(select(func.count()).select_from(games))
         return int(row[0])
 
     # ------------------------------------------------------------ importing and purging
@@ -562,13 +563,13 @@ class History:
                         continue
                     game, players = row
                     done = await conn.execute(
-                        self._insert(games).values(game).on_conflict_do_nothing()
+                        self.insert(games).values(game).on_conflict_do_nothing()
                     )
                     added.append(done.rowcount == 1)
                     if done.rowcount == 1 and players:
-                        await conn.execute(self._insert(game_players), players)
+                        await conn.execute(self.insert(game_players), players)
         except (SQLAlchemyError, OSError) as exc:
-            raise HistoryError(f"cannot add games: {_reason(exc)}") from exc
+            raise HistoryError(f"cannot add games: {reason(exc)}") from exc
         return added
 
     async def import_counters(self, user: str, counters: Mapping[str, int]) -> int:
@@ -597,11 +598,11 @@ class History:
             async with self.engine.begin() as conn:
                 for row in rows:
                     done = await conn.execute(
-                        self._insert(player_stats).values(row).on_conflict_do_nothing()
+                        self.insert(player_stats).values(row).on_conflict_do_nothing()
                     )
                     written += done.rowcount == 1
         except (SQLAlchemyError, OSError) as exc:
-            raise HistoryError(f"cannot import the statistics of {user}: {_reason(exc)}") from exc
+            raise HistoryError(f"cannot import the statistics of {user}: {reason(exc)}") from exc
         return written
 
     async def purge(
@@ -615,7 +616,7 @@ class History:
         if kind is not None:
             where.append(games.c.kind == kind)
         if dry_run:
-            (row,) = await self._all(
+            (row,) = await self.rows(
                 select(
                     func.count().label("games"),
                     func.coalesce(func.sum(games.c.players), 0).label("players"),
@@ -645,11 +646,11 @@ class History:
                 gone_players += players.rowcount
                 gone_games += deleted.rowcount
         except (SQLAlchemyError, OSError) as exc:
-            raise HistoryError(f"cannot purge games: {_reason(exc)}") from exc
+            raise HistoryError(f"cannot purge games: {reason(exc)}") from exc
         return gone_games, gone_players
 
 
-def _reason(exc: BaseException) -> str:
+def reason(exc: BaseException) -> str:
     """A database error in one line, without the SQL or its parameters."""
     orig = getattr(exc, "orig", None)
     text = str(orig if orig is not None else exc).strip().splitlines()

@@ -13,6 +13,10 @@ to each other (`alembic.autogenerate.compare_metadata` finds no difference).
   (`user_id`, `ended_at`, the game's `kind` and `variant`, `result`), indexed for them.
 - `player_stats`: per player and category (kind, variant), the counters of
   `race.stats.fold`, updated in the transaction that adds a game.
+- `daily_days` and `daily_rows`: each closed day of the daily challenge in each variant:
+  its record (seed, deal number, par, commitment, winning line) and its final
+  leaderboard, a row per account in order, with its competition rank and its entry as
+  the live leaderboard kept it (`daily.leaderboard.DailyResult`, JSON).
 - `tournaments`: each tournament that is over (finished or cancelled), its state as the
   live service stored it (msgpack: settings, entrants, heats and their results, log;
   `race.tournament.TournamentState`), what its archive page shows.
@@ -36,6 +40,7 @@ from sqlalchemy import (
     SmallInteger,
     String,
     Table,
+    Text,
 )
 
 metadata: Final = MetaData(
@@ -106,6 +111,35 @@ player_stats: Final = Table(
     Column("fewest", Integer),
     Column("streak", Integer, nullable=False),
     Column("best_streak", Integer, nullable=False),
+)
+
+daily_days: Final = Table(
+    "daily_days",
+    metadata,
+    Column("date", String(10), primary_key=True),
+    Column("variant", String(48), primary_key=True),
+    Column("seed", String(64), nullable=False),
+    Column("n", BigInteger, nullable=False),
+    Column("par", Integer, nullable=False),
+    Column("commitment", String(128), nullable=False),
+    Column("moves", Text, nullable=False),  # the winning line, tokens separated by spaces
+    Column("players", Integer, nullable=False),
+)
+
+daily_rows: Final = Table(
+    "daily_rows",
+    metadata,
+    Column("date", String(10), primary_key=True),
+    Column("variant", String(48), primary_key=True),
+    Column("position", Integer, primary_key=True),  # 0-based, best first
+    Column("rank", Integer, nullable=False),
+    Column("user_id", String(128), nullable=False),
+    Column("entry", Text, nullable=False),
+    ForeignKeyConstraint(
+        ["date", "variant"], ["daily_days.date", "daily_days.variant"], ondelete="CASCADE"
+    ),
+    Index(None, "date", "variant", "user_id", unique=True),
+    Index(None, "user_id", "date"),
 )
 
 tournaments: Final = Table(

@@ -1,9 +1,11 @@
 """Daily challenges in a running node: attempts, the spoiler gate, results, watchers.
 
-    daily = DailyService(settings, store, clock, metrics, now_ms=..., open_room=...)
+    daily = DailyService(settings, store, history, clock, metrics, now_ms=..., open_room=...)
     room, ranked = await daily.open_attempt(user, name, variant)   # `create` kind daily
     await daily.check_join(user, state, role)                      # the spoiler gate
     await daily.record_result(state, board)                        # a ranked attempt ended
+    board = await daily.standings(day, variant)                    # a day's leaderboard
+    await daily.keep_closed_days()                                 # to the history database
 
 Today is the UTC date of `clock()` (an aware datetime; tests pass their own clock). Each
 account has one ranked attempt per day and daily variant: `kl:{d:D:S}:attempts` maps the
@@ -16,6 +18,12 @@ The spoiler gate: while the day is open, a daily room of that day (ranked or not
 watched only by an account that finished its own ranked attempt of the day and variant
 (its leaderboard entry exists); the seed and deal are never sent while the day is open
 (`RoomState.public(day_closed=...)`, `race.results.redact_results`).
+
+Closed days: once a day has closed its leaderboard never changes, and the day (record
+and final leaderboard) goes to the history database (`keep_closed_days`, on start and
+every ten minutes on any node; `history.daily`); Valkey keeps its keys two more days as
+a cache. A closed day's record and leaderboard are read from the database once it is
+kept there (`stored_record`, `standings`), from Valkey before.
 
 Leaderboard updates: when a ranked result is recorded, `[date, variant, count]` is
 published on `keys.DAILY_UPDATES`; every node's hub hands it to `on_update`, which sends
@@ -45,11 +53,13 @@ from klondike_live.daily.days import (
     prepare_day,
     run_prepare,
 )
-from klondike_live.daily.leaderboard import DailyResult, Leaderboard
+from klondike_live.daily.leaderboard import MAX_PAGE, DailyResult, Leaderboard, LeaderboardRow
 from klondike_live.daily.stats import DailyStats
-from klondike_live.daily.variants import DAILY_VARIANTS, variant_slug
+from klondike_live.daily.variants import DAILY_VARIANTS, slug_variant, variant_slug
 from klondike_live.engine import Variant
 from klondike_live.errors import Refusal
+from klondike_live.history import History, HistoryError
+from klondike_live.history.daily import KeptDays, KeptLeaderboard
 from klondike_live.metrics import Metrics
 from klondike_live.protocol import incoming as msg
 from klondike_live.protocol import outgoing
@@ -67,6 +77,7 @@ from klondike_live.solver.worker import WorkerError
 from klondike_live.store import BoardRecord, Store, StoreError
 from klondike_live.store.daily import DailyStore
 from klondike_live.store.stats import StatsStore
+from klondike_live.tasks import cancel_requested
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +88,15 @@ MAX_WATCHES: Final = 8
 """Day-and-variant leaderboards one connection may watch at once."""
 
 _RECORD_CACHE: Final = 64
+
+KEEP_SECONDS: Final = 600.0
+"""How often a node looks for closed days to keep in the history database."""
+
+KEEP_BATCH: Final = 20
+"""Days and variants one round keeps at most (the oldest first)."""
+
+DAY_CACHE_MS: Final = 2 * 86_400_000
+"""How long Valkey keeps a closed day's keys once the history database keeps the day."""
 
 
 def system_clock() -> datetime:
@@ -96,6 +116,7 @@ class DailyService:
         self,
         settings: Settings,
         store: Store,
+        history: History,
         clock: Clock,
         metrics: Metrics,
         *,
@@ -105,6 +126,8 @@ class DailyService:
         self.settings = settings
         self.store = store
         self.daily_store = DailyStore(store.redis, store.latency)
+        self.kept = KeptDays(history)
+        self._kept: set[tuple[date, Variant]] = set()  # days the database keeps
         self.clock = clock
         self.metrics = metrics
         self.now_ms = now_ms
@@ -150,11 +173,38 @@ class DailyService:
             board = self._boards[(day, variant)] = Leaderboard(self.daily_store, day, variant)
         return board
 
+    async def standings(self, day: date, variant: Variant) -> Leaderboard | KeptLeaderboard:
+        """A day's leaderboard to read: the history database's once the day is kept
+        there, else the live one in Valkey."""
+        if not self.is_open(day) and await self._is_kept(day, variant):
+            return self.kept.leaderboard(day, variant)
+        return self.leaderboard(day, variant)
+
+    async def entries(self, day: date, variant: Variant, users: list[str]) -> dict[str, str]:
+        """The entries (JSON) of those of `users` on the day's leaderboard."""
+        board = await self.standings(day, variant)
+        if isinstance(board, KeptLeaderboard):
+            return await board.entries(users)
+        return await self.daily_store.entries(day, variant, users)
+
+    async def _is_kept(self, day: date, variant: Variant) -> bool:
+        if (day, variant) in self._kept:
+            return True
+        record = await self.kept.record(day, variant)
+        if record is None:
+            return False
+        self._kept.add((day, variant))
+        self._records.setdefault((day, variant), record)
+        return True
+
     async def stored_record(self, day: date, variant: Variant) -> DayRecord | None:
-        """The day's record if it is prepared (records never change: cached)."""
+        """The day's record if it is prepared (records never change: cached): from
+        Valkey, else from the history database (a closed day kept there)."""
         record = self._records.get((day, variant))
         if record is None:
             record = await load_day(self.daily_store, day, variant)
+            if record is None and not self.is_open(day):
+                record = await self.kept.record(day, variant)
             if record is not None:
                 if len(self._records) >= _RECORD_CACHE:
                     self._records.clear()
@@ -204,6 +254,49 @@ class DailyService:
             interval=self.settings.daily_prepare_seconds,
             prepare=self.record,
         )
+
+    async def keep_closed_days(self, limit: int = KEEP_BATCH) -> int:
+        """Keep in the history database the closed days Valkey still lists that it
+        does not keep yet (up to `limit` days and variants, oldest first), then let
+        their Valkey keys expire (`DAY_CACHE_MS`); how many were kept now."""
+        yesterday = date.fromordinal(self.today().toordinal() - 1)
+        listed = await self.daily_store.indexed_days(yesterday, limit * 4)
+        kept = 0
+        for day_text, slug in reversed(listed):
+            if kept >= limit:
+                break
+            try:
+                day, variant = date.fromisoformat(day_text), slug_variant(slug)
+            except ValueError:
+                continue  # not a challenge this release knows
+            if self.is_open(day) or await self._is_kept(day, variant):
+                continue
+            record = await load_day(self.daily_store, day, variant)
+            if record is None:
+                continue
+            board = self.leaderboard(day, variant)
+            rows: list[LeaderboardRow] = []
+            while len(rows) < await board.count():
+                page = await board.page(len(rows), MAX_PAGE)
+                if not page:
+                    break
+                rows += page
+            await self.kept.keep(record, rows)
+            await self.daily_store.expire_day(day, variant, DAY_CACHE_MS)
+            self._kept.add((day, variant))
+            kept += 1
+            log.info("daily %s %s kept in the history database (%d rows)", day, variant, len(rows))
+        return kept
+
+    async def run_keep(self) -> None:
+        """`keep_closed_days` now and every `KEEP_SECONDS`, until cancelled; a failed
+        round is logged and tried again."""
+        while not cancel_requested():
+            try:
+                await self.keep_closed_days()
+            except (HistoryError, StoreError, OSError) as exc:
+                log.warning("keeping closed daily challenges failed: %s", exc)
+            await asyncio.sleep(KEEP_SECONDS)
 
     # ------------------------------------------------------------ attempts
 
@@ -357,7 +450,7 @@ class DailyService:
             raise Refusal(ErrorCode.BAD_FIELD, "daily_watch: not a daily variant")
         key = (request.date.isoformat(), str(request.variant))
         self._watchers.add(session, key)
-        count = await self.leaderboard(request.date, request.variant).count()
+        count = await (await self.standings(request.date, request.variant)).count()
         await session.send(outgoing.DailyUpdate(key[0], key[1], count, request.rid).encode())
 
     def unwatch(self, session: Connection, request: msg.DailyUnwatch) -> None:

@@ -125,7 +125,13 @@ class LiveService:
         # The daily part opens rooms and reads the clock through this service, once
         # requests come: by then `rooms` exists.
         self.daily = DailyService(
-            settings, store, clock, metrics, now_ms=self.now_ms, open_room=self.open_room
+            settings,
+            store,
+            history,
+            clock,
+            metrics,
+            now_ms=self.now_ms,
+            open_room=self.open_room,
         )
         self.rooms = Rooms(
             store,

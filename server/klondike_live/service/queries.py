@@ -35,7 +35,7 @@ from typing import Any, Final, Literal
 
 import msgpack
 
-from klondike_live.daily.days import day_end, day_of, is_closed
+from klondike_live.daily.days import DayRecord, day_end, day_of, is_closed
 from klondike_live.daily.leaderboard import LeaderboardRow
 from klondike_live.daily.variants import DAILY_VARIANTS, slug_variant, variant_slug
 from klondike_live.engine import Variant
@@ -343,7 +343,7 @@ class Queries:
         daily = self.daily
         if day > daily.today():
             return None
-        board = daily.leaderboard(day, variant)
+        board = await daily.standings(day, variant)
         rows = await board.page(offset, limit)
         record = await daily.stored_record(day, variant)
         me = None
@@ -363,31 +363,40 @@ class Queries:
         }
 
     async def daily_archive(self, days: int) -> list[dict[str, Any]]:
-        """Closed days, newest first: every daily variant of each, seed and deal shown."""
+        """Closed days, newest first: every daily variant of each, seed and deal shown;
+        from the history database, and from Valkey for those not kept there yet."""
         daily = self.daily
         now = daily.clock()
         yesterday = date.fromordinal(day_of(now).toordinal() - 1)
-        found: list[tuple[date, Variant]] = []
-        for day_text, slug in await daily.daily_store.indexed_days(
-            yesterday, days * len(DAILY_VARIANTS)
-        ):
+        width = days * len(DAILY_VARIANTS)
+        found: dict[tuple[date, Variant], tuple[DayRecord, int, LeaderboardRow | None]] = {}
+        for record, players, top in await daily.kept.closed(yesterday, width):
+            found[(record.day, record.variant)] = (record, players, top)
+        for day_text, slug in await daily.daily_store.indexed_days(yesterday, width):
             try:
                 day = date.fromisoformat(day_text)
             except ValueError:
                 continue
             variant = daily_variant(slug)
-            if variant is not None:
-                found.append((day, variant))
-        found.sort(key=lambda item: (-item[0].toordinal(), DAILY_VARIANTS.index(item[1])))
-        kept = sorted({day for day, _ in found}, reverse=True)[:days]
-        out = []
-        for day, variant in found:
-            record = await daily.stored_record(day, variant)
-            if day not in kept or record is None or not is_closed(day, now):
+            if variant is None or (day, variant) in found or not is_closed(day, now):
                 continue
-            revealed = record.reveal(now)
+            stored = await daily.stored_record(day, variant)
+            if stored is None:
+                continue
             board = daily.leaderboard(day, variant)
-            top = await board.page(0, 1)
+            first = await board.page(0, 1)
+            found[(day, variant)] = (stored, await board.count(), first[0] if first else None)
+        ordered = sorted(
+            (key for key in found if key[1] in DAILY_VARIANTS),
+            key=lambda key: (-key[0].toordinal(), DAILY_VARIANTS.index(key[1])),
+        )
+        kept = sorted({day for day, _ in ordered}, reverse=True)[:days]
+        out = []
+        for day, variant in ordered:
+            if day not in kept:
+                continue
+            record, players, top = found[(day, variant)]
+            revealed = record.reveal(now)
             out.append(
                 {
                     "date": day.isoformat(),
@@ -397,8 +406,8 @@ class Queries:
                     "par": record.par,
                     "seed": revealed["seed"],
                     "deal": revealed["deal"],
-                    "players": await board.count(),
-                    "winner": row_json(top[0]) if top and top[0].entry.won else None,
+                    "players": players,
+                    "winner": row_json(top) if top is not None and top.entry.won else None,
                 }
             )
         return out

@@ -190,7 +190,7 @@ class Tournaments:
                 closed = not self.daily.is_open(day)
                 results: list[Result] = []
                 if started:
-                    entries = await self.daily.daily_store.entries(day, variant, users)
+                    entries = await self.daily.entries(day, variant, users)
                     for user, text in entries.items():
                         entry = DailyResult.from_json(text)
                         if entry.finished_at < entered[user]:

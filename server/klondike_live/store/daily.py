@@ -218,6 +218,20 @@ class DailyStore:
         )
         return [(int(reply[i]), text(reply[i + 1])) for i in range(0, len(reply), 2)]
 
+    async def expire_day(self, day: date, variant: Variant, after_ms: int) -> None:
+        """The day's keys (record, leaderboard, entries, attempts) expire `after_ms`
+        from now (the history database keeps the closed day)."""
+        names = _names(day, variant)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            for key in (
+                keys.daily_day(*names),
+                keys.daily_board(*names),
+                keys.daily_entries(*names),
+                keys.daily_attempts(*names),
+            ):
+                pipe.pexpire(key, after_ms)
+            await self.latency.timed(pipe.execute())
+
     # ------------------------------------------------------------ updates
 
     async def publish_update(self, update: DailyUpdate) -> None:
