@@ -5,8 +5,9 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from klondike_live import keys
 from klondike_live.config import Settings
 from klondike_live.daily.days import daily_seed, load_day
 from klondike_live.daily.variants import DRAW1, DRAW3
@@ -192,3 +193,46 @@ async def test_a_day_not_prepared_yet_is_prepared_on_the_first_attempt(
             assert today["challenges"][1]["commitment"] == record.commitment
         finally:
             await close_all([alice])
+
+
+async def test_a_closed_day_is_kept_by_the_history_database(
+    daily_node: Node, clock: DayClock, redis: RedisClient
+) -> None:
+    """Once the day has closed, a node keeps it in the history database (its record and
+    final leaderboard) and lets its Valkey keys expire in two days; with those keys gone,
+    the day's leaderboard (pages and your rank), the archive and the spoiler-free replay
+    answer exactly as before; keeping it again changes nothing."""
+    players = []
+
+    def results_of(room: str) -> Callable[[dict[str, Any]], bool]:
+        return lambda m: m["t"] == "results" and m["room"] == room
+
+    try:
+        for name in ("Alice", "Bob", "Cy"):
+            client = await connect_client(daily_node.ws_url, name=name)
+            players.append(client)
+            room, _ = await start_attempt(client, D1)
+            moves = record_for(DAY, DRAW1).moves
+            await play(client, room, moves if name != "Bob" else moves[:10])
+            if name == "Bob":
+                await client.resign(room)
+            await client.expect(results_of(room))
+        clock.set(datetime(2030, 1, 2, 0, 0, 1, tzinfo=UTC))
+        daily = daily_node.service.daily
+        assert daily.is_open(DAY) is False
+        board = BOARD.format(DAY.isoformat())
+        paths = [board, board + "?offset=1&limit=1", "api/daily/archive"]
+        before = [await get_ok(daily_node, path, players[1].token) for path in paths]
+        assert await daily.keep_closed_days() == 2  # both variants of the day
+        assert await daily.keep_closed_days() == 0
+        slug = "draw1-passes1-f2tno"
+        for key in (keys.daily_day(DAY.isoformat(), slug), keys.daily_board(DAY.isoformat(), slug)):
+            assert 0 < await redis.pttl(key) <= 2 * 86_400_000
+            await redis.delete(key)  # their expiry, come early
+        await redis.delete(keys.daily_entries(DAY.isoformat(), slug))
+        after = [await get_ok(daily_node, path, players[1].token) for path in paths]
+        assert after == before
+        assert [row["name"] for row in after[0]["rows"]][2] == "Bob"  # the one who resigned
+        assert after[0]["me"]["rank"] == 3 and after[0]["closed"] is True
+    finally:
+        await close_all(players)
