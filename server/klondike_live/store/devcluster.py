@@ -177,7 +177,7 @@ class DevCluster:
                 if states and all(s.get("cluster_state") == "ok" for s in states):
                     covered = int(states[0].get("cluster_slots_ok", 0))
                     if covered == SLOTS and self._replicas_online():
-                        self._nodelay_replica_links()
+                        self.nodelay_replica_links()
                         return
                 last = repr(states[:1])
             except redis.RedisError as exc:
@@ -214,9 +214,10 @@ class DevCluster:
         server.start(timeout=15)
         return server
 
-    def _nodelay_replica_links(self) -> None:
+    def nodelay_replica_links(self, on: bool = True) -> None:
         """TCP_NODELAY on every running replica's link to its master (best effort: a
-        link left with Nagle's algorithm costs latency, nothing else)."""
+        link left with Nagle's algorithm costs latency, nothing else); `on=False` puts
+        Valkey's own choice back (bench_wait.py compares the two)."""
         if not replica_link.supported():
             return
         for node in self.nodes:
@@ -227,7 +228,7 @@ class DevCluster:
                 role = self._command(node.port, "ROLE")
                 if not role or role[0] not in (b"slave", "slave"):
                     continue
-                replica_link.set_nodelay_on_master_link(process.pid, int(role[2]))
+                replica_link.set_nodelay_on_master_link(process.pid, int(role[2]), on)
             except (OSError, redis.RedisError, ValueError, IndexError) as exc:
                 log.warning(
                     "replica on port %d keeps Nagle's algorithm on its master link"

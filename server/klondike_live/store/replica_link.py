@@ -100,16 +100,17 @@ def master_link_nodelay(pid: int, master_port: int) -> list[bool]:
     return out
 
 
-def set_nodelay_on_master_link(pid: int, master_port: int) -> bool:
-    """Set TCP_NODELAY on the link of replica process `pid` to its master on
-    `master_port`; True when some link had it off. Raises `OSError` when the
-    platform or the process does not allow it (see `supported`)."""
+def set_nodelay_on_master_link(pid: int, master_port: int, on: bool = True) -> bool:
+    """Set TCP_NODELAY (`on`, else clear it: Valkey's own choice, for benchmarks) on the
+    link of replica process `pid` to its master on `master_port`; True when some link
+    changed. Raises `OSError` when the platform or the process does not allow it (see
+    `supported`)."""
     if not supported():
         raise OSError("setting a socket option of another process needs Linux 5.6+")
     changed = False
     for fd in master_link_fds(pid, master_port):
         with _borrow(pid, fd) as sock:
-            if not sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY):
-                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            if bool(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)) != on:
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, int(on))
                 changed = True
     return changed
