@@ -44,6 +44,7 @@ __all__ = [
     "DEFAULT_TRUSTED_PROXIES",
     "ENV_PREFIX",
     "FLAGS",
+    "LOOPS",
     "MIN_SECRET_BYTES",
     "ConfigError",
     "Settings",
@@ -64,12 +65,15 @@ LOG_LEVEL_ENV: Final = "KLONDIKE_LOG_LEVEL"
 LOG_FORMAT_ENV: Final = "KLONDIKE_LOG_FORMAT"
 LOG_LEVELS: Final = ("debug", "info", "warning", "error", "critical")
 LOG_FORMATS: Final = ("text", "json")
+LOOPS: Final = ("auto", "uvloop", "asyncio")
+"""The values of `loop`: `auto` is uvloop where it is installed, else asyncio's own."""
 
 FLAGS: Final[Mapping[str, str]] = {
     "host": "--host",
     "port": "--port",
     "redis_url": "--redis",
     "data_dir": "--data-dir",
+    "loop": "--loop",
 }
 """The `serve` flag of each setting that has one; a bad flag value is reported under it."""
 
@@ -260,6 +264,9 @@ class Settings:
     bot_moves_per_second: float = 50.0
     """Moves per second all of this node's bots may make together while the event loop
     keeps up; the rate shrinks as the loop lags (docs/operations.md, "Bots")."""
+    loop: str = "auto"
+    """The event loop the node runs on (`eventloop`): `uvloop`, `asyncio` (the standard
+    library's), or `auto`: uvloop where it is installed, else asyncio's with a log line."""
     trusted_proxies: tuple[IPNetwork, ...] = parse_networks(
         "KLONDIKE_TRUSTED_PROXIES", DEFAULT_TRUSTED_PROXIES
     )
@@ -283,6 +290,10 @@ class Settings:
                 env_name("redis_url"),
                 "expected a URL starting with redis://, rediss:// or unix://, "
                 f"got {redact_url(self.redis_url)!r}",
+            )
+        if self.loop not in LOOPS:
+            raise ConfigError(
+                env_name("loop"), f"expected one of {', '.join(LOOPS)}, got {self.loop!r}"
             )
         if not isinstance(self.data_dir, Path):
             raise ConfigError(env_name("data_dir"), f"expected a path, got {self.data_dir!r}")
@@ -355,6 +366,7 @@ class Settings:
         port: int | str | None = None,
         redis_url: str | None = None,
         data_dir: str | Path | None = None,
+        loop: str | None = None,
         environ: Mapping[str, str] = os.environ,
         secret_from_redis: bool = False,
         from_flags: bool = False,
@@ -374,10 +386,14 @@ class Settings:
             ("port", port),
             ("redis_url", redis_url),
             ("data_dir", data_dir),
+            ("loop", loop),
         )
         given = {name for name, value in explicit if value is not None} if from_flags else set()
         try:
             values = _read(host, port, redis_url, data_dir, environ, secret_from_redis)
+            chosen_loop = loop if loop is not None else environ.get(env_name("loop"))
+            if chosen_loop is not None:
+                values["loop"] = chosen_loop.strip().lower()
             return cls(**values, flags=frozenset(given))
         except ConfigError as exc:
             name = exc.key.removeprefix(ENV_PREFIX).lower()
