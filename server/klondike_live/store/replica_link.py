@@ -20,7 +20,8 @@ port (`/proc/<pid>/fd` and `/proc/<pid>/net/tcp*`), takes a duplicate of it with
 `pidfd_getfd` (Linux 5.6; the caller must be allowed to trace the process, as the
 parent of its own child is) and sets TCP_NODELAY on the duplicate, which is the same
 socket. Anything that fails leaves the link as it was (Nagle costs latency, nothing
-else). For servers an operator runs, see docs/operations.md ("WAIT and replicas").
+else). For servers an operator runs, see docs/operations.md ("WAIT and the replicas'
+links").
 
 This module must only ever be called on processes the caller started.
 """
