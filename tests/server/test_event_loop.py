@@ -137,5 +137,5 @@ async def test_the_tests_run_on_the_loop_asked_for() -> None:
 
 
 def _get(url: str) -> str:
-    with urllib.request.urlopen(url, timeout=10) as answer:
+    with urllib.request.urlopen(url, timeout=scaled(10)) as answer:
         return str(answer.read().decode())
