@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CLIENT := client_web/node_modules/.installed
 
-.PHONY: run cluster test test-under-load lint typecheck client-test unit history-postgres cluster-test bench screenshots wheel clean
+.PHONY: run cluster test test-uvloop test-under-load lint typecheck client-test unit history-postgres cluster-test bench screenshots wheel clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -66,6 +66,12 @@ history-postgres: $(STAMP)
 ## cluster-test: the server and daily tests again, on a local Valkey Cluster (3 masters, 1 replica each)
 cluster-test: $(STAMP)
 	KLONDIKE_TEST_CLUSTER=1 $(BIN)/pytest -q -p no:cacheprovider tests/server tests/daily
+
+## test-uvloop: the server and live service tests again, with the tests' own event loop
+## uvloop instead of asyncio's (the nodes they start run on uvloop in both runs; not part
+## of `make test`)
+test-uvloop: $(STAMP)
+	KLONDIKE_TEST_LOOP=uvloop $(BIN)/pytest -q -p no:cacheprovider -n 2 --dist loadgroup tests/server tests/service
 
 ## test-under-load: the Python and browser tests, then the cluster run, with
 ## KLONDIKE_TEST_TIMEOUT_SCALE=3 while two busy loops (stress-ng, or Python) share the cores

@@ -38,6 +38,12 @@ timeout_scale (session) -> float
     200 ms deadline per example scaled), and pytest-timeout's limit of a hung test is
     scaled here too.
 
+Event loop: `KLONDIKE_TEST_LOOP=uvloop` runs every async test and fixture on uvloop
+(pytest-asyncio's `pytest_asyncio_loop_factories` hook, defined here only then; `make
+test-uvloop`), and the `serve` child processes too (`KLONDIKE_LOOP`, unless set). Unset
+or `asyncio`: asyncio's own loop in this process, the server's default (`auto`: uvloop
+where installed) in the children.
+
 Parallel runs (`pytest -n 2 --dist loadgroup`, as `make unit` runs them): each worker
 has its own Valkey and servers; the browser tests form one group, run in order by one
 worker (two Chromiums at once on a small machine would only slow each other down),
@@ -46,8 +52,9 @@ while the other workers take the rest.
 
 from __future__ import annotations
 
+import asyncio
 import os
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -67,6 +74,25 @@ from waits import WaitFor, scaled, timeout_scale, wait_for
 __all__ = ["WaitFor"]
 
 TEST_SECRET = b"klondike-live-test-secret-0123456789abcdef"
+
+LOOP_VARIABLE = "KLONDIKE_TEST_LOOP"
+TEST_LOOP = os.environ.get(LOOP_VARIABLE, "").strip().lower() or "asyncio"
+"""The event loop of this run's async tests (`asyncio` or `uvloop`)."""
+
+if TEST_LOOP == "uvloop":
+    import uvloop
+
+    os.environ.setdefault("KLONDIKE_LOOP", "uvloop")
+
+    def pytest_asyncio_loop_factories(
+        config: pytest.Config, item: pytest.Item
+    ) -> Mapping[str, Callable[[], asyncio.AbstractEventLoop]]:
+        """Every async test and fixture on a uvloop loop (one factory: test ids are
+        unchanged)."""
+        return {"uvloop": uvloop.new_event_loop}
+
+elif TEST_LOOP != "asyncio":
+    raise pytest.UsageError(f"{LOOP_VARIABLE}: expected asyncio or uvloop, got {TEST_LOOP!r}")
 
 # A hypothesis example's deadline on the tests' clock (tests that reach a server say
 # `deadline=None` themselves).

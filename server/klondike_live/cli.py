@@ -11,8 +11,8 @@
                                               a bot account's token (claim `bot`), signed
                                               with the node's secret
     klondike-live serve [--host H] [--port P] [--redis URL] [--data-dir DIR]
-                        [--database URL] [--workers N|auto] [--log-level LEVEL]
-                        [--log-format text|json]
+                        [--database URL] [--workers N|auto] [--loop auto|uvloop|asyncio]
+                        [--log-level LEVEL] [--log-format text|json]
                                               run a server node (embedded Valkey without
                                               --redis; SQLite history without
                                               --database); --workers: N nodes on one port
@@ -21,7 +21,7 @@
                                               an earlier release's Valkey, purge (see
                                               `klondike-live db --help`)
     klondike-live cluster [--nodes 3] [--port 8765] [--masters 3] [--replicas 1]
-                          [--data-dir DIR]
+                          [--data-dir DIR] [--loop auto|uvloop|asyncio]
                                               a local Valkey Cluster with nodes on it (Ctrl-C
                                               stops the nodes, then the cluster)
 
@@ -148,11 +148,12 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """Run a server node until SIGTERM or SIGINT; a failed start is one line, status 2."""
-    import asyncio
+    import dataclasses
     import logging
     import os
     from typing import cast
 
+    from klondike_live import eventloop
     from klondike_live.config import ConfigError, Settings, log_options, unknown_variables
     from klondike_live.gateway.server import serve_forever
     from klondike_live.gateway.startup import StartupError
@@ -174,13 +175,17 @@ def cmd_serve(args: argparse.Namespace) -> int:
             redis_url=args.redis,
             data_dir=args.data_dir,
             database_url=args.database,
+            loop=args.loop,
             secret_from_redis=True,
             from_flags=True,
         )
+        # Resolved once here: the workers get the name, and only this process logs
+        # a fallback to asyncio's loop.
+        settings = dataclasses.replace(settings, loop=eventloop.choose(settings))
         workers = worker_count(args.workers)
         if workers > 1:
             return Workers(settings, workers, level, fmt).run()
-        asyncio.run(serve_forever(settings))
+        eventloop.run(serve_forever(settings), settings.loop)
     except (ConfigError, StartupError) as exc:
         raise InputError(str(exc)) from None
     except ValueError as exc:  # --workers
@@ -268,6 +273,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--workers",
         default="1",
         help="node processes sharing the port (default 1; auto: one per core)",
+    )
+    serve.add_argument(
+        "--loop",
+        help="event loop: auto (default: uvloop where it is installed, else asyncio),"
+        " uvloop or asyncio",
     )
     serve.add_argument("--log-level", help="debug, info (default), warning, error or critical")
     serve.add_argument("--log-format", help="text (default) or json: one JSON object per line")

@@ -44,6 +44,7 @@ __all__ = [
     "DEFAULT_TRUSTED_PROXIES",
     "ENV_PREFIX",
     "FLAGS",
+    "LOOPS",
     "MIN_SECRET_BYTES",
     "ConfigError",
     "Settings",
@@ -64,6 +65,8 @@ LOG_LEVEL_ENV: Final = "KLONDIKE_LOG_LEVEL"
 LOG_FORMAT_ENV: Final = "KLONDIKE_LOG_FORMAT"
 LOG_LEVELS: Final = ("debug", "info", "warning", "error", "critical")
 LOG_FORMATS: Final = ("text", "json")
+LOOPS: Final = ("auto", "uvloop", "asyncio")
+"""The values of `loop`: `auto` is uvloop where it is installed, else asyncio's own."""
 
 FLAGS: Final[Mapping[str, str]] = {
     "host": "--host",
@@ -71,6 +74,7 @@ FLAGS: Final[Mapping[str, str]] = {
     "redis_url": "--redis",
     "data_dir": "--data-dir",
     "database_url": "--database",
+    "loop": "--loop",
 }
 """The `serve` flag of each setting that has one; a bad flag value is reported under it."""
 
@@ -277,6 +281,9 @@ class Settings:
     bot_moves_per_second: float = 50.0
     """Moves per second all of this node's bots may make together while the event loop
     keeps up; the rate shrinks as the loop lags (docs/operations.md, "Bots")."""
+    loop: str = "auto"
+    """The event loop the node runs on (`eventloop`): `uvloop`, `asyncio` (the standard
+    library's), or `auto`: uvloop where it is installed, else asyncio's with a log line."""
     trusted_proxies: tuple[IPNetwork, ...] = parse_networks(
         "KLONDIKE_TRUSTED_PROXIES", DEFAULT_TRUSTED_PROXIES
     )
@@ -306,6 +313,10 @@ class Settings:
                 env_name("database_url"),
                 "expected a URL starting with sqlite:/// or postgresql://, "
                 f"got {redact_url(self.database_url)!r}",
+            )
+        if self.loop not in LOOPS:
+            raise ConfigError(
+                env_name("loop"), f"expected one of {', '.join(LOOPS)}, got {self.loop!r}"
             )
         if not isinstance(self.data_dir, Path):
             raise ConfigError(env_name("data_dir"), f"expected a path, got {self.data_dir!r}")
@@ -386,6 +397,7 @@ class Settings:
         redis_url: str | None = None,
         data_dir: str | Path | None = None,
         database_url: str | None = None,
+        loop: str | None = None,
         environ: Mapping[str, str] = os.environ,
         secret_from_redis: bool = False,
         from_flags: bool = False,
@@ -409,6 +421,7 @@ class Settings:
             ("redis_url", redis_url),
             ("data_dir", data_dir),
             ("database_url", database_url),
+            ("loop", loop),
         )
         given = {name for name, value in explicit if value is not None} if from_flags else set()
         try:
@@ -416,6 +429,9 @@ class Settings:
             database = database_url or environ.get(env_name("database_url"), "")
             if database.strip():
                 values["database_url"] = database.strip()
+            chosen_loop = loop if loop is not None else environ.get(env_name("loop"))
+            if chosen_loop is not None:
+                values["loop"] = chosen_loop.strip().lower()
             return cls(**values, flags=frozenset(given))
         except ConfigError as exc:
             name = exc.key.removeprefix(ENV_PREFIX).lower()

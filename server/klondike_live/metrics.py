@@ -74,7 +74,7 @@ MOVE_LATENCY_BUCKETS: Final = (
 class Metrics:
     """The server's counters, gauges and histograms (see docs/operations.md)."""
 
-    def __init__(self, node: str = "") -> None:
+    def __init__(self, node: str = "", loop: str = "") -> None:
         self.registry = CollectorRegistry(auto_describe=True)
         registry = self.registry
         self.connections = Gauge(
@@ -175,9 +175,16 @@ class Metrics:
         self.gc = GcPauses(registry)
         Info(
             "klondike_build",
-            "Version of the server and of Python, and the node's id.",
+            "Version of the server and of Python, the node's id and its event loop.",
             registry=registry,
-        ).info({"version": __version__, "python": platform.python_version(), "node": node})
+        ).info(
+            {
+                "version": __version__,
+                "python": platform.python_version(),
+                "node": node,
+                "loop": loop,
+            }
+        )
         ProcessCollector(registry=registry)
         PlatformCollector(registry=registry)
         if GC_COLLECTOR is not None:  # absent where the interpreter has no gc stats

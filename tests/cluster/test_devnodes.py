@@ -5,6 +5,7 @@ stopped by the command itself (SIGTERM, AOF flushed), not by the signal."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import http.client
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from klondike_live import devnodes
 from klondike_live.client import Message
 
 from waits import connect_client, scaled, wait_for
@@ -268,3 +270,16 @@ async def test_cluster_command_races_across_its_nodes_and_leaves_no_process(
         assert "Received SIGTERM" in text, log
         assert "Received SIGINT" not in text, log
         assert "ready to exit, bye bye" in text, log
+
+
+def test_the_loop_option_reaches_the_supervisor() -> None:
+    """`cluster --loop asyncio` hands the supervisor `--loop asyncio` (which starts each
+    node with it); without the option the nodes keep their own default."""
+    parser = argparse.ArgumentParser()
+    devnodes.add_arguments(parser)
+    chosen = devnodes.Options.from_args(parser.parse_args(["--loop", "asyncio"]))
+    assert chosen.argv()[-2:] == ["--loop", "asyncio"]
+    assert devnodes.Options.from_args(parser.parse_args(chosen.argv())) == chosen
+    assert "--loop" not in devnodes.Options.from_args(parser.parse_args([])).argv()
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--loop", "tokio"])

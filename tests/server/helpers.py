@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -83,12 +83,16 @@ limit to speak of, fast ticks."""
 
 @asynccontextmanager
 async def serve_process(
-    redis_url: str, data_dir: Path, secret: str, env: Mapping[str, str] | None = None
+    redis_url: str,
+    data_dir: Path,
+    secret: str,
+    env: Mapping[str, str] | None = None,
+    args: Sequence[str] = (),
 ) -> AsyncIterator[Served]:
     """`klondike-live serve` on a free port in a child process, on `redis_url` and
     `data_dir`, with this process's environment plus `KLONDIKE_SECRET`, `SERVE_ENV` and
-    `env`. Yields its URLs once it printed its first line (within 30 s); terminates it
-    after."""
+    `env`, and the flags `args`. Yields its URLs once it printed its first line (within
+    30 s); terminates it after."""
     child_env = {**os.environ, "KLONDIKE_SECRET": secret, **SERVE_ENV, **(env or {})}
     process = await asyncio.create_subprocess_exec(
         sys.executable,
@@ -101,6 +105,7 @@ async def serve_process(
         redis_url,
         "--data-dir",
         str(data_dir),
+        *args,
         env=child_env,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.DEVNULL,

@@ -77,15 +77,16 @@ def test_render_exposes_every_metric_with_prefix() -> None:
     assert all(n.startswith(("klondike_", "process_", "python_")) for n in names), names
 
 
-def test_build_info_names_version_python_and_node() -> None:
-    """klondike_build_info carries the server's version, the Python version and the
-    node's id (workers behind one port are told apart by it)."""
-    values = samples(Metrics("node-a-1"))
+def test_build_info_names_version_python_node_and_loop() -> None:
+    """klondike_build_info carries the server's version, the Python version, the
+    node's id (workers behind one port are told apart by it) and its event loop."""
+    values = samples(Metrics("node-a-1", loop="uvloop"))
     (labels,) = [dict(k[1]) for k in values if k[0] == "klondike_build_info"]
     assert labels == {
         "version": __version__,
         "python": platform.python_version(),
         "node": "node-a-1",
+        "loop": "uvloop",
     }
 
 

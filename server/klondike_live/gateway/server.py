@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 
-from klondike_live import keys
+from klondike_live import eventloop, keys
 from klondike_live.bus.subscriber import Subscriber
 from klondike_live.config import Settings
 from klondike_live.daily.pool import DealPool, PoolMetrics
@@ -133,7 +133,7 @@ async def running(
             url = settings.redis_url
         redis = await open_redis(url)
         stack.push_async_callback(redis.aclose)
-        metrics = Metrics(settings.node_id)
+        metrics = Metrics(settings.node_id, loop=eventloop.running_loop())
         stack.enter_context(metrics.gc)
         await stack.enter_async_context(SolverSpares())
         count_events(redis, RedisEvents(metrics.redis_errors.inc, metrics.redis_reconnects.inc))
@@ -238,7 +238,12 @@ async def running(
             close_timeout=2,
         )
         node = Node(settings, server, service, metrics, pool, sessions)
-        log.info("node %s listening on %s", settings.node_id, node.url)
+        log.info(
+            "node %s listening on %s (event loop: %s)",
+            settings.node_id,
+            node.url,
+            eventloop.running_loop(),
+        )
         try:
             yield node
         finally:

