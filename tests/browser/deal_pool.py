@@ -11,6 +11,8 @@ from klondike_live.solver.search import SOLVABLE, Budget, solve
 from klondike_live.store.connect import open_redis
 from klondike_live.store.pool import PoolStore
 
+from waits import scaled
+
 
 def queue_deals(valkey_url: str, variant: Variant, seeds: tuple[str, ...]) -> dict[str, list[str]]:
     """Put `seeds` first in the certified deal pool of `variant`, so that the next solo
@@ -24,7 +26,8 @@ def queue_deals(valkey_url: str, variant: Variant, seeds: tuple[str, ...]) -> di
         try:
             pool = PoolStore(redis)
             for seed in seeds:
-                line = solve(Board.from_seed(seed, variant), Budget(seconds=10))
+                # Seconds on the tests' clock: a loaded machine searches slower.
+                line = solve(Board.from_seed(seed, variant), Budget(seconds=scaled(60)))
                 assert line.result == SOLVABLE, seed
                 await pool.push(variant, seed, line.moves)
                 lines[seed] = list(line.moves)
