@@ -52,6 +52,12 @@ export class HomePage {
     /** @type {number | undefined} */
     this.timer = undefined;
     this.error = h("p.error-text", { role: "alert" });
+    /** Why a typed room code led nowhere, under its field. */
+    this.codeError = h("p.error-text", {
+      role: "alert",
+      id: "join-code-error",
+      "data-testid": "join-code-error",
+    });
     this.lobbies = h("ul.list", { "data-testid": "public-races" });
     this.live = h("ul.list", { "data-testid": "live-games" });
     this.finished = h("ul.list", { "data-testid": "finished-games" });
@@ -234,6 +240,7 @@ export class HomePage {
         name: "code",
         placeholder: t("home.code.placeholder"),
         "aria-label": t("home.code.label"),
+        "aria-describedby": "join-code-error",
         autocomplete: "off",
         autocapitalize: "characters",
         spellcheck: "false",
@@ -287,6 +294,7 @@ export class HomePage {
         machineForm((level, form) => this.raceMachine(level, form)),
         h("h2", { style: "margin-top:1rem" }, t("home.code.title")),
         byCode,
+        this.codeError,
         h("h2", { style: "margin-top:1rem" }, t("home.join.title")),
         join,
       ),
@@ -415,17 +423,25 @@ export class HomePage {
     event.preventDefault();
     const form = event.target;
     if (!(form instanceof HTMLFormElement)) return;
-    const code = normaliseCode(control(form, "code", HTMLInputElement).value);
+    const field = control(form, "code", HTMLInputElement);
+    /** @param {string} text why the code leads nowhere ("" when it does) */
+    const explain = (text) => {
+      this.codeError.textContent = text;
+      field.setAttribute("aria-invalid", text ? "true" : "false");
+    };
+    const code = normaliseCode(field.value);
     if (!code) {
-      this.error.textContent = t("home.code.bad");
+      explain(t("home.code.bad"));
       return;
     }
     try {
       const found = /** @type {CodeAnswer | null} */ (await getJSON(`/api/codes/${code}`));
-      if (found && typeof found.room === "string") this.app.navigate(`#/room/${found.room}`);
-      else this.error.textContent = t("home.code.unknown", { code: groupedCode(code) });
+      if (found && typeof found.room === "string") {
+        explain("");
+        this.app.navigate(`#/room/${found.room}`);
+      } else explain(t("home.code.unknown", { code: groupedCode(code) }));
     } catch (error) {
-      this.error.textContent = t("home.code.failed", { reason: errorText(error) });
+      explain(t("home.code.failed", { reason: errorText(error) }));
     }
   }
 
