@@ -97,6 +97,12 @@
  * @property {string} [seed]
  * @property {number} [grace] ms an away racer keeps its seat before it counts as resigned (races under way)
  * @property {{id: string, heat: number}} [tournament] a tournament's heat: its tournament and number
+ * @property {string} [code] a race's room code (six letters, see codes.js)
+ */
+
+/**
+ * `GET /api/codes/<code>`: the open race a room code leads to.
+ * @typedef {{room: string, code: string}} CodeAnswer
  */
 
 /**

@@ -4,13 +4,13 @@ Everything about a room shares the hash tag `{r:<room id>}`, so a room's keys li
 one Redis Cluster slot and its Lua scripts touch a single slot. Room ids are checked
 against `ROOM_ID` before they reach a key name. Due work is spread over 16 timer
 buckets, each with a tag of its own (`{tm:<n>}`). A few global indexes (public lobbies,
-live games, the outbox of finished games on their way to the history database) and the
-shared secret are untagged single keys, each in its own slot: they are written once per
-game event and read per page (the outbox: once a second per node), and no
-script touches them together with a room's keys. Daily challenges, the certified deal
-pool and players' daily statistics have hash tags of their own
-(`{d:<date>:<variant slug>}`, `{pool:<slug>}`, `{u:<user>}`), see the end of this
-module.
+live games, the outbox of finished games on their way to the history database), the
+shared secret and each race's room code (`kl:code:<code>`) are untagged single keys,
+each in its own slot: they are written once per game event (a code: once per room
+write) and read per page (the outbox: once a second per node), and no script touches
+them together with a room's keys. Daily challenges, the certified deal pool and
+players' daily statistics have hash tags of their own (`{d:<date>:<variant slug>}`,
+`{pool:<slug>}`, `{u:<user>}`), see the end of this module.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import zlib
 from typing import Final
 
 from klondike_live.protocol.kinds import Audience
+from klondike_live.race.codes import is_code
 
 PREFIX: Final = "kl"
 ROOM_ID: Final = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
@@ -144,6 +145,23 @@ def race_keys(room_id: str, gen: int, seat: int) -> list[str]:
         stream(room_id, gen, seat, Audience.OWN),
         stream(room_id, gen, seat, Audience.SPECTATOR),
     ]
+
+
+# ------------------------------------------------------------ room codes
+#
+# A race's code (`race.codes`) must be found from the code alone, so its key has no room
+# hash tag: each code key is a single key in a slot of its own, never written by a room
+# script. It is claimed with a create-if-absent when the race is created and given the
+# room hash's expiry after each write of the room (`Store.write_room`); a lookup checks
+# that the room it names exists and still carries that code (`service.codes`).
+
+
+def code(text: str) -> str:
+    """Hash: the room a code belongs to (`room`) and the room revision whose expiry
+    the key last copied (`rev`)."""
+    if not is_code(text):
+        raise ValueError(f"not a room code for a key name: {text!r}")
+    return f"{PREFIX}:code:{text}"
 
 
 # ------------------------------------------------------------ daily challenges and deal pool

@@ -1,12 +1,13 @@
 // @ts-check
 /**
  * The home page: your name, your unfinished games to resume and your statistics in a
- * line, a solo game, a new race, joining by link, and the lists of public races, live
+ * line, a solo game, a new race, joining by room code or by link, and the lists of public races, live
  * games and finished games (refreshed every few seconds), and the language picker.
  * Every text is the catalog's (`home.*`); `relabel` draws the page again in another
  * language, keeping what the player chose in its forms.
  */
 
+import { groupedCode, MAX_CODE_TEXT, normaliseCode } from "../codes.js";
 import { formatList, t } from "../i18n.js";
 import { describeVariant, parseVariant, variantText } from "../rules.js";
 import { control, errorText, formatTime, getJSON, h, languagePicker, rerender } from "../ui.js";
@@ -15,7 +16,7 @@ import { nameField } from "./names.js";
 import { summaryText } from "./stats.js";
 
 /** @import { App } from "../main.js" */
-/** @import { BotLevel, CreateFrame, FinishedGame, LiveGame, OpenRoom, PlayerStats, UnfinishedGame } from "../wire.js" */
+/** @import { BotLevel, CodeAnswer, CreateFrame, FinishedGame, LiveGame, OpenRoom, PlayerStats, UnfinishedGame } from "../wire.js" */
 
 const REFRESH_MS = 5000;
 
@@ -51,6 +52,12 @@ export class HomePage {
     /** @type {number | undefined} */
     this.timer = undefined;
     this.error = h("p.error-text", { role: "alert" });
+    /** Why a typed room code led nowhere, under its field. */
+    this.codeError = h("p.error-text", {
+      role: "alert",
+      id: "join-code-error",
+      "data-testid": "join-code-error",
+    });
     this.lobbies = h("ul.list", { "data-testid": "public-races" });
     this.live = h("ul.list", { "data-testid": "live-games" });
     this.finished = h("ul.list", { "data-testid": "finished-games" });
@@ -226,6 +233,23 @@ export class HomePage {
       }),
       h("button.ghost", { type: "submit" }, t("common.join")),
     );
+    const byCode = h(
+      "form.row",
+      { onsubmit: (event) => this.joinByCode(event), "data-testid": "code-form" },
+      h("input", {
+        name: "code",
+        placeholder: t("home.code.placeholder"),
+        "aria-label": t("home.code.label"),
+        "aria-describedby": "join-code-error",
+        autocomplete: "off",
+        autocapitalize: "characters",
+        spellcheck: "false",
+        maxlength: String(MAX_CODE_TEXT),
+        "data-testid": "join-code",
+        style: "flex:1",
+      }),
+      h("button.ghost", { type: "submit", "data-testid": "join-code-submit" }, t("common.join")),
+    );
     return h(
       "div.home",
       {},
@@ -268,6 +292,9 @@ export class HomePage {
         race,
         h("h2", { style: "margin-top:1rem" }, t("home.race.machine")),
         machineForm((level, form) => this.raceMachine(level, form)),
+        h("h2", { style: "margin-top:1rem" }, t("home.code.title")),
+        byCode,
+        this.codeError,
         h("h2", { style: "margin-top:1rem" }, t("home.join.title")),
         join,
       ),
@@ -386,6 +413,36 @@ export class HomePage {
     const room = roomFromInvite(control(form, "invite", HTMLInputElement).value);
     if (room) this.app.navigate(`#/room/${room}`);
     else this.error.textContent = t("home.join.bad");
+  }
+
+  /**
+   * Join the race a typed room code leads to (`GET /api/codes/<code>`), or say why not.
+   * @param {Event} event
+   */
+  async joinByCode(event) {
+    event.preventDefault();
+    const form = event.target;
+    if (!(form instanceof HTMLFormElement)) return;
+    const field = control(form, "code", HTMLInputElement);
+    /** @param {string} text why the code leads nowhere ("" when it does) */
+    const explain = (text) => {
+      this.codeError.textContent = text;
+      field.setAttribute("aria-invalid", text ? "true" : "false");
+    };
+    const code = normaliseCode(field.value);
+    if (!code) {
+      explain(t("home.code.bad"));
+      return;
+    }
+    try {
+      const found = /** @type {CodeAnswer | null} */ (await getJSON(`/api/codes/${code}`));
+      if (found && typeof found.room === "string") {
+        explain("");
+        this.app.navigate(`#/room/${found.room}`);
+      } else explain(t("home.code.unknown", { code: groupedCode(code) }));
+    } catch (error) {
+      explain(t("home.code.failed", { reason: errorText(error) }));
+    }
   }
 
   async refresh() {

@@ -7,6 +7,7 @@
  */
 
 import { cardName } from "../cards.js";
+import { groupedCode } from "../codes.js";
 import { formatNumber, t } from "../i18n.js";
 import { cardsAt, parseToken } from "../rules.js";
 import { formatTime, h, statusWord } from "../ui.js";
@@ -39,26 +40,30 @@ export function describeMove(view, token) {
 }
 
 /**
- * A read-only invite link with its Copy button.
- * @param {string} link
- * @param {string} testid
+ * A read-only text with its Copy button.
+ * @param {string} value what is shown and copied
+ * @param {{label: string, testid: string, copyLabel?: string}} options the field's
+ *   accessible name, its test id, and the button's accessible name when "Copy" alone
+ *   would not say what it copies
  * @returns {HTMLElement}
  */
-export function inviteField(link, testid) {
+function copyField(value, { label, testid, copyLabel }) {
   const input = h("input", {
-    value: link,
+    value,
     readonly: true,
-    "aria-label": t("room.invite.link"),
+    "aria-label": label,
     "data-testid": testid,
   });
   const copy = h(
     "button.ghost",
     {
       type: "button",
+      "aria-label": copyLabel,
+      "data-testid": `${testid}-copy`,
       onclick: async () => {
         input.select();
         try {
-          await navigator.clipboard.writeText(link);
+          await navigator.clipboard.writeText(value);
         } catch {
           document.execCommand?.("copy");
         }
@@ -68,6 +73,31 @@ export function inviteField(link, testid) {
     t("room.invite.copy"),
   );
   return h("div.invite", {}, input, copy);
+}
+
+/**
+ * A read-only invite link with its Copy button.
+ * @param {string} link
+ * @param {string} testid
+ * @returns {HTMLElement}
+ */
+export function inviteField(link, testid) {
+  return copyField(link, { label: t("room.invite.link"), testid });
+}
+
+/**
+ * A race's room code (shown in two groups of three letters) with its Copy button.
+ * @param {string} code
+ * @returns {HTMLElement}
+ */
+export function codeField(code) {
+  const field = copyField(groupedCode(code), {
+    label: t("room.code.label"),
+    testid: "room-code",
+    copyLabel: t("room.code.copy"),
+  });
+  field.classList.add("room-code");
+  return field;
 }
 
 /**
@@ -136,7 +166,15 @@ export function lobbyPanels(room, user, link, { onReady, onStart, onRemoveBot })
     }
   }
   return [
-    h("div.panel", {}, h("h2", {}, t("room.invite.title")), h("p.muted", {}, t("room.invite.help")), invite),
+    h(
+      "div.panel",
+      {},
+      h("h2", {}, t("room.invite.title")),
+      h("p.muted", {}, t("room.invite.help")),
+      invite,
+      room.code ? h("p.muted", {}, t("room.code.help")) : null,
+      room.code ? codeField(room.code) : null,
+    ),
     h(
       "div.panel",
       {},

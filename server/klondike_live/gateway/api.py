@@ -17,6 +17,7 @@
     GET /api/daily/<date>/<slug>/leaderboard      one leaderboard page, and your rank
     GET /api/daily/archive?limit=30               closed days with their seeds and deals
     GET /api/daily/stats                          your daily statistics (token required)
+    GET /api/codes/<code>                         the open race a room code leads to
     GET /api/tournaments...                       `tournament_api.py`
 
 "Your" needs `Authorization: Bearer <token>` (a websocket token); a missing or invalid
@@ -32,14 +33,17 @@ import re
 from datetime import date
 from http import HTTPStatus
 from typing import Any, Final, Literal
+from urllib.parse import unquote
 
 from klondike_live import keys
 from klondike_live.auth import USER_ID
 from klondike_live.engine import NotationError, Variant
 from klondike_live.history import UNRANKED, Cursor, GameFilter
+from klondike_live.race import codes
 from klondike_live.race.redaction import analysis_for
 from klondike_live.race.stats import StatsKind
 from klondike_live.service.analysis import Analyses
+from klondike_live.service.codes import RoomCodes
 from klondike_live.service.queries import Gate, Queries, daily_variant
 
 MAX_LIMIT: Final = 100
@@ -59,6 +63,14 @@ def _error(status: HTTPStatus, code: str) -> Answer:
 NOT_FOUND: Final = _error(HTTPStatus.NOT_FOUND, "not_found")
 UNAUTHORIZED: Final = _error(HTTPStatus.UNAUTHORIZED, "unauthorized")
 BAD_REQUEST: Final = _error(HTTPStatus.BAD_REQUEST, "bad_request")
+BAD_CODE: Final = (
+    HTTPStatus.BAD_REQUEST,
+    {
+        "error": "bad_code",
+        "message": f"a room code is {codes.LENGTH} letters of {codes.ALPHABET}"
+        " (any case; spaces and dashes are ignored)",
+    },
+)
 
 
 def game_key(rest: str) -> tuple[str, int] | None:
@@ -130,9 +142,10 @@ def _day(text: str) -> date | None:
 class Api:
     """`/api/...` answers as (status, JSON-ready data), over the service's read side."""
 
-    def __init__(self, queries: Queries, analyses: Analyses) -> None:
+    def __init__(self, queries: Queries, analyses: Analyses, room_codes: RoomCodes) -> None:
         self.queries = queries
         self.analyses = analyses
+        self.codes = room_codes
 
     async def route(self, route: str, query: dict[str, list[str]], user: str | None) -> Answer:
         """`route` is the path after `/api/`; `user` the token's account, if any."""
@@ -153,6 +166,8 @@ class Api:
             return await self._daily(route.split("/"), query, user)
         if route.startswith("players/"):
             return await self._players(route.split("/"), query)
+        if route.startswith("codes/"):
+            return await self._code(route.removeprefix("codes/"))
         kind, _, rest = route.partition("/")
         game = game_key(rest)
         if game is None:
@@ -208,6 +223,17 @@ class Api:
         if limit is None or only is None or cursor is False:
             return BAD_REQUEST
         return HTTPStatus.OK, await self.queries.games(user, only, cursor or None, max(1, limit))
+
+    async def _code(self, typed: str) -> Answer:
+        """The open race a room code leads to: 200 `{"room": id, "code": code}`, 400
+        `bad_code` for text that is no code, 404 when no open race carries it."""
+        code = codes.normalise(unquote(typed))
+        if code is None:
+            return BAD_CODE
+        room_id = await self.codes.resolve(code)
+        if room_id is None:
+            return NOT_FOUND
+        return HTTPStatus.OK, {"room": room_id, "code": code}
 
     async def _analysis(self, room_id: str, gen: int, user: str | None) -> Answer:
         """A finished game's analysis: 200 when stored, 202 `pending` while it is made

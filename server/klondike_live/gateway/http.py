@@ -100,7 +100,7 @@ class HttpRoutes:
         bus_connected: Callable[[], bool] | None = None,
     ) -> None:
         self.queries = service.queries
-        self.api = Api(service.queries, service.analyses)
+        self.api = Api(service.queries, service.analyses, service.codes)
         self.tournaments = TournamentApi(service.tournaments)
         self.metrics = metrics
         self.node_id = node_id

@@ -98,6 +98,7 @@ class RoomState:
     bots: bool = False  # bots may take seats (never in a daily attempt)
     autostart: bool = False  # "race the machine": starts once every seat is ready
     tournament: str = ""  # a tournament's heat: "<tournament id>/<heat number>"
+    code: str = ""  # a race's room code (`race.codes`); "" for rooms that have none
 
     # ------------------------------------------------------------ queries
 
@@ -391,6 +392,8 @@ class RoomState:
             "bots": self.bots,
             "certified": self.certified if self.state != LOBBY else self.deal == "certified",
         }
+        if self.code:
+            data["code"] = self.code
         if self.tournament:
             tournament_id, _, heat = self.tournament.partition("/")
             data["tournament"] = {"id": tournament_id, "heat": int(heat)}
@@ -441,6 +444,7 @@ class RoomState:
             "bots": self.bots,
             "autostart": self.autostart,
             "tournament": self.tournament,
+            "code": self.code,
         }
         blob: bytes = msgpack.packb(data, use_bin_type=True)
         return blob
@@ -485,6 +489,7 @@ class RoomState:
             bots=d.get("bots", False),
             autostart=d.get("autostart", False),
             tournament=d.get("tournament", ""),
+            code=d.get("code", ""),
         )
 
 

@@ -34,6 +34,7 @@ visible cards (the engine's reasons). This module must never send a board frame 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import secrets
 from collections.abc import Callable
@@ -65,6 +66,7 @@ from klondike_live.service.archive import Archive
 from klondike_live.service.boards import Boards
 from klondike_live.service.bots import Bots
 from klondike_live.service.catchup import CatchUp
+from klondike_live.service.codes import RoomCodes
 from klondike_live.service.connection import Connection
 from klondike_live.service.daily import Clock, DailyService, system_clock
 from klondike_live.service.ending import check_end
@@ -147,6 +149,7 @@ class LiveService:
         self.archive = Archive(store, history, metrics, self.now_ms)
         self.rooms.on_finished = self._finished
         self.queries = Queries(store, history, self.daily)  # what the HTTP API answers
+        self.codes = RoomCodes(store)  # races' room codes (`service.codes`)
         self.catchup = CatchUp(self.rooms, hub, metrics)
         self.boards = Boards(self.rooms, hub, self.catchup, metrics)
         self.tournaments = Tournaments(
@@ -351,7 +354,13 @@ class LiveService:
                 await self.store.set_live(room_id, True, state.start_at_ms)
             await note_unfinished(self.store.players, conn.user, room_id, now)
         else:
+            code = ""
+            if request.kind is RoomKind.RACE and request.machine is None:
+                code = await self.codes.allocate(room_id)
+                state = dataclasses.replace(state, code=code)
             if await self.store.write_room(state, 0) is None:
+                if code:
+                    await self.codes.release(code, room_id)
                 raise Refusal(ErrorCode.BUSY, "could not create the room; try again")
             if request.public:
                 await self.store.set_public(room_id, True, now)

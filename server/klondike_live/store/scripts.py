@@ -5,6 +5,7 @@ does its checks, writes, stream appends and publishes together: a subscriber nev
 an event that is not stored, and a stored event is always published. Room channels are
 sharded channels (SPUBLISH; Redis 7+ and Valkey): on a Cluster a message reaches only
 the shard that owns the room's slot, and the script's keys and channels share that slot.
+The room code scripts (`CODE_*`) each touch one code key, in a slot of its own.
 """
 
 from __future__ import annotations
@@ -195,4 +196,41 @@ if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'data', ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
+"""
+
+CODE_CLAIM: Final = """
+-- KEYS[1] a room code's key. ARGV[1] room id, ARGV[2] ms to live.
+-- Claims a free code for the room (its key must not exist): 1, or 0 when it is taken.
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'room', ARGV[1], 'rev', 0)
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
+"""
+
+CODE_KEEP: Final = """
+-- KEYS[1] a room code's key. ARGV[1] room id, ARGV[2] room revision just written,
+-- ARGV[3] ms to live (0: kept, like the room hash).
+-- The code key copies the room hash's expiry as of that revision; a copy of an older
+-- revision arriving late changes nothing. A key that expired meanwhile is claimed
+-- again; one that another room holds is left alone: 0.
+local room = redis.call('HGET', KEYS[1], 'room')
+if room and room ~= ARGV[1] then return 0 end
+if room and tonumber(redis.call('HGET', KEYS[1], 'rev') or '0') > tonumber(ARGV[2]) then
+  return 0
+end
+redis.call('HSET', KEYS[1], 'room', ARGV[1], 'rev', ARGV[2])
+if tonumber(ARGV[3]) > 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+else
+  redis.call('PERSIST', KEYS[1])
+end
+return 1
+"""
+
+CODE_DROP: Final = """
+-- KEYS[1] a room code's key. ARGV[1] room id. Deletes the key if it names that room.
+if redis.call('HGET', KEYS[1], 'room') == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
 """

@@ -13,6 +13,9 @@ finishes it; its results are kept until the history database has the game (the o
 `store.outbox`), then cached for `results_cache_ms`; a room that is not finished never
 expires (writing it removes any expiry, e.g. at a rematch); spectator counts expire
 unless refreshed. Daily challenge keys are not touched here (they are kept forever).
+A race's code key (`keys.code`) lives in a slot of its own: it is claimed before the
+room's first write, and each room write copies the room hash's expiry onto it
+(`write_room`, a second step; a lookup checks the room, see `service.codes`).
 
 Key names come from `keys.py`; nothing here decides game rules.
 """
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -62,6 +66,8 @@ from klondike_live.store.records import (
 
 if TYPE_CHECKING:
     from klondike_live.config import Settings
+
+log = logging.getLogger(__name__)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -124,6 +130,9 @@ class Store:
         self._analysis_claim: AsyncScript = redis.register_script(scripts.ANALYSIS_CLAIM)
         self._analysis_save: AsyncScript = redis.register_script(scripts.ANALYSIS_SAVE)
         self._results_cache: AsyncScript = redis.register_script(scripts.RESULTS_CACHE)
+        self._code_claim: AsyncScript = redis.register_script(scripts.CODE_CLAIM)
+        self._code_keep: AsyncScript = redis.register_script(scripts.CODE_KEEP)
+        self._code_drop: AsyncScript = redis.register_script(scripts.CODE_DROP)
 
     @classmethod
     def from_settings(cls, redis: RedisClient, settings: Settings, *, url: str) -> Store:
@@ -237,7 +246,58 @@ class Store:
                 keys=[keys.room(state.id), keys.channel(state.id), *extra_keys], args=args
             )
         )
+        if result and state.code:
+            await self._keep_code(state, int(result))
         return int(result) if result else None
+
+    def room_expiry_ms(self, state: RoomState) -> int:
+        """How long the room hash lives after a write of `state` (0: kept), as
+        `write_room` and `finished_expiries` set it (a ranked daily attempt's room
+        aside: it has no code)."""
+        retention = self.retention
+        if state.state == FINISHED:
+            return retention.race_ms
+        if state.paused:
+            return retention.unfinished_ms
+        if state.state == LOBBY and not state.tournament:
+            return retention.lobby_ms
+        return 0
+
+    async def _keep_code(self, state: RoomState, rev: int) -> None:
+        """The room's code key takes the expiry the room hash got at revision `rev`
+        (a second step, as the code key lives in another slot: a lookup checks the
+        room, so a code key outliving its room never leads anywhere)."""
+        try:
+            await self.latency.timed(
+                self._code_keep(
+                    keys=[keys.code(state.code)],
+                    args=[state.id, rev, self.room_expiry_ms(state)],
+                )
+            )
+        except Exception:  # the room is written; its code key keeps its last expiry
+            log.warning("room %s: its code's expiry was not updated", state.id, exc_info=True)
+
+    # ------------------------------------------------------------ room codes
+
+    async def claim_code(self, code: str, room_id: str) -> bool:
+        """Claim a free room code for a room about to be written (it lives as long as
+        a lobby until the room's first write copies the room's expiry): False when
+        another room holds it."""
+        claimed = await self.latency.timed(
+            self._code_claim(keys=[keys.code(code)], args=[room_id, self.retention.lobby_ms])
+        )
+        return bool(claimed)
+
+    async def code_room(self, code: str) -> str | None:
+        """The id of the room that holds a code, or None (check the room: it may be
+        gone, or finished)."""
+        room = await self.latency.timed(self.redis.hget(keys.code(code), "room"))
+        return None if room is None else text(room)
+
+    async def drop_code(self, code: str, room_id: str) -> None:
+        """Free a code if `room_id` still holds it (its room was never written, or is
+        gone)."""
+        await self.latency.timed(self._code_drop(keys=[keys.code(code)], args=[room_id]))
 
     async def update_room(
         self,
