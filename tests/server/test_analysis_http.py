@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from klondike_live import keys
+from klondike_live.client import Client
 from klondike_live.config import Settings
 from klondike_live.daily.variants import DRAW1
 from klondike_live.engine import Board, GameRecord
@@ -70,6 +71,19 @@ async def ready(node: Node, path: str, token: str | None = None) -> dict[str, An
         await asyncio.sleep(scaled(0.5))  # between polls
 
 
+async def solo_game(client: Client) -> str:
+    """A solo game of the node's deal created and joined by `client`: its room, once its
+    board arrived."""
+    created = await client.call(
+        {"t": "create", "rid": 7, "kind": "solo", "variant": "draw=1", "deal": "any"},
+        lambda m: m["t"] == "created" and m.get("rid") == 7,
+    )
+    room = str(created["room"])
+    await client.join(room)
+    await client.expect(lambda m: m["t"] == "board" and m.get("room") == room)
+    return room
+
+
 def check_board(board: dict[str, Any], record: GameRecord) -> None:
     """The plies of one board: one per position, winnable lines win, ordered verdicts."""
     plies = board["plies"]
@@ -99,13 +113,7 @@ async def test_a_finished_solo_game_is_analysed_and_cached(node: Node, redis: Re
     stored uncompressed, as before, is served the same."""
     alice = await connect_client(node.ws_url, name="Alice")
     try:
-        created = await alice.call(
-            {"t": "create", "rid": 7, "kind": "solo", "variant": "draw=1", "deal": "any"},
-            lambda m: m["t"] == "created" and m.get("rid") == 7,
-        )
-        room = str(created["room"])
-        await alice.join(room)
-        await alice.expect(lambda m: m["t"] == "board" and m.get("room") == room)
+        room = await solo_game(alice)
         status, body = await get(node, f"api/analysis/{room}/1")
         assert (status, body) == (404, {"error": "not_found"}), "no analysis of a live game"
         for token in WON.moves[:PLAYED]:
@@ -212,13 +220,7 @@ async def test_a_flushed_valkey_loses_no_history(node: Node, redis: RedisClient)
     games page answer exactly as before (the auditor reads each answer)."""
     alice = await connect_client(node.ws_url, name="Alice")
     try:
-        created = await alice.call(
-            {"t": "create", "rid": 7, "kind": "solo", "variant": "draw=1", "deal": "any"},
-            lambda m: m["t"] == "created" and m.get("rid") == 7,
-        )
-        room = str(created["room"])
-        await alice.join(room)
-        await alice.expect(lambda m: m["t"] == "board" and m.get("room") == room)
+        room = await solo_game(alice)
         for token in WON.moves[:PLAYED]:
             await alice.move(room, token)
         await alice.resign(room)

@@ -51,6 +51,8 @@ __all__ = [
     "DailyResult",
     "Leaderboard",
     "LeaderboardRow",
+    "check_around",
+    "check_page",
     "competition_ranks",
 ]
 
@@ -175,6 +177,20 @@ def competition_ranks(entries: list[DailyResult]) -> list[LeaderboardRow]:
     return rows
 
 
+def check_page(offset: int, limit: int) -> None:
+    """A page's bounds, as every leaderboard takes them (ValueError otherwise)."""
+    if offset < 0:
+        raise ValueError(f"offset must be >= 0, not {offset!r}")
+    if not 1 <= limit <= MAX_PAGE:
+        raise ValueError(f"limit must be 1..{MAX_PAGE}, not {limit!r}")
+
+
+def check_around(n: int) -> None:
+    """How many rows either side of one's own every leaderboard gives (ValueError)."""
+    if not 0 <= n <= MAX_AROUND:
+        raise ValueError(f"n must be 0..{MAX_AROUND}, not {n!r}")
+
+
 class Leaderboard:
     """The leaderboard of `day` in `variant`."""
 
@@ -216,17 +232,13 @@ class Leaderboard:
 
     async def page(self, offset: int = 0, limit: int = 50) -> list[LeaderboardRow]:
         """Rows `offset` .. `offset + limit - 1` (0-based, best first)."""
-        if offset < 0:
-            raise ValueError(f"offset must be >= 0, not {offset!r}")
-        if not 1 <= limit <= MAX_PAGE:
-            raise ValueError(f"limit must be 1..{MAX_PAGE}, not {limit!r}")
+        check_page(offset, limit)
         rows = await self.store.rows(self.day, self.variant, KEY_WIDTH, offset, offset + limit - 1)
         return _ranked(rows)
 
     async def around(self, user: str, n: int = 5) -> Around | None:
         """The account's row with up to `n` rows before and after; None without entry."""
-        if not 0 <= n <= MAX_AROUND:
-            raise ValueError(f"n must be 0..{MAX_AROUND}, not {n!r}")
+        check_around(n)
         entry = await self.entry(user)
         if entry is None:
             return None

@@ -24,11 +24,11 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from klondike_live.daily.days import DayRecord
 from klondike_live.daily.leaderboard import (
-    MAX_AROUND,
-    MAX_PAGE,
     Around,
     DailyResult,
     LeaderboardRow,
+    check_around,
+    check_page,
 )
 from klondike_live.engine import Variant
 from klondike_live.history.database import History, HistoryError, reason
@@ -179,10 +179,7 @@ class KeptLeaderboard:
         return None if mine is None else int(mine.rank)
 
     async def page(self, offset: int = 0, limit: int = 50) -> list[LeaderboardRow]:
-        if offset < 0:
-            raise ValueError(f"offset must be >= 0, not {offset!r}")
-        if not 1 <= limit <= MAX_PAGE:
-            raise ValueError(f"limit must be 1..{MAX_PAGE}, not {limit!r}")
+        check_page(offset, limit)
         return await self._between(offset, offset + limit - 1)
 
     async def _between(self, first: int, last: int) -> list[LeaderboardRow]:
@@ -194,8 +191,7 @@ class KeptLeaderboard:
         return [_row(row) for row in rows]
 
     async def around(self, user: str, n: int = 5) -> Around | None:
-        if not 0 <= n <= MAX_AROUND:
-            raise ValueError(f"n must be 0..{MAX_AROUND}, not {n!r}")
+        check_around(n)
         mine = await self._mine(user)
         if mine is None:
             return None
