@@ -42,7 +42,6 @@ from klondike_live.gateway.server import running
 from klondike_live.race.room import commitment
 from klondike_live.store.connect import RedisClient
 from klondike_live.store.daily import DailyStore
-from klondike_live.store.stats import StatsStore
 
 WON = GameRecord.parse((ROOT / "tests" / "data" / "won-draw1-seed31.txt").read_text())
 SECRET = b"bench-redis-memory-secret-0123456789abcdef"
@@ -177,7 +176,6 @@ async def write_day(redis: RedisClient, entries: int) -> None:
     await daily.create_day(DAY, DRAW1, record.to_fields())
     await daily.index_day(DAY, DRAW1)
     board = Leaderboard(daily, DAY, DRAW1)
-    stats = StatsStore(redis)
     for index in range(entries):
         user = f"u{index:015x}"  # the shape of an account id
         room = f"daily{index:019d}"  # token_urlsafe(16) is 22 characters
@@ -195,7 +193,6 @@ async def write_day(redis: RedisClient, entries: int) -> None:
             gen=1,
         )
         await board.record(result)
-        await stats.record_attempt(user, DAY, DRAW1, won, result.time_ms)
 
 
 async def bench(harness: Harness, args: argparse.Namespace) -> int:

@@ -235,26 +235,6 @@ def _user_tag(user: str) -> str:
     return f"{PREFIX}:{{u:{user}}}"
 
 
-def user_daily(user: str) -> str:
-    """Hash: the user's daily statistics (counts, streaks, best times per variant)."""
-    return f"{_user_tag(user)}:daily"
-
-
-def user_daily_days(user: str) -> str:
-    """Set: days (proleptic ordinals) on which the user finished a ranked daily attempt."""
-    return f"{_user_tag(user)}:daily:days"
-
-
-def user_daily_won(user: str) -> str:
-    """Set: days (proleptic ordinals) on which the user won a ranked daily attempt."""
-    return f"{_user_tag(user)}:daily:won"
-
-
-def user_daily_attempts(user: str) -> str:
-    """Set: `date:slug` of every ranked daily attempt already counted (idempotence)."""
-    return f"{_user_tag(user)}:daily:attempts"
-
-
 def user_unfinished(user: str) -> str:
     """Sorted set: room ids of the user's practice games not finished yet, scored by
     creation or by when their clock last stopped (ms)."""

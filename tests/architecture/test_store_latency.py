@@ -15,10 +15,10 @@ STORES = {
     "store.py": "Store",
     "players.py": "PlayerStore",
     "daily.py": "DailyStore",
-    "stats.py": "StatsStore",
     "tournaments.py": "TournamentStore",
     "pool.py": "PoolStore",
     "legacy.py": "LegacyStore",
+    "outbox.py": "OutboxStore",
 }
 # Awaits that are no round trip of their own: closing the store's clients, and the
 # compare-and-set loops' backoff.
@@ -64,12 +64,12 @@ def test_every_store_coroutine_awaits_redis_through_the_latency_wrapper() -> Non
 
 def test_the_check_sees_an_untimed_await() -> None:
     """A store coroutine awaiting a command directly is reported (the check is alive)."""
-    source = (STORE / "stats.py").read_text(encoding="utf-8")
-    timed = "await self.latency.timed(self.redis.hgetall(keys.user_daily(user)))"
+    source = (STORE / "outbox.py").read_text(encoding="utf-8")
+    timed = "return int(await self.latency.timed(self.redis.zcard(keys.OUTBOX)))"
     assert timed in source
-    bare = source.replace(timed, "await self.redis.hgetall(keys.user_daily(user))")
-    (found,) = untimed_in(bare, "stats.py", "StatsStore")
-    assert found.endswith("StatsStore.load awaits self.redis.hgetall")
+    bare = source.replace(timed, "return int(await self.redis.zcard(keys.OUTBOX))")
+    (found,) = untimed_in(bare, "outbox.py", "OutboxStore")
+    assert found.endswith("OutboxStore.length awaits self.redis.zcard")
 
 
 def test_the_wrapper_times_a_call_that_fails_too() -> None:

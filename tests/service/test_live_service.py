@@ -611,14 +611,14 @@ async def test_a_node_s_stores_time_their_round_trips_on_one_latency_wrapper(
     shared = store.latency
     assert store.players.latency is shared
     assert service.daily.daily_store.latency is shared
-    assert service.daily.stats.store.latency is shared
+    assert store.outbox.latency is shared
     assert service.tournaments.tournaments.latency is shared
     seen: list[float] = []
     store.latency_observer = seen.append
     calls: list[Callable[[], Awaitable[object]]] = [
         store.list_public,
         lambda: service.tournaments.tournaments.listed(5),
-        lambda: service.daily.stats.store.load("u_latency"),
+        store.outbox.length,
         lambda: store.players.unfinished("u_latency", 0),
     ]
     for call in calls:

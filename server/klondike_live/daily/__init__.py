@@ -2,9 +2,9 @@
 
 One certified-winnable deal per daily variant per UTC day, its leaderboard, players'
 streaks, and a pool of certified deals for races. Everything shared lives in Redis
-(key names in `klondike_live.keys`), so any number of nodes can use it; the Redis
-commands and scripts are in `klondike_live.store` (`daily`, `pool`, `stats`), the rules
-here.
+(key names in `klondike_live.keys`) while a day is open, and closed days in the history
+database (`klondike_live.history.daily`), so any number of nodes can use it; the Redis
+commands and scripts are in `klondike_live.store` (`daily`, `pool`), the rules here.
 
 - `variants`: `DAILY_VARIANTS` (draw-1 one pass, draw-3 three passes), `variant_slug`,
   the daily solver budget;
@@ -15,7 +15,7 @@ here.
   `DayRecord` (`public()`, `reveal(now)`), `is_closed`;
 - `leaderboard`: `Leaderboard` (`record`, `page`, `around`, `rank_of`, `count`),
   `DailyResult`, `LeaderboardRow`;
-- `stats`: `DailyStats` (`record_attempt`, `get`) and `PlayerStats`;
+- `stats`: `stats_of(attempts, today)`, an account's `PlayerStats` from its attempts;
 - `cli`: `klondike-live daily prepare`.
 
 The API, in short (`store = DailyStore(redis)`, a `klondike_live.store.daily.DailyStore`):
@@ -37,9 +37,7 @@ The API, in short (`store = DailyStore(redis)`, a `klondike_live.store.daily.Dai
     await board.record_counted(result) -> int         # entries after it, 0 if refused
     await board.page(offset, limit) / board.around(user, n) / board.rank_of(user)
 
-    stats = DailyStats(StatsStore(redis))
-    await stats.record_attempt(user, day, variant, won, time_ms) -> bool
-    await stats.get(user, today) -> PlayerStats
+    stats_of([Attempt(day, variant, won, time_ms), ...], today) -> PlayerStats
 
 Import from the modules (`klondike_live.daily.pool` ...): this package module stays
 empty so that the command line can load `daily.cli` without Redis.

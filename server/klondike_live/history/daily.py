@@ -6,6 +6,7 @@
     board = days.leaderboard(day, variant)            # read like a live `Leaderboard`
     rows = await board.page(0, 50); me = await board.around(user, 5)
     listed = await days.closed(through, limit)        # [(DayRecord, players, top row)]
+    mine = await days.entries_of(user)                # [(day, variant, DailyResult)]
 
 A day is kept once it has closed: its leaderboard no longer changes, so each row is
 stored with its competition rank and position (best first) as the live leaderboard
@@ -137,6 +138,22 @@ class KeptDays:
         )
         return [
             (_record(row), int(row.players), None if row.entry is None else _row(row))
+            for row in rows
+        ]
+
+    async def entries_of(self, user: str) -> list[tuple[date, Variant, DailyResult]]:
+        """Every kept row of one account: its day, variant and entry, oldest first."""
+        rows = await self.history.rows(
+            select(daily_rows.c.date, daily_rows.c.variant, daily_rows.c.entry)
+            .where(daily_rows.c.user_id == user)
+            .order_by(daily_rows.c.date, daily_rows.c.variant)
+        )
+        return [
+            (
+                date.fromisoformat(row.date),
+                Variant.parse(row.variant),
+                DailyResult.from_json(row.entry),
+            )
             for row in rows
         ]
 

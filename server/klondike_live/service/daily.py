@@ -19,6 +19,9 @@ watched only by an account that finished its own ranked attempt of the day and v
 (its leaderboard entry exists); the seed and deal are never sent while the day is open
 (`RoomState.public(day_closed=...)`, `race.results.redact_results`).
 
+An account's daily statistics (streaks, days played and won, best times) are computed
+from its leaderboard rows, kept and live (`player_stats`, `daily.stats`).
+
 Closed days: once a day has closed its leaderboard never changes, and the day (record
 and final leaderboard) goes to the history database (`keep_closed_days`, on start and
 every ten minutes on any node; `history.daily`); Valkey keeps its keys two more days as
@@ -54,7 +57,7 @@ from klondike_live.daily.days import (
     run_prepare,
 )
 from klondike_live.daily.leaderboard import MAX_PAGE, DailyResult, Leaderboard, LeaderboardRow
-from klondike_live.daily.stats import DailyStats
+from klondike_live.daily.stats import Attempt, PlayerStats, check_user, stats_of
 from klondike_live.daily.variants import DAILY_VARIANTS, slug_variant, variant_slug
 from klondike_live.engine import Variant
 from klondike_live.errors import Refusal
@@ -76,7 +79,6 @@ from klondike_live.solver import Budget, SolverError
 from klondike_live.solver.worker import WorkerError
 from klondike_live.store import BoardRecord, Store, StoreError
 from klondike_live.store.daily import DailyStore
-from klondike_live.store.stats import StatsStore
 from klondike_live.tasks import cancel_requested
 
 log = logging.getLogger(__name__)
@@ -94,6 +96,11 @@ KEEP_SECONDS: Final = 600.0
 
 KEEP_BATCH: Final = 20
 """Days and variants one round keeps at most (the oldest first)."""
+
+LIVE_DAYS: Final = 60
+"""How many of the latest listed days and variants a player's statistics look for in
+Valkey (those the history database does not keep yet: today, and days closed since the
+last keeping round)."""
 
 DAY_CACHE_MS: Final = 2 * 86_400_000
 """How long Valkey keeps a closed day's keys once the history database keeps the day."""
@@ -132,7 +139,6 @@ class DailyService:
         self.metrics = metrics
         self.now_ms = now_ms
         self.open_room = open_room
-        self.stats = DailyStats(StatsStore(store.redis, store.latency))
         self.budget = Budget(settings.daily_budget_seconds, settings.daily_budget_nodes)
         self._records: dict[tuple[date, Variant], DayRecord] = {}
         self._preparing: dict[tuple[date, Variant], asyncio.Task[DayRecord]] = {}
@@ -288,6 +294,27 @@ class DailyService:
             log.info("daily %s %s kept in the history database (%d rows)", day, variant, len(rows))
         return kept
 
+    async def player_stats(self, user: str) -> PlayerStats:
+        """An account's daily statistics as of today (`daily.stats`): from its rows of
+        the days the history database keeps, and of those Valkey still has."""
+        check_user(user)
+        attempts = [
+            Attempt(day, variant, entry.won, entry.time_ms)
+            for day, variant, entry in await self.kept.entries_of(user)
+        ]
+        today = self.today()
+        for day_text, slug in await self.daily_store.indexed_days(today, LIVE_DAYS):
+            try:
+                day, variant = date.fromisoformat(day_text), slug_variant(slug)
+            except ValueError:
+                continue
+            if not self.is_open(day) and await self._is_kept(day, variant):
+                continue
+            entry = await self.leaderboard(day, variant).entry(user)
+            if entry is not None:
+                attempts.append(Attempt(day, variant, entry.won, entry.time_ms))
+        return stats_of(attempts, today)
+
     async def run_keep(self) -> None:
         """`keep_closed_days` now and every `KEEP_SECONDS`, until cancelled; a failed
         round is logged and tried again."""
@@ -434,9 +461,6 @@ class DailyService:
         )
         leaderboard = self.leaderboard(day, state.variant)
         count = await leaderboard.record_counted(result)
-        await self.stats.record_attempt(
-            occupant.user, day, state.variant, outcome.won, outcome.time_ms
-        )
         if count:
             await self.daily_store.publish_update(
                 DailyUpdate(day.isoformat(), str(state.variant), count)

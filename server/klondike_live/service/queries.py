@@ -414,7 +414,7 @@ class Queries:
 
     async def daily_stats(self, user: str) -> dict[str, Any]:
         """The player's daily statistics (streaks, days played and won)."""
-        mine = await self.daily.stats.get(user, self.daily.today())
+        mine = await self.daily.player_stats(user)
         data = dataclasses.asdict(mine)
         data["last_played"] = None if mine.last_played is None else mine.last_played.isoformat()
         return data

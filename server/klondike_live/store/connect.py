@@ -8,7 +8,7 @@
     try: ... except StoreError: ...                      # any failure of a store call
 
 Code outside `klondike_live.store` holds a client only to hand it to the store's classes
-(`Store`, `DailyStore`, `PoolStore`, `StatsStore`) and to close it; it catches
+(`Store`, `DailyStore`, `PoolStore`) and to close it; it catches
 `StoreError` (redis-py's `RedisError` under the store's name, so it catches every
 redis-py error) instead of importing redis.
 

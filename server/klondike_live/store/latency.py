@@ -5,7 +5,7 @@
     reply = await self.latency.timed(self.redis.hget(key, "state"))
 
 `Store` makes one and hands it to the stores it opens (`PlayerStore`) and to those the
-service opens (`DailyStore`, `StatsStore`, `TournamentStore`, `PoolStore`); a store made
+service opens (`DailyStore`, `TournamentStore`, `PoolStore`, `OutboxStore`); a store made
 on its own (a command-line tool, a test) gets one that observes nothing. A store awaits
 Redis only through `timed`: tests/architecture/test_store_latency.py reads the store
 modules and fails on any other await.
