@@ -16,6 +16,7 @@ from klondike_live import keys
 from klondike_live.config import Settings
 from klondike_live.history import History, HistoryError
 from klondike_live.protocol import incoming as msg
+from klondike_live.protocol.kinds import Role
 from klondike_live.race.room import FINISHED
 from klondike_live.service.archive import FIRST_TRY_MS, LEASE_MS
 
@@ -166,3 +167,23 @@ async def test_a_database_down_for_a_minute_and_restarted_loses_nothing(
             assert (len(failed), len(back)) == (1, 1), [r.getMessage() for r in caplog.records]
         finally:
             await cluster.stop()
+
+
+async def test_a_racer_back_in_a_finished_room_gets_its_results_from_the_database(
+    archive_pair: Cluster, redis: Redis
+) -> None:
+    """A finished race whose results left Valkey (their cache expired) while its room is
+    still there: a racer joining it again gets the same results frame as before, read
+    from the history database."""
+    race = await start_race(archive_pair, spectators=())
+    ann, bob = race.racers
+    await play(archive_pair, ann, race.room)
+    for racer in (ann, bob):
+        assert await archive_pair.request(racer, msg.Resign(race.room)) is None
+    (before,) = ann.of_kind("results")
+    await archive_pair.disconnect(ann)
+    await redis.delete(keys.results(race.room, 1))
+    back = archive_pair.connect("ann", node=1)
+    assert await archive_pair.request(back, msg.Join(race.room, Role.RACER)) is None
+    (after,) = back.of_kind("results")
+    assert after == before

@@ -1,6 +1,6 @@
 """Catching a viewer up: the room, then each board as missing events or a snapshot.
 
-    catchup = CatchUp(rooms, hub, metrics)
+    catchup = CatchUp(rooms, hub, metrics, history)
     await catchup.catch_up(local, viewer, state, since)   # a join or a resume
     hub.on_resync = catchup.resync              # a lagging viewer drained its buffer
     hub.on_room_frame = catchup.on_room_frame   # a new race: boards at its start instant
@@ -31,6 +31,7 @@ import msgpack
 from klondike_live.bus.messages import RoomFrame
 from klondike_live.engine import GameRecord
 from klondike_live.errors import Refusal
+from klondike_live.history import History, HistoryError
 from klondike_live.metrics import Metrics
 from klondike_live.protocol import incoming as msg
 from klondike_live.protocol import outgoing
@@ -67,8 +68,9 @@ def progress_frame(local: LocalRoom) -> bytes:
 class CatchUp:
     """Joins, resumes, resyncs and start-instant reveals of one node's viewers."""
 
-    def __init__(self, rooms: Rooms, hub: Hub, metrics: Metrics) -> None:
+    def __init__(self, rooms: Rooms, hub: Hub, metrics: Metrics, history: History) -> None:
         self.rooms = rooms
+        self.history = history
         self.hub = hub
         self.store = rooms.store
         self.metrics = metrics
@@ -92,7 +94,7 @@ class CatchUp:
         await conn.send(self.rooms.room_frame(state, rid=rid))
         sent: Sent = {}
         if state.state == FINISHED:
-            data = await self.store.load_results(state.id, state.gen)
+            data = await self._results(state)
             if data is not None:
                 results = msgpack.unpackb(data, raw=False)
                 if viewer.role is Role.RACER and viewer.seat is not None:
@@ -114,6 +116,19 @@ class CatchUp:
             else:
                 self.schedule_reveal(local, state)
         await self._release(local, viewer, sent)
+
+    async def _results(self, state: RoomState) -> bytes | None:
+        """A finished race's stored results: in Valkey while cached there, else in the
+        history database (a room kept longer than its results' cache, a ranked daily
+        attempt's); None when neither has them (or the database does not answer)."""
+        data = await self.store.load_results(state.id, state.gen)
+        if data is not None:
+            return data
+        try:
+            return await self.history.load_results(state.id, state.gen)
+        except HistoryError as exc:
+            log.warning("results of %s gen %d not read: %s", state.id, state.gen, exc)
+            return None
 
     async def _final_own(
         self, state: RoomState, seat: int, results: dict[str, Any]

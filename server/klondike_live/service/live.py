@@ -150,7 +150,7 @@ class LiveService:
         self.rooms.on_finished = self._finished
         self.queries = Queries(store, history, self.daily)  # what the HTTP API answers
         self.codes = RoomCodes(store)  # races' room codes (`service.codes`)
-        self.catchup = CatchUp(self.rooms, hub, metrics)
+        self.catchup = CatchUp(self.rooms, hub, metrics, history)
         self.boards = Boards(self.rooms, hub, self.catchup, metrics)
         self.tournaments = Tournaments(
             settings, store, history, self.rooms, self.boards, self.daily, hub
