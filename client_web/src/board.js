@@ -549,8 +549,13 @@ export class BoardView {
     listen("pointermove", (event) => this.pointerMove(event));
     listen("pointerup", (event) => this.pointerUp(event));
     listen("pointercancel", () => this.cancelDrag());
-    // A drag whose pointer the board lost (no pointerup will come) goes back.
-    listen("lostpointercapture", () => this.cancelDrag());
+    // A drag whose pointer the board lost (no pointerup will come) goes back. Only the
+    // board's own capture counts: a touch captures the pressed card at once, and the
+    // board taking the pointer over when a drag starts makes that card lose it.
+    listen("lostpointercapture", (event) => {
+      const drag = this.drag;
+      if (drag?.moved && event.target === root && event.pointerId === drag.pointerId) this.cancelDrag();
+    });
     listen("keydown", (event) => {
       const target = event.target;
       if (!(target instanceof HTMLElement)) return;
