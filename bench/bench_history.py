@@ -323,7 +323,9 @@ def report_memory(sample: Sample, cache_minutes: float) -> None:
     )
     print(table(["key", "bytes", "TTL"], rows(sample.left) or [["(none)", 0, ""]]))
     elapsed = sample.seconds_after_end * 1000
-    kept = [k for k in sample.left if k[2] == -1 or k[2] + elapsed > HOUR_MS]
+    # Kept past the hour: no expiry, or one later than the hour (5 s of slack for the
+    # time between the finish and the results frame that `elapsed` counts from).
+    kept = [k for k in sample.left if k[2] == -1 or k[2] + elapsed > HOUR_MS + 5000]
     history = [k for k in kept if ":results" in k[0]]
     print(
         f"left one hour after the end: {len(kept)} keys, {sum(k[1] for k in kept):,} bytes; "
@@ -703,6 +705,7 @@ async def probes(history: History, users: list[str]) -> list[Probe]:
     return out
 
 
+PLAN_LINES = 24  # a plan printed at most this long (a page's 20 games make long ones)
 QUERIES = ("first page", "page from a cursor", "races only", "with one opponent", "head to head")
 
 
@@ -748,9 +751,11 @@ async def plans(history: History, backend: str, probe: Probe) -> None:
                 result = await conn.exec_driver_sql(explain + statement, parameters)
                 rows = result.all()
             print(f"  {name}, statement {number} of {len(seen)}:")
-            for row in rows:
-                line = str(row[-1])
-                print(f"    {line}")
+            lines = [str(row[-1]) for row in rows]
+            for line in lines[:PLAN_LINES]:
+                print(f"    {line[:160]}")
+            if len(lines) > PLAN_LINES:
+                print(f"    ... ({len(lines) - PLAN_LINES} more lines)")
     print()
 
 
