@@ -71,7 +71,7 @@ from typing import Any
 
 import asyncpg  # type: ignore[import-untyped]
 import msgpack
-from sqlalchemy import event
+from sqlalchemy import event, select, tuple_
 
 from harness.clients import Racer, close_racers
 from harness.processes import FAST_RATE, ROOT, Harness, free_port, run_bench
@@ -83,6 +83,7 @@ from klondike_live.embedded import open_redis
 from klondike_live.engine import GameRecord
 from klondike_live.gateway.server import running
 from klondike_live.history import Cursor, GameFilter, History
+from klondike_live.history.schema import game_players
 from klondike_live.metrics import Metrics
 from klondike_live.service.archive import Archive
 from klondike_live.store import Store
@@ -698,14 +699,45 @@ async def probes(history: History, users: list[str]) -> list[Probe]:
                 )
             ).first()
             if other is None:  # solo games only: someone else's
-                other_user = user_id(HEAVY_USERS + (hash(user) % 1000))
+                other_user = user_id(HEAVY_USERS + int(user[1:], 16) % 1000)
             else:
                 other_user = str(other[0])
             out.append(Probe(user, Cursor(int(row[0]), str(row[1]), int(row[2])), other_user))
     return out
 
 
+class Narrowed(History):
+    """`History` with the other players of a page's games read with `room_id IN (...)`
+    beside the (room_id, gen) pairs: the change proposed for `History._add_opponents`,
+    whose row-value IN list alone SQLite answers with a scan of the whole table."""
+
+    async def _add_opponents(self, lines: list[dict[str, Any]], user: str) -> None:
+        pairs = [(line["room"], line["gen"]) for line in lines]
+        rows = await self._all(
+            select(
+                game_players.c.room_id,
+                game_players.c.gen,
+                game_players.c.user_id,
+                game_players.c.name,
+                game_players.c.rank,
+                game_players.c.bot,
+            )
+            .where(game_players.c.room_id.in_(sorted({room for room, _ in pairs})))
+            .where(tuple_(game_players.c.room_id, game_players.c.gen).in_(pairs))
+            .where(game_players.c.user_id != user)
+            .order_by(game_players.c.rank, game_players.c.seat)
+        )
+        by_game: dict[tuple[str, int], list[dict[str, Any]]] = {}
+        for row in rows:
+            by_game.setdefault((row.room_id, row.gen), []).append(
+                {"user": row.user_id, "name": row.name, "rank": row.rank, "bot": row.bot}
+            )
+        for line in lines:
+            line["opponents"] = by_game.get((line["room"], line["gen"]), [])
+
+
 PLAN_LINES = 24  # a plan printed at most this long (a page's 20 games make long ones)
+NARROWED = "(opponents by room_id IN)"
 QUERIES = ("first page", "page from a cursor", "races only", "with one opponent", "head to head")
 
 
@@ -737,9 +769,11 @@ async def captured(history: History) -> AsyncIterator[list[tuple[str, Any]]]:
         event.remove(history.engine.sync_engine, "before_cursor_execute", listen)
 
 
-async def plans(history: History, backend: str, probe: Probe) -> None:
+async def plans(
+    history: History, backend: str, probe: Probe, queries: tuple[str, ...] = QUERIES
+) -> None:
     """Each query's plan (its statements as sent) for one player."""
-    for name in QUERIES:
+    for name in queries:
         async with captured(history) as seen:
             await run_query(history, name, probe)
         for number, (statement, parameters) in enumerate(seen, start=1):
@@ -794,15 +828,24 @@ async def measure_queries(dbs: Databases, sample: Sample, args: argparse.Namespa
         for probe in groups["random"][:20]:  # warm the caches as a running node has them
             for name in QUERIES:
                 await run_query(history, name, probe)
+        # The pages also with the proposed opponents' query (`Narrowed`), in the same
+        # shuffled sequence.
+        narrowed = Narrowed(history.engine)
         times: dict[tuple[str, str], list[float]] = {}
-        calls = [(g, name, p) for g, ps in groups.items() for p in ps for name in QUERIES]
+        calls = [(g, name, p, history) for g, ps in groups.items() for p in ps for name in QUERIES]
+        calls += [
+            (g, f"{name} {NARROWED}", p, narrowed)
+            for g, ps in groups.items()
+            for p in ps
+            for name in QUERIES[:-1]
+        ]
         rng.shuffle(calls)
-        for group, name, probe in calls:
+        for group, name, probe, where in calls:
             began = time.perf_counter()
-            await run_query(history, name, probe)
+            await run_query(where, name.removesuffix(f" {NARROWED}"), probe)
             times.setdefault((group, name), []).append((time.perf_counter() - began) * 1000)
         rows = []
-        for name in QUERIES:
+        for name in [*QUERIES, *(f"{n} {NARROWED}" for n in QUERIES[:-1])]:
             random_ms, heavy_ms = times[("random", name)], times[("heavy", name)]
             spread = [percentile(random_ms, 50), percentile(random_ms, 99)]
             spread += [percentile(heavy_ms, 50), percentile(heavy_ms, 99), max(heavy_ms)]
@@ -817,6 +860,8 @@ async def measure_queries(dbs: Databases, sample: Sample, args: argparse.Namespa
         print(f"  (games of the first heavy players: {', '.join(f'{c:,}' for c in counts)})")
         print(f"{backend} plans, for heavy player {groups['heavy'][0].user}:")
         await plans(history, backend, groups["heavy"][0])
+        print(f"{backend} plan of a page {NARROWED}:")
+        await plans(narrowed, backend, groups["heavy"][0], ("first page",))
         await history.close()
         if backend == "sqlite":
             Path(url.removeprefix("sqlite:///")).unlink()
