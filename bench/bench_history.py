@@ -41,7 +41,12 @@ payload of every game below, with fresh room ids, players and end times.
   page from a cursor half-way down the player's games; races only; games with one
   opponent) and `History.head_to_head`, each for `--samples` random players and for the
   20 heavy ones: p50 / p99 in ms, and each query's plan (EXPLAIN QUERY PLAN on SQLite,
-  EXPLAIN ANALYZE on PostgreSQL) for one heavy player.
+  EXPLAIN ANALYZE on PostgreSQL) for one heavy player. The four pages are timed again,
+  in the same shuffled sequence, with the other players of a page's games read with
+  `room_id IN (...)` beside the (room_id, gen) pairs (`Narrowed`: the change proposed
+  for `History._add_opponents`, whose query SQLite answers with a scan of the table).
+  The documented run (`--games 1000000`, both backends) takes about 10 minutes: 2 of
+  loading per backend, most of the rest SQLite's scans.
 - `--size`: `--size-games` two-racer games with their analysis added to an empty
   database (`History.add_game`, players drawn from 1,000): SQLite's pages after a
   checkpoint, PostgreSQL's `pg_total_relation_size` of the three tables, less the empty
