@@ -42,9 +42,10 @@ payload of every game below, with fresh room ids, players and end times.
   opponent) and `History.head_to_head`, each for `--samples` random players and for the
   20 heavy ones: p50 / p99 in ms, and each query's plan (EXPLAIN QUERY PLAN on SQLite,
   EXPLAIN ANALYZE on PostgreSQL) for one heavy player. The four pages are timed again,
-  in the same shuffled sequence, with the other players of a page's games read with
-  `room_id IN (...)` beside the (room_id, gen) pairs (`Narrowed`: the change proposed
-  for `History._add_opponents`, whose query SQLite answers with a scan of the table).
+  in the same shuffled sequence, with the changes proposed for them (`Narrowed`): the
+  other players of a page's games read with `room_id IN (...)` beside the (room_id,
+  gen) pairs (SQLite answers `History._add_opponents`'s query with a scan of the
+  table), and the opponent filter as a semi-join from the opponent's games.
   The documented run (`--games 1000000`, both backends) takes about 10 minutes: 2 of
   loading per backend, most of the rest SQLite's scans.
 - `--size`: `--size-games` two-racer games with their analysis added to an empty
@@ -76,7 +77,7 @@ from typing import Any
 
 import asyncpg  # type: ignore[import-untyped]
 import msgpack
-from sqlalchemy import event, select, tuple_
+from sqlalchemy import and_, event, select, tuple_
 
 from harness.clients import Racer, close_racers
 from harness.processes import FAST_RATE, ROOT, Harness, free_port, run_bench
@@ -88,7 +89,8 @@ from klondike_live.embedded import open_redis
 from klondike_live.engine import GameRecord
 from klondike_live.gateway.server import running
 from klondike_live.history import Cursor, GameFilter, History
-from klondike_live.history.schema import game_players
+from klondike_live.history.database import MAX_PAGE, UNRANKED, GamesPage, _line
+from klondike_live.history.schema import game_players, games
 from klondike_live.metrics import Metrics
 from klondike_live.service.archive import Archive
 from klondike_live.store import Store
@@ -712,9 +714,65 @@ async def probes(history: History, users: list[str]) -> list[Probe]:
 
 
 class Narrowed(History):
-    """`History` with the other players of a page's games read with `room_id IN (...)`
-    beside the (room_id, gen) pairs: the change proposed for `History._add_opponents`,
-    whose row-value IN list alone SQLite answers with a scan of the whole table."""
+    """`History` with the two changes proposed for its games page: the other players of
+    a page read with `room_id IN (...)` beside the (room_id, gen) pairs
+    (`History._add_opponents`, whose row-value IN list alone SQLite answers with a scan
+    of the whole table), and the opponent filter as a semi-join from the opponent's
+    games, `(room_id, gen) IN (SELECT ... WHERE user_id = :opponent)`, instead of an
+    EXISTS checked on every one of the player's games (`History.games_of`)."""
+
+    async def games_of(
+        self,
+        user: str,
+        only: GameFilter,
+        *,
+        cursor: Cursor | None = None,
+        limit: int = 20,
+        counted_only: bool = False,
+    ) -> GamesPage:
+        limit = max(1, min(limit, MAX_PAGE))
+        mine = game_players.alias("mine")
+        conditions = [mine.c.user_id == user]
+        for column, value in (
+            (mine.c.kind, only.kind),
+            (mine.c.variant, only.variant),
+            (mine.c.result, only.result),
+        ):
+            if value is not None:
+                conditions.append(column == value)
+        if counted_only:
+            conditions.append(mine.c.kind != UNRANKED)
+        if only.opponent is not None:
+            other = game_players.alias("other")
+            conditions.append(
+                tuple_(mine.c.room_id, mine.c.gen).in_(
+                    select(other.c.room_id, other.c.gen).where(
+                        other.c.user_id == only.opponent, other.c.user_id != user
+                    )
+                )
+            )
+        if cursor is not None:
+            conditions.append(
+                tuple_(mine.c.ended_at, mine.c.room_id, mine.c.gen)
+                < tuple_(cursor.ended_at, cursor.room_id, cursor.gen)
+            )
+        query = (
+            select(mine, games.c.players)
+            .join(games, and_(games.c.room_id == mine.c.room_id, games.c.gen == mine.c.gen))
+            .where(*conditions)
+            .order_by(mine.c.ended_at.desc(), mine.c.room_id.desc(), mine.c.gen.desc())
+            .limit(limit + 1)
+        )
+        rows = list(await self._all(query))
+        more = len(rows) > limit
+        rows = rows[:limit]
+        lines = [_line(row) for row in rows]
+        if lines:
+            await self._add_opponents(lines, user)
+        last = rows[-1] if more else None
+        return GamesPage(
+            lines, Cursor(last.ended_at, last.room_id, last.gen) if last is not None else None
+        )
 
     async def _add_opponents(self, lines: list[dict[str, Any]], user: str) -> None:
         pairs = [(line["room"], line["gen"]) for line in lines]
@@ -742,7 +800,7 @@ class Narrowed(History):
 
 
 PLAN_LINES = 24  # a plan printed at most this long (a page's 20 games make long ones)
-NARROWED = "(opponents by room_id IN)"
+NARROWED = "(proposed)"
 QUERIES = ("first page", "page from a cursor", "races only", "with one opponent", "head to head")
 
 
@@ -836,6 +894,11 @@ async def measure_queries(dbs: Databases, sample: Sample, args: argparse.Namespa
         # The pages also with the proposed opponents' query (`Narrowed`), in the same
         # shuffled sequence.
         narrowed = Narrowed(history.engine)
+        for probe in groups["heavy"] + groups["random"][:50]:  # the same pages, both ways
+            for only in (GameFilter(), GameFilter(opponent=probe.opponent)):
+                pages = [await h.games_of(probe.user, only) for h in (history, narrowed)]
+                if pages[0] != pages[1]:
+                    raise RuntimeError(f"the proposed page of {probe.user} differs: {only}")
         times: dict[tuple[str, str], list[float]] = {}
         calls = [(g, name, p, history) for g, ps in groups.items() for p in ps for name in QUERIES]
         calls += [
@@ -865,8 +928,8 @@ async def measure_queries(dbs: Databases, sample: Sample, args: argparse.Namespa
         print(f"  (games of the first heavy players: {', '.join(f'{c:,}' for c in counts)})")
         print(f"{backend} plans, for heavy player {groups['heavy'][0].user}:")
         await plans(history, backend, groups["heavy"][0])
-        print(f"{backend} plan of a page {NARROWED}:")
-        await plans(narrowed, backend, groups["heavy"][0], ("first page",))
+        print(f"{backend} plans {NARROWED}:")
+        await plans(narrowed, backend, groups["heavy"][0], ("first page", "with one opponent"))
         await history.close()
         if backend == "sqlite":
             Path(url.removeprefix("sqlite:///")).unlink()
