@@ -46,8 +46,8 @@ payload of every game below, with fresh room ids, players and end times.
   other players of a page's games read with `room_id IN (...)` beside the (room_id,
   gen) pairs (SQLite answers `History._add_opponents`'s query with a scan of the
   table), and the opponent filter as a semi-join from the opponent's games.
-  The documented run (`--games 1000000`, both backends) takes about 10 minutes: 2 of
-  loading per backend, most of the rest SQLite's scans.
+  The documented run (`--games 1000000`, both backends) takes 7-10 minutes: 1-2 of
+  loading per backend, most of the rest SQLite's scans of the table (as is).
 - `--size`: `--size-games` two-racer games with their analysis added to an empty
   database (`History.add_game`, players drawn from 1,000): SQLite's pages after a
   checkpoint, PostgreSQL's `pg_total_relation_size` of the three tables, less the empty
