@@ -41,13 +41,9 @@ payload of every game below, with fresh room ids, players and end times.
   page from a cursor half-way down the player's games; races only; games with one
   opponent) and `History.head_to_head`, each for `--samples` random players and for the
   20 heavy ones: p50 / p99 in ms, and each query's plan (EXPLAIN QUERY PLAN on SQLite,
-  EXPLAIN ANALYZE on PostgreSQL) for one heavy player. The four pages are timed again,
-  in the same shuffled sequence, with the changes proposed for them (`Narrowed`): the
-  other players of a page's games read with `room_id IN (...)` beside the (room_id,
-  gen) pairs (SQLite answers `History._add_opponents`'s query with a scan of the
-  table), and the opponent filter as a semi-join from the opponent's games.
-  The documented run (`--games 1000000`, both backends) takes 7-10 minutes: 1-2 of
-  loading per backend, most of the rest SQLite's scans of the table (as is).
+  EXPLAIN ANALYZE on PostgreSQL) for one heavy player, all in one shuffled sequence.
+  The documented run (`--games 1000000`, both backends) takes a few minutes, most of it
+  loading (1-2 minutes per backend).
 - `--size`: `--size-games` two-racer games with their analysis added to an empty
   database (`History.add_game`, players drawn from 1,000): SQLite's pages after a
   checkpoint, PostgreSQL's `pg_total_relation_size` of the three tables, less the empty
@@ -75,9 +71,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import asyncpg  # type: ignore[import-untyped]
+import asyncpg
 import msgpack
-from sqlalchemy import and_, event, select, tuple_
+from sqlalchemy import event
 
 from harness.clients import Racer, close_racers
 from harness.processes import FAST_RATE, ROOT, Harness, free_port, run_bench
@@ -89,8 +85,6 @@ from klondike_live.embedded import open_redis
 from klondike_live.engine import GameRecord
 from klondike_live.gateway.server import running
 from klondike_live.history import Cursor, GameFilter, History
-from klondike_live.history.database import MAX_PAGE, UNRANKED, GamesPage, _line
-from klondike_live.history.schema import game_players, games
 from klondike_live.metrics import Metrics
 from klondike_live.service.archive import Archive
 from klondike_live.store import Store
@@ -713,94 +707,7 @@ async def probes(history: History, users: list[str]) -> list[Probe]:
     return out
 
 
-class Narrowed(History):
-    """`History` with the two changes proposed for its games page: the other players of
-    a page read with `room_id IN (...)` beside the (room_id, gen) pairs
-    (`History._add_opponents`, whose row-value IN list alone SQLite answers with a scan
-    of the whole table), and the opponent filter as a semi-join from the opponent's
-    games, `(room_id, gen) IN (SELECT ... WHERE user_id = :opponent)`, instead of an
-    EXISTS checked on every one of the player's games (`History.games_of`)."""
-
-    async def games_of(
-        self,
-        user: str,
-        only: GameFilter,
-        *,
-        cursor: Cursor | None = None,
-        limit: int = 20,
-        counted_only: bool = False,
-    ) -> GamesPage:
-        limit = max(1, min(limit, MAX_PAGE))
-        mine = game_players.alias("mine")
-        conditions = [mine.c.user_id == user]
-        for column, value in (
-            (mine.c.kind, only.kind),
-            (mine.c.variant, only.variant),
-            (mine.c.result, only.result),
-        ):
-            if value is not None:
-                conditions.append(column == value)
-        if counted_only:
-            conditions.append(mine.c.kind != UNRANKED)
-        if only.opponent is not None:
-            other = game_players.alias("other")
-            conditions.append(
-                tuple_(mine.c.room_id, mine.c.gen).in_(
-                    select(other.c.room_id, other.c.gen).where(
-                        other.c.user_id == only.opponent, other.c.user_id != user
-                    )
-                )
-            )
-        if cursor is not None:
-            conditions.append(
-                tuple_(mine.c.ended_at, mine.c.room_id, mine.c.gen)
-                < tuple_(cursor.ended_at, cursor.room_id, cursor.gen)
-            )
-        query = (
-            select(mine, games.c.players)
-            .join(games, and_(games.c.room_id == mine.c.room_id, games.c.gen == mine.c.gen))
-            .where(*conditions)
-            .order_by(mine.c.ended_at.desc(), mine.c.room_id.desc(), mine.c.gen.desc())
-            .limit(limit + 1)
-        )
-        rows = list(await self._all(query))
-        more = len(rows) > limit
-        rows = rows[:limit]
-        lines = [_line(row) for row in rows]
-        if lines:
-            await self._add_opponents(lines, user)
-        last = rows[-1] if more else None
-        return GamesPage(
-            lines, Cursor(last.ended_at, last.room_id, last.gen) if last is not None else None
-        )
-
-    async def _add_opponents(self, lines: list[dict[str, Any]], user: str) -> None:
-        pairs = [(line["room"], line["gen"]) for line in lines]
-        rows = await self._all(
-            select(
-                game_players.c.room_id,
-                game_players.c.gen,
-                game_players.c.user_id,
-                game_players.c.name,
-                game_players.c.rank,
-                game_players.c.bot,
-            )
-            .where(game_players.c.room_id.in_(sorted({room for room, _ in pairs})))
-            .where(tuple_(game_players.c.room_id, game_players.c.gen).in_(pairs))
-            .where(game_players.c.user_id != user)
-            .order_by(game_players.c.rank, game_players.c.seat)
-        )
-        by_game: dict[tuple[str, int], list[dict[str, Any]]] = {}
-        for row in rows:
-            by_game.setdefault((row.room_id, row.gen), []).append(
-                {"user": row.user_id, "name": row.name, "rank": row.rank, "bot": row.bot}
-            )
-        for line in lines:
-            line["opponents"] = by_game.get((line["room"], line["gen"]), [])
-
-
 PLAN_LINES = 24  # a plan printed at most this long (a page's 20 games make long ones)
-NARROWED = "(proposed)"
 QUERIES = ("first page", "page from a cursor", "races only", "with one opponent", "head to head")
 
 
@@ -891,29 +798,15 @@ async def measure_queries(dbs: Databases, sample: Sample, args: argparse.Namespa
         for probe in groups["random"][:20]:  # warm the caches as a running node has them
             for name in QUERIES:
                 await run_query(history, name, probe)
-        # The pages also with the proposed opponents' query (`Narrowed`), in the same
-        # shuffled sequence.
-        narrowed = Narrowed(history.engine)
-        for probe in groups["heavy"] + groups["random"][:50]:  # the same pages, both ways
-            for only in (GameFilter(), GameFilter(opponent=probe.opponent)):
-                pages = [await h.games_of(probe.user, only) for h in (history, narrowed)]
-                if pages[0] != pages[1]:
-                    raise RuntimeError(f"the proposed page of {probe.user} differs: {only}")
         times: dict[tuple[str, str], list[float]] = {}
-        calls = [(g, name, p, history) for g, ps in groups.items() for p in ps for name in QUERIES]
-        calls += [
-            (g, f"{name} {NARROWED}", p, narrowed)
-            for g, ps in groups.items()
-            for p in ps
-            for name in QUERIES[:-1]
-        ]
+        calls = [(g, name, p) for g, ps in groups.items() for p in ps for name in QUERIES]
         rng.shuffle(calls)
-        for group, name, probe, where in calls:
+        for group, name, probe in calls:
             began = time.perf_counter()
-            await run_query(where, name.removesuffix(f" {NARROWED}"), probe)
+            await run_query(history, name, probe)
             times.setdefault((group, name), []).append((time.perf_counter() - began) * 1000)
         rows = []
-        for name in [*QUERIES, *(f"{n} {NARROWED}" for n in QUERIES[:-1])]:
+        for name in QUERIES:
             random_ms, heavy_ms = times[("random", name)], times[("heavy", name)]
             spread = [percentile(random_ms, 50), percentile(random_ms, 99)]
             spread += [percentile(heavy_ms, 50), percentile(heavy_ms, 99), max(heavy_ms)]
@@ -928,8 +821,6 @@ async def measure_queries(dbs: Databases, sample: Sample, args: argparse.Namespa
         print(f"  (games of the first heavy players: {', '.join(f'{c:,}' for c in counts)})")
         print(f"{backend} plans, for heavy player {groups['heavy'][0].user}:")
         await plans(history, backend, groups["heavy"][0])
-        print(f"{backend} plans {NARROWED}:")
-        await plans(narrowed, backend, groups["heavy"][0], ("first page", "with one opponent"))
         await history.close()
         if backend == "sqlite":
             Path(url.removeprefix("sqlite:///")).unlink()
