@@ -11,15 +11,19 @@ results had already expired (`EXPIRED`), as the old release's script counted the
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any, Final
 
 import msgpack
 
 from klondike_live import keys
 from klondike_live.embedded import open_redis
+from klondike_live.engine import Variant
+from klondike_live.protocol.kinds import TournamentFormat
 from klondike_live.race.stats import GameOutcome, StatsKind, fold, outcomes
+from klondike_live.race.tournament import NewTournament, TournamentState, new_tournament
 from klondike_live.store.records import pack_analysis
 
 VARIANT: Final = "draw=1 passes=1 f2t=no"
@@ -180,6 +184,28 @@ def stats_key(user: str) -> str:
     return f"{keys.PREFIX}:{{u:{user}}}:stats"
 
 
+def legacy_tournaments() -> tuple[TournamentState, TournamentState]:
+    """Two tournaments of the old release: one cancelled (over: imported), one to come
+    (left to the nodes)."""
+    deals = (("seed0", f"{0:064x}", True),)
+    wanted = NewTournament(
+        name="Old cup",
+        format=TournamentFormat.HEATS,
+        variants=(Variant.parse("draw=1"),),
+        public=True,
+        cap=10,
+        opens_ms=1_000,
+        closes_ms=11_000,
+        start_ms=21_000,
+        heats=1,
+        pause_s=60,
+        time_limit_s=600,
+    )
+    to_come = new_tournament("oldcup-0002", wanted, deals, "org", "Org", 1_000, date(2029, 12, 31))
+    cancelled = dataclasses.replace(to_come, id="oldcup-0001").cancel("org", 5_000)
+    return cancelled, to_come
+
+
 async def fill_legacy(url: str) -> None:
     """Empty the Valkey at `url`, then write the old release's keys (and one game of
     this release waiting in the outbox)."""
@@ -197,5 +223,9 @@ async def fill_legacy(url: str) -> None:
         await redis.hset(WAITING.key, mapping={"data": WAITING.blob})
         await redis.zadd(keys.OUTBOX, {f"{WAITING.room}|{WAITING.gen}": 0})
         await redis.hset(JUNK_KEY, mapping={"data": b"\xc1 not a game"})
+        for state in legacy_tournaments():
+            await redis.hset(
+                keys.tournament(state.id), mapping={"state": state.to_blob(), "rev": 1}
+            )
     finally:
         await redis.aclose()

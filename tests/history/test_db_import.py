@@ -17,6 +17,7 @@ from legacy_data import (
     fill_legacy,
     game,
     legacy_counters,
+    legacy_tournaments,
     seat,
     stats_key,
 )
@@ -49,6 +50,10 @@ async def _read(url: str, users: list[str]) -> dict[str, Any]:
             "has_waiting": await history.has_game(WAITING.room, WAITING.gen),
             "analysis": await history.load_analysis("raceAAAA01", 1),
             "results": await history.load_results("raceAAAA01", 2),
+            "tournaments": [
+                await history.load_tournament(state.id) == state.to_blob()
+                for state in legacy_tournaments()
+            ],
         }
     finally:
         await history.close()
@@ -70,8 +75,8 @@ def test_games_and_counters_are_imported_once_and_counted_once(
     first = import_redis(capsys, valkey_url, history_url)
     assert first == (
         "games: 5 added, 0 already there, 1 left to the nodes (in the outbox), "
-        "1 unreadable (left in Valkey); players' counters: 3 players, "
-        "5 categories imported, 0 already there"
+        "1 unreadable (left in Valkey); tournaments over: 1 added, 0 already there; "
+        "players' counters: 3 players, 5 categories imported, 0 already there"
     )
     after = read(history_url)
     assert after["games"] == len(LEGACY_GAMES)
@@ -89,8 +94,10 @@ def test_games_and_counters_are_imported_once_and_counted_once(
     assert after["results"] == LEGACY_GAMES[1].blob
     assert not after["has_waiting"]  # the nodes' drainer adds (and counts) it
 
+    assert after["tournaments"] == [True, False]  # the one over, not the one to come
     second = import_redis(capsys, valkey_url, history_url)
     assert second.startswith("games: 0 added, 5 already there")
+    assert "tournaments over: 0 added, 1 already there" in second
     assert "0 categories imported, 5 already there" in second
     assert read(history_url) == after
 

@@ -59,6 +59,7 @@ from klondike_live.race.stats import (
     stats_kind,
     won_by,
 )
+from klondike_live.race.tournament import TournamentState
 from klondike_live.store.records import pack_analysis, unpack_analysis
 
 __all__ = [
@@ -508,13 +509,23 @@ class History:
             "last_played": row.last,
         }
 
-    async def add_tournament(self, row: Mapping[str, Any]) -> bool:
-        """Keep a tournament that is over (`row`: the columns of `schema.tournaments`);
-        False when it is kept already (a tournament over never changes)."""
+    async def add_tournament(self, state: TournamentState) -> bool:
+        """Keep a tournament that is over; False when it is kept already (a tournament
+        over never changes)."""
+        row = {
+            "id": state.id,
+            "name": state.name,
+            "format": str(state.format),
+            "public": state.public_listing,
+            "phase": str(state.phase),
+            "created_at": state.created_ms,
+            "ended_at": state.ended_ms,
+            "state": state.to_blob(),
+        }
         try:
             async with self.engine.begin() as conn:
                 done = await conn.execute(
-                    self.insert(tournaments).values(dict(row)).on_conflict_do_nothing()
+                    self.insert(tournaments).values(row).on_conflict_do_nothing()
                 )
         except (SQLAlchemyError, OSError) as exc:
             raise HistoryError(f"cannot keep tournament {row['id']}: {reason(exc)}") from exc

@@ -12,6 +12,8 @@ Before the history database, a finished game lived only as its results hash in V
   counters imported next already count it. A game that waits in the outbox is a game of
   this release: the nodes' drainers add and count it, so it is left to them. A game the
   database has already is left as it is.
+- **tournaments**: each tournament that is over is kept (`History.add_tournament`, as
+  the nodes keep the ones that end from now on); one still running is left to them.
 - **players' statistics**: each player's counters are written for every category
   (kind, variant) where the database has none for the player (`History.import_counters`).
   A category it has already (imported before, or counted by this release's nodes since
@@ -32,12 +34,14 @@ from dataclasses import dataclass
 
 from klondike_live.history.database import History
 from klondike_live.race.stats import summary
+from klondike_live.race.tournament import TournamentState
 from klondike_live.store.legacy import LegacyStore
 
 __all__ = ["ImportTally", "import_redis"]
 
 Progress = Callable[[str, int], None]
-"""Told `("games", n)` or `("players", n)` as each batch of keys is done."""
+"""Told `("games", n)`, `("tournaments", n)` or `("players", n)` as each batch of keys
+is done."""
 
 
 @dataclass(slots=True)
@@ -49,6 +53,8 @@ class ImportTally:
     games_waiting: int = 0  # in the outbox: the nodes add (and count) them
     games_gone: int = 0  # expired between the scan and the read
     games_unreadable: int = 0  # results that are no game (left in Valkey)
+    tournaments_added: int = 0
+    tournaments_present: int = 0
     players: int = 0
     categories_added: int = 0
     categories_present: int = 0
@@ -64,12 +70,16 @@ class ImportTally:
         ):
             if count:
                 games += f", {count} {what}"
+        tournaments = (
+            f"tournaments over: {self.tournaments_added} added, "
+            f"{self.tournaments_present} already there"
+        )
         players = (
             f"players' counters: {self.players} players, {self.categories_added} "
             f"categories imported, {self.categories_present} already there"
         )
         expired = f"; {self.keys_expired} keys given the cache expiry" if self.keys_expired else ""
-        return f"{games}; {players}{expired}"
+        return f"{games}; {tournaments}; {players}{expired}"
 
 
 async def import_redis(
@@ -86,6 +96,19 @@ async def import_redis(
     async for games in legacy.results_keys(batch):
         await _import_games(legacy, history, games, tally, expire_after_ms)
         tell("games", len(games))
+    async for blobs in legacy.tournaments(batch):
+        for blob in blobs:
+            try:
+                state = TournamentState.from_blob(blob)
+            except (ValueError, KeyError, TypeError):
+                continue  # not a tournament this release reads: left in Valkey
+            if not state.over:
+                continue
+            if await history.add_tournament(state):
+                tally.tournaments_added += 1
+            else:
+                tally.tournaments_present += 1
+        tell("tournaments", len(blobs))
     async for users in legacy.stats_keys(batch):
         counters = await legacy.load_stats(users)
         for user, mine in zip(users, counters, strict=True):

@@ -147,18 +147,8 @@ class Tournaments:
         by any node while Valkey has it, should a write fail)."""
         if not state.over or state.id in self._archived:
             return
-        row = {
-            "id": state.id,
-            "name": state.name,
-            "format": str(state.format),
-            "public": state.public_listing,
-            "phase": str(state.phase),
-            "created_at": state.created_ms,
-            "ended_at": state.ended_ms,
-            "state": state.to_blob(),
-        }
         try:
-            await self.history.add_tournament(row)
+            await self.history.add_tournament(state)
             await self.tournaments.archived(state.id)
         except (HistoryError, StoreError, OSError) as exc:
             log.warning("tournament %s not kept in the history database yet: %s", state.id, exc)

@@ -41,11 +41,13 @@ __all__ = ["LegacyStore", "parse_results_key", "parse_stats_key"]
 
 RESULTS_PATTERN: Final = f"{keys.PREFIX}:{{r:*}}:g*:results"
 STATS_PATTERN: Final = f"{keys.PREFIX}:{{u:*}}:stats"
+TOURNAMENT_PATTERN: Final = f"{keys.PREFIX}:{{t:*}}:t"
 
 _RESULTS_KEY: Final = re.compile(
     rf"^{keys.PREFIX}:\{{r:({keys.ROOM_ID.pattern[1:-1]})\}}:g([0-9]{{1,9}}):results$"
 )
 _STATS_KEY: Final = re.compile(rf"^{keys.PREFIX}:\{{u:(.+)\}}:stats$")
+_TOURNAMENT_KEY: Final = re.compile(rf"^{keys.PREFIX}:\{{t:({keys.ROOM_ID.pattern[1:-1]})\}}:t$")
 
 
 def parse_results_key(key: str) -> tuple[str, int] | None:
@@ -182,6 +184,21 @@ class LegacyStore:
         """Give each player's legacy statistics keys (counters, recent games) an expiry
         of `after_ms`, never a later one than they have."""
         await self._expire([key for user in users for key in _player_keys(user)], after_ms)
+
+    async def tournaments(self, count: int) -> AsyncIterator[list[bytes]]:
+        """The stored state of every tournament in Valkey, in batches (one whose key is
+        gone since the scan is left out)."""
+        async for names in self._scan(TOURNAMENT_PATTERN, count):
+            ids = [found.group(1) for found in map(_TOURNAMENT_KEY.match, names) if found]
+            if not ids:
+                continue
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for tournament_id in ids:
+                    pipe.hget(keys.tournament(tournament_id), "state")
+                replies = await self.latency.timed(pipe.execute(raise_on_error=False))
+            blobs = [reply for reply in replies if isinstance(reply, bytes)]
+            if blobs:
+                yield blobs
 
     async def _expire(self, names: Sequence[str], after_ms: int) -> None:
         if not names:
