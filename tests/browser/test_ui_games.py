@@ -1,8 +1,9 @@
 """Your games (`#/me/games`) and head to head under a race's results: two racers race
 twice (Ann sends an ace home each time, so she ranks first), Ann plays a solo game, then
 her games page lists the three newest first, pages through them with *More games*,
-narrows them by kind, result and opponent, and opens a game's replay; the results of
-the second race show each racer's record against the other. A player with no games
+narrows them by kind, result and opponent (your record against them above the list),
+and opens a game's replay; the results of the second race show each racer's record
+against the other. A player with no games
 sees the empty list, and a history database that does not answer is said so."""
 
 from __future__ import annotations
@@ -167,13 +168,21 @@ def test_your_games_and_head_to_head(pages: Pages, screenshot: Screenshot) -> No
     ann.click("text=Clear the filters")
     expect(table.locator("[data-testid=games-row]")).to_have_count(2)
     assert rows(ann) == ["solo", "race"]
+    ann_games_record = ann.locator("[data-testid=games-head-to-head]")
+    expect(ann_games_record).to_have_count(0)
     ann.select_option("[data-testid=games-filter-opponent]", label="Bea")
     expect(ann).to_have_url(re.compile(rf"opponent={bea_id}"))
     expect(table.locator("[data-testid=games-row]")).to_have_count(2)
     assert rows(ann) == ["race", "race"]
+    # Your record against the opponent, above the list, as under a race's results.
+    expect(ann_games_record).to_contain_text(f"You 2 {EN_DASH} 0 Bea")
+    expect(ann_games_record).to_contain_text("2 games together")
+    expect(ann_games_record.get_by_role("heading", name="Head to head")).to_be_visible()
     ann.reload()  # the filters are in the address
     expect(ann.locator("[data-testid=games-filter-opponent]")).to_have_value(bea_id, timeout=SLOW)
     expect(table.locator("[data-testid=games-row]")).to_have_count(2)
+    expect(ann_games_record).to_contain_text(f"You 2 {EN_DASH} 0 Bea")
+    assert_accessible(ann)
 
     # A game's link opens its replay.
     table.locator("[data-testid=games-replay]").first.click()
@@ -185,6 +194,13 @@ def test_your_games_and_head_to_head(pages: Pages, screenshot: Screenshot) -> No
     expect(bea).to_have_url(re.compile(rf"#/me/games\?opponent={ann_id}$"))
     expect(bea.locator("[data-testid=games-row]")).to_have_count(2, timeout=SLOW)
     expect(bea.locator("[data-testid=games-row]").first).to_contain_text("2nd of 2")
+    bea_games_record = bea.locator("[data-testid=games-head-to-head]")
+    expect(bea_games_record).to_contain_text(f"You 0 {EN_DASH} 2 Ann")
+    # The filter cleared, the record goes.
+    bea.select_option("[data-testid=games-filter-opponent]", "")
+    expect(bea).to_have_url(re.compile(r"#/me/games$"))
+    expect(bea.locator("[data-testid=games-row]")).to_have_count(2)
+    expect(bea_games_record).to_have_count(0)
 
 
 def test_no_games_yet_and_history_unavailable(pages: Pages) -> None:

@@ -7,7 +7,9 @@
  * games* appends the next page (the answer's `next` cursor). The filters live in the
  * address (`#/me/games?kind=race&opponent=ID`, also `limit`, the page size), so a
  * filtered list can be reloaded, bookmarked or linked to (the results' head-to-head
- * links to your games against one racer). Every text is the catalog's (`games.*`);
+ * links to your games against one racer). Filtered by an opponent, the list opens with
+ * your record against them (`GET /api/players/ME/vs/THEM`, worded as under a race's
+ * results; nothing when it cannot be had). Every text is the catalog's (`games.*`);
  * `relabel` draws the page again from what it holds.
  */
 
@@ -15,10 +17,11 @@ import { formatDateTime, formatList, formatNumber, formatRelative, t } from "../
 import { describeVariant, parseVariant } from "../rules.js";
 import { HttpError, announce, errorText, formatTime, getJSON, h, rerender, statusWord } from "../ui.js";
 import { labelled, levelNamed } from "./bots.js";
+import { recordLine } from "./head-to-head.js";
 import { kindWord } from "./stats.js";
 
 /** @import { App } from "../main.js" */
-/** @import { GameLine, GameOpponent, PlayerGamesPage } from "../wire.js" */
+/** @import { GameLine, GameOpponent, HeadToHead, PlayerGamesPage } from "../wire.js" */
 
 /** The kinds of game a page can be narrowed to, in the order the filter offers them. */
 export const KINDS = ["solo", "race", "race_machine", "daily", "unranked"];
@@ -204,6 +207,8 @@ export class GamesPage {
     this.asked = 0;
     /** @type {string | null} the player's id, once the connection said it */
     this.user = null;
+    /** @type {HeadToHead | null} your record against the filter's opponent, when known */
+    this.record = null;
   }
 
   /** @param {HTMLElement} root */
@@ -233,6 +238,7 @@ export class GamesPage {
     if (!more) {
       this.games = [];
       this.next = null;
+      this.record = null;
     }
     this.relabel();
     try {
@@ -242,8 +248,13 @@ export class GamesPage {
       }
       if (!this.user) throw new Error("no user");
       const path = gamesPath(this.user, this.filters, this.limit, more ? this.next : null);
-      const page = /** @type {PlayerGamesPage | null} */ (await getJSON(path));
+      const opponent = more ? "" : this.filters.opponent;
+      const [page, record] = await Promise.all([
+        /** @type {Promise<PlayerGamesPage | null>} */ (getJSON(path)),
+        opponent ? this.askRecord(this.user, opponent) : null,
+      ]);
       if (asked !== this.asked || !this.root) return;
+      if (!more) this.record = record;
       const games = page?.games ?? [];
       const before = this.games.length;
       this.games = more ? [...this.games, ...games] : games;
@@ -264,6 +275,39 @@ export class GamesPage {
       if (more) announce(this.failureText());
       else this.relabel();
     }
+  }
+
+  /**
+   * Your record against `opponent`, or null when it cannot be had (nothing is said).
+   * @param {string} user
+   * @param {string} opponent
+   * @returns {Promise<HeadToHead | null>}
+   */
+  async askRecord(user, opponent) {
+    const path = `/api/players/${encodeURIComponent(user)}/vs/${encodeURIComponent(opponent)}`;
+    try {
+      const record = /** @type {HeadToHead | null} */ (await getJSON(path));
+      return record && typeof record.games === "number" && record.games > 0 ? record : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * Your record against the filter's opponent, above the list, under their name as the
+   * listed games give it; nothing without a record or a game naming them.
+   * @param {number} now
+   */
+  recordBox(now) {
+    const opponent = this.filters.opponent;
+    const other = this.games.flatMap((game) => game.opponents).find((o) => o.user === opponent);
+    if (!opponent || !this.record || !other) return null;
+    return h(
+      "section.head-to-head",
+      { "data-testid": "games-head-to-head", "aria-labelledby": "games-head-to-head-title" },
+      h("h2", { id: "games-head-to-head-title" }, t("games.h2h.title")),
+      h("p.row", {}, ...recordLine(this.record, opponentName(other), undefined, now)),
+    );
   }
 
   /**
@@ -404,6 +448,7 @@ export class GamesPage {
       h("tbody", {}, ...this.games.map((game) => this.row(game, now))),
     );
     return [
+      this.recordBox(now),
       h("div.table-box", {}, table),
       this.next
         ? h(

@@ -69,6 +69,19 @@ export function recordText(record, name, endedAt, now) {
   };
 }
 
+/**
+ * A record as shown, here and on your games page: the score in bold, then what follows
+ * it, dimmed.
+ * @param {HeadToHead} record
+ * @param {string} name the rival's name as shown
+ * @param {number | undefined} endedAt this race's end (ms; none: no "last played")
+ * @param {number} now ms
+ */
+export function recordLine(record, name, endedAt, now) {
+  const { score, details } = recordText(record, name, endedAt, now);
+  return [h("strong", {}, score), details.length ? h("span.muted", {}, details.join(" · ")) : null];
+}
+
 export class HeadToHeadPanel {
   /** @param {() => number} now the server's time, as the page estimates it */
   constructor(now) {
@@ -161,12 +174,10 @@ export class HeadToHeadPanel {
         {},
         shown.map((rival) => {
           const record = /** @type {HeadToHead} */ (this.records.get(rival.user));
-          const { score, details } = recordText(record, shownName(rival), this.endedAt, now);
           return h(
             "li.row",
             { "data-testid": `head-to-head-${rival.user}` },
-            h("strong", {}, score),
-            details.length ? h("span.muted", {}, details.join(" · ")) : null,
+            ...recordLine(record, shownName(rival), this.endedAt, now),
             record.games > 1
               ? h("a", { href: `#/me/games?opponent=${encodeURIComponent(rival.user)}` }, t("games.h2h.see"))
               : null,
