@@ -12,6 +12,9 @@ import re
 
 from playwright.sync_api import Page, expect
 
+from klondike_live.daily.variants import DRAW1
+
+from deal_pool import queue_deals
 from pages import OWN, PHONE, TOP_STRIP, Pages, Screenshot, assert_accessible, room_of
 from waits import scaled
 
@@ -85,7 +88,13 @@ def rows(page: Page) -> list[str]:
     return kinds
 
 
-def test_your_games_and_head_to_head(pages: Pages, screenshot: Screenshot) -> None:
+# Certified draw-1 deals with an ace on top of a column from the deal: each race puts one
+# card home at once, whatever the stock holds.
+RACE_DEALS = ("games-23", "games-24")
+
+
+def test_your_games_and_head_to_head(pages: Pages, valkey_url: str, screenshot: Screenshot) -> None:
+    queue_deals(valkey_url, DRAW1, RACE_DEALS)
     ann = pages.open(name="Ann")
     ann.click("[data-testid=create-race]")
     invite = ann.locator("[data-testid=invite-link]")
