@@ -98,6 +98,8 @@ class Archive:
                 pass  # said once by `_failed`; the next pass tries again
             except Exception:
                 log.exception("draining the outbox failed")
+            if cancel_requested():  # a driver may have swallowed the cancellation
+                break
             await asyncio.sleep(PASS_SECONDS)
 
     async def drain(self) -> int:

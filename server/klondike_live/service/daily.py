@@ -323,6 +323,10 @@ class DailyService:
                 await self.keep_closed_days()
             except (HistoryError, StoreError, OSError) as exc:
                 log.warning("keeping closed daily challenges failed: %s", exc)
+            except Exception:
+                log.exception("keeping closed daily challenges failed")
+            if cancel_requested():  # a driver may have swallowed the cancellation
+                break
             await asyncio.sleep(KEEP_SECONDS)
 
     # ------------------------------------------------------------ attempts
