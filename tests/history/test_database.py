@@ -10,12 +10,13 @@ from typing import Any
 
 import msgpack
 import pytest
+from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import Connection, text
 
 from klondike_live.history import Cursor, GameFilter, History, SchemaTooNew
-from klondike_live.history.migrate import head
+from klondike_live.history.migrate import _config, head
 from klondike_live.history.schema import metadata
 from klondike_live.race.stats import fold, outcomes, summary
 
@@ -262,3 +263,27 @@ async def test_the_players_queries_use_their_indexes(history: History) -> None:
                 await conn.execute(text("SET enable_seqscan = off"))
                 plan = " ".join(str(row[0]) for row in await conn.execute(text(f"EXPLAIN {query}")))
                 assert "ix_game_players_user_id" in plan, (name, plan)
+
+
+def _upgrade_to(connection: Connection, revision: str) -> None:
+    command.upgrade(_config(connection), revision)
+
+
+async def test_each_release_s_database_is_brought_up_with_its_games(history_url: str) -> None:
+    """A database of the first schema, holding a game, upgraded to this release's head:
+    the game and its players are still there and served, and the schema is exactly
+    `history.schema`'s."""
+    opened = History.open(history_url)
+    try:
+        async with opened.engine.begin() as conn:
+            await conn.run_sync(_upgrade_to, "0001_games")
+        blob = game("room-0001", 100, [("ann", "won", 1), ("bob", "resigned", 2)])
+        assert await opened.add_game("room-0001", blob)
+        assert await opened.upgrade() == head() != "0001_games"
+        assert await opened.load_results("room-0001", 1) == blob
+        page = await opened.games_of("ann", GameFilter(opponent="bob"))
+        assert [(g["room"], g["result"]) for g in page.games] == [("room-0001", "won")]
+        async with opened.engine.connect() as conn:
+            assert await conn.run_sync(_compare) == []
+    finally:
+        await opened.close()
