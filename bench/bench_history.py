@@ -76,13 +76,12 @@ import msgpack
 from sqlalchemy import event
 
 from harness.clients import Racer, close_racers
-from harness.processes import FAST_RATE, ROOT, Harness, free_port, run_bench
+from harness.processes import FAST_RATE, Harness, free_port, run_bench
+from harness.race import WON, finished_race
 from harness.report import code_version, machine, parser, percentile, table
 from klondike_live import keys
-from klondike_live.client import Client
 from klondike_live.config import Settings
 from klondike_live.embedded import open_redis
-from klondike_live.engine import GameRecord
 from klondike_live.gateway.server import running
 from klondike_live.history import Cursor, GameFilter, History
 from klondike_live.metrics import Metrics
@@ -91,7 +90,6 @@ from klondike_live.store import Store
 from klondike_live.store.connect import RedisClient
 from klondike_live.store.records import Retention, pack_analysis
 
-WON = GameRecord.parse((ROOT / "tests" / "data" / "won-draw1-seed31.txt").read_text())
 SECRET = b"bench-history-secret-0123456789abcdef0123"
 BACKENDS = ("sqlite", "postgresql")
 HOUR_MS = 3_600_000
@@ -246,7 +244,8 @@ async def finish_race(harness: Harness, url: str, cache_minutes: float) -> Sampl
     history = History.open(settings.history_url)
     try:
         async with running(settings, seed_source=lambda: str(WON.seed)) as node:
-            room, ended = await play_race(node.ws_url)
+            async with finished_race(node.ws_url) as room:
+                ended = time.monotonic()
             results_key = keys.results(room, 1)
             blob = await redis.hget(results_key, "data")
             cached = await room_keys(redis, room)
@@ -273,35 +272,6 @@ async def finish_race(harness: Harness, url: str, cache_minutes: float) -> Sampl
     results: dict[str, Any] = msgpack.unpackb(blob, raw=False)
     packed = pack_analysis(analysis) if analysis is not None else None
     return Sample(results, blob, packed, cached, left, after)
-
-
-async def play_race(node_url: str) -> tuple[str, float]:
-    """Two racers and a spectator race to the end; (room, when the results came)."""
-    alice = await Client.connect(node_url, name="Alice")
-    bob = await Client.connect(node_url, name="Bob")
-    carol = await Client.connect(node_url, name="Carol")
-    try:
-        room = await alice.create_race("draw=1", seats=2)
-        await alice.join(room)
-        await bob.join(room)
-        await carol.join(room, "spectator")
-        await alice.ready(room)
-        await bob.ready(room)
-        await alice.expect(lambda m: m["t"] == "room" and all(s and s["ready"] for s in m["seats"]))
-        await alice.start(room)
-        await alice.expect(lambda m: m["t"] == "room" and m["state"] == "racing")
-        moves = list(WON.moves)
-        for index, token in enumerate(moves):
-            if alice.own_board(room, 0).status == "playing":
-                await alice.move(room, token)
-            if index < len(moves) - 1 and bob.own_board(room, 1).status == "playing":
-                await bob.move(room, token)
-        await bob.resign(room)
-        await carol.expect(lambda m: m["t"] == "results", timeout=30)
-        return room, time.monotonic()
-    finally:
-        for client in (alice, bob, carol):
-            await client.close()
 
 
 # ---------------------------------------------------------------- 2. Valkey after the race

@@ -28,22 +28,21 @@ from collections import defaultdict
 from collections.abc import Iterable
 from datetime import date
 
-from harness.processes import ROOT, Harness, run_bench
+from harness.processes import Harness, run_bench
+from harness.race import WON, finished_race
 from harness.report import code_version, machine, parser, table
 from klondike_live import keys
-from klondike_live.client import Client
 from klondike_live.config import Settings
 from klondike_live.daily.days import DayRecord
 from klondike_live.daily.leaderboard import DailyResult, Leaderboard
 from klondike_live.daily.variants import DRAW1
 from klondike_live.embedded import open_redis
-from klondike_live.engine import Deal, GameRecord
+from klondike_live.engine import Deal
 from klondike_live.gateway.server import running
 from klondike_live.race.room import commitment
 from klondike_live.store.connect import RedisClient
 from klondike_live.store.daily import DailyStore
 
-WON = GameRecord.parse((ROOT / "tests" / "data" / "won-draw1-seed31.txt").read_text())
 SECRET = b"bench-redis-memory-secret-0123456789abcdef"
 DAY = date(2030, 1, 1)
 
@@ -112,27 +111,7 @@ def families(title: str, rows: list[tuple[str, int, int, int]]) -> None:
 async def play_race(redis: RedisClient, node_url: str) -> list[tuple[str, int, int, int]]:
     """Two racers and a spectator race; the room's keys measured once the results are
     out, while everyone is still connected."""
-    alice = await Client.connect(node_url, name="Alice")
-    bob = await Client.connect(node_url, name="Bob")
-    carol = await Client.connect(node_url, name="Carol")
-    try:
-        room = await alice.create_race("draw=1", seats=2)
-        await alice.join(room)
-        await bob.join(room)
-        await carol.join(room, "spectator")
-        await alice.ready(room)
-        await bob.ready(room)
-        await alice.expect(lambda m: m["t"] == "room" and all(s and s["ready"] for s in m["seats"]))
-        await alice.start(room)
-        await alice.expect(lambda m: m["t"] == "room" and m["state"] == "racing")
-        moves = list(WON.moves)
-        for index, token in enumerate(moves):
-            if alice.own_board(room, 0).status == "playing":
-                await alice.move(room, token)
-            if index < len(moves) - 1 and bob.own_board(room, 1).status == "playing":
-                await bob.move(room, token)
-        await bob.resign(room)
-        await carol.expect(lambda m: m["t"] == "results", timeout=30)
+    async with finished_race(node_url) as room:
         await asyncio.sleep(0.5)  # a tick reports the spectator count
         results = keys.results(room, 1)
         for _ in range(1200):  # the analysis, made in the background
@@ -156,9 +135,6 @@ async def play_race(redis: RedisClient, node_url: str) -> list[tuple[str, int, i
         print(f"  (the analysis decompressed: {len(zlib.decompress(stored)):,} bytes)")
         print()
         return rows
-    finally:
-        for client in (alice, bob, carol):
-            await client.close()
 
 
 async def write_day(redis: RedisClient, entries: int) -> None:
