@@ -77,10 +77,9 @@ from sqlalchemy import event
 
 from harness.clients import Racer, close_racers
 from harness.processes import FAST_RATE, Harness, free_port, run_bench
-from harness.race import WON, finished_race
-from harness.report import code_version, machine, parser, percentile, table
+from harness.race import WON, finished_race, race_node_settings
+from harness.report import code_version, machine, parser, percentile, table, ttl_text
 from klondike_live import keys
-from klondike_live.config import Settings
 from klondike_live.embedded import open_redis
 from klondike_live.gateway.server import running
 from klondike_live.history import Cursor, GameFilter, History
@@ -90,7 +89,6 @@ from klondike_live.store import Store
 from klondike_live.store.connect import RedisClient
 from klondike_live.store.records import Retention, pack_analysis
 
-SECRET = b"bench-history-secret-0123456789abcdef0123"
 BACKENDS = ("sqlite", "postgresql")
 HOUR_MS = 3_600_000
 HEAVY_USERS = 20
@@ -225,21 +223,9 @@ async def room_keys(redis: RedisClient, room: str) -> list[tuple[str, int, int]]
 async def finish_race(harness: Harness, url: str, cache_minutes: float) -> Sample:
     """Play the sample race on a node of this process; wait for its game (and analysis)
     in the database and for the results' cache to expire."""
-    settings = Settings(
-        secret=SECRET,
-        data_dir=harness.tmp / "race-node",
-        redis_url=url,
-        port=0,
-        pool_target=0,
-        daily_prepare_seconds=0.0,
-        countdown_seconds=0.2,
-        tick_seconds=0.05,
-        rate_per_second=1000.0,
-        rate_burst=1000,
-        results_cache_minutes=cache_minutes,
-        analysis_seconds=1.0,
+    settings = race_node_settings(
+        url, harness.tmp / "race-node", results_cache_minutes=cache_minutes, analysis_seconds=1.0
     )
-    settings.data_dir.mkdir(parents=True)
     redis = await open_redis(url)
     history = History.open(settings.history_url)
     try:
@@ -304,16 +290,6 @@ def report_memory(sample: Sample, cache_minutes: float) -> None:
         f"of history (results): {sum(k[1] for k in history):,} bytes"
     )
     print()
-
-
-def ttl_text(ms: int) -> str:
-    if ms == -1:
-        return "none (kept)"
-    if ms < 0:
-        return "gone"
-    if ms >= 3_600_000:
-        return f"{ms / 3_600_000:.2f} h"
-    return f"{ms / 1000:.1f} s"
 
 
 # ---------------------------------------------------------------- 1. writes

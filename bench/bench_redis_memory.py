@@ -29,10 +29,9 @@ from collections.abc import Iterable
 from datetime import date
 
 from harness.processes import Harness, run_bench
-from harness.race import WON, finished_race
-from harness.report import code_version, machine, parser, table
+from harness.race import WON, finished_race, race_node_settings
+from harness.report import code_version, machine, parser, table, ttl_text
 from klondike_live import keys
-from klondike_live.config import Settings
 from klondike_live.daily.days import DayRecord
 from klondike_live.daily.leaderboard import DailyResult, Leaderboard
 from klondike_live.daily.variants import DRAW1
@@ -43,7 +42,6 @@ from klondike_live.race.room import commitment
 from klondike_live.store.connect import RedisClient
 from klondike_live.store.daily import DailyStore
 
-SECRET = b"bench-redis-memory-secret-0123456789abcdef"
 DAY = date(2030, 1, 1)
 
 # Key families: a room's by the end of the key name (after the room's hash tag), then a
@@ -70,18 +68,6 @@ FAMILIES = {  # label: a pattern of the key names
 }
 
 
-def human_ttl(ms: int) -> str:
-    if ms == -1:
-        return "none (kept)"
-    if ms < 0:
-        return "gone"
-    if ms >= 86_400_000:
-        return f"{ms / 86_400_000:.1f} d"
-    if ms >= 3_600_000:
-        return f"{ms / 3_600_000:.2f} h"
-    return f"{ms / 1000:.0f} s"
-
-
 async def measure(redis: RedisClient, names: Iterable[str]) -> list[tuple[str, int, int, int]]:
     """(family, key count, bytes, shortest TTL in ms or -1) per family, in list order."""
     sizes: dict[str, list[int]] = defaultdict(lambda: [0, 0, -1])
@@ -102,7 +88,7 @@ async def measure(redis: RedisClient, names: Iterable[str]) -> list[tuple[str, i
 
 def families(title: str, rows: list[tuple[str, int, int, int]]) -> None:
     print(title)
-    cells: list[list[object]] = [[f, n, size, human_ttl(ttl)] for f, n, size, ttl in rows]
+    cells: list[list[object]] = [[f, n, size, ttl_text(ttl)] for f, n, size, ttl in rows]
     cells.append(["total", sum(r[1] for r in rows), sum(r[2] for r in rows), ""])
     print(table(["key family", "keys", "bytes", "TTL after the write"], cells))
     print()
@@ -187,19 +173,7 @@ async def run(redis: RedisClient, url: str, harness: Harness, entries: int) -> N
     print(code_version())
     print(f"{machine()}, Valkey {version}, {len(WON.moves)}-move won game")
     print()
-    settings = Settings(
-        secret=SECRET,
-        data_dir=harness.tmp / "node",
-        redis_url=url,
-        port=0,
-        pool_target=0,
-        daily_prepare_seconds=0.0,
-        countdown_seconds=0.2,
-        tick_seconds=0.05,
-        rate_per_second=1000.0,
-        rate_burst=1000,
-    )
-    settings.data_dir.mkdir(parents=True)
+    settings = race_node_settings(url, harness.tmp / "node")
     async with running(settings, seed_source=lambda: str(WON.seed)) as node:
         rows = await play_race(redis, node.ws_url)
     families("A finished race: 2 racers (106 and 105 moves), 1 spectator", rows)

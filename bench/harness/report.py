@@ -119,6 +119,19 @@ OPTIONS: dict[str, tuple[type, str]] = {
 """The options several benchmarks take, with what they mean in all of them."""
 
 
+def ttl_text(ms: int) -> str:
+    """A key's time to live as Valkey's `PTTL` gives it (-1: kept, -2: gone)."""
+    if ms == -1:
+        return "none (kept)"
+    if ms < 0:
+        return "gone"
+    if ms >= 86_400_000:
+        return f"{ms / 86_400_000:.1f} d"
+    if ms >= 3_600_000:
+        return f"{ms / 3_600_000:.2f} h"
+    return f"{ms / 1000:.1f} s"
+
+
 def parser(
     doc: str | None, *, against: str = "", profile: str = "", **defaults: object
 ) -> argparse.ArgumentParser:
