@@ -29,7 +29,7 @@ from typing import Any
 
 from klondike_live import keys
 from klondike_live.auth import AuthError, verify_token
-from klondike_live.client import Client, Message
+from klondike_live.client import Client, Message, ServerError
 from klondike_live.daily.certify import CertifiedDeal
 from klondike_live.daily.days import DayRecord, daily_seed
 from klondike_live.daily.variants import DRAW1, DRAW3, variant_slug
@@ -39,7 +39,7 @@ from klondike_live.solver import Budget, solve
 from klondike_live.store.connect import RedisClient
 
 import auditor
-from waits import scaled
+from waits import scaled, wait_for
 
 TEST_SECRET = b"klondike-live-test-secret-0123456789abcdef"  # as in tests/conftest.py
 BUDGET = Budget(nodes=20_000)  # the test nodes' daily budget (server_fixtures.py)
@@ -133,13 +133,25 @@ async def get_ok(node: Node, path: str, token: str | None = None) -> Any:
 
 
 async def create_daily(client: Client, variant: str = D1) -> Message:
-    """`create` kind daily: the `created` reply (room id and what it is)."""
-    rid = client._new_id()
-    return await client.call(
-        {"t": "create", "rid": rid, "kind": "daily", "variant": variant},
-        lambda m: m["t"] == "created" and m.get("rid") == rid,
-        timeout=scaled(60),
-    )
+    """`create` kind daily: the `created` reply (room id and what it is). A node whose
+    day is not ready yet, or whose store is slow to answer (a loaded machine, a node just
+    started), answers `unavailable`: the request is sent again, as docs/protocol.md
+    says, until it is created."""
+
+    async def attempt() -> Message | None:
+        rid = client._new_id()
+        try:
+            return await client.call(
+                {"t": "create", "rid": rid, "kind": "daily", "variant": variant},
+                lambda m: m["t"] == "created" and m.get("rid") == rid,
+                timeout=scaled(60),
+            )
+        except ServerError as refused:
+            if refused.code != "unavailable":
+                raise
+            return None
+
+    return await wait_for(attempt, 60)
 
 
 async def start_attempt(client: Client, variant: str = D1) -> tuple[str, Message]:
