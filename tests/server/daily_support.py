@@ -151,7 +151,9 @@ async def create_daily(client: Client, variant: str = D1) -> Message:
                 raise
             return None
 
-    return await wait_for(attempt, 60)
+    created = await wait_for(attempt, 60)
+    assert created is not None  # wait_for returns the first truthy answer
+    return created
 
 
 async def start_attempt(client: Client, variant: str = D1) -> tuple[str, Message]:
