@@ -198,7 +198,11 @@ class QuickRaces:
         if not group:
             return False
         assert len(group) >= MIN_RACERS
-        await self._make_race(room_id, variant, group)
+        try:
+            await self._make_race(room_id, variant, group)
+        except (StoreError, Refusal) as exc:  # its players' nodes put them back in time
+            log.warning("quick race %s not made: %s", room_id, exc)
+            return True
         for entry in group:  # those waiting here hear it at once; the others' nodes tell them
             waiting = self.waiting.get(entry.conn_id)
             if waiting is not None and waiting.conn.user == entry.user:
