@@ -189,7 +189,8 @@ async def test_a_player_alone_is_offered_the_machine(pair: Cluster) -> None:
     bob = pair.connect("bob", node=1)
     await queue(pair, bob)
     await tick(pair)
-    assert ann.of_kind("queued")[-1] | {"offer": False} == ann.of_kind("queued")[-1]
+    latest = ann.of_kind("queued")[-1]
+    assert (latest["waiting"], latest["offer"]) == (2, False)
     pair.advance(FILL_MS)
     await tick(pair)
     assert matched(ann) == matched(bob) != []
