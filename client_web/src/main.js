@@ -8,7 +8,8 @@
  * watch only, `#/replay/ID/GEN` a finished game, `#/daily` today's challenges and
  * `#/daily/DATE/SLUG` one day's leaderboard, `#/stats` your statistics, `#/me/games` your
  * games (filters after `?`), `#/tournaments` the
- * tournaments and `#/t/ID` one of them. A player who opens a room's or a tournament's link
+ * tournaments and `#/t/ID` one of them, `#/quick/draw1` and `#/quick/draw3` waiting for a
+ * quick race. A player who opens a room's or a tournament's link
  * without ever having chosen a name is asked for one first, once (`pages/names.js`).
  *
  * The page's language (`i18n.js`) is chosen and its catalog loaded before the first
@@ -23,6 +24,7 @@ import { DailyPage } from "./pages/daily.js";
 import { HomePage } from "./pages/home.js";
 import { GamesPage } from "./pages/games.js";
 import { askName } from "./pages/names.js";
+import { QuickPage, quickVariant } from "./pages/quick.js";
 import { ReplayPage } from "./pages/replay.js";
 import { RoomPage } from "./pages/room.js";
 import { StatsPage } from "./pages/stats.js";
@@ -328,6 +330,8 @@ export class App {
       this.page = new GamesPage(this, new URLSearchParams(search));
     else if (name === "tournaments") this.page = new TournamentsPage(this);
     else if (name === "t" && args[0]) this.page = new TournamentPage(this, args[0]);
+    else if (name === "quick" && quickVariant(args[0] ?? ""))
+      this.page = new QuickPage(this, quickVariant(args[0] ?? "") ?? "");
     else this.page = new HomePage(this);
     this.page.mount(this.main);
   }

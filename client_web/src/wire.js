@@ -40,13 +40,16 @@
  *   tournament: string}} TournamentRequestFrame
  * @typedef {"open" | "close" | "remove" | "start_heat" | "cancel"} TournamentActionName
  * @typedef {{t: "tournament_action", tournament: string, action: TournamentActionName, user?: string}} TournamentActionFrame
+ * @typedef {{t: "queue", variant: string}} QueueFrame
+ * @typedef {{t: "unqueue"}} UnqueueFrame
  */
 
 /**
  * Any message a client sends (requests get a `rid` added by the connection).
  * @typedef {HelloFrame | PingFrame | RenameFrame | CreateFrame | JoinFrame | LeaveFrame | ReadyFrame | StartFrame
  *   | MoveFrame | UndoFrame | HintRequestFrame | FinishRequestFrame | ResignFrame | RematchFrame
- *   | DailyWatchFrame | AddBotFrame | RemoveBotFrame | TournamentCreateFrame | TournamentRequestFrame | TournamentActionFrame} ClientFrame
+ *   | DailyWatchFrame | AddBotFrame | RemoveBotFrame | TournamentCreateFrame | TournamentRequestFrame | TournamentActionFrame
+ *   | QueueFrame | UnqueueFrame} ClientFrame
  */
 
 // ------------------------------------------------------------ server → client
@@ -168,13 +171,17 @@
  * @typedef {{t: "finish", room: string, rid: number, ok: boolean}} FinishFrame
  * @typedef {{t: "tournament_created", rid: number, tournament: string}} TournamentCreatedFrame
  * @typedef {{t: "tournament", tournament: Tournament, rid?: number}} TournamentFrame
+ * @typedef {{t: "queued", variant: string, since: number, waiting: number, offer: boolean,
+ *   rid?: number}} QueuedFrame waiting for a quick race (protocol section 7e)
+ * @typedef {{t: "matched", room: string, variant: string}} MatchedFrame a quick race was made
+ * @typedef {{t: "unqueued", variant: string, reason: "left" | "replaced", rid?: number}} UnqueuedFrame
  */
 
 /**
  * Any message the server sends.
  * @typedef {WelcomeFrame | ErrorFrame | PongFrame | RenamedFrame | CreatedFrame | RoomFrame | BoardFrame | DiffFrame
  *   | AckFrame | ProgressFrame | ResultsFrame | DailyUpdateFrame | HintFrame | FinishFrame
- *   | TournamentCreatedFrame | TournamentFrame} ServerFrame
+ *   | TournamentCreatedFrame | TournamentFrame | QueuedFrame | MatchedFrame | UnqueuedFrame} ServerFrame
  */
 
 /**
@@ -182,7 +189,7 @@
  * @typedef {{ping: PongFrame, rename: RenamedFrame, create: CreatedFrame, join: RoomFrame, hint: HintFrame, finish: FinishFrame,
  *   tournament_create: TournamentCreatedFrame, tournament_watch: TournamentFrame,
  *   tournament_enter: TournamentFrame, tournament_withdraw: TournamentFrame,
- *   tournament_action: TournamentFrame}} Replies
+ *   tournament_action: TournamentFrame, queue: QueuedFrame, unqueue: UnqueuedFrame}} Replies
  */
 
 // ------------------------------------------------------------ HTTP answers

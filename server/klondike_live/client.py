@@ -422,6 +422,21 @@ class Client:
     async def leave(self, room: str) -> None:
         await self.send({"t": "leave", "room": room})
 
+    # ------------------------------------------------------------ quick races
+
+    async def queue(self, variant: str = "draw=1") -> Message:
+        """Wait for a quick race of `variant`: the `queued` reply."""
+        return await self._request({"t": "queue", "variant": variant}, "queued")
+
+    async def unqueue(self) -> Message:
+        """Stop waiting: the `unqueued` reply."""
+        return await self._request({"t": "unqueue"}, "unqueued")
+
+    async def matched(self, timeout: float | None = None) -> str:
+        """Wait until a quick race is made for this client: its room's id."""
+        found = await self.expect(lambda m: m["t"] == "matched", timeout)
+        return str(found["room"])
+
     # ------------------------------------------------------------ tournaments
 
     async def create_tournament(

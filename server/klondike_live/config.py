@@ -174,6 +174,10 @@ _RANGES: dict[str, _Range] = {
     "gc_sweep_seconds": _Range(float, 0, 7 * 86_400),
     "bot_workers": _Range(int, 1, 64),
     "bot_max": _Range(int, 0, 100_000),
+    "quick_fill_seconds": _Range(float, 0, 60),
+    "quick_alone_seconds": _Range(float, 0, 3600),
+    "quick_lease_seconds": _Range(float, 1, 600),
+    "quick_tick_seconds": _Range(float, 0, 10, low_open=True),
     "bot_pace_scale": _Range(float, 0, 100, low_open=True),
     "bot_moves_per_second": _Range(float, 0, 100_000, low_open=True),
 }
@@ -281,6 +285,17 @@ class Settings:
     bot_moves_per_second: float = 50.0
     """Moves per second all of this node's bots may make together while the event loop
     keeps up; the rate shrinks as the loop lags (docs/operations.md, "Bots")."""
+    quick_fill_seconds: float = 4.0
+    """Once a second player waits in a quick race queue, how long more may join before
+    the race is made (at once when the variant's seats are all taken)."""
+    quick_alone_seconds: float = 20.0
+    """How long a player waits alone in a quick race queue before it is offered a race
+    against the machine."""
+    quick_lease_seconds: float = 10.0
+    """How long a quick race queue entry lives unless its node renews it (a dead node's
+    entries expire after this)."""
+    quick_tick_seconds: float = 0.5
+    """How often each node makes the quick races that are due and renews its entries."""
     loop: str = "auto"
     """The event loop the node runs on (`eventloop`): `uvloop`, `asyncio` (the standard
     library's), or `auto`: uvloop where it is installed, else asyncio's with a log line."""

@@ -259,3 +259,56 @@ TOURNAMENTS: Final = f"{PREFIX}:tournaments"
 TOURNAMENT_UPDATES: Final = f"{PREFIX}:tournament:updates"
 """Channel: a `bus.messages.TournamentUpdate` each time a tournament is written (every
 node with watchers of it reads it again)."""
+
+
+# ------------------------------------------------------------ quick race queues
+#
+# One queue per quick race variant (`race.quick`), under a hash tag of its own
+# (`{q:<variant slug>}`): the scripts of `store.queue` touch only one queue's keys, so
+# they run in one slot. Entries are named by the player's user id (checked by the
+# caller), so one account holds at most one place in a queue.
+
+
+def _queue_tag(slug: str) -> str:
+    return f"{PREFIX}:{{q:{_checked(SLUG, slug, 'variant slug')}}}"
+
+
+def queue_order(slug: str) -> str:
+    """Sorted set: the waiting players' user ids, scored by their place (when they
+    took it, ms)."""
+    return f"{_queue_tag(slug)}:order"
+
+
+def queue_entries(slug: str) -> str:
+    """Hash: user id -> msgpack `[connection id, node id, display name]` of each waiting
+    player."""
+    return f"{_queue_tag(slug)}:entries"
+
+
+def queue_leases(slug: str) -> str:
+    """Sorted set: the waiting players' user ids, scored by when their entry expires
+    unless their node renews it (ms)."""
+    return f"{_queue_tag(slug)}:leases"
+
+
+def queue_placed(slug: str) -> str:
+    """Hash: user id -> `<room id>|<ms>` of each player a match took out of the queue
+    and its node has not yet told."""
+    return f"{_queue_tag(slug)}:placed"
+
+
+def queue_fill(slug: str) -> str:
+    """String: when the current fill window closes (ms); absent while fewer than two
+    players wait."""
+    return f"{_queue_tag(slug)}:fill"
+
+
+def queue_keys(slug: str) -> list[str]:
+    """The keys of one queue, in the order its scripts expect them."""
+    return [
+        queue_order(slug),
+        queue_entries(slug),
+        queue_leases(slug),
+        queue_placed(slug),
+        queue_fill(slug),
+    ]

@@ -16,6 +16,10 @@ each frame, exactly what each racer knew at that moment:
 - nobody sees the seed, or a card beyond those rules, before the race's results;
 - progress frames carry no card at all; error messages name only cards the viewer knows.
 
+Quick race frames (`audit_queue`): `queued`, `matched` and `unqueued` carry exactly their
+documented fields and no seed; a `matched` frame names a race room its receiver is
+seated in, and arrives before any frame of that room.
+
 Daily challenges (`audit_daily`): every daily room of one date and variant deals the
 same cards, so the auditor takes all of a client's frames of that day's rooms together,
 with the time each arrived (the test clients stamp them) and two facts from the test:
@@ -362,6 +366,7 @@ async def audit_clients(redis: RedisClient, clients: Sequence[Receiver]) -> int:
 
     checked = 0
     for client in clients:
+        checked += await audit_queue(redis, client)
         checked += await _audit_client_daily(redis, client)
         rooms = {m["room"] for m in client.received if m.get("t") == "room"}
         for room_id in rooms:
@@ -383,6 +388,42 @@ async def audit_clients(redis: RedisClient, clients: Sequence[Receiver]) -> int:
                 ]
                 role = "racer" if seat is not None else "spectator"
                 checked += audit(frames, truth, role=role, seat=seat)
+    return checked
+
+
+QUEUE_FIELDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    "queued": (frozenset({"t", "variant", "since", "waiting", "offer"}), frozenset({"rid"})),
+    "matched": (frozenset({"t", "room", "variant"}), frozenset()),
+    "unqueued": (frozenset({"t", "variant", "reason"}), frozenset({"rid"})),
+}
+"""The fields of each quick race frame: those always there, and those it may carry."""
+
+
+async def audit_queue(redis: RedisClient, client: Receiver) -> int:
+    """Check the quick race frames one client received (see the module docstring);
+    how many."""
+    from klondike_live import keys
+    from klondike_live.race.room import RoomState
+
+    checked = 0
+    for index, message in enumerate(client.received):
+        kind = message.get("t")
+        if kind not in QUEUE_FIELDS:
+            continue
+        where = f"{client.user} frame {index} ({kind})"
+        always, optional = QUEUE_FIELDS[kind]
+        assert always <= message.keys() <= always | optional, f"{where}: fields {sorted(message)}"
+        if kind == "matched":
+            room_id = message["room"]
+            earlier = [m for m in client.received[:index] if m.get("room") == room_id]
+            assert not earlier, f"{where}: frames of room {room_id} before it was matched"
+            blob = _bytes(await redis.hget(keys.room(room_id), "state"))
+            if blob is not None:  # (a room of another store: a test's own Valkey)
+                state = RoomState.from_blob(blob)
+                assert state.kind == "race", f"{where}: a {state.kind} room"
+                assert state.seat_of(client.user) is not None, f"{where}: not seated there"
+                assert state.seed not in repr(message), f"{where}: the seed"
+        checked += 1
     return checked
 
 

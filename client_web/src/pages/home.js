@@ -1,7 +1,7 @@
 // @ts-check
 /**
  * The home page: your name, your unfinished games to resume and your statistics in a
- * line, a solo game, a new race, joining by room code or by link, and the lists of public races, live
+ * line, *Race now* (a quick race per variant, `pages/quick.js`), a solo game, a new race, joining by room code or by link, and the lists of public races, live
  * games and finished games (refreshed every few seconds), and the language picker.
  * Every text is the catalog's (`home.*`); `relabel` draws the page again in another
  * language, keeping what the player chose in its forms.
@@ -13,6 +13,7 @@ import { describeVariant, parseVariant, variantText } from "../rules.js";
 import { control, errorText, formatTime, getJSON, h, languagePicker, rerender } from "../ui.js";
 import { labelled, machineForm } from "./bots.js";
 import { nameField } from "./names.js";
+import { QUICK_SEATS, QUICK_VARIANTS } from "./quick.js";
 import { summaryText } from "./stats.js";
 
 /** @import { App } from "../main.js" */
@@ -278,6 +279,23 @@ export class HomePage {
         ),
       ),
       this.error,
+      h(
+        "section.panel",
+        { "aria-labelledby": "quick-now-title", "data-testid": "race-now" },
+        h("h2", { id: "quick-now-title" }, t("home.quick.title")),
+        h("p", {}, t("home.quick.lead", { seats: QUICK_SEATS })),
+        h(
+          "p.row",
+          {},
+          Object.entries(QUICK_VARIANTS).map(([name, variant]) =>
+            h(
+              "a.button",
+              { href: `#/quick/${name}`, "data-testid": `race-now-${name}` },
+              t("home.quick.button", { variant: describeVariant(parseVariant(variant)) }),
+            ),
+          ),
+        ),
+      ),
       this.mine,
       h(
         "section.panel",

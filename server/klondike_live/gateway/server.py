@@ -193,6 +193,7 @@ async def running(
             ),
             asyncio.create_task(service.archive.run(), name="archive"),
             asyncio.create_task(service.daily.run_keep(), name="daily-keep"),
+            asyncio.create_task(service.quick.run(), name="quick-races"),
         ]
         if settings.pool_target > 0 and settings.pool_variants:
             background.append(asyncio.create_task(pool.run_refill(), name="pool-refill"))

@@ -158,6 +158,21 @@ class RemoveBot:
 
 
 @dataclass(frozen=True, slots=True)
+class Queue:
+    """Wait in the quick race queue of `variant` (`race.quick`)."""
+
+    variant: Variant
+    rid: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Unqueue:
+    """Stop waiting in the quick race queue."""
+
+    rid: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Ping:
     rid: int | None = None
 
@@ -263,6 +278,8 @@ ServiceRequest = (
     | Rematch
     | AddBot
     | RemoveBot
+    | Queue
+    | Unqueue
     | Rename
     | DailyWatch
     | DailyUnwatch
@@ -616,6 +633,8 @@ _DECODERS: Final[dict[str, Callable[[_Fields], ClientMessage]]] = {
     "remove_bot": lambda f: RemoveBot(
         room=_room(f), seat=f.req_int("seat", 0, MAX_SEATS - 1), rid=f.optional_rid()
     ),
+    "queue": lambda f: Queue(variant=_variant(f), rid=f.optional_rid()),
+    "unqueue": lambda f: Unqueue(rid=f.optional_rid()),
     "rename": _rename,
     "ping": lambda f: Ping(rid=f.optional_rid()),
     "daily_watch": lambda f: DailyWatch(_day(f), _variant(f), f.optional_rid()),

@@ -349,6 +349,57 @@ class Tournament:
         return pack(_optional({"t": self.T, "tournament": self.view}, rid=self.rid))
 
 
+@dataclass(frozen=True, slots=True)
+class Queued:
+    """Waiting in a quick race queue: since when (the place, ms on the server's clock),
+    how many wait there, and whether racing the machine is offered (alone a while).
+    The answer to `queue` (with its `rid`), and again whenever one of them changes."""
+
+    T: ClassVar[str] = "queued"
+    variant: str
+    since_ms: int
+    waiting: int
+    offer: bool
+    rid: int | None = None
+
+    def encode(self) -> bytes:
+        data = {
+            "t": self.T,
+            "variant": self.variant,
+            "since": self.since_ms,
+            "waiting": self.waiting,
+            "offer": self.offer,
+        }
+        return pack(_optional(data, rid=self.rid))
+
+
+@dataclass(frozen=True, slots=True)
+class Matched:
+    """A quick race was made with the player seated: join `room` as its racer."""
+
+    T: ClassVar[str] = "matched"
+    room: str
+    variant: str
+
+    def encode(self) -> bytes:
+        return pack({"t": self.T, "room": self.room, "variant": self.variant})
+
+
+@dataclass(frozen=True, slots=True)
+class Unqueued:
+    """No longer waiting in a quick race queue, and why: `left` (asked with `unqueue`)
+    or `replaced` (another connection of the account took the place)."""
+
+    T: ClassVar[str] = "unqueued"
+    variant: str
+    reason: str
+    rid: int | None = None
+
+    def encode(self) -> bytes:
+        data = {"t": self.T, "variant": self.variant, "reason": self.reason}
+        return pack(_optional(data, rid=self.rid))
+
+
 ServerFrame = (
     Welcome
     | Error
@@ -366,6 +417,9 @@ ServerFrame = (
     | DailyUpdate
     | TournamentCreated
     | Tournament
+    | Queued
+    | Matched
+    | Unqueued
 )
 """Every server message."""
 
@@ -386,4 +440,7 @@ SERVER_FRAMES: Final[tuple[type[ServerFrame], ...]] = (
     DailyUpdate,
     TournamentCreated,
     Tournament,
+    Queued,
+    Matched,
+    Unqueued,
 )

@@ -20,6 +20,7 @@ into room transitions, and hands the rest to its parts, one concern each:
     timers.py    the tick loop: due timers (begin, deadline, grace), progress, counts
     daily.py     daily challenges: attempts, the spoiler gate, leaderboard watchers
     bots.py      in-server bot racers (clients of this service) and their thinking
+    quick.py     the quick race queues and the races made from them
     hub.py       this node's rooms, their bus subscriptions and fan-out
 
 The rules it applies live in `race/` (room transitions, `race.rules`, visibility). The
@@ -74,6 +75,7 @@ from klondike_live.service.hub import Hub
 from klondike_live.service.local import LocalRoom, Viewer
 from klondike_live.service.players import note_unfinished
 from klondike_live.service.queries import Queries
+from klondike_live.service.quick import QuickRaces
 from klondike_live.service.rooms import Rooms
 from klondike_live.service.timers import Timers
 from klondike_live.service.tournaments import Tournaments
@@ -150,6 +152,7 @@ class LiveService:
         self.rooms.on_finished = self._finished
         self.queries = Queries(store, history, self.daily)  # what the HTTP API answers
         self.codes = RoomCodes(store)  # races' room codes (`service.codes`)
+        self.quick = QuickRaces(settings, store, self.rooms, self.codes)  # `service.quick`
         self.catchup = CatchUp(self.rooms, hub, metrics, history)
         self.boards = Boards(self.rooms, hub, self.catchup, metrics)
         self.tournaments = Tournaments(
@@ -241,6 +244,7 @@ class LiveService:
         """A connection closed: leave its rooms; a racer keeps the seat for the grace period."""
         self.daily.forget(conn)
         self.tournaments.forget(conn)
+        await self.quick.forget(conn)
         self._bot_labels.pop(conn.conn_id, None)
         rooms = self._members.pop(conn.conn_id, {})
         for viewer in rooms.values():
@@ -288,6 +292,11 @@ class LiveService:
                 await self.rooms.transition(
                     request.room, lambda s, _now: s.remove_bot(conn.user, seat)
                 )
+            case msg.Queue():
+                self._person(conn, "wait for a quick race")
+                await self.quick.queue(conn, request)
+            case msg.Unqueue():
+                await self.quick.unqueue(conn, request)
             case msg.Rename():
                 await self.rename(conn, request)
             case msg.DailyWatch():
@@ -530,7 +539,8 @@ class LiveService:
         return viewer
 
     def _person(self, conn: Connection, what: str) -> None:
-        """Tournaments are for people's accounts: bots may not enter or organize them."""
+        """Tournaments and quick races are for people's accounts: bots may not enter,
+        organize or queue."""
         if conn.conn_id in self._bot_labels:
             raise Refusal(ErrorCode.BOTS_NOT_ALLOWED, f"a bot may not {what}")
 

@@ -48,6 +48,7 @@ from klondike_live.store.connect import RedisClient, is_cluster, ping, text
 from klondike_live.store.latency import Latency
 from klondike_live.store.outbox import OutboxStore
 from klondike_live.store.players import PlayerStore
+from klondike_live.store.queue import QueueStore
 from klondike_live.store.records import (
     CAS_ATTEMPTS,
     WATCHERS_FRESH_MS,
@@ -113,6 +114,7 @@ class Store:
         self.latency = Latency()
         self.players = PlayerStore(redis, self.retention, self.latency)
         self.outbox = OutboxStore(redis, self.latency)
+        self.queue = QueueStore(redis, self.latency)  # the quick race queues
         self.node_id = node_id
         self._room_cas: AsyncScript = redis.register_script(scripts.ROOM_CAS)
         self._board_event: AsyncScript = redis.register_script(scripts.BOARD_EVENT)
