@@ -422,6 +422,15 @@ class Client:
     async def leave(self, room: str) -> None:
         await self.send({"t": "leave", "room": room})
 
+    async def react(self, room: str, reaction: str) -> None:
+        """Send a reaction (`clap`, `fire`, `wow`, `laugh`, `sad`, `party`): it comes
+        back, added up, in the room's `reactions` frames."""
+        await self.send({"t": "react", "room": room, "r": reaction})
+
+    async def show_reactions(self, room: str, on: bool = True) -> None:
+        """Whether the room's `reactions` frames reach this connection from now on."""
+        await self.send({"t": "show_reactions", "room": room, "on": on})
+
     # ------------------------------------------------------------ tournaments
 
     async def create_tournament(

@@ -40,6 +40,7 @@ class ErrorCode(enum.StrEnum):
     # ready yet: retry later with the same ids (a move that did get applied is acked)
     BOTS_NOT_ALLOWED = "bots_not_allowed"  # a bot (account or seat) in a room without bots
     NOT_A_BOT = "not_a_bot"  # remove_bot names a seat that holds no bot
+    STILL_PLAYING = "still_playing"  # a racer still playing its board may not react
     INTERNAL = "internal"  # the server failed; the message was not applied
 
 
