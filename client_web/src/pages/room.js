@@ -483,10 +483,19 @@ export class RoomPage {
     this.app.applySettings(); // saved, and every listener (this page's render) told
   }
 
+  /**
+   * Reactions have a place where others watch with you: spectators, and the racers of a
+   * race (a solo or daily player alone has neither the bar nor the toggle; its settings
+   * still apply).
+   */
+  reactionsOffered() {
+    return this.role === "spectator" || this.room?.kind === "race";
+  }
+
   /** The bar for those who may react, and the server told when the setting changed. */
   renderReactions() {
     const on = this.reactionsWanted();
-    this.reactions.update({ canSend: Boolean(this.room) && !this.playing(), on });
+    this.reactions.update({ canSend: this.reactionsOffered() && !this.playing(), on });
     if (this.room && this.reactionsTold !== null && this.reactionsTold !== on && this.conn.online) {
       this.conn.send({ t: "show_reactions", room: this.roomId, on });
       this.reactionsTold = on;
@@ -747,7 +756,7 @@ export class RoomPage {
           t("common.replay"),
         ),
       );
-    buttons.push(this.reactions.toggleButton());
+    if (this.reactionsOffered()) buttons.push(this.reactions.toggleButton());
     this.tools.replaceChildren(...buttons);
   }
 
