@@ -428,8 +428,10 @@ class Client:
         await self.send({"t": "react", "room": room, "r": reaction})
 
     async def show_reactions(self, room: str, on: bool = True) -> None:
-        """Whether the room's `reactions` frames reach this connection from now on."""
+        """Whether the room's `reactions` frames reach this connection from now on;
+        returns once the server applied it (a `ping` sent after it was answered)."""
         await self.send({"t": "show_reactions", "room": room, "on": on})
+        await self._request({"t": "ping"}, "pong")
 
     # ------------------------------------------------------------ tournaments
 
