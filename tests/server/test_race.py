@@ -14,7 +14,7 @@ from klondike_live.gateway.server import Node, running
 from klondike_live.protocol.kinds import Audience
 from klondike_live.store.connect import RedisClient
 
-from auditor import Truth, audit
+from auditor import Truth, audit, check_reactions
 from testdata import DATA
 from waits import connect_client, scaled
 
@@ -93,3 +93,23 @@ async def test_two_racers_race_to_a_win_while_a_spectator_watches(
     finally:
         for client in (alice, bob, carol):
             await client.close()
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        {"t": "reactions", "room": "r1", "counts": {"clap": 2}, "msg": "hello"},
+        {"t": "reactions", "room": "r1", "counts": {"boo": 1}},
+        {"t": "reactions", "room": "r1", "counts": {"clap": 0}},
+        {"t": "reactions", "room": "r1", "counts": {"clap": "9C"}},
+        {"t": "reactions", "room": "r1", "counts": {}},
+    ],
+)
+def test_the_auditor_refuses_a_reactions_frame_with_more_than_counts(
+    frame: dict[str, object],
+) -> None:
+    """A `reactions` frame may carry counts of the known reactions and nothing else
+    (no text, no card): the auditor fails anything more, and passes a plain one."""
+    check_reactions({"t": "reactions", "room": "r1", "counts": {"clap": 2, "party": 1}}, "ok")
+    with pytest.raises(AssertionError):
+        check_reactions(frame, "frame")
