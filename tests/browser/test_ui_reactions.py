@@ -1,6 +1,7 @@
-"""Reactions in the browser: a spectator reacts; the other spectator (on a phone) and a
-racer whose game is over see it float over the boards; a racer still playing has them
-off and no bar to send them; a spectator who turns them off sees no more."""
+"""Reactions in the browser: a spectator reacts; the other spectator (on a phone, who
+reacts too) and a racer whose game is over see it float over the boards; a racer still
+playing has them off and no bar to send them; a spectator who turns them off sees no
+more."""
 
 from __future__ import annotations
 
@@ -26,8 +27,8 @@ def expect_received(page: Page, count: int) -> None:
 
 def test_spectators_and_finished_racers_see_reactions(pages: Pages, screenshot: Screenshot) -> None:
     """Cy reacts: Dee (watching on a phone) and Ann (resigned, watching the rest) see
-    it; Bea, still playing, has no bar and gets none; once Dee turns reactions off, Cy's
-    next one reaches Ann only."""
+    it; Bea, still playing, has no bar and gets none; Dee reacts by a tap; once Dee
+    turns reactions off, Cy's next one reaches Ann and Cy only."""
     ann = pages.open(name="Ann")
     ann.click("[data-testid=create-race]")
     invite = ann.locator("[data-testid=invite-link]")
@@ -66,6 +67,11 @@ def test_spectators_and_finished_racers_see_reactions(pages: Pages, screenshot: 
     assert_accessible(cy)
     assert received(bea) == 0  # the same node sent Dee's and Ann's: none came for Bea
 
+    # Dee reacts from her phone: a tap on the bar.
+    dee.locator("[data-testid=react-wow]").tap()
+    for page in (cy, dee, ann):
+        expect_received(page, 2)
+
     # Dee turns them off (remembered as a setting); Cy's next reaches Ann, not Dee.
     dee.click("[data-testid=reactions-toggle]")
     expect(dee.locator("[data-testid=reactions-toggle]")).to_have_attribute("aria-pressed", "false")
@@ -74,6 +80,6 @@ def test_spectators_and_finished_racers_see_reactions(pages: Pages, screenshot: 
         is False
     )
     cy.click("[data-testid=react-party]")
-    expect_received(ann, 2)
-    expect_received(cy, 2)
-    assert received(dee) == 1 and received(bea) == 0
+    expect_received(ann, 3)
+    expect_received(cy, 3)
+    assert received(dee) == 2 and received(bea) == 0
