@@ -34,9 +34,11 @@ import { control, fillLanguages, h } from "./ui.js";
 
 /**
  * The player's settings, kept in localStorage: animations (off by default with the
- * system's reduced motion), the score shown, sounds (off by default) and one-click
- * moves (off by default: a click picks a card up, as before).
- * @typedef {{motion: boolean, scoring: string, sound: boolean, autoMove: boolean}} Settings
+ * system's reduced motion), the score shown, sounds (off by default), one-click
+ * moves (off by default: a click picks a card up, as before), and reactions shown
+ * while playing (off by default) and while watching (on by default).
+ * @typedef {{motion: boolean, scoring: string, sound: boolean, autoMove: boolean,
+ *   reactionsPlaying: boolean, reactionsWatching: boolean}} Settings
  */
 
 /**
@@ -74,6 +76,8 @@ function loadSettings() {
     scoring: saved.scoring ?? "standard",
     sound: saved.sound ?? false,
     autoMove: saved.autoMove ?? false,
+    reactionsPlaying: saved.reactionsPlaying ?? false,
+    reactionsWatching: saved.reactionsWatching ?? true,
   };
 }
 
@@ -382,11 +386,15 @@ export class App {
     const scoring = control(form, "scoring", RadioNodeList);
     const sound = control(form, "sound", HTMLInputElement);
     const autoMove = control(form, "autoMove", HTMLInputElement);
+    const reactionsPlaying = control(form, "reactionsPlaying", HTMLInputElement);
+    const reactionsWatching = control(form, "reactionsWatching", HTMLInputElement);
     byId("settings-button", HTMLButtonElement).addEventListener("click", () => {
       motion.checked = this.settings.motion;
       scoring.value = this.settings.scoring;
       sound.checked = this.settings.sound;
       autoMove.checked = this.settings.autoMove;
+      reactionsPlaying.checked = this.settings.reactionsPlaying;
+      reactionsWatching.checked = this.settings.reactionsWatching;
       dialog.showModal();
     });
     form.addEventListener("change", (event) => {
@@ -400,6 +408,8 @@ export class App {
         scoring: scoring.value,
         sound: sound.checked,
         autoMove: autoMove.checked,
+        reactionsPlaying: reactionsPlaying.checked,
+        reactionsWatching: reactionsWatching.checked,
       };
       this.applySettings();
     });

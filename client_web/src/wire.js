@@ -22,7 +22,8 @@
  * @typedef {"relaxed" | "steady" | "expert"} BotLevel
  * @typedef {{t: "add_bot", room: string, level: BotLevel}} AddBotFrame
  * @typedef {{t: "remove_bot", room: string, seat: number}} RemoveBotFrame
- * @typedef {{t: "join", room: string, as: "racer" | "spectator", since?: [number, number, number][]}} JoinFrame
+ * @typedef {{t: "join", room: string, as: "racer" | "spectator", since?: [number, number, number][],
+ *   reactions?: boolean}} JoinFrame
  * @typedef {{t: "leave", room: string}} LeaveFrame
  * @typedef {{t: "ready", room: string, ready: boolean}} ReadyFrame
  * @typedef {{t: "start", room: string}} StartFrame
@@ -32,6 +33,8 @@
  * @typedef {{t: "finish", room: string}} FinishRequestFrame
  * @typedef {{t: "resign", room: string}} ResignFrame
  * @typedef {{t: "rematch", room: string}} RematchFrame
+ * @typedef {{t: "react", room: string, r: "clap" | "fire" | "wow" | "laugh" | "sad" | "party"}} ReactFrame
+ * @typedef {{t: "show_reactions", room: string, on: boolean}} ShowReactionsFrame
  * @typedef {{t: "daily_watch" | "daily_unwatch", date: string, variant: string}} DailyWatchFrame
  * @typedef {{t: "tournament_create", name: string, format: "series" | "heats", variants: string[],
  *   public?: boolean, cap?: number, opens_at?: number, closes_at: number, from?: string, to?: string,
@@ -48,6 +51,7 @@
  * Any message a client sends (requests get a `rid` added by the connection).
  * @typedef {HelloFrame | PingFrame | RenameFrame | CreateFrame | JoinFrame | LeaveFrame | ReadyFrame | StartFrame
  *   | MoveFrame | UndoFrame | HintRequestFrame | FinishRequestFrame | ResignFrame | RematchFrame
+ *   | ReactFrame | ShowReactionsFrame
  *   | DailyWatchFrame | AddBotFrame | RemoveBotFrame | TournamentCreateFrame | TournamentRequestFrame | TournamentActionFrame
  *   | QueueFrame | UnqueueFrame} ClientFrame
  */
@@ -67,6 +71,7 @@
  * @typedef {{t: "created", rid: number, room: string, daily?: DailyInfo}} CreatedFrame
  * @typedef {{t: "ack", room: string, id: number, off: number}} AckFrame
  * @typedef {{t: "daily_update", date: string, variant: string, count: number, rid?: number}} DailyUpdateFrame
+ * @typedef {{t: "reactions", room: string, counts: Record<string, number>}} ReactionsFrame
  */
 
 /**
@@ -180,7 +185,7 @@
 /**
  * Any message the server sends.
  * @typedef {WelcomeFrame | ErrorFrame | PongFrame | RenamedFrame | CreatedFrame | RoomFrame | BoardFrame | DiffFrame
- *   | AckFrame | ProgressFrame | ResultsFrame | DailyUpdateFrame | HintFrame | FinishFrame
+ *   | AckFrame | ProgressFrame | ReactionsFrame | ResultsFrame | DailyUpdateFrame | HintFrame | FinishFrame
  *   | TournamentCreatedFrame | TournamentFrame | QueuedFrame | MatchedFrame | UnqueuedFrame} ServerFrame
  */
 

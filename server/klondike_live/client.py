@@ -436,6 +436,16 @@ class Client:
         """Wait until a quick race is made for this client: its room's id."""
         found = await self.expect(lambda m: m["t"] == "matched", timeout)
         return str(found["room"])
+    async def react(self, room: str, reaction: str) -> None:
+        """Send a reaction (`clap`, `fire`, `wow`, `laugh`, `sad`, `party`): it comes
+        back, added up, in the room's `reactions` frames."""
+        await self.send({"t": "react", "room": room, "r": reaction})
+
+    async def show_reactions(self, room: str, on: bool = True) -> None:
+        """Whether the room's `reactions` frames reach this connection from now on;
+        returns once the server applied it (a `ping` sent after it was answered)."""
+        await self.send({"t": "show_reactions", "room": room, "on": on})
+        await self._request({"t": "ping"}, "pong")
 
     # ------------------------------------------------------------ tournaments
 

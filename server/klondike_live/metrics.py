@@ -95,6 +95,16 @@ class Metrics:
             "Board snapshots sent to viewers: on a join, at a race's start, or as resyncs.",
             registry=registry,
         )
+        self.reactions = Counter(
+            "klondike_reactions",
+            "Reactions this node's connections sent (accepted ones).",
+            registry=registry,
+        )
+        self.reaction_counts = Counter(
+            "klondike_reaction_counts",
+            "Reaction counts this node published on the bus (one per room a second at most).",
+            registry=registry,
+        )
         self.rate_limit_closes = Counter(
             "klondike_rate_limit_closes",
             "Connections closed for flooding or repeated errors.",

@@ -44,6 +44,11 @@ def fifth_move_of_seat_0(room: str) -> Callable[[Message], bool]:
     return lambda m: m["t"] == "diff" and m["room"] == room and m["seat"] == 0 and m["off"] == 5
 
 
+def reactions_of(room: str, counts: dict[str, int]) -> Callable[[Message], bool]:
+    """The reactions frame of `room` with these counts."""
+    return lambda m: m["t"] == "reactions" and m["room"] == room and m["counts"] == counts
+
+
 def results_of(room: str) -> Callable[[Message], bool]:
     """The results of `room`."""
     return lambda m: m["t"] == "results" and m["room"] == room
@@ -53,7 +58,8 @@ async def test_races_on_every_shard_reach_racers_and_spectators_on_other_nodes(
     make_cluster_settings: Callable[..., Settings], cluster: DevCluster
 ) -> None:
     """Rooms whose slots live on all three masters: moves on one node reach the
-    spectator on the other, results reach everyone, and no stream repeats an offset."""
+    spectator on the other, a reaction and the results reach everyone, and no stream
+    repeats an offset."""
     seed = str(WON.seed)
     async with (
         running(make_cluster_settings(), seed_source=lambda: seed) as one,
@@ -73,6 +79,11 @@ async def test_races_on_every_shard_reach_racers_and_spectators_on_other_nodes(
                 for token in WON.moves[:5]:
                     await alice.move(room, token)
                 await carol.expect(fifth_move_of_seat_0(room))
+                # A reaction travels through the room's shard to both nodes' viewers.
+                await alice.show_reactions(room)
+                await carol.react(room, "fire")
+                for client in (alice, carol):
+                    await client.expect(reactions_of(room, {"fire": 1}))
                 await alice.resign(room)
                 await bob.resign(room)
                 for client in group:

@@ -9,7 +9,7 @@ from klondike_live.engine import Variant
 from klondike_live.protocol import incoming as msg
 from klondike_live.protocol.codes import ErrorCode
 from klondike_live.protocol.incoming import ProtocolError, decode_client
-from klondike_live.protocol.kinds import DealMode, Role, RoomKind
+from klondike_live.protocol.kinds import DealMode, Reaction, Role, RoomKind
 
 
 def frame(data: object) -> bytes:
@@ -40,6 +40,18 @@ def frame(data: object) -> bytes:
         ({"t": "ready", "room": "abcdefgh", "ready": False}, msg.Ready("abcdefgh", False)),
         ({"t": "ping"}, msg.Ping()),
         ({"t": "hint", "room": "abcdefgh", "rid": 5}, msg.HintRequest("abcdefgh", 5)),
+        (
+            {"t": "join", "room": "abcdefgh", "as": "racer", "reactions": True},
+            msg.Join("abcdefgh", Role.RACER, reactions=True),
+        ),
+        (
+            {"t": "react", "room": "abcdefgh", "r": "party"},
+            msg.React("abcdefgh", Reaction.PARTY),
+        ),
+        (
+            {"t": "show_reactions", "room": "abcdefgh", "on": False, "rid": 2},
+            msg.ShowReactions("abcdefgh", False, 2),
+        ),
     ],
 )
 def test_good_frames_decode_to_values(data: dict[str, object], expected: object) -> None:
@@ -88,6 +100,13 @@ def test_good_frames_decode_to_values(data: dict[str, object], expected: object)
         ),
         (frame({"t": "ready", "room": "abcdefgh", "ready": 1}), ErrorCode.BAD_FIELD),
         (frame({"t": "hello", "v": "1"}), ErrorCode.BAD_FIELD),
+        (frame({"t": "react", "room": "abcdefgh", "r": "boo"}), ErrorCode.BAD_FIELD),
+        (frame({"t": "react", "room": "abcdefgh", "r": "clap", "text": "hi"}), ErrorCode.BAD_FIELD),
+        (frame({"t": "show_reactions", "room": "abcdefgh"}), ErrorCode.BAD_FIELD),
+        (
+            frame({"t": "join", "room": "abcdefgh", "as": "racer", "reactions": 1}),
+            ErrorCode.BAD_FIELD,
+        ),
     ],
 )
 def test_bad_frames_get_stable_codes(raw: bytes, code: ErrorCode) -> None:

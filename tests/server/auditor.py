@@ -14,7 +14,9 @@ each frame, exactly what each racer knew at that moment:
   may watch the rest of its race: spectator frames, under the spectator rule, and none
   before its own board was done;
 - nobody sees the seed, or a card beyond those rules, before the race's results;
-- progress frames carry no card at all; error messages name only cards the viewer knows.
+- progress frames carry no card at all; error messages name only cards the viewer knows;
+- `reactions` frames carry their room and counts of the fixed reaction ids, nothing
+  else: no text, no card, no seed (`check_reactions`).
 
 Quick race frames (`audit_queue`): `queued`, `matched` and `unqueued` carry exactly their
 documented fields and no seed; a `matched` frame names a race room its receiver is
@@ -67,6 +69,7 @@ import pytest
 from klondike_live.engine import CARDS, Board, Card, Deal, GameRecord, Move, Variant
 from klondike_live.engine.deal import DEAL_HEADER
 from klondike_live.engine.record import RECORD_HEADER
+from klondike_live.protocol.kinds import Reaction
 
 if TYPE_CHECKING:
     from klondike_live.client import Message
@@ -133,6 +136,20 @@ def diff_cards(diff: Mapping[str, Any]) -> set[int]:
     return cards
 
 
+REACTIONS = frozenset(str(reaction) for reaction in Reaction)
+
+
+def check_reactions(message: Mapping[str, Any], where: str) -> None:
+    """A `reactions` frame: its room and how many of each known reaction, nothing more
+    (no free text anyone typed, no card, no seed)."""
+    assert set(message) == {"t", "room", "counts"}, f"{where}: reactions with {sorted(message)}"
+    counts = message["counts"]
+    assert isinstance(counts, dict) and counts, f"{where}: reactions without counts"
+    assert set(counts) <= REACTIONS, f"{where}: unknown reactions {sorted(set(counts) - REACTIONS)}"
+    for count in counts.values():
+        assert type(count) is int and count > 0, f"{where}: a reaction count of {count!r}"
+
+
 def _names(mask: int, cards: Iterable[int]) -> str:
     return " ".join(str(CARDS[c]) for c in sorted(cards) if not mask >> c & 1)
 
@@ -168,6 +185,9 @@ def audit(
             for row in message["boards"]:
                 assert len(row) == 5 and all(isinstance(x, int) for x in row[:4]), where
                 assert isinstance(row[4], str), where
+            continue
+        if kind == "reactions":
+            check_reactions(message, where)
             continue
         if kind in ("board", "diff"):
             s = message["seat"]
@@ -266,6 +286,8 @@ def audit_daily(
         is_closed = closed(at)
         if not is_closed:
             assert truth.seed not in repr(message), f"{where}: the daily seed leaked"
+        if kind == "reactions":
+            check_reactions(message, where)
         room_id = message.get("room")
         if not isinstance(room_id, str) or room_id not in truth.rooms:
             continue

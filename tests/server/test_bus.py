@@ -19,6 +19,7 @@ from klondike_live.bus.messages import (
     BusError,
     DailyUpdate,
     ProgressNote,
+    ReactionCounts,
     RoomFrame,
     RoomMessage,
     Takeover,
@@ -30,7 +31,7 @@ from klondike_live.bus.messages import (
     note_prefix,
 )
 from klondike_live.bus.subscriber import Subscriber
-from klondike_live.protocol.kinds import Audience, BoardPosition
+from klondike_live.protocol.kinds import Audience, BoardPosition, Reaction
 from klondike_live.race.live_board import Progress
 from klondike_live.race.room import RoomPhase
 from klondike_live.race.status import BoardStatus
@@ -74,6 +75,10 @@ messages: st.SearchStrategy[RoomMessage] = st.one_of(
         ),
     ),
     st.builds(Takeover, ids, ids),
+    st.builds(
+        ReactionCounts,
+        st.dictionaries(st.sampled_from(Reaction), st.integers(1, 1_000_000), min_size=1),
+    ),
 )
 
 
@@ -113,7 +118,22 @@ def test_a_nodes_own_notes_and_only_those_start_with_its_prefix(
 
 @pytest.mark.parametrize(
     "data",
-    [b"", b"no header", b"Q|x", b"S|frame", b"Sx:1:1|f", b"O1:1|f", b"P|\x00", b"X|\xc1", b"L1|f"],
+    [
+        b"",
+        b"no header",
+        b"Q|x",
+        b"S|frame",
+        b"Sx:1:1|f",
+        b"O1:1|f",
+        b"P|\x00",
+        b"X|\xc1",
+        b"L1|f",
+        b"R|\xc1",
+        b"R|\x91\x01",  # a list, not a map
+        b"R|\x81\xa3boo\x01",  # an unknown reaction
+        b"R|\x81\xa4clap\x00",  # a count of 0
+        b"R|\x81\xa4clap\xc3",  # a count of true
+    ],
 )
 def test_malformed_room_messages_raise_bus_error(data: bytes) -> None:
     """Anything that is not a well-formed message is refused with `BusError`."""

@@ -53,6 +53,8 @@ def test_render_exposes_every_metric_with_prefix() -> None:
         "klondike_frames_out",
         "klondike_resyncs",
         "klondike_snapshots",
+        "klondike_reactions",
+        "klondike_reaction_counts",
         "klondike_rate_limit_closes",
         "klondike_errors",
         "klondike_redis_latency_seconds",

@@ -7,13 +7,14 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from klondike_live.client import Client
 from klondike_live.config import Settings
 from klondike_live.engine import GameRecord
 from klondike_live.gateway.server import Node, running
 from klondike_live.protocol.kinds import Audience
 from klondike_live.store.connect import RedisClient
 
-from auditor import Truth, audit
+from auditor import Truth, audit, check_reactions
 from testdata import DATA
 from waits import connect_client, scaled
 
@@ -21,6 +22,16 @@ if TYPE_CHECKING:
     from conftest import WaitFor
 
 WON = GameRecord.parse((DATA / "won-draw1-seed31.txt").read_text())
+
+
+def _reacted(client: Client) -> dict[str, int]:
+    """The reactions a client was shown, added up."""
+    counts: dict[str, int] = {}
+    for m in client.received:
+        if m["t"] == "reactions":
+            for reaction, n in m["counts"].items():
+                counts[reaction] = counts.get(reaction, 0) + n
+    return counts
 
 
 @pytest.fixture
@@ -52,6 +63,10 @@ async def test_two_racers_race_to_a_win_while_a_spectator_watches(
         await alice.expect(lambda m: m["t"] == "board" and m["audience"] == "own")
         await bob.expect(lambda m: m["t"] == "board" and m["audience"] == "own")
         await carol.expect(lambda m: m["t"] == "board" and m["seat"] == 1)
+        # A spectator reacts: it gets the room's counts; racers playing have them off.
+        await carol.react(room, "clap")
+        await carol.react(room, "clap")
+        await wait_for(lambda: _reacted(carol) == {"clap": 2})
         moves = list(WON.moves)
         for i, token in enumerate(moves):
             if alice.own_board(room, 0).status == "playing":
@@ -68,6 +83,7 @@ async def test_two_racers_race_to_a_win_while_a_spectator_watches(
         assert audit(alice.received, truth, role="racer", seat=0) > 50
         assert audit(bob.received, truth, role="racer", seat=1) > 10
         assert audit(carol.received, truth, role="spectator") > 50
+        assert not _reacted(alice) and not _reacted(bob)
         final = alice.own_board(room, 0).view
         assert final.foundations == (13, 13, 13, 13)
         # Spectator frames travel on their own channel and may follow the results.
@@ -77,3 +93,23 @@ async def test_two_racers_race_to_a_win_while_a_spectator_watches(
     finally:
         for client in (alice, bob, carol):
             await client.close()
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        {"t": "reactions", "room": "r1", "counts": {"clap": 2}, "msg": "hello"},
+        {"t": "reactions", "room": "r1", "counts": {"boo": 1}},
+        {"t": "reactions", "room": "r1", "counts": {"clap": 0}},
+        {"t": "reactions", "room": "r1", "counts": {"clap": "9C"}},
+        {"t": "reactions", "room": "r1", "counts": {}},
+    ],
+)
+def test_the_auditor_refuses_a_reactions_frame_with_more_than_counts(
+    frame: dict[str, object],
+) -> None:
+    """A `reactions` frame may carry counts of the known reactions and nothing else
+    (no text, no card): the auditor fails anything more, and passes a plain one."""
+    check_reactions({"t": "reactions", "room": "r1", "counts": {"clap": 2, "party": 1}}, "ok")
+    with pytest.raises(AssertionError):
+        check_reactions(frame, "frame")

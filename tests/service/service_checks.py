@@ -40,7 +40,7 @@ from klondike_live.race.room import COUNTDOWN, FINISHED, RACING, RoomState
 from klondike_live.race.status import BoardStatus
 from klondike_live.store import Store
 
-from auditor import ALL, CARD_TOKEN, Truth, diff_cards, view_cards
+from auditor import ALL, CARD_TOKEN, Truth, check_reactions, diff_cards, view_cards
 
 StreamKey = tuple[str, int, str, int]
 """A board stream as a client sees it: (room, seat, audience, epoch)."""
@@ -184,6 +184,8 @@ def check_frame(message: Mapping[str, Any], where: str, now: RaceNow, *, seat: i
         for row in message["boards"]:
             assert len(row) == 5 and all(isinstance(x, int) for x in row[:4]), where
             assert isinstance(row[4], str), where
+    elif kind == "reactions":
+        check_reactions(message, where)
     elif kind in ("board", "diff"):
         audience = message["audience"]
         if audience == "final":

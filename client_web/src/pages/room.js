@@ -24,6 +24,7 @@ import { addBotPanel, labelled } from "./bots.js";
 import { nameField } from "./names.js";
 import { OwnGame } from "./own-game.js";
 import { HeadToHeadPanel } from "./head-to-head.js";
+import { ReactionsPanel } from "./reactions.js";
 import { lobbyPanels, resultsPanel, rivalRow, watchedHeader } from "./room-parts.js";
 
 /** @import { Board } from "../game.js" */
@@ -157,6 +158,12 @@ export class RoomPage {
     /** Your record against each racer, under a race's results. */
     this.headToHead = new HeadToHeadPanel(() => this.conn.now());
     this.stats = h("div.stats", { hidden: true }, ...stats.map(([node]) => node));
+    this.reactions = new ReactionsPanel({
+      send: (id) => this.conn.send({ t: "react", room: this.roomId, r: id }),
+      toggle: () => this.toggleReactions(),
+    });
+    /** @type {boolean | null} whether the server was last told to send reactions here */
+    this.reactionsTold = null;
   }
 
   // ------------------------------------------------------------ lifecycle
@@ -175,6 +182,7 @@ export class RoomPage {
           this.tools,
         ),
         this.message,
+        this.reactions.bar,
         this.lobby,
         this.resultsBox,
         this.raceLayout,
@@ -182,6 +190,7 @@ export class RoomPage {
         this.watchGrid,
         this.field,
         this.countdown,
+        this.reactions.layer,
       ),
     );
     const conn = this.conn;
@@ -196,7 +205,12 @@ export class RoomPage {
         this.join();
       }),
     );
-    this.unbinders.push(this.app.onSettings(() => this.own?.settingsChanged()));
+    this.unbinders.push(
+      this.app.onSettings(() => {
+        this.own?.settingsChanged();
+        this.render();
+      }),
+    );
     if (conn.greeted && !joined) this.join();
     this.clock = window.setInterval(() => this.tick(), 100);
     if (this.ghostSource) this.loadGhost();
@@ -212,6 +226,7 @@ export class RoomPage {
       if (caption) caption.textContent = t(`room.stats.${key}`);
     });
     this.opponents.setAttribute("aria-label", t("room.opponents.label"));
+    this.reactions.relabel();
     const field = this.nameField;
     const panel = field?.node.parentElement;
     if (field && panel)
@@ -266,7 +281,8 @@ export class RoomPage {
     const boards =
       this.role === "racer" ? (this.own ? [this.own.play.board] : []) : [...this.boards.values()];
     /** @type {JoinFrame} */
-    const request = { t: "join", room: this.roomId, as: this.role };
+    const request = { t: "join", room: this.roomId, as: this.role, reactions: this.reactionsWanted() };
+    this.reactionsTold = request.reactions ?? null;
     const since = this.gen === null ? [] : sinceOf(boards);
     if (since.length) request.since = since;
     try {
@@ -343,6 +359,9 @@ export class RoomPage {
         break;
       case "hint":
         this.onHint(frame);
+        break;
+      case "reactions":
+        this.reactions.show(frame.counts);
         break;
       case "error":
         this.onError(frame);
@@ -441,6 +460,48 @@ export class RoomPage {
     if (this.role === "racer" && this.own?.key(event)) event.preventDefault();
   }
 
+  // ------------------------------------------------------------ reactions
+
+  /** A racer whose own game is under way (not one whose board is done, or in a lobby). */
+  playing() {
+    const room = this.room;
+    if (this.role !== "racer" || !room || (room.state !== "countdown" && room.state !== "racing"))
+      return false;
+    return (this.own?.play.board.status ?? "playing") === "playing";
+  }
+
+  /** Whether this page shows reactions: the player's setting for playing, or watching. */
+  reactionsWanted() {
+    const settings = this.app.settings;
+    return this.playing() ? settings.reactionsPlaying : settings.reactionsWatching;
+  }
+
+  /** The room tools' toggle: the setting of the moment (playing or watching) flips. */
+  toggleReactions() {
+    const key = this.playing() ? "reactionsPlaying" : "reactionsWatching";
+    this.app.settings = { ...this.app.settings, [key]: !this.app.settings[key] };
+    this.app.applySettings(); // saved, and every listener (this page's render) told
+  }
+
+  /**
+   * Reactions have a place where others watch with you: spectators, and the racers of a
+   * race (a solo or daily player alone has neither the bar nor the toggle; its settings
+   * still apply).
+   */
+  reactionsOffered() {
+    return this.role === "spectator" || this.room?.kind === "race";
+  }
+
+  /** The bar for those who may react, and the server told when the setting changed. */
+  renderReactions() {
+    const on = this.reactionsWanted();
+    this.reactions.update({ canSend: this.reactionsOffered() && !this.playing(), on });
+    if (this.room && this.reactionsTold !== null && this.reactionsTold !== on && this.conn.online) {
+      this.conn.send({ t: "show_reactions", room: this.roomId, on });
+      this.reactionsTold = on;
+    }
+  }
+
   // ------------------------------------------------------------ rendering
 
   /**
@@ -529,6 +590,7 @@ export class RoomPage {
     if (started) this.renderWatched();
     else this.maskNote.hidden = true;
     this.renderField();
+    this.renderReactions();
     this.renderTools();
     this.renderResults();
     this.tick();
@@ -694,6 +756,7 @@ export class RoomPage {
           t("common.replay"),
         ),
       );
+    if (this.reactionsOffered()) buttons.push(this.reactions.toggleButton());
     this.tools.replaceChildren(...buttons);
   }
 

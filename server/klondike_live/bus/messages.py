@@ -3,7 +3,7 @@
 Channels (names from `keys`) and what travels on them:
 
     room channel (`keys.channel`)                 RoomFrame, BoardFrame (own), Progress,
-                                                  Takeover
+                                                  Takeover, ReactionCounts
     spectator channel (`keys.spectator_channel`)  BoardFrame (spectator)
     daily channel (`keys.DAILY_UPDATES`)          DailyUpdate
 
@@ -16,6 +16,9 @@ On the wire a room or spectator message is an ASCII header, `|`, then its body:
     P<node>|<msgpack note>          Progress: a board's progress, and its racer's
                                     knowledge when it grew (never sent to clients)
     X|<msgpack [user, connection]>  Takeover: a newer connection speaks for the racer
+    R|<msgpack {reaction: count}>   ReactionCounts: the reactions one node's connections
+                                    sent to the room lately (at most one a second per
+                                    node and room; never sent to clients as they are)
 
 A daily message is msgpack `[date, variant text, count]`.
 
@@ -35,7 +38,7 @@ from typing import Any, Final
 import msgpack
 
 from klondike_live.errors import LiveError
-from klondike_live.protocol.kinds import Audience, BoardPosition
+from klondike_live.protocol.kinds import Audience, BoardPosition, Reaction
 from klondike_live.race.live_board import Progress
 from klondike_live.race.room import RoomPhase
 from klondike_live.race.status import BoardStatus
@@ -101,7 +104,17 @@ class TournamentUpdate:
     tournament: str
 
 
-RoomMessage = RoomFrame | BoardFrame | ProgressNote | Takeover
+@dataclass(frozen=True, slots=True)
+class ReactionCounts:
+    """How many of each reaction one node's connections sent to the room lately."""
+
+    counts: dict[Reaction, int]
+
+
+MAX_REACTION_COUNT: Final = 1_000_000
+"""A count above this in a bus message is malformed (no node counts that many a second)."""
+
+RoomMessage = RoomFrame | BoardFrame | ProgressNote | Takeover | ReactionCounts
 """What arrives on a room's channels."""
 
 
@@ -133,6 +146,8 @@ def encode(message: RoomMessage) -> bytes:
             return note_prefix(node) + _pack(note)
         case Takeover(user, conn_id):
             return b"X|" + _pack([user, conn_id])
+        case ReactionCounts(counts):
+            return b"R|" + _pack({str(reaction): n for reaction, n in counts.items()})
 
 
 def note_prefix(node: str) -> bytes:
@@ -188,6 +203,8 @@ def decode(data: bytes) -> RoomMessage:
         if tag == b"X":
             user, conn_id = _unpack(body)
             return Takeover(str(user), str(conn_id))
+        if tag == b"R":
+            return ReactionCounts(_reaction_counts(body))
     except (ValueError, TypeError) as exc:
         raise BusError(f"malformed {tag!r} message: {exc}") from None
     raise BusError(f"unknown message header {head[:8]!r}")
@@ -211,6 +228,25 @@ def decode_tournament(data: bytes) -> TournamentUpdate:
         return TournamentUpdate(tournament)
     except (ValueError, TypeError) as exc:
         raise BusError(f"malformed tournament update: {exc}") from None
+
+
+def _reaction_counts(body: bytes) -> dict[Reaction, int]:
+    try:
+        value = msgpack.unpackb(body, raw=False)
+    except Exception as exc:  # msgpack raises several unrelated types
+        raise BusError(f"not msgpack: {exc}") from None
+    if not isinstance(value, dict):
+        raise BusError("reaction counts are not a msgpack map")
+    counts: dict[Reaction, int] = {}
+    for key, count in value.items():
+        if (
+            isinstance(count, bool)
+            or not isinstance(count, int)
+            or not 0 < count <= MAX_REACTION_COUNT
+        ):
+            raise BusError(f"a reaction count of {count!r}")
+        counts[Reaction(key)] = count  # ValueError for an unknown reaction
+    return counts
 
 
 def _unpack(body: bytes) -> list[Any]:

@@ -41,6 +41,7 @@ class ErrorCode(enum.StrEnum):
     BOTS_NOT_ALLOWED = "bots_not_allowed"  # a bot (account or seat) in a room without bots
     NOT_A_BOT = "not_a_bot"  # remove_bot names a seat that holds no bot
     NOT_QUEUED = "not_queued"  # unqueue from a connection that waits in no quick race queue
+    STILL_PLAYING = "still_playing"  # a racer still playing its board may not react
     INTERNAL = "internal"  # the server failed; the message was not applied
 
 

@@ -21,7 +21,14 @@ from klondike_live.auth import validate_display_name
 from klondike_live.engine import NotationError, Variant
 from klondike_live.errors import Refusal
 from klondike_live.protocol.codes import ErrorCode
-from klondike_live.protocol.kinds import BotLevel, DealMode, Role, RoomKind, TournamentFormat
+from klondike_live.protocol.kinds import (
+    BotLevel,
+    DealMode,
+    Reaction,
+    Role,
+    RoomKind,
+    TournamentFormat,
+)
 
 PROTOCOL_VERSION: Final = 1
 MAX_SAFE_INT: Final = 2**53 - 1
@@ -86,6 +93,9 @@ class Join:
     role: Role
     since: tuple[Since, ...] = ()
     rid: int | None = None
+    # Whether `reactions` frames of the room reach this connection; None: the role's
+    # default (a spectator's on, a racer's off).
+    reactions: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,9 +176,27 @@ class Queue:
 
 
 @dataclass(frozen=True, slots=True)
+class React:
+    """A spectator (or a racer whose board is done) sends one reaction to the room."""
+
+    room: str
+    reaction: Reaction
+    rid: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Unqueue:
     """Stop waiting in the quick race queue."""
 
+    rid: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ShowReactions:
+    """Whether the room's `reactions` frames reach this connection from now on."""
+
+    room: str
+    on: bool
     rid: int | None = None
 
 
@@ -280,6 +308,8 @@ ServiceRequest = (
     | RemoveBot
     | Queue
     | Unqueue
+    | React
+    | ShowReactions
     | Rename
     | DailyWatch
     | DailyUnwatch
@@ -600,11 +630,15 @@ def _since(f: _Fields) -> tuple[Since, ...]:
 
 
 def _join(f: _Fields) -> Join:
+    reactions = f.get("reactions", False)
+    if reactions is not None and not isinstance(reactions, bool):
+        raise f.fail("reactions", "true or false")
     return Join(
         room=_room(f),
         role=Role(f.choice("as", tuple(Role))),
         since=_since(f),
         rid=f.optional_rid(),
+        reactions=reactions,
     )
 
 
@@ -635,6 +669,10 @@ _DECODERS: Final[dict[str, Callable[[_Fields], ClientMessage]]] = {
     ),
     "queue": lambda f: Queue(variant=_variant(f), rid=f.optional_rid()),
     "unqueue": lambda f: Unqueue(rid=f.optional_rid()),
+    "react": lambda f: React(
+        room=_room(f), reaction=Reaction(f.choice("r", tuple(Reaction))), rid=f.optional_rid()
+    ),
+    "show_reactions": lambda f: ShowReactions(room=_room(f), on=f.flag("on"), rid=f.optional_rid()),
     "rename": _rename,
     "ping": lambda f: Ping(rid=f.optional_rid()),
     "daily_watch": lambda f: DailyWatch(_day(f), _variant(f), f.optional_rid()),

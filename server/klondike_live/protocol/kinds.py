@@ -48,6 +48,18 @@ class TournamentFormat(StrEnum):
     HEATS = "heats"  # scheduled live races of every entrant on one deal
 
 
+class Reaction(StrEnum):
+    """The reactions spectators and finished racers may send (docs/protocol.md, 7f): a
+    fixed set of ids, drawn by clients as they like (no free text, nothing to moderate)."""
+
+    CLAP = "clap"
+    FIRE = "fire"
+    WOW = "wow"
+    LAUGH = "laugh"
+    SAD = "sad"
+    PARTY = "party"
+
+
 class Audience(StrEnum):
     """Who a live board stream is for (each board has one stream per audience)."""
 

@@ -16,7 +16,7 @@ engine `View`/`ViewDiff` values already redacted for their audience, and through
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final
 
@@ -400,6 +400,19 @@ class Unqueued:
         return pack(_optional(data, rid=self.rid))
 
 
+@dataclass(frozen=True, slots=True)
+class Reactions:
+    """The reactions sent to a room lately (at most one frame per room and second):
+    how many of each id, those with none left out."""
+
+    T: ClassVar[str] = "reactions"
+    room: str
+    counts: Mapping[str, int]
+
+    def encode(self) -> bytes:
+        return pack({"t": self.T, "room": self.room, "counts": dict(self.counts)})
+
+
 ServerFrame = (
     Welcome
     | Error
@@ -411,6 +424,7 @@ ServerFrame = (
     | Ack
     | Room
     | Progress
+    | Reactions
     | Results
     | Hint
     | Finish
@@ -434,6 +448,7 @@ SERVER_FRAMES: Final[tuple[type[ServerFrame], ...]] = (
     Ack,
     Room,
     Progress,
+    Reactions,
     Results,
     Hint,
     Finish,

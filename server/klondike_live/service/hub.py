@@ -16,6 +16,7 @@ bus message is decoded once into its type and routed:
                    only: a writer here applied its own already, so this node's own
                    notes are dropped by their first bytes, undecoded; then `on_progress`
     Takeover       `on_takeover` (older connections of that racer close)
+    ReactionCounts `on_reactions` (`service.reactions`: added up, shown once a second)
 
 Delivery holds frames for viewers being caught up, holds board frames for viewers that
 have no snapshot of the current race yet, and skips a viewer whose connection lags
@@ -36,6 +37,7 @@ from klondike_live.bus.messages import (
     BoardFrame,
     BusError,
     ProgressNote,
+    ReactionCounts,
     RoomFrame,
     Takeover,
     decode,
@@ -43,7 +45,7 @@ from klondike_live.bus.messages import (
 )
 from klondike_live.bus.subscriber import OnMessage
 from klondike_live.metrics import Metrics
-from klondike_live.protocol.kinds import Audience, BoardPosition
+from klondike_live.protocol.kinds import Audience, BoardPosition, Reaction
 from klondike_live.service.connection import Broadcast
 from klondike_live.service.local import Held, LocalRoom, ProgressChange, Viewer
 from klondike_live.tasks import TaskGroup
@@ -80,6 +82,7 @@ class Hub:
         self.on_progress: Callable[[LocalRoom, ProgressChange], None] | None = None
         self.on_takeover: Callable[[LocalRoom, str, str], None] | None = None
         self.on_resync: Callable[[Viewer], Awaitable[None]] | None = None
+        self.on_reactions: Callable[[str, dict[Reaction, int]], None] | None = None
 
     def room_of_channel(self, channel: str) -> LocalRoom | None:
         """The local room a subscribed channel belongs to."""
@@ -167,6 +170,9 @@ class Hub:
             case Takeover(user, conn_id):
                 if self.on_takeover is not None:
                     self.on_takeover(room, user, conn_id)
+            case ReactionCounts(counts):
+                if self.on_reactions is not None:
+                    self.on_reactions(room.room_id, counts)
             case _:
                 assert_never(message)
 

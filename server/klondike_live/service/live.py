@@ -21,6 +21,7 @@ into room transitions, and hands the rest to its parts, one concern each:
     daily.py     daily challenges: attempts, the spoiler gate, leaderboard watchers
     bots.py      in-server bot racers (clients of this service) and their thinking
     quick.py     the quick race queues and the races made from them
+    reactions.py reactions' rate limit, their counts per room and second across nodes
     hub.py       this node's rooms, their bus subscriptions and fan-out
 
 The rules it applies live in `race/` (room transitions, `race.rules`, visibility). The
@@ -76,6 +77,7 @@ from klondike_live.service.local import LocalRoom, Viewer
 from klondike_live.service.players import note_unfinished
 from klondike_live.service.queries import Queries
 from klondike_live.service.quick import QuickRaces
+from klondike_live.service.reactions import RATE, Reactions
 from klondike_live.service.rooms import Rooms
 from klondike_live.service.timers import Timers
 from klondike_live.service.tournaments import Tournaments
@@ -161,10 +163,12 @@ class LiveService:
         self.timers = Timers(settings, self.rooms, self.boards, hub)
         self.timers.on_tournament = self.tournaments.run_timer
         self.bots = Bots(self, settings)
+        self.reactions = Reactions(store, hub, metrics)
         hub.on_progress = self.boards.on_progress
         hub.on_takeover = self._on_takeover
         hub.on_resync = self.catchup.resync
         hub.on_room_frame = self.catchup.on_room_frame
+        hub.on_reactions = self.reactions.heard
 
     # ------------------------------------------------------------ clock and background
 
@@ -245,6 +249,7 @@ class LiveService:
         self.daily.forget(conn)
         self.tournaments.forget(conn)
         await self.quick.forget(conn)
+        self.reactions.forget(conn.conn_id)
         self._bot_labels.pop(conn.conn_id, None)
         rooms = self._members.pop(conn.conn_id, {})
         for viewer in rooms.values():
@@ -297,6 +302,10 @@ class LiveService:
                 await self.quick.queue(conn, request)
             case msg.Unqueue():
                 await self.quick.unqueue(conn, request)
+            case msg.React():
+                await self.react(conn, request)
+            case msg.ShowReactions():
+                self._viewer(conn, request.room, racer=False).reactions = request.on
             case msg.Rename():
                 await self.rename(conn, request)
             case msg.DailyWatch():
@@ -453,6 +462,9 @@ class LiveService:
         # The room's id as the local room holds it: one string for all its viewers.
         viewer = Viewer(conn, local.room_id, request.role, seat, catching_up=[])
         viewer.keeps_seat = keeps_seat
+        # Reactions: on for spectators, off for racers, unless the join says.
+        shown = request.reactions
+        viewer.reactions = request.role is Role.SPECTATOR if shown is None else shown
         local.add(viewer)
         mine[local.room_id] = viewer
         try:
@@ -476,6 +488,22 @@ class LiveService:
             # Its end may be due already: the node that applied the last board's end
             # may have died (or lost the store) before it finished the race.
             self.hub.spawn(check_end(self.rooms, request.room), f"end-{request.room}")
+
+    async def react(self, conn: Connection, request: msg.React) -> None:
+        """A reaction to the room: from a spectator, or a racer not playing (its board
+        done, or no race under way)."""
+        viewer = self._viewer(conn, request.room, racer=False)
+        if not self.reactions.take(conn.conn_id):
+            raise Refusal(ErrorCode.RATE_LIMITED, f"at most {RATE:g} reactions a second")
+        if viewer.role is Role.RACER:
+            state = await self.rooms.load(request.room)
+            if state.state in (COUNTDOWN, RACING) and not await self._own_board_done(
+                state, conn.user
+            ):
+                raise Refusal(
+                    ErrorCode.STILL_PLAYING, "finish your own game first to send reactions"
+                )
+        await self.reactions.count(viewer.room_id, request.reaction)
 
     async def _own_board_done(self, state: RoomState, user: str) -> bool:
         """Whether `user` has a seat in the race under way whose board is done."""

@@ -56,6 +56,8 @@ class Viewer:
     # A spectator that is its racer's own connection watching the rest of its race (its
     # board is done): it still speaks for the seat, which stays online meanwhile.
     keeps_seat: bool = False
+    # Whether the room's `reactions` frames reach it (`service.reactions`).
+    reactions: bool = False
     # Frames arriving while the viewer is being caught up, released after it.
     catching_up: list[Held] | None = None
     lagging: bool = False

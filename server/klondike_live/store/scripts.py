@@ -149,6 +149,12 @@ redis.call('SPUBLISH', KEYS[2], ARGV[2])
 return 1
 """
 
+SHOUT: Final = """
+-- KEYS[1] a room's channel; ARGV[1] a bus message: published on the shard that owns
+-- the channel (a script routes by its key, so a Cluster needs nothing more)
+return redis.call('SPUBLISH', KEYS[1], ARGV[1])
+"""
+
 RELEASE: Final = """
 -- KEYS[1] connection key; ARGV[1] connection id: release only if still ours
 if redis.call('GET', KEYS[1]) == ARGV[1] then

@@ -34,6 +34,7 @@ from redis.commands.core import AsyncScript
 from klondike_live import keys
 from klondike_live.bus.messages import (
     ProgressNote,
+    ReactionCounts,
     RoomFrame,
     Takeover,
     board_header,
@@ -127,6 +128,7 @@ class Store:
         )
         self._claim: AsyncScript = redis.register_script(scripts.CLAIM)
         self._release: AsyncScript = redis.register_script(scripts.RELEASE)
+        self._shout: AsyncScript = redis.register_script(scripts.SHOUT)
         self._unlist_if: AsyncScript = redis.register_script(scripts.UNLIST_IF)
         self._take_due: AsyncScript = redis.register_script(scripts.TAKE_DUE)
         self._analysis_claim: AsyncScript = redis.register_script(scripts.ANALYSIS_CLAIM)
@@ -568,6 +570,12 @@ class Store:
         note = encode(Takeover(user, conn_id))
         names = [keys.connection(room_id, user), keys.channel(room_id), keys.room(room_id)]
         await self.latency.timed(self._claim(keys=names, args=[conn_id, note]))
+
+    async def publish_reactions(self, room_id: str, counts: ReactionCounts) -> None:
+        """Publish reaction counts on the room's channel (every node with a viewer of the
+        room hears them, this one too)."""
+        note = encode(counts)
+        await self.latency.timed(self._shout(keys=[keys.channel(room_id)], args=[note]))
 
     async def release_connection(self, room_id: str, user: str, conn_id: str) -> bool:
         """Forget `conn_id` if it still speaks for `user`; True when it did."""
