@@ -436,6 +436,7 @@ class Client:
         """Wait until a quick race is made for this client: its room's id."""
         found = await self.expect(lambda m: m["t"] == "matched", timeout)
         return str(found["room"])
+
     async def react(self, room: str, reaction: str) -> None:
         """Send a reaction (`clap`, `fire`, `wow`, `laugh`, `sad`, `party`): it comes
         back, added up, in the room's `reactions` frames."""
