@@ -21,7 +21,14 @@ from klondike_live.auth import validate_display_name
 from klondike_live.engine import NotationError, Variant
 from klondike_live.errors import Refusal
 from klondike_live.protocol.codes import ErrorCode
-from klondike_live.protocol.kinds import BotLevel, DealMode, Role, RoomKind, TournamentFormat
+from klondike_live.protocol.kinds import (
+    BEST_OF,
+    BotLevel,
+    DealMode,
+    Role,
+    RoomKind,
+    TournamentFormat,
+)
 
 PROTOCOL_VERSION: Final = 1
 MAX_SAFE_INT: Final = 2**53 - 1
@@ -65,6 +72,7 @@ class Create:
     bots: bool = False  # bots may take seats (a race only)
     machine: BotLevel | None = None  # "race the machine": one bot of that level, autostart
     join: bool = False  # the creator joins as racer at once (a solo game only)
+    best_of: int = 1  # a race that is a match of 3, 5 or 7 deals (`race.match`)
 
 
 MAX_PREFIX = 2000
@@ -454,6 +462,11 @@ def _create(f: _Fields) -> Create:
     join = f.flag("join", default=False)
     if join and kind is not RoomKind.SOLO:
         raise f.fail("join", "false (or absent) unless the room is a solo game")
+    best_of = f.integer("best_of", 1, 7, required=False) or 1
+    if best_of not in BEST_OF:
+        raise f.fail("best_of", "1, 3, 5 or 7")
+    if best_of > 1 and kind is not RoomKind.RACE:
+        raise f.fail("best_of", "1 (or absent) unless the room is a race")
     return Create(
         rid=rid,
         kind=kind,
@@ -467,6 +480,7 @@ def _create(f: _Fields) -> Create:
         bots=bots,
         machine=machine,
         join=join,
+        best_of=best_of,
     )
 
 

@@ -28,6 +28,7 @@ from klondike_live.bus.messages import RoomFrame
 from klondike_live.errors import Refusal
 from klondike_live.protocol import outgoing
 from klondike_live.protocol.codes import ErrorCode
+from klondike_live.race.match import winner_of
 from klondike_live.race.results import build_results
 from klondike_live.race.room import COUNTDOWN, RACING, RoomState
 from klondike_live.race.rules import race_over
@@ -35,6 +36,7 @@ from klondike_live.race.status import BoardStatus
 from klondike_live.service.archive import FIRST_TRY_MS
 from klondike_live.service.players import forget_unfinished
 from klondike_live.service.rooms import Hashes, Rooms
+from klondike_live.store import TimerKind
 
 log = logging.getLogger(__name__)
 
@@ -56,15 +58,19 @@ async def check_end(rooms: Rooms, room_id: str) -> None:
     # leaderboard (and the spoiler gate) already know it.
     await rooms.daily.record_result(state, records.get(0))
 
+    boards = {s: (r.fields, r.moves, r.times) for s, r in records.items()}
+    # A match's deal goes to its race's first (`race.match`): scored in the same step.
+    winner = winner_of(build_results(state, boards)["ranking"]) if state.is_match else 0
+
     def change(s: RoomState, now_ms: int) -> RoomState:
         if s.gen != state.gen:
             raise Refusal(ErrorCode.WRONG_STATE, "a newer race")
-        return s.finish(now_ms).state
+        return s.finish(now_ms).state.score_deal(winner, now_ms + rooms.match_interval_ms)
 
     built: list[dict[str, Any]] = []
 
     def extras(_old: RoomState, new: RoomState) -> tuple[list[RoomFrame], Hashes]:
-        payload = build_results(new, {s: (r.fields, r.moves, r.times) for s, r in records.items()})
+        payload = build_results(new, boards)
         built[:] = [payload]  # the last attempt is the one written
         blob = msgpack.packb(payload, use_bin_type=True)
         frames = [
@@ -88,5 +94,7 @@ async def check_end(rooms: Rooms, room_id: str) -> None:
         await store.set_live(room_id, False)
     await forget_unfinished(store.players, new)
     log.info("race %s gen %d finished", room_id, new.gen)
+    if new.next_at_ms:  # a match goes on: its next deal (`Timers`)
+        await store.add_timer(room_id, TimerKind.NEXT_DEAL, str(new.gen), new.next_at_ms)
     if rooms.on_finished is not None:  # to the database, its analysis: in the background
         rooms.on_finished(room_id, new.gen)

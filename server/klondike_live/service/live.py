@@ -142,6 +142,7 @@ class LiveService:
             pool=pool,
             new_seed=seed_source or _new_seed,
             grace_ms=int(settings.grace_seconds * 1000),
+            match_interval_ms=int(settings.match_interval_seconds * 1000),
         )
         # Finished games are analysed in the background (`service.analysis`).
         self.analyses = Analyses(store, history, budget=analysis_budget(settings.analysis_seconds))
@@ -338,6 +339,7 @@ class LiveService:
             bots=request.bots,
             autostart=request.machine is not None,
             host_bot=label,
+            best_of=request.best_of,
         )
         if request.kind is RoomKind.SOLO:
             if request.seed is not None:  # a start position: a deal and moves made on it
@@ -515,6 +517,8 @@ class LiveService:
                         await note_unfinished(self.store.players, user, room_id, now)
                 else:
                     due = self.now_ms() + int(self.settings.grace_seconds * 1000)
+                    if leaving and state.match_on:  # asked to leave a match: forfeits now
+                        due = self.now_ms()
                     await self.store.add_timer(room_id, TimerKind.GRACE, user, due)
 
     async def _left_room(self, local: LocalRoom | None, viewer: Viewer) -> None:
