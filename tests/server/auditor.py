@@ -14,7 +14,9 @@ each frame, exactly what each racer knew at that moment:
   may watch the rest of its race: spectator frames, under the spectator rule, and none
   before its own board was done;
 - nobody sees the seed, or a card beyond those rules, before the race's results;
-- progress frames carry no card at all; error messages name only cards the viewer knows.
+- progress frames carry no card at all; error messages name only cards the viewer knows;
+- a match's score (`match` of a room or results frame, `check_match`) holds only its
+  documented numbers: no card, no seed, nothing of a deal to come.
 
 Daily challenges (`audit_daily`): every daily room of one date and variant deals the
 same cards, so the auditor takes all of a client's frames of that day's rooms together,
@@ -150,6 +152,8 @@ def audit(
     for index, message in enumerate(received):
         kind = message.get("t")
         where = f"frame {index} ({kind})"
+        if kind in ("room", "results"):
+            check_match(message, where)
         if kind == "results":
             revealed = True
             continue
@@ -195,6 +199,23 @@ def audit(
             allowed = truth.seen(seat, moves_at.get(seat, 0))
             assert named <= _mask_set(allowed), f"{where}: error names {_names(allowed, named)}"
     return checked
+
+
+MATCH_FIELDS = {"best_of", "from", "deals", "score", "over", "winner", "forfeit", "next_at"}
+"""What a match's summary may hold (docs/protocol.md, "Matches")."""
+
+
+def check_match(message: Mapping[str, Any], where: str) -> None:
+    """A room or results frame's `match`: only its documented fields, each a number,
+    a flag, None or a list of those: nothing a card or a seed could hide in."""
+    match = message.get("match")
+    if match is None:
+        return
+    assert isinstance(match, dict) and set(match) <= MATCH_FIELDS, f"{where}: match {match!r}"
+    for key, value in match.items():
+        items = value if isinstance(value, list) else [value]
+        ok = all(v is None or isinstance(v, (int, bool)) for v in items)
+        assert ok, f"{where}: match field {key} is {value!r}"
 
 
 def _mask_set(mask: int) -> set[int]:
