@@ -172,6 +172,19 @@ async def test_a_best_of_3_deals_in_turn_until_the_majority(matches: Cluster) ->
             assert boards and min(boards) > dealt, f"gen {gen}: a board before its commitment"
         results = [m["gen"] for m in frames if m["t"] == "results"]
         assert results == [1, 2, 3, 4]
+    queries = matches.nodes[0].service.queries
+    record = await queries.match(room, 3)  # any deal leads to its match
+    assert record is not None and record == await queries.match(room, 1)
+    assert (record["from"], record["score"], record["over"], record["winner"]) == (
+        1,
+        [2, 1],
+        True,
+        0,
+    )
+    assert [d["winner"] for d in record["deals"]] == [0, None, 1, 0]
+    assert [d["gen"] for d in record["deals"]] == [1, 2, 3, 4]
+    assert [p["name"] for p in record["players"]] == ["Ann", "Bob"]
+    assert await queries.match(room, 5) is None
     assert await matches.request(racers[1], msg.Rematch(room)) is None
     assert (await matches.race(room)).state.state == LOBBY
     assert "match" not in rooms_of(sue, room)[-1]
@@ -194,6 +207,8 @@ async def test_a_racer_gone_for_good_forfeits_the_match(matches: Cluster) -> Non
     assert results["match"]["winner"] == 0
     await matches.fire_timers(0)
     assert (await matches.race(room)).state.gen == 2
+    record = await matches.nodes[0].service.queries.match(room, 2)
+    assert record is not None and (record["forfeit"], record["winner"]) == (1, 0)
 
 
 async def test_leaving_between_deals_forfeits_at_the_next(matches: Cluster) -> None:

@@ -9,7 +9,9 @@ who leaves the match forfeits it: the match is over at once, and the best of the
 by deals won takes it (nobody, when they are level).
 
 Pure functions over plain values; `race.room.RoomState` keeps a match's deals and
-calls these.
+calls these. Each deal's stored results carry the match as it stood after it (its
+`match`), so a finished match is read back from its games (`match_record`): the
+history database needs nothing more than the games it keeps.
 """
 
 from __future__ import annotations
@@ -20,7 +22,17 @@ from typing import Any
 from klondike_live.protocol.kinds import BEST_OF
 from klondike_live.race.ranking import Standing
 
-__all__ = ["BEST_OF", "DRAWN", "deal_winner", "majority", "match_winner", "score", "winner_of"]
+__all__ = [
+    "BEST_OF",
+    "DRAWN",
+    "MAX_DEALS",
+    "deal_winner",
+    "majority",
+    "match_record",
+    "match_winner",
+    "score",
+    "winner_of",
+]
 
 DRAWN = -1
 """A deal's winner when it counts for nobody."""
@@ -91,3 +103,42 @@ def winner_of(ranking: Sequence[Mapping[str, Any]]) -> int:
             for row in ranking
         ]
     )
+
+
+MAX_DEALS = 100
+"""Deals a match's record is read over at most (drawn deals make a match longer than
+its best-of; a hundred is far beyond any real one)."""
+
+
+def match_record(room_id: str, deals: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """A match's record from its deals' stored results, in order (each with its
+    `match` as it stood after that deal): the racers, each deal's winner and ranking,
+    and the match as the last deal left it (`over` false: it goes on, or was left
+    unfinished)."""
+    last = deals[-1]
+    match = last["match"]
+    return {
+        "room": room_id,
+        "best_of": match["best_of"],
+        "from": match["from"],
+        "score": match["score"],
+        "over": match["over"],
+        "winner": match["winner"],
+        "forfeit": match["forfeit"],
+        "players": [
+            {"seat": row["seat"], "name": row["name"], "bot": bool(row.get("bot", False))}
+            for row in sorted(last["ranking"], key=lambda r: int(r["seat"]))
+        ],
+        "deals": [
+            {
+                "gen": deal["gen"],
+                "winner": deal["match"]["deals"][-1],
+                "ended_at": deal["ended_at"],
+                "ranking": [
+                    {k: row[k] for k in ("rank", "seat", "name", "status", "time_ms", "found")}
+                    for row in deal["ranking"]
+                ],
+            }
+            for deal in deals
+        ],
+    }
