@@ -189,6 +189,21 @@ export class HomePage {
       h(
         "label",
         {},
+        t("home.race.match"),
+        select(
+          "best_of",
+          [
+            ["1", t("home.race.single")],
+            ...[3, 5, 7].map(
+              (n) => /** @type {[string, string]} */ ([String(n), t("home.race.bestOf", { n })]),
+            ),
+          ],
+          "1",
+        ),
+      ),
+      h(
+        "label",
+        {},
         t("home.race.timeLimit"),
         select(
           "time",
@@ -359,6 +374,7 @@ export class HomePage {
       public: control(form, "public", HTMLInputElement).checked,
       deal: control(form, "any", HTMLInputElement).checked ? "any" : "certified",
       bots: control(form, "bots", HTMLInputElement).checked,
+      best_of: Number(control(form, "best_of", HTMLSelectElement).value),
     });
   }
 
