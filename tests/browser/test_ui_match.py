@@ -63,6 +63,7 @@ def test_a_best_of_3_to_the_match_results(
         expect(score).to_have_text("Ann 1 · Bea 0", timeout=SLOW)
     expect(bea.locator("[data-testid=match-status]")).to_contain_text("Next deal in")
     expect(bea.locator("[data-testid=rematch]")).to_have_count(0)
+    expect(bea.locator("[data-testid=replay-link]")).to_have_count(0)  # leaving forfeits
     screenshot(bea, "match-between-deals-desktop")
 
     for page in (ann, bea, cy):

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from redis.asyncio import Redis
 
+from klondike_live import keys
 from klondike_live.engine import Board, Deal, Move
 from klondike_live.protocol import incoming as msg
 from klondike_live.protocol.codes import ErrorCode
@@ -223,3 +224,17 @@ async def test_leaving_between_deals_forfeits_at_the_next(matches: Cluster) -> N
     assert (over["over"], over["winner"], over["forfeit"]) == (True, 0, 1)
     state = (await matches.race(room)).state
     assert state.gen == 2 and not state.match_on
+
+
+async def test_a_join_sets_a_lost_next_deal_again(matches: Cluster) -> None:
+    """The node that finished a deal died before it set the next deal's timer: the
+    next viewer to join sets it again, and the match goes on."""
+    room, racers, _ = await start_match(matches, 3, spectators=())
+    await deal_to(matches, room, racers, 0)
+    bucket = keys.timers(keys.timer_bucket(room))
+    assert await matches.nodes[0].redis.zrem(bucket, f"{room}|next|1") == 1
+    await matches.fire_timers(0)
+    assert (await matches.race(room)).state.gen == 1  # nothing deals it now
+    late = matches.connect("tom")
+    assert await matches.request(late, msg.Join(room, Role.SPECTATOR)) is None
+    await next_deal(matches, room, 2)

@@ -544,6 +544,12 @@ export class RoomPage {
     this.tick();
   }
 
+  /** You race in this room's match, which goes on (leaving the room would forfeit it). */
+  inMatch() {
+    const match = this.room?.match;
+    return Boolean(match && !match.over && this.seat !== null && !this.watchOnly);
+  }
+
   /** A match's score line and, once it is over, its results (read once). */
   renderMatch() {
     const room = this.room;
@@ -724,7 +730,9 @@ export class RoomPage {
         ),
       );
     }
-    if (room.state === "finished")
+    // Leaving the page leaves the room, and a racer who leaves a match forfeits it: no
+    // link away while its match goes on (the match's results link every deal's replay).
+    if (room.state === "finished" && !this.inMatch())
       buttons.push(
         h(
           "a.button.ghost",
@@ -1035,7 +1043,7 @@ export class RoomPage {
   renderResults() {
     const results = this.results;
     this.resultsBox.hidden = !results;
-    const race = results && this.room?.kind === "race" ? results : null;
+    const race = results && this.room?.kind === "race" && !this.inMatch() ? results : null;
     this.headToHead.show(race, this.conn.user, this.room?.ended_at);
     if (!results) return;
     // The deal's proof stays open when the panel is drawn again.

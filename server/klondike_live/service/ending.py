@@ -4,7 +4,8 @@
 
 Any node may call it, as often as it likes: it finishes the current race only if it is
 over, in one compare-and-set that also stores the results (ranking, seed, boards,
-records, move times; built once, here), publishes the room and results frames and sets
+records, move times; built once, here; a match's deal is scored in that same step,
+`race.match`, and its next deal timed), publishes the room and results frames and sets
 the expiry of the race's keys (`Store.finished_expiries`: its volatile keys soon, its
 results kept until the history database has the game). The game is put in the outbox
 first (`store.outbox`): a node that dies right after the compare-and-set leaves it

@@ -469,6 +469,11 @@ class LiveService:
             # Its end may be due already: the node that applied the last board's end
             # may have died (or lost the store) before it finished the race.
             self.hub.spawn(check_end(self.rooms, request.room), f"end-{request.room}")
+        elif state.next_at_ms:
+            # A match's next deal: its timer again (the same item), in case the node
+            # that finished the last deal died before it set it.
+            room, gen = request.room, str(state.gen)
+            await self.store.add_timer(room, TimerKind.NEXT_DEAL, gen, state.next_at_ms)
 
     async def _own_board_done(self, state: RoomState, user: str) -> bool:
         """Whether `user` has a seat in the race under way whose board is done."""
