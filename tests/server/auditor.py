@@ -484,9 +484,10 @@ HTTP_ANSWERS: list[HttpAnswer] = []
 GAME_PATH = re.compile(r"^api/(results|replay)/([^/]+)/(\d+)$")
 ANALYSIS_PATH = re.compile(r"^api/analysis/([^/]+)/(\d+)$")
 PLAYERS_PATH = re.compile(r"^api/players/")
+MATCH_PATH = re.compile(r"^api/matches/([^/]+)/(\d+)$")
 CARD_FIELDS = frozenset({"seed", "deal", "record", "view", "start", "steps", "plies", "line"})
 """Fields that carry cards or what reveals them (a seed, a record, a board, a line):
-a player's games and head-to-head answers carry none."""
+a player's games, head-to-head and match answers carry none."""
 
 
 def record_http(url: str, user: str | None, status: int, body: Any) -> None:
@@ -654,6 +655,8 @@ async def audit_http(redis: RedisClient, history_url: str | None = None) -> int:
       never for a daily game whose day was open when it came (its lines and verdicts
       speak of cards its player had not seen).
     - A player's games or head-to-head answer carries no card, seed, record or line.
+    - A match's answer (200) carries none either, and names only deals that are
+      finished games (stored results) of its room.
     - Any other status carries nothing but `{"error": code}`.
     """
     import msgpack
@@ -671,6 +674,18 @@ async def audit_http(redis: RedisClient, history_url: str | None = None) -> int:
         if PLAYERS_PATH.match(answer.path):
             found = CARD_FIELDS & set(_keys(answer.body))
             assert not found, f"{where}: a player's page with {sorted(found)}"
+            checked += 1
+            continue
+        match = MATCH_PATH.match(answer.path)
+        if match is not None:
+            if answer.status != 200:
+                assert set(answer.body) == {"error"}, f"{where}: an error answer with more"
+                continue
+            found = CARD_FIELDS & set(_keys(answer.body))
+            assert not found, f"{where}: a match's record with {sorted(found)}"
+            for deal in answer.body["deals"]:
+                stored = await _stored_results(redis, history_url, match.group(1), deal["gen"])
+                assert stored is not None, f"{where}: deal {deal['gen']} is no finished game"
             checked += 1
             continue
         analysis = ANALYSIS_PATH.match(answer.path)

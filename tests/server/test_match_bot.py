@@ -1,5 +1,6 @@
 """A match end to end: real Valkey, a real node, a real websocket client against an
-in-server bot, every frame of both read by the leak auditor (`leak_audit`)."""
+in-server bot, every frame of both read by the leak auditor (`leak_audit`), and the
+match read back over HTTP (`http_audit`)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ from klondike_live.engine import Deal
 from klondike_live.gateway.server import running
 from klondike_live.race.room import commitment
 
+from auditor import http_audit
 from helpers import WON
 from test_bots import BOT_FAST
+from test_http_api import get, get_ok
 from waits import connect_client, scaled
 
 
@@ -24,6 +27,9 @@ def own_board(gen: int) -> Callable[[Message], bool]:
 def results_of(gen: int) -> Callable[[Message], bool]:
     """Matches the results of race `gen`."""
     return lambda m: bool(m["t"] == "results" and m["gen"] == gen)
+
+
+__all__ = ["http_audit"]  # the fixture, imported for pytest
 
 
 async def test_a_person_and_a_bot_play_a_match(make_settings: Callable[..., Settings]) -> None:
@@ -67,5 +73,18 @@ async def test_a_person_and_a_bot_play_a_match(make_settings: Callable[..., Sett
                 assert dealt < first_board
             final = [m for m in frames if m["t"] == "room"][-1]
             assert final["match"] == {k: v for k, v in match.items() if k != "next_at"}
+
+            record = await get_ok(node, f"api/matches/{room}/1")
+            assert (record["score"], record["winner"], record["over"]) == (
+                match["score"],
+                match["winner"],
+                True,
+            )
+            assert [d["gen"] for d in record["deals"]] == list(range(1, results["gen"] + 1))
+            assert [d["winner"] for d in record["deals"]] == match["deals"]
+            replay = await get_ok(node, f"api/replay/{room}/{results['gen']}")
+            assert replay["match"] == match
+            status, _, _ = await get(node, f"api/matches/{room}/{results['gen'] + 1}")
+            assert status == 404
         finally:
             await alice.close()
