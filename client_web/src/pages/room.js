@@ -235,6 +235,7 @@ export class RoomPage {
     if (this.saying) this.say(this.saying);
     if (this.missing) this.showMissing();
     else if (!this.room) this.title.textContent = t("room.joining");
+    this.matchKey = ""; // a match's results are read and drawn again, in this language
     this.render();
     // The buttons and panels drawn again: the focus back on the same control.
     if (testid && !focused?.isConnected) {

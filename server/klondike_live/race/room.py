@@ -11,7 +11,7 @@ race-wide transitions are atomic without their rules living in Lua.
 A race room with `best_of` > 1 plays a match (`race.match`): `start` begins it,
 `score_deal` records each finished deal's winner, `next_deal` deals the next one (same
 seats, a fresh seed and its commitment, the usual countdown) until `match_winner`
-says the match is over; `forfeit` ends it for a racer who left.
+says the match is over; `leave_match` ends it for a racer who left (its forfeit).
 
 The seed is a secret until the race is over: `public()` leaves it out while a race can
 still be played, and gives the hash commitment instead. A daily attempt (`kind` "daily",

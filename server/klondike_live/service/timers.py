@@ -116,7 +116,7 @@ class Timers:
                         else:
                             await self.forfeit(state, user)
                     case GraceExpiry.LATER:
-                        due = state.next_at_ms or self.rooms.now_ms()
+                        due = state.next_at_ms or self.rooms.now_ms() + 1000
                         await self.store.add_timer(room_id, TimerKind.GRACE, user, due)
                     case GraceExpiry.NOTHING:
                         pass
