@@ -247,7 +247,8 @@
  * @typedef {{status: "ready", boards: AnalysisBoard[]} | {status: "pending"}} AnalysisData
  */
 
-/** @typedef {{room: string, variant: string, host: string, racers: number, capacity: number, bots?: number}} OpenRoom */
+/** @typedef {{room: string, variant: string, host: string, racers: number, capacity: number, bots?: number,
+ *   best_of?: number}} OpenRoom */
 /** @typedef {{room: string, kind: RoomKind, variant: string, racers?: string[], bots?: boolean[]}} LiveGame */
 
 /**

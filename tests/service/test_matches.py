@@ -13,10 +13,10 @@ import pytest
 from redis.asyncio import Redis
 
 from klondike_live import keys
-from klondike_live.engine import Board, Deal, Move
+from klondike_live.engine import Board, Deal, Move, Variant
 from klondike_live.protocol import incoming as msg
 from klondike_live.protocol.codes import ErrorCode
-from klondike_live.protocol.kinds import Role
+from klondike_live.protocol.kinds import Role, RoomKind
 from klondike_live.race.room import COUNTDOWN, FINISHED, LOBBY, RACING
 
 from race_support import board_of
@@ -238,3 +238,21 @@ async def test_a_join_sets_a_lost_next_deal_again(matches: Cluster) -> None:
     late = matches.connect("tom")
     assert await matches.request(late, msg.Join(room, Role.SPECTATOR)) is None
     await next_deal(matches, room, 2)
+
+
+async def test_a_public_match_is_listed_as_one(matches: Cluster) -> None:
+    """The open races list says which lobby is a match, and of how many deals."""
+    ann = matches.connect("ann")
+    create = msg.Create(
+        rid=1,
+        kind=RoomKind.RACE,
+        variant=Variant(),
+        seats=2,
+        time_limit=0,
+        public=True,
+        best_of=5,
+    )
+    assert await matches.request(ann, create) is None
+    room = ann.of_kind("created")[-1]["room"]
+    listed = await matches.nodes[0].service.queries.public_rooms()
+    assert [(r["room"], r["best_of"]) for r in listed] == [(room, 5)]

@@ -498,10 +498,12 @@ export class HomePage {
         capacity: r.capacity,
         bots: r.bots ?? 0,
       };
+      const row = t(r.bots ? "home.lobbies.rowBots" : "home.lobbies.row", values);
+      const bestOf = r.best_of ?? 1;
       return h(
         "li",
         {},
-        h("span", {}, t(r.bots ? "home.lobbies.rowBots" : "home.lobbies.row", values)),
+        h("span", {}, bestOf > 1 ? `${row} · ${t("home.race.bestOf", { n: bestOf })}` : row),
         h("a.button.ghost", { href: `#/room/${r.room}` }, t("common.join")),
       );
     });

@@ -126,6 +126,7 @@ class Queries:
                     "allows_bots": state.bots,
                     "capacity": state.capacity,
                     "time_limit": state.time_limit,
+                    "best_of": state.best_of,
                     "created_at": state.created_ms,
                 }
             )
