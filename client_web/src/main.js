@@ -5,7 +5,8 @@
  *
  * Routes: `#/` home, `#/room/ID` play or watch a room (racers rejoin their seat; with
  * `/ghost/ROOM/GEN/SEAT` after it, against that finished game's ghost), `#/watch/ID`
- * watch only, `#/replay/ID/GEN` a finished game, `#/daily` today's challenges and
+ * watch only, `#/replay/ID/GEN` a finished game, `#/match/ID/GEN` the match of which that
+ * game is a deal, `#/daily` today's challenges and
  * `#/daily/DATE/SLUG` one day's leaderboard, `#/stats` your statistics, `#/me/games` your
  * games (filters after `?`), `#/tournaments` the
  * tournaments and `#/t/ID` one of them, `#/quick/draw1` and `#/quick/draw3` waiting for a
@@ -23,6 +24,7 @@ import { Connection, defaultUrl } from "./net.js";
 import { DailyPage } from "./pages/daily.js";
 import { HomePage } from "./pages/home.js";
 import { GamesPage } from "./pages/games.js";
+import { MatchPage } from "./pages/match.js";
 import { askName } from "./pages/names.js";
 import { QuickPage, quickVariant } from "./pages/quick.js";
 import { ReplayPage } from "./pages/replay.js";
@@ -328,6 +330,8 @@ export class App {
     } else if (name === "watch" && args[0]) this.page = new RoomPage(this, args[0], { watchOnly: true });
     else if (name === "replay" && args[0] && /^\d+$/.test(args[1] ?? ""))
       this.page = new ReplayPage(this, args[0], Number(args[1]));
+    else if (name === "match" && args[0] && /^\d+$/.test(args[1] ?? ""))
+      this.page = new MatchPage(this, args[0], Number(args[1]));
     else if (name === "daily") this.page = new DailyPage(this, args[0] ?? null, args[1] ?? null);
     else if (name === "stats") this.page = new StatsPage(this);
     else if (name === "me" && args[0] === "games")

@@ -18,7 +18,7 @@
  * @typedef {{t: "rename", name: string}} RenameFrame
  * @typedef {{t: "create", kind: "race" | "solo" | "daily", variant: string, seats?: number,
  *   time_limit?: number, public?: boolean, deal?: "certified" | "any", seed?: string,
- *   moves?: string[], bots?: boolean, machine?: BotLevel, join?: boolean}} CreateFrame
+ *   moves?: string[], bots?: boolean, machine?: BotLevel, join?: boolean, best_of?: number}} CreateFrame
  * @typedef {"relaxed" | "steady" | "expert"} BotLevel
  * @typedef {{t: "add_bot", room: string, level: BotLevel}} AddBotFrame
  * @typedef {{t: "remove_bot", room: string, seat: number}} RemoveBotFrame
@@ -106,6 +106,26 @@
  * @property {number} [grace] ms an away racer keeps its seat before it counts as resigned (races under way)
  * @property {{id: string, heat: number}} [tournament] a tournament's heat: its tournament and number
  * @property {string} [code] a race's room code (six letters, see codes.js)
+ * @property {number} [best_of] a match of this many deals at most (absent: one race)
+ * @property {MatchSummary} [match] the match under way or over (from its first deal on)
+ */
+
+/**
+ * A match as it stands: its first deal's gen, each deal's winner (a seat, null: drawn),
+ * deals won per seat, whether it is over and who took it (null: nobody, or not yet),
+ * who left it, and when the next deal comes (ms, server clock).
+ * @typedef {{best_of: number, from: number, deals: (number | null)[], score: number[], over: boolean,
+ *   winner: number | null, forfeit: number | null, next_at?: number}} MatchSummary
+ */
+
+/**
+ * `GET /api/matches/<room>/<gen>`: a match's record, read from its deals.
+ * @typedef {{gen: number, winner: number | null, ended_at: number,
+ *   ranking: {rank: number, seat: number, name: string, status: BoardStatus, time_ms: number | null,
+ *   found: number}[]}} MatchDeal
+ * @typedef {{room: string, best_of: number, from: number, score: number[], over: boolean,
+ *   winner: number | null, forfeit: number | null, players: {seat: number, name: string, bot: boolean}[],
+ *   deals: MatchDeal[]}} MatchRecord
  */
 
 /**
@@ -168,6 +188,7 @@
  * @property {string} [seed]
  * @property {string} commitment
  * @property {RankingRow[]} ranking
+ * @property {MatchSummary} [match] a match's deal: the match after it
  */
 
 /**
@@ -226,6 +247,7 @@
  * @property {number} [ended_at]
  * @property {number} [from] record moves made before the game started (a game from a position)
  * @property {DailyInfo} [daily]
+ * @property {MatchSummary} [match] a match's deal: the match after it
  * @property {ReplayBoardData[]} boards
  */
 
@@ -237,7 +259,8 @@
  * @typedef {{status: "ready", boards: AnalysisBoard[]} | {status: "pending"}} AnalysisData
  */
 
-/** @typedef {{room: string, variant: string, host: string, racers: number, capacity: number, bots?: number}} OpenRoom */
+/** @typedef {{room: string, variant: string, host: string, racers: number, capacity: number, bots?: number,
+ *   best_of?: number}} OpenRoom */
 /** @typedef {{room: string, kind: RoomKind, variant: string, racers?: string[], bots?: boolean[]}} LiveGame */
 
 /**

@@ -309,9 +309,11 @@ class Client:
         public: bool = False,
         bots: bool = False,
         machine: str | None = None,
+        best_of: int = 1,
     ) -> str:
         """A race room; `bots` lets bots take seats, `machine` (a bot level) makes it a
-        "race the machine" room: that bot seated at once, the start when you are ready."""
+        "race the machine" room: that bot seated at once, the start when you are ready;
+        `best_of` 3, 5 or 7 makes its races the deals of a match."""
         message: Message = {
             "t": "create",
             "kind": RoomKind.RACE,
@@ -324,6 +326,8 @@ class Client:
             message["bots"] = True
         if machine is not None:
             message["machine"] = machine
+        if best_of != 1:
+            message["best_of"] = best_of
         answer = await self._request(message, "created")
         return str(answer["room"])
 

@@ -152,6 +152,7 @@ _RANGES: dict[str, _Range] = {
     "abuse_window_seconds": _Range(float, 0, 3600, low_open=True),
     "grace_seconds": _Range(float, 0, 86_400),
     "countdown_seconds": _Range(float, 0, 60),
+    "match_interval_seconds": _Range(float, 0, 600),
     "stream_maxlen": _Range(int, 10, 10_000_000),
     "tick_seconds": _Range(float, 0, 10, low_open=True),
     "pool_target": _Range(int, 0, 100_000),
@@ -241,6 +242,9 @@ class Settings:
     abuse_window_seconds: float = 10.0
     grace_seconds: float = 60.0
     countdown_seconds: float = 3.0
+    match_interval_seconds: float = 6.0
+    """Seconds between the end of a match's deal and the next deal (its countdown
+    follows)."""
     stream_maxlen: int = 1000
     tick_seconds: float = 0.2
     node_id: str = field(default_factory=_new_node_id)

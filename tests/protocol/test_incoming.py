@@ -247,6 +247,32 @@ def test_create_defaults(data: dict[str, object], expected: msg.Create) -> None:
     assert decode_client(frame(data)) == expected
 
 
+def test_create_a_match() -> None:
+    """A race may be a match of 3, 5 or 7 deals (`best_of`; 1 or absent: one race)."""
+    data = {"t": "create", "rid": 2, "kind": "race", "variant": "draw=1", "seats": 2}
+    request = decode_client(frame({**data, "best_of": 5}))
+    assert isinstance(request, msg.Create) and request.best_of == 5
+    single = decode_client(frame({**data, "best_of": 1}))
+    assert isinstance(single, msg.Create) and single.best_of == 1
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"kind": "race", "seats": 2, "best_of": 4},
+        {"kind": "race", "seats": 2, "best_of": 9},
+        {"kind": "race", "seats": 2, "best_of": True},
+        {"kind": "daily", "best_of": 3},
+        {"kind": "solo", "best_of": 3},
+    ],
+)
+def test_a_match_is_a_race_of_3_5_or_7(data: dict[str, object]) -> None:
+    """Another length, or a match of a daily attempt or a solo game, is `bad_field`."""
+    with pytest.raises(ProtocolError) as info:
+        decode_client(frame({"t": "create", "rid": 1, "variant": "draw=1", **data}))
+    assert info.value.code == ErrorCode.BAD_FIELD and "best_of" in info.value.message
+
+
 @pytest.mark.parametrize("missing", ["rid", "kind", "variant"])
 def test_create_requires_rid_kind_and_variant(missing: str) -> None:
     """`rid`, `kind` and `variant` are required on every create."""

@@ -17,6 +17,8 @@ each frame, exactly what each racer knew at that moment:
 - progress frames carry no card at all; error messages name only cards the viewer knows;
 - `reactions` frames carry their room and counts of the fixed reaction ids, nothing
   else: no text, no card, no seed (`check_reactions`).
+- a match's score (`match` of a room or results frame, `check_match`) holds only its
+  documented numbers: no card, no seed, nothing of a deal to come.
 
 Quick race frames (`audit_queue`): `queued`, `matched` and `unqueued` carry exactly their
 documented fields and no seed; a `matched` frame names a race room its receiver is
@@ -171,6 +173,8 @@ def audit(
     for index, message in enumerate(received):
         kind = message.get("t")
         where = f"frame {index} ({kind})"
+        if kind in ("room", "results"):
+            check_match(message, where)
         if kind == "results":
             revealed = True
             continue
@@ -219,6 +223,23 @@ def audit(
             allowed = truth.seen(seat, moves_at.get(seat, 0))
             assert named <= _mask_set(allowed), f"{where}: error names {_names(allowed, named)}"
     return checked
+
+
+MATCH_FIELDS = {"best_of", "from", "deals", "score", "over", "winner", "forfeit", "next_at"}
+"""What a match's summary may hold (docs/protocol.md, "Matches")."""
+
+
+def check_match(message: Mapping[str, Any], where: str) -> None:
+    """A room or results frame's `match`: only its documented fields, each a number,
+    a flag, None or a list of those: nothing a card or a seed could hide in."""
+    match = message.get("match")
+    if match is None:
+        return
+    assert isinstance(match, dict) and set(match) <= MATCH_FIELDS, f"{where}: match {match!r}"
+    for key, value in match.items():
+        items = value if isinstance(value, list) else [value]
+        ok = all(v is None or isinstance(v, (int, bool)) for v in items)
+        assert ok, f"{where}: match field {key} is {value!r}"
 
 
 def _mask_set(mask: int) -> set[int]:
@@ -526,9 +547,10 @@ HTTP_ANSWERS: list[HttpAnswer] = []
 GAME_PATH = re.compile(r"^api/(results|replay)/([^/]+)/(\d+)$")
 ANALYSIS_PATH = re.compile(r"^api/analysis/([^/]+)/(\d+)$")
 PLAYERS_PATH = re.compile(r"^api/players/")
+MATCH_PATH = re.compile(r"^api/matches/([^/]+)/(\d+)$")
 CARD_FIELDS = frozenset({"seed", "deal", "record", "view", "start", "steps", "plies", "line"})
 """Fields that carry cards or what reveals them (a seed, a record, a board, a line):
-a player's games and head-to-head answers carry none."""
+a player's games, head-to-head and match answers carry none."""
 
 
 def record_http(url: str, user: str | None, status: int, body: Any) -> None:
@@ -696,6 +718,8 @@ async def audit_http(redis: RedisClient, history_url: str | None = None) -> int:
       never for a daily game whose day was open when it came (its lines and verdicts
       speak of cards its player had not seen).
     - A player's games or head-to-head answer carries no card, seed, record or line.
+    - A match's answer (200) carries none either, and names only deals that are
+      finished games (stored results) of its room.
     - Any other status carries nothing but `{"error": code}`.
     """
     import msgpack
@@ -713,6 +737,18 @@ async def audit_http(redis: RedisClient, history_url: str | None = None) -> int:
         if PLAYERS_PATH.match(answer.path):
             found = CARD_FIELDS & set(_keys(answer.body))
             assert not found, f"{where}: a player's page with {sorted(found)}"
+            checked += 1
+            continue
+        match = MATCH_PATH.match(answer.path)
+        if match is not None:
+            if answer.status != 200:
+                assert set(answer.body) == {"error"}, f"{where}: an error answer with more"
+                continue
+            found = CARD_FIELDS & set(_keys(answer.body))
+            assert not found, f"{where}: a match's record with {sorted(found)}"
+            for deal in answer.body["deals"]:
+                stored = await _stored_results(redis, history_url, match.group(1), deal["gen"])
+                assert stored is not None, f"{where}: deal {deal['gen']} is no finished game"
             checked += 1
             continue
         analysis = ANALYSIS_PATH.match(answer.path)

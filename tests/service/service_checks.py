@@ -40,7 +40,15 @@ from klondike_live.race.room import COUNTDOWN, FINISHED, RACING, RoomState
 from klondike_live.race.status import BoardStatus
 from klondike_live.store import Store
 
-from auditor import ALL, CARD_TOKEN, Truth, check_reactions, diff_cards, view_cards
+from auditor import (
+    ALL,
+    CARD_TOKEN,
+    Truth,
+    check_match,
+    check_reactions,
+    diff_cards,
+    view_cards,
+)
 
 StreamKey = tuple[str, int, str, int]
 """A board stream as a client sees it: (room, seat, audience, epoch)."""
@@ -167,6 +175,8 @@ def check_frame(message: Mapping[str, Any], where: str, now: RaceNow, *, seat: i
     connection not in the room), against what it may know at the moment it arrived
     (see the module docstring)."""
     state = now.state
+    if message.get("t") in ("room", "results"):
+        check_match(message, where)
     gen = message.get("epoch", message.get("gen", state.gen))
     if gen != state.gen or not now.dealt:
         return  # an earlier race (over, so revealed), or nothing dealt to leak yet

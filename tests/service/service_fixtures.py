@@ -406,6 +406,8 @@ class Cluster:
             seats=seats,
             time_limit=options.get("time_limit", 0),
             public=False,
+            bots=options.get("bots", False),
+            best_of=options.get("best_of", 1),
         )
         code = await self.request(host, create)
         assert code is None, code

@@ -190,6 +190,21 @@ export class HomePage {
       h(
         "label",
         {},
+        t("home.race.match"),
+        select(
+          "best_of",
+          [
+            ["1", t("home.race.single")],
+            ...[3, 5, 7].map(
+              (n) => /** @type {[string, string]} */ ([String(n), t("home.race.bestOf", { n })]),
+            ),
+          ],
+          "1",
+        ),
+      ),
+      h(
+        "label",
+        {},
         t("home.race.timeLimit"),
         select(
           "time",
@@ -377,6 +392,7 @@ export class HomePage {
       public: control(form, "public", HTMLInputElement).checked,
       deal: control(form, "any", HTMLInputElement).checked ? "any" : "certified",
       bots: control(form, "bots", HTMLInputElement).checked,
+      best_of: Number(control(form, "best_of", HTMLSelectElement).value),
     });
   }
 
@@ -500,10 +516,12 @@ export class HomePage {
         capacity: r.capacity,
         bots: r.bots ?? 0,
       };
+      const row = t(r.bots ? "home.lobbies.rowBots" : "home.lobbies.row", values);
+      const bestOf = r.best_of ?? 1;
       return h(
         "li",
         {},
-        h("span", {}, t(r.bots ? "home.lobbies.rowBots" : "home.lobbies.row", values)),
+        h("span", {}, bestOf > 1 ? `${row} · ${t("home.race.bestOf", { n: bestOf })}` : row),
         h("a.button.ghost", { href: `#/room/${r.room}` }, t("common.join")),
       );
     });

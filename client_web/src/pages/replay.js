@@ -307,7 +307,18 @@ class Replayer {
     const subtitle = this.data.ended_at
       ? t("replay.ended", { when: formatDateTime(this.data.ended_at), seed })
       : t("replay.seed", { seed });
-    return titleBar(title, subtitle);
+    const match = this.data.match;
+    const link = match
+      ? h(
+          "a.button.ghost",
+          {
+            href: `#/match/${encodeURIComponent(this.data.room)}/${this.data.gen}`,
+            "data-testid": "replay-match",
+          },
+          t("match.open", { n: this.data.gen - match.from + 1 }),
+        )
+      : null;
+    return titleBar(title, subtitle, link);
   }
 
   /** Every text of the replay again in the active language; it goes on where it is. */

@@ -24,13 +24,14 @@ import { addBotPanel, labelled } from "./bots.js";
 import { nameField } from "./names.js";
 import { OwnGame } from "./own-game.js";
 import { HeadToHeadPanel } from "./head-to-head.js";
+import { matchLine, matchResults } from "../match.js";
 import { ReactionsPanel } from "./reactions.js";
 import { lobbyPanels, resultsPanel, rivalRow, watchedHeader } from "./room-parts.js";
 
 /** @import { Board } from "../game.js" */
 /** @import { App } from "../main.js" */
 /** @import { PreparedBoard } from "../replay.js" */
-/** @import { BoardFrame, DiffFrame, ErrorFrame, HintFrame, JoinFrame, RankingRow, ReplayData, ResultsFrame,
+/** @import { BoardFrame, DiffFrame, ErrorFrame, HintFrame, JoinFrame, MatchRecord, RankingRow, ReplayData, ResultsFrame,
  *   RoomFrame, ServerFrame, BoardStatus } from "../wire.js" */
 /** @import { Progress } from "./room-parts.js" */
 
@@ -155,6 +156,12 @@ export class RoomPage {
     /** Every racer of a race with more than MAX_BOARDS, best first (its boards show the leaders). */
     this.field = h("details.field", { hidden: true, "data-testid": "all-racers" });
     this.resultsBox = h("section.panel", { hidden: true, "data-testid": "results" });
+    /** A match's score line, shown throughout the match (empty in a room that is none). */
+    this.matchBox = h("div", {});
+    /** A match's results at its end (its record, read once the match is over). */
+    this.matchResultsBox = h("div", {});
+    /** Which match's record is shown or being read ("ROOM/FROM/DEALS"). */
+    this.matchKey = "";
     /** Your record against each racer, under a race's results. */
     this.headToHead = new HeadToHeadPanel(() => this.conn.now());
     this.stats = h("div.stats", { hidden: true }, ...stats.map(([node]) => node));
@@ -181,9 +188,11 @@ export class RoomPage {
           this.stats,
           this.tools,
         ),
+        this.matchBox,
         this.message,
         this.reactions.bar,
         this.lobby,
+        this.matchResultsBox,
         this.resultsBox,
         this.raceLayout,
         this.maskNote,
@@ -241,6 +250,7 @@ export class RoomPage {
     if (this.saying) this.say(this.saying);
     if (this.missing) this.showMissing();
     else if (!this.room) this.title.textContent = t("room.joining");
+    this.matchKey = ""; // a match's results are read and drawn again, in this language
     this.render();
     // The buttons and panels drawn again: the focus back on the same control.
     if (testid && !focused?.isConnected) {
@@ -593,7 +603,41 @@ export class RoomPage {
     this.renderReactions();
     this.renderTools();
     this.renderResults();
+    this.renderMatch();
     this.tick();
+  }
+
+  /** You race in this room's match, which goes on (leaving the room would forfeit it). */
+  inMatch() {
+    const match = this.room?.match;
+    return Boolean(match && !match.over && this.seat !== null && !this.watchOnly);
+  }
+
+  /** A match's score line and, once it is over, its results (read once). */
+  renderMatch() {
+    const room = this.room;
+    if (!room) return;
+    const line = matchLine(room, this.conn.now());
+    this.matchBox.replaceChildren(...(line ? [line] : []));
+    const match = room.match;
+    if (!match?.over) {
+      this.matchKey = "";
+      this.matchResultsBox.replaceChildren();
+      return;
+    }
+    const key = `${this.roomId}/${match.from}/${match.deals.length}`;
+    if (key === this.matchKey) return;
+    this.matchKey = key;
+    getJSON(`/api/matches/${encodeURIComponent(this.roomId)}/${match.from}`)
+      .then((record) => {
+        if (this.matchKey !== key) return;
+        this.matchResultsBox.replaceChildren(
+          ...(record ? [matchResults(/** @type {MatchRecord} */ (record))] : []),
+        );
+      })
+      .catch(() => {
+        if (this.matchKey === key) this.matchKey = ""; // read again at the next render
+      });
   }
 
   /** @param {RoomFrame} room */
@@ -733,6 +777,7 @@ export class RoomPage {
       room.state === "finished" &&
       room.kind === "race" &&
       !room.tournament &&
+      !(room.match && !room.match.over) &&
       this.role === "racer" &&
       this.seat !== null
     ) {
@@ -748,7 +793,9 @@ export class RoomPage {
         ),
       );
     }
-    if (room.state === "finished")
+    // Leaving the page leaves the room, and a racer who leaves a match forfeits it: no
+    // link away while its match goes on (the match's results link every deal's replay).
+    if (room.state === "finished" && !this.inMatch())
       buttons.push(
         h(
           "a.button.ghost",
@@ -1060,7 +1107,7 @@ export class RoomPage {
   renderResults() {
     const results = this.results;
     this.resultsBox.hidden = !results;
-    const race = results && this.room?.kind === "race" ? results : null;
+    const race = results && this.room?.kind === "race" && !this.inMatch() ? results : null;
     this.headToHead.show(race, this.conn.user, this.room?.ended_at);
     if (!results) return;
     // The deal's proof stays open when the panel is drawn again.
@@ -1115,6 +1162,11 @@ export class RoomPage {
     const counting = room.state === "countdown" && start > now;
     this.countdown.hidden = !counting;
     if (counting) this.countdown.textContent = formatNumber(Math.ceil((start - now) / 1000));
+    // Between a match's deals: the wait for the next one counts down.
+    if (room.state === "finished" && room.match?.next_at && this.ticks % 5 === 0) {
+      const line = matchLine(room, now);
+      this.matchBox.replaceChildren(...(line ? [line] : []));
+    }
     // The race's time left, for everyone in a race with a time limit.
     const deadline = room.time_limit && start ? start + room.time_limit * 1000 : 0;
     this.timeLeft.hidden = !(deadline && room.state === "racing" && now >= start);

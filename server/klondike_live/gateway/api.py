@@ -7,6 +7,7 @@
     GET /api/results/<room>/<gen>                 one finished game: ranking, seed,
                                                   deal, game records
     GET /api/replay/<room>/<gen>                  one finished game step by step
+    GET /api/matches/<room>/<gen>                 the match game <gen> is a deal of
     GET /api/analysis/<room>/<gen>                the solver's per-ply verdicts
     GET /api/me/unfinished                        your practice games not finished (token)
     GET /api/me/stats                             your statistics per kind and variant
@@ -174,6 +175,9 @@ class Api:
             return NOT_FOUND
         if kind == "analysis":
             return await self._analysis(*game, user)
+        if kind == "matches":
+            record = await queries.match(*game)
+            return NOT_FOUND if record is None else (HTTPStatus.OK, record)
         if kind not in ("results", "replay"):
             return NOT_FOUND
         answer = await queries.game(*game, user, "results" if kind == "results" else "replay")

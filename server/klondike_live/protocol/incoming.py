@@ -22,6 +22,7 @@ from klondike_live.engine import NotationError, Variant
 from klondike_live.errors import Refusal
 from klondike_live.protocol.codes import ErrorCode
 from klondike_live.protocol.kinds import (
+    BEST_OF,
     BotLevel,
     DealMode,
     Reaction,
@@ -72,6 +73,7 @@ class Create:
     bots: bool = False  # bots may take seats (a race only)
     machine: BotLevel | None = None  # "race the machine": one bot of that level, autostart
     join: bool = False  # the creator joins as racer at once (a solo game only)
+    best_of: int = 1  # a race that is a match of 3, 5 or 7 deals (`race.match`)
 
 
 MAX_PREFIX = 2000
@@ -501,6 +503,11 @@ def _create(f: _Fields) -> Create:
     join = f.flag("join", default=False)
     if join and kind is not RoomKind.SOLO:
         raise f.fail("join", "false (or absent) unless the room is a solo game")
+    best_of = f.integer("best_of", 1, 7, required=False) or 1
+    if best_of not in BEST_OF:
+        raise f.fail("best_of", "1, 3, 5 or 7")
+    if best_of > 1 and kind is not RoomKind.RACE:
+        raise f.fail("best_of", "1 (or absent) unless the room is a race")
     return Create(
         rid=rid,
         kind=kind,
@@ -514,6 +521,7 @@ def _create(f: _Fields) -> Create:
         bots=bots,
         machine=machine,
         join=join,
+        best_of=best_of,
     )
 
 

@@ -8,7 +8,7 @@ and encodes as its text.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 
 class Role(StrEnum):
@@ -87,3 +87,7 @@ class BoardPosition(NamedTuple):
     def at(self) -> tuple[int, int]:
         """How far along it: (epoch, offset), ordered."""
         return (self.epoch, self.offset)
+
+
+BEST_OF: Final = (1, 3, 5, 7)
+"""The match lengths a race may be created with (`create`'s `best_of`; 1: one race)."""

@@ -145,6 +145,8 @@ def replay_for(
     daily = _daily(results, shown)
     if daily is not None:
         out["daily"] = daily
+    if "match" in results:  # a match's deal: the score after it (no card, no seed)
+        out["match"] = results["match"]
     return out
 
 

@@ -116,6 +116,8 @@ def build_results(
         "ranking": ranking,
         "from": len(state.prefix),
     }
+    if state.is_match and state.match_from:
+        payload["match"] = state.match_summary()
     if state.kind is RoomKind.DAILY:
         payload["daily"] = {
             "date": state.daily,

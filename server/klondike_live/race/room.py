@@ -8,6 +8,11 @@ code: the store reads the state,
 calls a transition, and writes the result only if nobody changed the room meanwhile, so
 race-wide transitions are atomic without their rules living in Lua.
 
+A race room with `best_of` > 1 plays a match (`race.match`): `start` begins it,
+`score_deal` records each finished deal's winner, `next_deal` deals the next one (same
+seats, a fresh seed and its commitment, the usual countdown) until `match_winner`
+says the match is over; `leave_match` ends it for a racer who left (its forfeit).
+
 The seed is a secret until the race is over: `public()` leaves it out while a race can
 still be played, and gives the hash commitment instead. A daily attempt (`kind` "daily",
 `daily` its ISO date) keeps it secret until its day has closed, finished or not.
@@ -26,6 +31,7 @@ from klondike_live.engine import Deal, Variant
 from klondike_live.errors import Refusal
 from klondike_live.protocol.codes import ErrorCode
 from klondike_live.protocol.kinds import DealMode, RoomKind
+from klondike_live.race.match import DRAWN, match_winner, score
 
 
 class RoomPhase(StrEnum):
@@ -99,6 +105,11 @@ class RoomState:
     autostart: bool = False  # "race the machine": starts once every seat is ready
     tournament: str = ""  # a tournament's heat: "<tournament id>/<heat number>"
     code: str = ""  # a race's room code (`race.codes`); "" for rooms that have none
+    best_of: int = 1  # a match of this many deals at most (`race.match`); 1: one race
+    match_from: int = 0  # the gen of the match's first deal (0: no match begun)
+    match_deals: tuple[int, ...] = ()  # each finished deal's winner (`race.match.DRAWN`)
+    forfeit: int = DRAWN  # the seat that left the match, if one did
+    next_at_ms: int = 0  # between a match's deals: when the next one is dealt
 
     # ------------------------------------------------------------ queries
 
@@ -138,6 +149,24 @@ class RoomState:
     def clock_ms(self, now_ms: int) -> int:
         """The game's time on its clock: from the start to now, or to when it stopped."""
         return max(0, (self.paused_at_ms or now_ms) - self.start_at_ms)
+
+    @property
+    def is_match(self) -> bool:
+        """A room whose races are the deals of a match (best of 3, 5 or 7)."""
+        return self.best_of > 1
+
+    def match_winner(self) -> int | None:
+        """The match's winner (a seat), `DRAWN` once it is over with no winner, None
+        while it goes on (or before it begins)."""
+        if not self.is_match or not self.match_from:
+            return None
+        racers = [seat for seat, _ in self.seated()]
+        return match_winner(self.best_of, self.match_deals, racers, self.forfeit)
+
+    @property
+    def match_on(self) -> bool:
+        """A match has begun and is not over: its deals follow one another."""
+        return self.is_match and self.match_from != 0 and self.match_winner() is None
 
     # ------------------------------------------------------------ transitions
 
@@ -274,6 +303,8 @@ class RoomState:
             certified=certified,
             prefix=prefix,
         )
+        if self.is_match:
+            dealt = replace(dealt, match_from=self.gen, match_deals=(), forfeit=DRAWN, next_at_ms=0)
         return Step(dealt, (RoomEvent.DEALT,))
 
     def check_start(self, user: str) -> None:
@@ -307,6 +338,42 @@ class RoomState:
             replace(self, state=FINISHED, ended_ms=ended, paused_at_ms=0), (RoomEvent.FINISHED,)
         )
 
+    def score_deal(self, winner: int, next_at_ms: int) -> RoomState:
+        """A match's deal just finished (`finish`): `winner` takes it (`DRAWN`: nobody);
+        if the match goes on, its next deal is dealt at `next_at_ms`."""
+        if not self.is_match or self.state != FINISHED:
+            return self
+        scored = replace(self, match_deals=(*self.match_deals, winner))
+        return replace(scored, next_at_ms=next_at_ms if scored.match_on else 0)
+
+    def next_deal(self, now_ms: int, countdown_ms: int, seed: str, certified: bool = False) -> Step:
+        """A match goes on: its next deal, on the same seats, with a fresh seed whose
+        commitment the room frame publishes before the countdown ends."""
+        if self.state != FINISHED or not self.match_on:
+            raise Refusal(ErrorCode.WRONG_STATE, "no match goes on in this room")
+        dealt = replace(
+            self,
+            state=COUNTDOWN,
+            gen=self.gen + 1,
+            start_at_ms=now_ms + countdown_ms,
+            ended_ms=0,
+            seed=seed,
+            commitment=commitment(Deal.from_seed(seed)),
+            certified=certified,
+            prefix=(),
+            next_at_ms=0,
+        )
+        return Step(dealt, (RoomEvent.DEALT,))
+
+    def leave_match(self, user: str) -> RoomState:
+        """`user` left the match under way (gone for good, or asked to leave): it
+        forfeits, and the match is over (`race.match.match_winner`). A racer without a
+        seat, or a room with no match going on, is left as it is."""
+        seat = self.seat_of(user)
+        if seat is None or not self.match_on:
+            return self
+        return replace(self, forfeit=seat, next_at_ms=0)
+
     def pause(self, now_ms: int) -> Step:
         """Stop the game's clock (a game being played, whose clock runs)."""
         if self.state not in (COUNTDOWN, RACING) or self.paused_at_ms:
@@ -331,6 +398,8 @@ class RoomState:
             raise Refusal(ErrorCode.WRONG_STATE, "a heat has no rematch; the tournament goes on")
         if self.state != FINISHED:
             raise Refusal(ErrorCode.WRONG_STATE, "a rematch follows a finished race")
+        if self.match_on:
+            raise Refusal(ErrorCode.WRONG_STATE, "the match goes on: its next deal comes")
         self._require_seat(user)
         seats = tuple(None if s is None else replace(s, ready=False) for s in self.seats)
         reopened = replace(
@@ -344,6 +413,10 @@ class RoomState:
             commitment="",
             certified=False,
             prefix=(),
+            match_from=0,
+            match_deals=(),
+            forfeit=DRAWN,
+            next_at_ms=0,
         )
         return Step(reopened, (RoomEvent.REOPENED,))
 
@@ -394,6 +467,10 @@ class RoomState:
         }
         if self.code:
             data["code"] = self.code
+        if self.is_match:
+            data["best_of"] = self.best_of
+            if self.match_from:
+                data["match"] = self.match_summary()
         if self.tournament:
             tournament_id, _, heat = self.tournament.partition("/")
             data["tournament"] = {"id": tournament_id, "heat": int(heat)}
@@ -414,6 +491,22 @@ class RoomState:
             if self.kind is not RoomKind.DAILY or day_closed:
                 data["seed"] = self.seed
         return data
+
+    def match_summary(self) -> dict[str, Any]:
+        """The match as clients see it: its first deal's gen, each deal's winner (a
+        seat, or None for a drawn deal), deals won per seat, whether it is over and who
+        took it (None: nobody, or not yet), who forfeited, when the next deal comes."""
+        winner = self.match_winner()
+        return {
+            "best_of": self.best_of,
+            "from": self.match_from,
+            "deals": [None if w == DRAWN else w for w in self.match_deals],
+            "score": score(self.match_deals, self.capacity),
+            "over": winner is not None,
+            "winner": None if winner is None or winner == DRAWN else winner,
+            "forfeit": None if self.forfeit == DRAWN else self.forfeit,
+            **({"next_at": self.next_at_ms} if self.next_at_ms else {}),
+        }
 
     def to_blob(self) -> bytes:
         data = {
@@ -445,6 +538,11 @@ class RoomState:
             "autostart": self.autostart,
             "tournament": self.tournament,
             "code": self.code,
+            "best_of": self.best_of,
+            "match_from": self.match_from,
+            "match_deals": list(self.match_deals),
+            "forfeit": self.forfeit,
+            "next_at": self.next_at_ms,
         }
         blob: bytes = msgpack.packb(data, use_bin_type=True)
         return blob
@@ -490,6 +588,11 @@ class RoomState:
             autostart=d.get("autostart", False),
             tournament=d.get("tournament", ""),
             code=d.get("code", ""),
+            best_of=d.get("best_of", 1),
+            match_from=d.get("match_from", 0),
+            match_deals=tuple(d.get("match_deals", ())),
+            forfeit=d.get("forfeit", DRAWN),
+            next_at_ms=d.get("next_at", 0),
         )
 
 
@@ -517,6 +620,7 @@ def new_room(
     bots: bool = False,
     autostart: bool = False,
     host_bot: str = "",
+    best_of: int = 1,
 ) -> RoomState:
     """A fresh room with its creator in seat 0 (`host_bot`: the creator is a bot)."""
     seats: list[Seat | None] = [None] * capacity
@@ -536,4 +640,5 @@ def new_room(
         ranked=ranked,
         bots=bots and kind is RoomKind.RACE,
         autostart=autostart,
+        best_of=best_of if kind is RoomKind.RACE else 1,
     )

@@ -41,12 +41,16 @@ class GraceExpiry(StrEnum):
     NOTHING = "nothing"  # it came back, has no seat, or its absence costs nothing
     LEAVE = "leave"  # it leaves the lobby
     RESIGN = "resign"  # its board counts as resigned
+    FORFEIT = "forfeit"  # a match under way: it forfeits the match, its board resigned
+    LATER = "later"  # between a match's deals: it forfeits once the next deal is dealt
 
 
 def grace_expiry(state: RoomState, user: str, *, connected: bool) -> GraceExpiry:
     """The outcome of a racer's absence once its grace period ran out.
 
-    Only a race resigns an absent racer. A ranked daily attempt's clock runs on while
+    Only a race resigns an absent racer; in a match it forfeits the match as well
+    (`race.match`), during a deal, so that the deal's stored results say so: between
+    deals it waits for the next one. A ranked daily attempt's clock runs on while
     its player is away (only its time limit ends it); a practice game (solo, unranked
     daily) waits for its player with its clock stopped (`clock_waits`).
     """
@@ -59,6 +63,8 @@ def grace_expiry(state: RoomState, user: str, *, connected: bool) -> GraceExpiry
     if state.state is RoomPhase.LOBBY:
         # A heat's seat is its entrant's until the heat starts, present or not.
         return GraceExpiry.NOTHING if state.tournament else GraceExpiry.LEAVE
+    if state.match_on:
+        return GraceExpiry.LATER if state.state is RoomPhase.FINISHED else GraceExpiry.FORFEIT
     if absence_resigns(state):
         return GraceExpiry.RESIGN
     return GraceExpiry.NOTHING

@@ -176,8 +176,11 @@ class BotRacer:
         self.seat = None if mine is None else int(mine["seat"])
         # A race under way is played to its end whoever watches (a person who resigned,
         # won or left still sees it finish, and is never ranked above a bot that
-        # stopped); a lobby or a finished race with no person online is left.
-        under_way = self.phase in ("countdown", "racing")
+        # stopped), and so is a match to its last deal; a lobby or a finished race with
+        # no person online is left.
+        match = message.get("match")
+        match_on = isinstance(match, dict) and not match.get("over", True)
+        under_way = self.phase in ("countdown", "racing") or match_on
         people_online = any(not s.get("bot") and s.get("online") for s in seats)
         if mine is None or not (under_way or people_online):
             self.done = True

@@ -4,7 +4,8 @@
 
 Any node may call it, as often as it likes: it finishes the current race only if it is
 over, in one compare-and-set that also stores the results (ranking, seed, boards,
-records, move times; built once, here), publishes the room and results frames and sets
+records, move times; built once, here; a match's deal is scored in that same step,
+`race.match`, and its next deal timed), publishes the room and results frames and sets
 the expiry of the race's keys (`Store.finished_expiries`: its volatile keys soon, its
 results kept until the history database has the game). The game is put in the outbox
 first (`store.outbox`): a node that dies right after the compare-and-set leaves it
@@ -28,6 +29,7 @@ from klondike_live.bus.messages import RoomFrame
 from klondike_live.errors import Refusal
 from klondike_live.protocol import outgoing
 from klondike_live.protocol.codes import ErrorCode
+from klondike_live.race.match import winner_of
 from klondike_live.race.results import build_results
 from klondike_live.race.room import COUNTDOWN, RACING, RoomState
 from klondike_live.race.rules import race_over
@@ -35,6 +37,7 @@ from klondike_live.race.status import BoardStatus
 from klondike_live.service.archive import FIRST_TRY_MS
 from klondike_live.service.players import forget_unfinished
 from klondike_live.service.rooms import Hashes, Rooms
+from klondike_live.store import TimerKind
 
 log = logging.getLogger(__name__)
 
@@ -56,15 +59,19 @@ async def check_end(rooms: Rooms, room_id: str) -> None:
     # leaderboard (and the spoiler gate) already know it.
     await rooms.daily.record_result(state, records.get(0))
 
+    boards = {s: (r.fields, r.moves, r.times) for s, r in records.items()}
+    # A match's deal goes to its race's first (`race.match`): scored in the same step.
+    winner = winner_of(build_results(state, boards)["ranking"]) if state.is_match else 0
+
     def change(s: RoomState, now_ms: int) -> RoomState:
         if s.gen != state.gen:
             raise Refusal(ErrorCode.WRONG_STATE, "a newer race")
-        return s.finish(now_ms).state
+        return s.finish(now_ms).state.score_deal(winner, now_ms + rooms.match_interval_ms)
 
     built: list[dict[str, Any]] = []
 
     def extras(_old: RoomState, new: RoomState) -> tuple[list[RoomFrame], Hashes]:
-        payload = build_results(new, {s: (r.fields, r.moves, r.times) for s, r in records.items()})
+        payload = build_results(new, boards)
         built[:] = [payload]  # the last attempt is the one written
         blob = msgpack.packb(payload, use_bin_type=True)
         frames = [
@@ -88,5 +95,7 @@ async def check_end(rooms: Rooms, room_id: str) -> None:
         await store.set_live(room_id, False)
     await forget_unfinished(store.players, new)
     log.info("race %s gen %d finished", room_id, new.gen)
+    if new.next_at_ms:  # a match goes on: its next deal (`Timers`)
+        await store.add_timer(room_id, TimerKind.NEXT_DEAL, str(new.gen), new.next_at_ms)
     if rooms.on_finished is not None:  # to the database, its analysis: in the background
         rooms.on_finished(room_id, new.gen)

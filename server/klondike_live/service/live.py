@@ -146,6 +146,7 @@ class LiveService:
             pool=pool,
             new_seed=seed_source or _new_seed,
             grace_ms=int(settings.grace_seconds * 1000),
+            match_interval_ms=int(settings.match_interval_seconds * 1000),
         )
         # Finished games are analysed in the background (`service.analysis`).
         self.analyses = Analyses(store, history, budget=analysis_budget(settings.analysis_seconds))
@@ -356,6 +357,7 @@ class LiveService:
             bots=request.bots,
             autostart=request.machine is not None,
             host_bot=label,
+            best_of=request.best_of,
         )
         if request.kind is RoomKind.SOLO:
             if request.seed is not None:  # a start position: a deal and moves made on it
@@ -488,6 +490,11 @@ class LiveService:
             # Its end may be due already: the node that applied the last board's end
             # may have died (or lost the store) before it finished the race.
             self.hub.spawn(check_end(self.rooms, request.room), f"end-{request.room}")
+        elif state.next_at_ms:
+            # A match's next deal: its timer again (the same item), in case the node
+            # that finished the last deal died before it set it.
+            room, gen = request.room, str(state.gen)
+            await self.store.add_timer(room, TimerKind.NEXT_DEAL, gen, state.next_at_ms)
 
     async def react(self, conn: Connection, request: msg.React) -> None:
         """A reaction to the room: from a spectator, or a racer not playing (its board
@@ -552,6 +559,8 @@ class LiveService:
                         await note_unfinished(self.store.players, user, room_id, now)
                 else:
                     due = self.now_ms() + int(self.settings.grace_seconds * 1000)
+                    if leaving and state.match_on:  # asked to leave a match: forfeits now
+                        due = self.now_ms()
                     await self.store.add_timer(room_id, TimerKind.GRACE, user, due)
 
     async def _left_room(self, local: LocalRoom | None, viewer: Viewer) -> None:

@@ -41,6 +41,7 @@ from klondike_live.daily.variants import DAILY_VARIANTS, slug_variant, variant_s
 from klondike_live.engine import Variant
 from klondike_live.history import Cursor, GameFilter, History
 from klondike_live.protocol.kinds import RoomKind
+from klondike_live.race.match import MAX_DEALS, match_record
 from klondike_live.race.redaction import Disclosure, replay_for, results_for
 from klondike_live.race.room import COUNTDOWN, FINISHED, RACING
 from klondike_live.race.stats import summary, totals
@@ -125,6 +126,7 @@ class Queries:
                     "allows_bots": state.bots,
                     "capacity": state.capacity,
                     "time_limit": state.time_limit,
+                    "best_of": state.best_of,
                     "created_at": state.created_ms,
                 }
             )
@@ -199,6 +201,26 @@ class Queries:
             return Gate.NOT_FOUND
         shown = await self.daily.disclosure(results, user)
         return Gate.SPOILER if shown is None else (results, shown)
+
+    async def match(self, room_id: str, gen: int) -> dict[str, Any] | None:
+        """The record of the match that game `gen` of the room is a deal of (its
+        deals from the first to the last stored, `race.match.match_record`); None when
+        that game is not found or no match's deal."""
+        results = await self._results(room_id, gen)
+        if results is None or "match" not in results:
+            return None
+        first = int(results["match"]["from"])
+        deals = []
+        for deal_gen in range(first, first + MAX_DEALS):
+            deal = results if deal_gen == gen else await self._results(room_id, deal_gen)
+            if deal is None or deal.get("match", {}).get("from") != first:
+                if deal_gen < gen:
+                    continue  # not in either store any more: the record goes without it
+                break
+            deals.append(deal)
+            if deal["match"]["over"]:
+                break
+        return match_record(room_id, deals) if deals else None
 
     async def _results(self, room_id: str, gen: int) -> dict[str, Any] | None:
         data = await self.store.load_results(room_id, gen)

@@ -71,9 +71,12 @@ class Rooms:
         pool: DealPool | None,
         new_seed: Callable[[], str],
         grace_ms: int = 60_000,
+        match_interval_ms: int = 6_000,
     ) -> None:
         self.store = store
         self.grace_ms = grace_ms
+        # Between a match's deals: the results shown, then the next deal.
+        self.match_interval_ms = match_interval_ms
         self.hub = hub
         self.daily = daily
         self.pool = pool

@@ -10,7 +10,9 @@ node whose removal succeeds runs the item (late by at most one round of buckets)
     begin <gen>       the countdown is over: the race is on
     deadline <gen>    the time limit: boards still playing time out, the race ends
     grace <user>      a racer's connection closed `grace_seconds` ago: what follows is
-                      `race.rules.grace_expiry` (leave the lobby, resign, or nothing)
+                      `race.rules.grace_expiry` (leave the lobby, resign, forfeit a
+                      match, or nothing)
+    next <gen>        a match goes on: its next deal is dealt (`RoomState.next_deal`)
     tournament <arg>  a tournament's heat (its id in place of a room's): `open:<n>`,
                       `start:<n>`, `check:<n>` (`service.tournaments`)
 
@@ -32,7 +34,7 @@ from typing import assert_never
 from klondike_live import keys
 from klondike_live.config import Settings
 from klondike_live.errors import Refusal
-from klondike_live.race.room import COUNTDOWN, RACING
+from klondike_live.race.room import COUNTDOWN, FINISHED, RACING, RoomState, Step
 from klondike_live.race.rules import GraceExpiry, grace_expiry
 from klondike_live.race.status import BoardOp
 from klondike_live.service.boards import Boards
@@ -106,14 +108,48 @@ class Timers:
                         seat = state.seat_of(user)
                         await self.boards.end_playing(state, BoardOp.RESIGN, only_seat=seat)
                         await check_end(self.rooms, room_id)
+                    case GraceExpiry.FORFEIT:
+                        if state.start_at_ms > self.rooms.now_ms():  # a board moves once on
+                            await self.store.add_timer(
+                                room_id, TimerKind.GRACE, user, state.start_at_ms
+                            )
+                        else:
+                            await self.forfeit(state, user)
+                    case GraceExpiry.LATER:
+                        due = state.next_at_ms or self.rooms.now_ms() + 1000
+                        await self.store.add_timer(room_id, TimerKind.GRACE, user, due)
                     case GraceExpiry.NOTHING:
                         pass
                     case unknown:
                         assert_never(unknown)
+            case TimerKind.NEXT_DEAL:
+                if state.state == FINISHED and str(state.gen) == arg and state.match_on:
+                    await self.next_deal(state)
             case TimerKind.TOURNAMENT:  # pragma: no cover - handled above
                 pass
             case unknown_kind:
                 assert_never(unknown_kind)
+
+    async def next_deal(self, state: RoomState) -> None:
+        """Deal a match's next race: a fresh seed (certified when the room asks for it),
+        the countdown, the same seats."""
+        countdown = int(self.settings.countdown_seconds * 1000)
+        seed, certified = await self.rooms.deal(state.variant, state.deal)
+
+        def deal(s: RoomState, now: int) -> RoomState | Step:
+            if s.gen != state.gen or s.state != FINISHED or not s.match_on:
+                return s  # dealt already, or the match ended meanwhile
+            return s.next_deal(now, countdown, seed, certified)
+
+        await self.rooms.transition(state.id, deal)
+
+    async def forfeit(self, state: RoomState, user: str) -> None:
+        """`user` left the match under way: the match is over (`RoomState.leave_match`)
+        and its board in the deal being played is resigned."""
+        await self.rooms.transition(state.id, lambda s, _now: s.leave_match(user))
+        seat = state.seat_of(user)
+        await self.boards.end_playing(state, BoardOp.RESIGN, only_seat=seat)
+        await check_end(self.rooms, state.id)
 
     async def tick(self, *, count_watchers: bool = True) -> None:
         """Per tick: due timers and coalesced progress; spectator counts when asked."""

@@ -113,6 +113,7 @@ class TimerKind(StrEnum):
     BEGIN = "begin"  # the countdown is over (arg: the race's gen)
     DEADLINE = "deadline"  # the time limit ran out (arg: the race's gen)
     GRACE = "grace"  # a racer's grace period after its connection closed (arg: user)
+    NEXT_DEAL = "next"  # a match's next deal is due (arg: the finished deal's gen)
     TOURNAMENT = "tournament"  # a tournament's heat (id in place of the room): open:<n>,
     # start:<n> or check:<n>
 
