@@ -40,13 +40,18 @@
  *   tournament: string}} TournamentRequestFrame
  * @typedef {"open" | "close" | "remove" | "start_heat" | "cancel"} TournamentActionName
  * @typedef {{t: "tournament_action", tournament: string, action: TournamentActionName, user?: string}} TournamentActionFrame
+ * @typedef {{t: "passkey_options", username?: string}} PasskeyOptionsFrame
+ * @typedef {{t: "register", username: string, password?: string, passkey?: string}} RegisterFrame
+ * @typedef {{t: "sign_in", username?: string, password?: string, passkey?: string}} SignInFrame
+ * @typedef {{t: "sign_out", session?: string, everywhere?: boolean}} SignOutFrame
  */
 
 /**
  * Any message a client sends (requests get a `rid` added by the connection).
  * @typedef {HelloFrame | PingFrame | RenameFrame | CreateFrame | JoinFrame | LeaveFrame | ReadyFrame | StartFrame
  *   | MoveFrame | UndoFrame | HintRequestFrame | FinishRequestFrame | ResignFrame | RematchFrame
- *   | DailyWatchFrame | AddBotFrame | RemoveBotFrame | TournamentCreateFrame | TournamentRequestFrame | TournamentActionFrame} ClientFrame
+ *   | DailyWatchFrame | AddBotFrame | RemoveBotFrame | TournamentCreateFrame | TournamentRequestFrame | TournamentActionFrame
+ *   | PasskeyOptionsFrame | RegisterFrame | SignInFrame | SignOutFrame} ClientFrame
  */
 
 // ------------------------------------------------------------ server → client
@@ -57,7 +62,10 @@
 /** @typedef {{date: string, variant: string, ranked: boolean, closed?: boolean}} DailyInfo */
 
 /**
- * @typedef {{t: "welcome", v: number, user: string, name: string, token: string, now: number}} WelcomeFrame
+ * @typedef {{t: "welcome", v: number, user: string, name: string, token: string, now: number, username?: string}} WelcomeFrame
+ * @typedef {{t: "passkey_options", rid: number, create: boolean, options: string}} PasskeyChallengeFrame
+ * @typedef {{t: "signed_in", rid: number, user: string, username: string, token: string, session: string}} SignedInFrame
+ * @typedef {{t: "signed_out", rid: number, ended: number}} SignedOutFrame
  * @typedef {{t: "error", code: string, msg: string, rid?: number, room?: string, id?: number}} ErrorFrame
  * @typedef {{t: "pong", now: number, rid?: number}} PongFrame
  * @typedef {{t: "renamed", name: string, rid?: number}} RenamedFrame
@@ -174,7 +182,7 @@
  * Any message the server sends.
  * @typedef {WelcomeFrame | ErrorFrame | PongFrame | RenamedFrame | CreatedFrame | RoomFrame | BoardFrame | DiffFrame
  *   | AckFrame | ProgressFrame | ResultsFrame | DailyUpdateFrame | HintFrame | FinishFrame
- *   | TournamentCreatedFrame | TournamentFrame} ServerFrame
+ *   | TournamentCreatedFrame | TournamentFrame | PasskeyChallengeFrame | SignedInFrame | SignedOutFrame} ServerFrame
  */
 
 /**
@@ -182,10 +190,19 @@
  * @typedef {{ping: PongFrame, rename: RenamedFrame, create: CreatedFrame, join: RoomFrame, hint: HintFrame, finish: FinishFrame,
  *   tournament_create: TournamentCreatedFrame, tournament_watch: TournamentFrame,
  *   tournament_enter: TournamentFrame, tournament_withdraw: TournamentFrame,
- *   tournament_action: TournamentFrame}} Replies
+ *   tournament_action: TournamentFrame, passkey_options: PasskeyChallengeFrame, register: SignedInFrame,
+ *   sign_in: SignedInFrame, sign_out: SignedOutFrame}} Replies
  */
 
 // ------------------------------------------------------------ HTTP answers
+
+/**
+ * `GET /api/me/account`: the signed-in account and its sessions.
+ * @typedef {{id: string, method: "passkey" | "password", agent: string, created_at: number,
+ *   expires_at: number, current: boolean}} AccountSession
+ * @typedef {{user: string, username: string, password: boolean, passkeys: number,
+ *   sessions: AccountSession[]}} AccountAnswer
+ */
 
 /**
  * `GET /api/replay/ROOM/GEN`: one board, from its dealt view through every move.

@@ -195,9 +195,11 @@ async def test_failed_sign_ins_are_limited_per_username_and_per_address(
             await close_all([owner, attacker])
 
 
-async def _browser_like(node: Node, origin: str) -> Client:
-    """A client whose handshake says `Origin` (as a browser page's websocket does)."""
-    connection = await connect(node.ws_url, origin=origin, compression=None)  # type: ignore[arg-type]
+async def _browser_like(node: Node, origin: str, host: str = "127.0.0.1") -> Client:
+    """A client whose handshake says `Origin` (as a browser page's websocket does), to
+    the node by `host`."""
+    url = f"ws://{host}:{node.port}/ws"
+    connection = await connect(url, origin=origin, compression=None)  # type: ignore[arg-type]
     client = Client(connection, expect_timeout=scaled(10))
     client._reader = asyncio.create_task(client._read())
     await client.send({"t": "hello", "v": 1})
@@ -211,7 +213,8 @@ async def test_account_requests_from_another_site_s_page_are_refused(node: Node)
     may not create, sign in or sign out: `bad_origin`. A page of the site itself gets
     passkey options for its own host."""
     evil = await _browser_like(node, "https://evil.example")
-    own = await _browser_like(node, f"http://127.0.0.1:{node.port}")
+    by_address = await _browser_like(node, f"http://127.0.0.1:{node.port}")
+    own = await _browser_like(node, f"http://localhost:{node.port}", "localhost")
     try:
         for message in (
             {"t": "register", "username": "Victim", "password": PASSWORD},
@@ -219,13 +222,17 @@ async def test_account_requests_from_another_site_s_page_are_refused(node: Node)
             {"t": "passkey_options"},
         ):
             assert (await answer(evil, message))["code"] == "bad_origin"
+        # Opened by address: passwords yes, passkeys no (an RP id is a host name).
+        reply = await answer(by_address, {"t": "passkey_options"})
+        assert reply["code"] == "bad_origin" and "host name" in reply["msg"]
+        assert (await register(by_address, "ByAddress"))["username"] == "ByAddress"
         options = await answer(own, {"t": "passkey_options", "username": "Owner"})
         assert options["t"] == "passkey_options" and options["create"] is True
         creation = json.loads(options["options"])
-        assert creation["rp"]["id"] == "127.0.0.1"
+        assert creation["rp"]["id"] == "localhost"
         assert creation["authenticatorSelection"]["residentKey"] == "required"
     finally:
-        await close_all([evil, own])
+        await close_all([evil, by_address, own])
 
 
 async def test_signing_out_everywhere_ends_every_session_on_every_node(

@@ -12,7 +12,8 @@ websocket always says its page's `Origin`, and account requests are taken only f
 page of this site (the origin's host is the RP id or under it, over https, or over http
 for `localhost` and loopback addresses, which browsers count as secure). A client that
 is no browser sends no `Origin`: it may use passwords (there is no page to forge a
-request from), not passkeys.
+request from), not passkeys. Nor may a page opened by IP address (`RelyingParty.named`):
+WebAuthn's RP id is a host name.
 """
 
 from __future__ import annotations
@@ -32,6 +33,17 @@ class RelyingParty:
 
     rp_id: str
     origin: str | None
+
+    @property
+    def named(self) -> bool:
+        """Whether the RP id is a host name: WebAuthn takes no IP address for one, so a
+        site opened by address (`http://127.0.0.1:8765`) has no passkeys (its
+        `localhost` name has)."""
+        try:
+            ipaddress.ip_address(self.rp_id)
+        except ValueError:
+            return True
+        return False
 
 
 def _hostname(host: str) -> str:

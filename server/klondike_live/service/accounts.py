@@ -197,6 +197,11 @@ class Accounts:
         party = self._party(caller)
         if party.origin is None:
             raise _refuse(ErrorCode.BAD_ORIGIN, "passkeys need a browser page of this site")
+        if not party.named:
+            raise _refuse(
+                ErrorCode.BAD_ORIGIN,
+                "passkeys need the site opened by its host name (localhost, not 127.0.0.1)",
+            )
         if username is None:
             options, challenge = passkeys.request_options(party)
         else:
