@@ -345,7 +345,13 @@ class Accounts:
         identity = caller.identity
         if identity.session is None:
             raise _refuse(ErrorCode.NOT_SIGNED_IN, "sign in first")
-        ended = await self.records.end_sessions(identity.user_id, only)
+        return await self.end_sessions(identity.user_id, only)
+
+    async def end_sessions(self, user: str, only: str | None = None) -> int:
+        """End the account's sessions (or the one `only`): their rows, their Valkey keys,
+        and, on every node, their connections; how many ended. Whatever removes an
+        account calls this first, so that no node accepts its tokens from then on."""
+        ended = await self.records.end_sessions(user, only)
         await self.store.end_sessions(ended)
         return len(ended)
 
