@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Callable
 
 import jwt
 import pytest
+from sqlalchemy import delete
 from test_player_stats import get_as
 from websockets.asyncio.client import connect
 
@@ -21,6 +22,7 @@ from klondike_live import keys
 from klondike_live.client import Client, Message, ServerError
 from klondike_live.config import Settings
 from klondike_live.gateway.server import Node, running
+from klondike_live.history import schema
 from klondike_live.protocol.codes import CloseCode
 from klondike_live.store.connect import RedisClient
 
@@ -283,3 +285,36 @@ async def test_signing_out_everywhere_ends_every_session_on_every_node(
 def _sid(client: Client) -> str:
     """The session id a client's token names."""
     return str(jwt.decode(client.token, options={"verify_signature": False})["sid"])
+
+
+async def test_tokens_of_an_account_removed_are_refused_on_every_node(
+    two_nodes: tuple[Node, Node], redis: RedisClient
+) -> None:
+    """An account removed the way removal must do it (its sessions ended first, then
+    its rows) leaves no node taking its tokens: not the one holding a connection, not
+    the other, not after Valkey lost its session keys either."""
+    first, second = two_nodes
+    guest = await connect_client(first.ws_url)
+    made = await register(guest, "Leaving")
+    elsewhere = await connect_client(second.ws_url)
+    other = await sign_in(elsewhere, "Leaving")
+    device = await connect_client(second.ws_url, token=other["token"])
+    try:
+        accounts = first.service.accounts
+        assert await accounts.end_sessions(guest.user) == 2
+        assert await closed_with(device) == CloseCode.SIGNED_OUT
+        async with first.service.history.engine.begin() as conn:
+            await conn.execute(
+                delete(schema.accounts).where(schema.accounts.c.user_id == guest.user)
+            )
+        assert await accounts.records.sessions_of(guest.user, 0) == []
+        for sid in (made["session"], other["session"]):
+            assert await redis.exists(keys.session(sid)) == 0
+        for server in (first, second):
+            for token in (made["token"], other["token"]):
+                with pytest.raises(ServerError) as refused:
+                    await connect_client(server.ws_url, token=token)
+                assert refused.value.code == "token_revoked"
+                assert (await get_as(server, "api/me/stats", token))[0] == 401
+    finally:
+        await close_all([guest, elsewhere, device])
