@@ -62,7 +62,12 @@ async def test_sessions_are_listed_checked_and_ended(records: AccountRecords) ->
         )
     listed = await records.sessions_of("g_di", 10)
     assert [s.id for s in listed] == ["sid0000000000002", "sid0000000000001", "sid0000000000000"]
-    assert await records.session_alive("sid0000000000001", 10) == "g_di"
+    alive = await records.session_alive("sid0000000000001", 10)
+    assert alive is not None and (alive.user_id, alive.agent, alive.expires_at) == (
+        "g_di",
+        "Firefox",
+        DAY,
+    )
     assert await records.session_alive("sid0000000000001", DAY) is None  # expired
     assert await records.end_sessions("g_di", "sid0000000000001") == ["sid0000000000001"]
     assert await records.session_alive("sid0000000000001", 10) is None

@@ -4,7 +4,7 @@
     made = await records.create(user, "Ann", key, password_hash, passkey, now_ms)
     account = await records.by_username(key)           # an `Account`, or None
     await records.add_session(Session(...))
-    alive = await records.session_alive(sid, now_ms)   # its user id, or None
+    alive = await records.session_alive(sid, now_ms)   # its `SessionRow`, or None
     ended = await records.end_sessions(user, keep=None)
 
 An account is keyed by the user id the guest had (`accounts.user_id`); making one is
@@ -184,14 +184,15 @@ class AccountRecords:
             "add a session",
         )
 
-    async def session_alive(self, sid: str, now_ms: int) -> str | None:
-        """The user id of a session that exists and has not expired, else None."""
+    async def session_alive(self, sid: str, now_ms: int) -> SessionRow | None:
+        """A session that exists and has not expired, else None."""
         rows = await self.history.rows(
-            select(sessions.c.user_id).where(
-                and_(sessions.c.id == sid, sessions.c.expires_at > now_ms)
-            )
+            select(sessions).where(and_(sessions.c.id == sid, sessions.c.expires_at > now_ms))
         )
-        return str(rows[0].user_id) if rows else None
+        if not rows:
+            return None
+        r = rows[0]
+        return SessionRow(r.id, r.user_id, r.method, r.agent, r.created_at, r.expires_at)
 
     async def sessions_of(self, user_id: str, now_ms: int) -> list[SessionRow]:
         """The account's sessions that have not expired, newest first."""

@@ -50,6 +50,8 @@ log = logging.getLogger(__name__)
 
 CEREMONY_SECONDS: Final = 150.0
 """How long a passkey challenge may be answered (the browser gives up after 120 s)."""
+ENDED_MEMORY: Final = 60.0
+"""Seconds a node remembers the sessions it heard end (`Accounts.check`)."""
 MAX_AGENT: Final = 160
 FAILED: Final = "wrong username or password"
 
@@ -121,6 +123,10 @@ class Accounts:
         self.on_ended: Callable[[set[str]], None] | None = None
         """Called with the ids of ended sessions (from the bus): the gateway closes
         their connections."""
+        self._ended: dict[str, float] = {}
+        """Sessions this node heard end in the last `ENDED_MEMORY` seconds: a `hello`
+        whose Valkey read came back just before the session ended, and resumes after
+        the news, is refused all the same."""
 
     @property
     def keys(self) -> KeyRing:
@@ -143,25 +149,35 @@ class Accounts:
             return None
         found = await self.store.session(sid)
         if found is None:
-            now = self.now_ms()
-            user = await self.records.session_alive(sid, now)
-            account = await self.records.by_user(user) if user is not None else None
-            if user is None or account is None:
-                found = None
-            else:
-                found = (user, account.username)
-                row = [s for s in await self.records.sessions_of(user, now) if s.id == sid]
-                if row:
-                    await self.store.keep_session(
-                        sid, user, account.username, row[0].expires_at - now
-                    )
-        if found is None or found[0] != identity.user_id:
+            found = await self._session_from_database(sid)
+        if found is None or found[0] != identity.user_id or sid in self._ended:
             raise AuthError(ErrorCode.TOKEN_REVOKED, "this session has ended: sign in again")
         return found[1]
+
+    async def _session_from_database(self, sid: str) -> tuple[str, str] | None:
+        """A session Valkey does not hold, as the history database has it (user id and
+        username), held in Valkey again for the rest of its life; None when it ended.
+
+        Ending a session deletes its row, then its key: the row is read once more after
+        the key is written, so a sign-out that ran in between (its key deletion before
+        this write) is not undone by it."""
+        now = self.now_ms()
+        row = await self.records.session_alive(sid, now)
+        account = await self.records.by_user(row.user_id) if row is not None else None
+        if row is None or account is None:
+            return None
+        await self.store.keep_session(sid, row.user_id, account.username, row.expires_at - now)
+        if await self.records.session_alive(sid, now) is None:
+            await self.store.end_sessions([sid])
+            return None
+        return row.user_id, account.username
 
     def ended(self, payload: bytes) -> None:
         """A `keys.SESSIONS_ENDED` message: the sessions whose connections close."""
         sids = set(payload.decode("ascii", "replace").split())
+        now = time.monotonic()
+        self._ended = {s: at for s, at in self._ended.items() if at > now - ENDED_MEMORY}
+        self._ended.update(dict.fromkeys(sids, now))
         if sids and self.on_ended is not None:
             self.on_ended(sids)
 
