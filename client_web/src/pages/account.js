@@ -413,6 +413,7 @@ export class AccountPage {
         },
       },
       h("h2", { id: "account-sign-in-title" }, t("account.signIn.title")),
+      h("p.muted", {}, t("account.signIn.note")),
       passkeys
         ? h(
             "button",
