@@ -14,7 +14,9 @@ each frame, exactly what each racer knew at that moment:
   may watch the rest of its race: spectator frames, under the spectator rule, and none
   before its own board was done;
 - nobody sees the seed, or a card beyond those rules, before the race's results;
-- progress frames carry no card at all; error messages name only cards the viewer knows.
+- progress frames carry no card at all; error messages name only cards the viewer knows;
+- account frames (`passkey_options`, `signed_in`, `signed_out`) carry their own fields
+  and nothing else, and a `signed_in`'s token is for the account and session it names.
 
 Daily challenges (`audit_daily`): every daily room of one date and variant deals the
 same cards, so the auditor takes all of a client's frames of that day's rooms together,
@@ -55,9 +57,10 @@ from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from functools import cache
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 from urllib.parse import urlsplit
 
+import jwt
 import pytest
 
 from klondike_live.engine import CARDS, Board, Card, Deal, GameRecord, Move, Variant
@@ -346,6 +349,33 @@ class Receiver(Protocol):
     def received(self) -> list[Message]: ...
 
 
+ACCOUNT_FRAMES: Final = {
+    "passkey_options": {"t", "rid", "options", "create"},
+    "signed_in": {"t", "rid", "user", "username", "token", "session"},
+    "signed_out": {"t", "rid", "ended"},
+}
+"""The account frames (docs/protocol.md section 2b) and every field each may carry: none
+names a room, a board or a card."""
+
+
+def audit_account_frames(received: Sequence[Mapping[str, Any]]) -> int:
+    """Check a client's account frames carry their own fields only, and that a
+    `signed_in` names the account its token is for; how many were checked."""
+    checked = 0
+    for index, message in enumerate(received):
+        kind = message.get("t")
+        if kind not in ACCOUNT_FRAMES:
+            continue
+        where = f"frame {index} ({kind})"
+        assert set(message) == ACCOUNT_FRAMES[kind], f"{where}: fields {sorted(message)}"
+        if kind == "signed_in":
+            claims = jwt.decode(message["token"], options={"verify_signature": False})
+            assert claims["sub"] == message["user"], f"{where}: a token for another user"
+            assert claims["sid"] == message["session"], f"{where}: a token for another session"
+        checked += 1
+    return checked
+
+
 async def audit_clients(redis: RedisClient, clients: Sequence[Receiver]) -> int:
     """Audit every race and daily frame the given clients received, against the games
     as stored.
@@ -362,6 +392,7 @@ async def audit_clients(redis: RedisClient, clients: Sequence[Receiver]) -> int:
 
     checked = 0
     for client in clients:
+        checked += audit_account_frames(client.received)
         checked += await _audit_client_daily(redis, client)
         rooms = {m["room"] for m in client.received if m.get("t") == "room"}
         for room_id in rooms:

@@ -26,6 +26,7 @@ from klondike_live.history import schema
 from klondike_live.protocol.codes import CloseCode
 from klondike_live.store.connect import RedisClient
 
+from auditor import audit_account_frames
 from helpers import FAST, WON, close_all
 from test_http_api import create_solo
 from waits import connect_client, scaled, wait_for
@@ -88,6 +89,7 @@ async def test_a_guest_made_an_account_keeps_its_games_and_plays_on_another_node
     await guest.move(room, WON.moves[0])
     signed = await register(guest, "Annie")
     assert signed["user"] == guest.user and signed["username"] == "Annie"
+    assert audit_account_frames(guest.received) == 1
     assert await redis.exists(keys.user_account(guest.user)) == 1
     elsewhere = await connect_client(second.ws_url)
     try:
@@ -318,3 +320,15 @@ async def test_tokens_of_an_account_removed_are_refused_on_every_node(
                 assert (await get_as(server, "api/me/stats", token))[0] == 401
     finally:
         await close_all([guest, elsewhere, device])
+
+
+def test_the_auditor_reads_account_frames() -> None:
+    """An account frame with a field of its own passes; one more field (a room, a board)
+    or a token for another user fails."""
+    token = jwt.encode({"sub": "g_a", "sid": "s" * 24}, "k" * 32, algorithm="HS256")
+    good = {"t": "signed_in", "rid": 1, "user": "g_a", "username": "A", "token": token}
+    assert audit_account_frames([{**good, "session": "s" * 24}]) == 1
+    with pytest.raises(AssertionError, match="fields"):
+        audit_account_frames([{"t": "signed_out", "rid": 1, "ended": 1, "room": "r"}])
+    with pytest.raises(AssertionError, match="another user"):
+        audit_account_frames([{**good, "user": "g_b", "session": "s" * 24}])
