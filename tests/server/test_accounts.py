@@ -15,7 +15,6 @@ from collections.abc import AsyncIterator, Callable
 import jwt
 import pytest
 from sqlalchemy import delete
-from test_player_stats import get_as
 from websockets.asyncio.client import connect
 
 from klondike_live import keys
@@ -28,7 +27,9 @@ from klondike_live.store.connect import RedisClient
 
 from auditor import audit_account_frames
 from helpers import FAST, WON, close_all
+from passkey_device import PasskeyDevice
 from test_http_api import create_solo
+from test_player_stats import get_as
 from waits import connect_client, scaled, wait_for
 
 PASSWORD = "correct horse battery"
@@ -332,3 +333,51 @@ def test_the_auditor_reads_account_frames() -> None:
         audit_account_frames([{"t": "signed_out", "rid": 1, "ended": 1, "room": "r"}])
     with pytest.raises(AssertionError, match="another user"):
         audit_account_frames([{**good, "user": "g_b", "session": "s" * 24}])
+
+
+async def test_a_passkey_account_signs_in_on_another_node_and_forged_answers_fail(
+    two_nodes: tuple[Node, Node],
+) -> None:
+    """A passkey made through one node signs in through the other (its page on the other
+    node's host); an answer used twice, made for another site's page or another RP id,
+    or signed by another key is `sign_in_failed`, and the account's user id never
+    reaches such a connection."""
+    first, second = two_nodes
+    maker = await _browser_like(first, f"http://localhost:{first.port}", "localhost")
+    device = PasskeyDevice(f"http://localhost:{first.port}")
+    try:
+        options = await answer(maker, {"t": "passkey_options", "username": "Keyholder"})
+        made = await answer(
+            maker,
+            {
+                "t": "register",
+                "username": "Keyholder",
+                "passkey": device.create(options["options"]),
+            },
+        )
+        assert made["t"] == "signed_in" and made["user"] == maker.user
+    finally:
+        await maker.close()
+    page = f"http://localhost:{second.port}"
+    device.origin = page
+    other = await _browser_like(second, page, "localhost")
+    try:
+        request = await answer(other, {"t": "passkey_options"})
+        assert request["create"] is False
+        used = device.get(request["options"])
+        signed = await answer(other, {"t": "sign_in", "passkey": used})
+        assert signed["t"] == "signed_in" and signed["user"] == made["user"]
+        # The challenge was spent: the same answer again is refused.
+        assert (await answer(other, {"t": "sign_in", "passkey": used}))["code"] == "sign_in_failed"
+        impostor = PasskeyDevice(page, credential_id=device.credential_id)
+        for forge in (
+            lambda text: device.get(text, origin="https://evil.example"),
+            lambda text: device.get(text, rp_id="evil.example"),
+            impostor.get,
+        ):
+            request = await answer(other, {"t": "passkey_options"})
+            reply = await answer(other, {"t": "sign_in", "passkey": forge(request["options"])})
+            assert (reply["t"], reply["code"]) == ("error", "sign_in_failed")
+        assert made["user"] not in repr(other.received[-6:])
+    finally:
+        await other.close()
