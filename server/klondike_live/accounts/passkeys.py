@@ -2,7 +2,7 @@
 
 Registration: `creation_options` gives the browser what `navigator.credentials.create`
 needs (the account's user id as the user handle, a resident key, user verification
-preferred, the account's passkeys excluded) and the challenge to remember;
+preferred) and the challenge to remember;
 `verify_creation` checks the browser's answer against it and returns the new
 credential. Sign-in: `request_options` asks for any passkey of this RP (discoverable
 credentials, no username typed, so nothing tells whether a username exists);
@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from webauthn import (
-    base64url_to_bytes,
     generate_authentication_options,
     generate_registration_options,
     options_to_json,
@@ -31,7 +30,6 @@ from webauthn.helpers import bytes_to_base64url
 from webauthn.helpers.exceptions import WebAuthnException
 from webauthn.helpers.structs import (
     AuthenticatorSelectionCriteria,
-    PublicKeyCredentialDescriptor,
     ResidentKeyRequirement,
     UserVerificationRequirement,
 )
@@ -58,10 +56,8 @@ class NewPasskey:
     sign_count: int
 
 
-def creation_options(
-    party: RelyingParty, user_id: str, username: str, existing: list[str]
-) -> tuple[str, bytes]:
-    """The creation options (JSON) and their challenge."""
+def creation_options(party: RelyingParty, user_id: str, username: str) -> tuple[str, bytes]:
+    """The creation options (JSON) and their challenge, for a guest with no passkey yet."""
     options = generate_registration_options(
         rp_id=party.rp_id,
         rp_name=RP_NAME,
@@ -73,9 +69,6 @@ def creation_options(
             resident_key=ResidentKeyRequirement.REQUIRED,
             user_verification=UserVerificationRequirement.PREFERRED,
         ),
-        exclude_credentials=[
-            PublicKeyCredentialDescriptor(id=_bytes(c)) for c in existing if _bytes(c)
-        ],
     )
     return options_to_json(options), options.challenge
 
@@ -146,10 +139,3 @@ def verify_request(
     except (WebAuthnException, KeyError, TypeError, ValueError):
         raise PasskeyError("the passkey could not be verified") from None
     return int(verified.new_sign_count)
-
-
-def _bytes(credential_id: str) -> bytes:
-    try:
-        return base64url_to_bytes(credential_id)
-    except ValueError:
-        return b""

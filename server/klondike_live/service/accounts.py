@@ -226,9 +226,7 @@ class Accounts:
             if await self.records.by_username(key) is not None:
                 await self._failed(caller, None)
                 raise _refuse(ErrorCode.USERNAME_TAKEN, "that username is taken")
-            options, challenge = passkeys.creation_options(
-                party, caller.identity.user_id, shown, []
-            )
+            options, challenge = passkeys.creation_options(party, caller.identity.user_id, shown)
             username = shown
         ceremony = Ceremony(challenge, username, party, time.monotonic() + CEREMONY_SECONDS)
         return options, ceremony
