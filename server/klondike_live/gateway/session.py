@@ -435,6 +435,8 @@ class Session:
             )
 
     def _caller(self) -> Caller:
+        """Who asks an account request: the hello's identity, the address, the page's
+        relying party (None: another site's page) and the browser."""
         assert self.identity is not None
         party = relying_party(
             self._header("Host"), self._header("Origin"), self.service.settings.rp_id
