@@ -8,7 +8,8 @@
  * watch only, `#/replay/ID/GEN` a finished game, `#/match/ID/GEN` the match of which that
  * game is a deal, `#/daily` today's challenges and
  * `#/daily/DATE/SLUG` one day's leaderboard, `#/stats` your statistics, `#/me/games` your
- * games (filters after `?`), `#/tournaments` the
+ * games (filters after `?`), `#/account` your account (made, signed in, signed out;
+ * reached from Settings), `#/tournaments` the
  * tournaments and `#/t/ID` one of them, `#/quick/draw1` and `#/quick/draw3` waiting for a
  * quick race. A player who opens a room's or a tournament's link
  * without ever having chosen a name is asked for one first, once (`pages/names.js`).
@@ -19,6 +20,7 @@
  * text in place: nothing is unmounted, no room is left or joined again.
  */
 
+import { AccountPage } from "./pages/account.js";
 import { has, onLocaleChange, setLocale, start, t, translateDom } from "./i18n.js";
 import { Connection, defaultUrl } from "./net.js";
 import { DailyPage } from "./pages/daily.js";
@@ -237,13 +239,14 @@ export class App {
   /**
    * Whether opening route `name`/`id` should first ask for a name: a room's invite or a
    * tournament's link, for a player who never chose one (none stored), unless this page
-   * created it.
+   * created it, nor a signed-in player.
    * @param {string | undefined} name
    * @param {string | undefined} id
    */
   mustAskName(name, id) {
     if ((name !== "room" && name !== "t") || !id || this.created.has(id)) return false;
-    return !storage.getItem("klondike.name");
+    // A signed-in account has a name: its username, unless this device chose another.
+    return !storage.getItem("klondike.name") && !this.conn?.username;
   }
 
   /** Ask for a name once (with the guest name the server gave as its default). */
@@ -336,6 +339,7 @@ export class App {
     else if (name === "stats") this.page = new StatsPage(this);
     else if (name === "me" && args[0] === "games")
       this.page = new GamesPage(this, new URLSearchParams(search));
+    else if (name === "account") this.page = new AccountPage(this);
     else if (name === "tournaments") this.page = new TournamentsPage(this);
     else if (name === "t" && args[0]) this.page = new TournamentPage(this, args[0]);
     else if (name === "quick" && quickVariant(args[0] ?? ""))
@@ -401,6 +405,7 @@ export class App {
       reactionsWatching.checked = this.settings.reactionsWatching;
       dialog.showModal();
     });
+    byId("account-link", HTMLAnchorElement).addEventListener("click", () => dialog.close());
     form.addEventListener("change", (event) => {
       const target = event.target;
       if (target instanceof HTMLSelectElement && target.name === "lang") {

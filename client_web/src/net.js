@@ -35,6 +35,9 @@ import { decode, encode } from "@msgpack/msgpack";
 
 export const PROTOCOL_VERSION = 1;
 
+/** The close code of a connection whose account session was ended (signed out). */
+export const SIGNED_OUT = 4006;
+
 /** Close codes after which reconnecting would not help (protocol section 9). */
 const FINAL_CLOSES = new Map([
   [1008, "The server refused this client's messages."],
@@ -101,8 +104,13 @@ export class Connection {
     this.online = false;
     /** Whether this socket has sent `hello`: requests may be pipelined after it. */
     this.greeted = false;
+    /** Whether the socket is closing to say hello again with another token (`adopt`). */
+    this.switching = false;
     /** @type {string | null} */
     this.user = null;
+    /** The signed-in account's username (`welcome`), null for a guest. */
+    /** @type {string | null} */
+    this.username = null;
     this.clockOffset = 0;
     this.sentAt = 0;
     /** @type {number | undefined} */
@@ -186,6 +194,7 @@ export class Connection {
       // The name is stored only once the player chose it (`rename`): a guest's stays in
       // its token, and an empty `klondike.name` means no name was ever chosen.
       this.user = frame.user;
+      this.username = frame.username ?? null;
       this.name = frame.name;
       this.storage?.setItem("klondike.token", frame.token);
       this.clockOffset = frame.now - Math.round((this.sentAt + Date.now()) / 2);
@@ -210,8 +219,12 @@ export class Connection {
       if (frame.t === "error") waiting.reject(new ServerError(frame));
       else waiting.resolve(frame);
     }
-    if (frame.t === "error" && (frame.code === "token_invalid" || frame.code === "token_expired")) {
-      // The token is refused: forget it, and come back as a new guest.
+    if (
+      frame.t === "error" &&
+      (frame.code === "token_invalid" || frame.code === "token_expired" || frame.code === "token_revoked")
+    ) {
+      // The token is refused (a session ended, a guest made an account elsewhere):
+      // forget it, and come back as a new guest.
       this.storage?.removeItem("klondike.token");
     }
     this.emit("frame", frame);
@@ -237,6 +250,13 @@ export class Connection {
     for (const { reject } of this.requests.values()) reject(new Error("disconnected"));
     this.requests.clear();
     if (this.closed) return;
+    if (code === SIGNED_OUT || this.switching) {
+      // Signed out (here or on another device), or a new token to say hello with: at once.
+      if (code === SIGNED_OUT && !this.switching) this.storage?.removeItem("klondike.token");
+      this.switching = false;
+      this.open();
+      return;
+    }
     const message = FINAL_CLOSES.get(code);
     if (message !== undefined) {
       this.closed = true;
@@ -269,6 +289,25 @@ export class Connection {
     this.name = name;
     this.storage?.setItem("klondike.name", name);
     return name;
+  }
+
+  /**
+   * Say hello again with `token` (a new account session's, from `signed_in`), or as a
+   * new guest (null): the socket closes and a new one opens at once; pages rejoin their
+   * rooms on its `hello` as after any reconnection.
+   * @param {string | null} token
+   */
+  adopt(token) {
+    if (token === null) this.storage?.removeItem("klondike.token");
+    else this.storage?.setItem("klondike.token", token);
+    // The name chosen on this device, if any; else the account's (its token's).
+    this.name = this.storage?.getItem("klondike.name") ?? "";
+    if (!this.socket) {
+      this.retryNow();
+      return;
+    }
+    this.switching = true;
+    this.socket.close(1000);
   }
 
   /** Reconnect now instead of waiting for the backoff timer. */

@@ -45,6 +45,10 @@
  * @typedef {{t: "tournament_action", tournament: string, action: TournamentActionName, user?: string}} TournamentActionFrame
  * @typedef {{t: "queue", variant: string}} QueueFrame
  * @typedef {{t: "unqueue"}} UnqueueFrame
+ * @typedef {{t: "passkey_options", username?: string}} PasskeyOptionsFrame
+ * @typedef {{t: "register", username: string, password?: string, passkey?: string}} RegisterFrame
+ * @typedef {{t: "sign_in", username?: string, password?: string, passkey?: string}} SignInFrame
+ * @typedef {{t: "sign_out", session?: string, everywhere?: boolean}} SignOutFrame
  */
 
 /**
@@ -53,7 +57,7 @@
  *   | MoveFrame | UndoFrame | HintRequestFrame | FinishRequestFrame | ResignFrame | RematchFrame
  *   | ReactFrame | ShowReactionsFrame
  *   | DailyWatchFrame | AddBotFrame | RemoveBotFrame | TournamentCreateFrame | TournamentRequestFrame | TournamentActionFrame
- *   | QueueFrame | UnqueueFrame} ClientFrame
+ *   | QueueFrame | UnqueueFrame | PasskeyOptionsFrame | RegisterFrame | SignInFrame | SignOutFrame} ClientFrame
  */
 
 // ------------------------------------------------------------ server → client
@@ -64,7 +68,10 @@
 /** @typedef {{date: string, variant: string, ranked: boolean, closed?: boolean}} DailyInfo */
 
 /**
- * @typedef {{t: "welcome", v: number, user: string, name: string, token: string, now: number}} WelcomeFrame
+ * @typedef {{t: "welcome", v: number, user: string, name: string, token: string, now: number, username?: string}} WelcomeFrame
+ * @typedef {{t: "passkey_options", rid: number, create: boolean, options: string}} PasskeyChallengeFrame
+ * @typedef {{t: "signed_in", rid: number, user: string, username: string, token: string, session: string}} SignedInFrame
+ * @typedef {{t: "signed_out", rid: number, ended: number}} SignedOutFrame
  * @typedef {{t: "error", code: string, msg: string, rid?: number, room?: string, id?: number}} ErrorFrame
  * @typedef {{t: "pong", now: number, rid?: number}} PongFrame
  * @typedef {{t: "renamed", name: string, rid?: number}} RenamedFrame
@@ -207,7 +214,8 @@
  * Any message the server sends.
  * @typedef {WelcomeFrame | ErrorFrame | PongFrame | RenamedFrame | CreatedFrame | RoomFrame | BoardFrame | DiffFrame
  *   | AckFrame | ProgressFrame | ReactionsFrame | ResultsFrame | DailyUpdateFrame | HintFrame | FinishFrame
- *   | TournamentCreatedFrame | TournamentFrame | QueuedFrame | MatchedFrame | UnqueuedFrame} ServerFrame
+ *   | TournamentCreatedFrame | TournamentFrame | QueuedFrame | MatchedFrame | UnqueuedFrame
+ *   | PasskeyChallengeFrame | SignedInFrame | SignedOutFrame} ServerFrame
  */
 
 /**
@@ -215,10 +223,20 @@
  * @typedef {{ping: PongFrame, rename: RenamedFrame, create: CreatedFrame, join: RoomFrame, hint: HintFrame, finish: FinishFrame,
  *   tournament_create: TournamentCreatedFrame, tournament_watch: TournamentFrame,
  *   tournament_enter: TournamentFrame, tournament_withdraw: TournamentFrame,
- *   tournament_action: TournamentFrame, queue: QueuedFrame, unqueue: UnqueuedFrame}} Replies
+ *   tournament_action: TournamentFrame, queue: QueuedFrame, unqueue: UnqueuedFrame,
+ *   passkey_options: PasskeyChallengeFrame, register: SignedInFrame,
+ *   sign_in: SignedInFrame, sign_out: SignedOutFrame}} Replies
  */
 
 // ------------------------------------------------------------ HTTP answers
+
+/**
+ * `GET /api/me/account`: the signed-in account and its sessions.
+ * @typedef {{id: string, method: "passkey" | "password", agent: string, created_at: number,
+ *   expires_at: number, current: boolean}} AccountSession
+ * @typedef {{user: string, username: string, password: boolean, passkeys: number,
+ *   sessions: AccountSession[]}} AccountAnswer
+ */
 
 /**
  * `GET /api/replay/ROOM/GEN`: one board, from its dealt view through every move.

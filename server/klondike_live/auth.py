@@ -5,7 +5,10 @@ same secret (`KLONDIKE_SECRET`), and those are accepted too: only `sub` is requi
 `exp` is checked when present (allowing `LEEWAY_SECONDS` of clock skew), `name` is
 optional and any `iss` is fine. A token with the claim `bot: true` is a bot account
 (`mint_bot_token`, issued by `klondike-live token --bot NAME`): it may race only in
-rooms that allow bots, and is labelled as a bot wherever it races. Everything a client
+rooms that allow bots, and is labelled as a bot wherever it races. A token with a `sid`
+claim is an account's session (`mint_session_token`, at sign-in): valid only while
+that session lasts, which the caller checks (`service.accounts.Accounts.check`); a
+token without one is what it was before accounts (stateless until its `exp`). Everything a client
 sends here is untrusted; failures raise `AuthError` with a stable code (`token_invalid`,
 `token_expired`) and a short message.
 
@@ -47,6 +50,7 @@ __all__ = [
     "key_id",
     "mint_bot_token",
     "mint_guest_token",
+    "mint_session_token",
     "validate_display_name",
     "verify_token",
 ]
@@ -54,6 +58,9 @@ __all__ = [
 ALGORITHM: Final = "HS256"
 ISSUER: Final = "klondike-live"
 GUEST_LIFETIME_SECONDS: Final = 30 * 24 * 3600
+SESSION_LIFETIME_SECONDS: Final = 90 * 24 * 3600
+SESSION_ID: Final = re.compile(r"[A-Za-z0-9_-]{16,32}")
+"""A session id (`sid` claim): what `mint_session_token` puts there."""
 BOT_LIFETIME_SECONDS: Final = 365 * 24 * 3600
 MAX_NAME_LENGTH: Final = 24
 MAX_TOKEN_LENGTH: Final = 4096
@@ -116,13 +123,15 @@ def _ring(keys: bytes | KeyRing) -> KeyRing:
 
 @dataclass(frozen=True, slots=True)
 class Identity:
-    """A verified user: stable id, display name, whether it is a guest account, and
-    whether it is a bot account (claim `bot: true`)."""
+    """A verified user: stable id, display name, whether it is a guest account,
+    whether it is a bot account (claim `bot: true`), and the account session its token
+    names (claim `sid`), if any."""
 
     user_id: str
     name: str
     guest: bool
     bot: bool = False
+    session: str | None = None
 
 
 _REFUSED_CATEGORIES: Final = frozenset({"Cc", "Cs", "Co", "Cn", "Zl", "Zp"})
@@ -188,7 +197,7 @@ def validate_display_name(text: str) -> str:
 def _sign(
     keys: bytes | KeyRing,
     identity: Identity,
-    kind: dict[str, bool],
+    kind: dict[str, bool | str],
     now: float | None,
     lifetime: int,
 ) -> str:
@@ -244,6 +253,25 @@ def mint_bot_token(
     return _sign(keys, identity, {"bot": True}, now, lifetime), identity
 
 
+def mint_session_token(
+    keys: bytes | KeyRing,
+    user_id: str,
+    name: str,
+    session: str,
+    *,
+    now: float | None = None,
+    lifetime: int = SESSION_LIFETIME_SECONDS,
+) -> tuple[str, Identity]:
+    """An account's token for one session (claim `sid`), valid for `lifetime` s; the
+    session itself may end sooner (signing out), which `verify_token` cannot know."""
+    if not USER_ID.fullmatch(user_id) or not SESSION_ID.fullmatch(session):
+        raise ValueError("not a user id and session id")
+    identity = Identity(
+        user_id=user_id, name=validate_display_name(name), guest=False, session=session
+    )
+    return _sign(keys, identity, {"sid": session}, now, lifetime), identity
+
+
 def verify_token(keys: bytes | KeyRing, token: str) -> Identity:
     """The identity in a token signed with a key of `keys`, or `AuthError`.
 
@@ -272,11 +300,15 @@ def verify_token(keys: bytes | KeyRing, token: str) -> Identity:
     user_id = claims["sub"]
     if not isinstance(user_id, str) or not USER_ID.fullmatch(user_id):
         raise AuthError(TOKEN_INVALID, "token subject (sub) is not a valid user id")
+    session = claims.get("sid")
+    if session is not None and not (isinstance(session, str) and SESSION_ID.fullmatch(session)):
+        raise AuthError(TOKEN_INVALID, "token session (sid) is malformed")
     return Identity(
         user_id=user_id,
         name=_name_from_claim(claims.get("name"), user_id),
-        guest=claims.get("guest") is True,
-        bot=claims.get("bot") is True,
+        guest=claims.get("guest") is True and session is None,
+        bot=claims.get("bot") is True and session is None,
+        session=session,
     )
 
 

@@ -171,6 +171,10 @@ _RANGES: dict[str, _Range] = {
     "wait_timeout_ms": _Range(int, 1, 60_000),
     "max_connections_per_user": _Range(int, 0, 100_000),
     "max_connections_per_address": _Range(int, 0, 1_000_000),
+    "session_days": _Range(int, 1, 3650),
+    "sign_in_per_account": _Range(int, 1, 1_000_000),
+    "sign_in_per_address": _Range(int, 1, 1_000_000),
+    "sign_in_window_seconds": _Range(float, 0, 86_400, low_open=True),
     "gc_freeze_seconds": _Range(float, 0, 3600),
     "gc_sweep_seconds": _Range(float, 0, 7 * 86_400),
     "bot_workers": _Range(int, 1, 64),
@@ -275,6 +279,19 @@ class Settings:
     wait_timeout_ms: int = 1000
     max_connections_per_user: int = 20
     max_connections_per_address: int = 200
+    session_days: int = 90
+    """Days an account's session (a signed-in device) lasts unless signed out."""
+    sign_in_per_account: int = 10
+    """Failed sign-ins of one username (whether it exists or not) in a window, after
+    which its password sign-ins are refused (`rate_limited`) until the window ends."""
+    sign_in_per_address: int = 30
+    """Failed sign-ins and account creations of one address in a window, after which
+    its account requests are refused until the window ends."""
+    sign_in_window_seconds: float = 300.0
+    """The window of the sign-in limits, from an address's or username's first failure."""
+    rp_id: str = ""
+    """The WebAuthn relying party id passkeys are bound to: a host name, the site's or
+    a parent domain of it; empty: the host each page was served from (its `Host`)."""
     gc_freeze_seconds: float = 10.0
     """How often the collector's heap is frozen (see `gcpolicy`); 0: CPython's default
     collection."""
@@ -333,6 +350,8 @@ class Settings:
                 "expected a URL starting with sqlite:/// or postgresql://, "
                 f"got {redact_url(self.database_url)!r}",
             )
+        if not isinstance(self.rp_id, str) or any(c.isspace() or c in "/:@" for c in self.rp_id):
+            raise ConfigError(env_name("rp_id"), f"expected a host name, got {self.rp_id!r}")
         if self.loop not in LOOPS:
             raise ConfigError(
                 env_name("loop"), f"expected one of {', '.join(LOOPS)}, got {self.loop!r}"
@@ -495,6 +514,9 @@ def _read(
     pooled = environ.get(env_name("pool_variants"))
     if pooled is not None:
         values["pool_variants"] = parse_variants(env_name("pool_variants"), pooled)
+    rp_id = environ.get(env_name("rp_id"))
+    if rp_id is not None:
+        values["rp_id"] = rp_id.strip().lower()
     proxies = environ.get(env_name("trusted_proxies"))
     if proxies is not None:
         values["trusted_proxies"] = parse_networks(env_name("trusted_proxies"), proxies)

@@ -312,3 +312,33 @@ def queue_keys(slug: str) -> list[str]:
         queue_placed(slug),
         queue_fill(slug),
     ]
+
+
+# ------------------------------------------------------------ accounts
+#
+# Each key is read and written alone (no script spans two), so on a Cluster each may
+# live in any slot: a session by its id, a guest made an account under its user's tag,
+# sign-in failures by address and by username key (hashed: a key name holds no
+# username). Ended sessions are announced on one channel (a few per hour).
+
+
+def session(sid: str) -> str:
+    """String (msgpack `[user, username]`): an account session that has not ended,
+    expiring with it; missing, the history database decides (`service.accounts`)."""
+    return f"{PREFIX}:session:{sid}"
+
+
+def user_account(user: str) -> str:
+    """String: present once the user id is an account (its guest tokens are refused)."""
+    return f"{_user_tag(user)}:account"
+
+
+def sign_in_failures(kind: str, subject: str) -> str:
+    """Counter of failed sign-ins (and account creations) of one address (`kind`
+    "addr") or username key ("name", its SHA-256), expiring with its window."""
+    return f"{PREFIX}:signin:{kind}:{subject}"
+
+
+SESSIONS_ENDED: Final = f"{PREFIX}:sessions:ended"
+"""Channel: the ids of sessions just ended, space-separated; every node closes its
+connections of those sessions."""

@@ -19,6 +19,8 @@ each frame, exactly what each racer knew at that moment:
   else: no text, no card, no seed (`check_reactions`).
 - a match's score (`match` of a room or results frame, `check_match`) holds only its
   documented numbers: no card, no seed, nothing of a deal to come.
+- account frames (`passkey_options`, `signed_in`, `signed_out`) carry their own fields
+  and nothing else, and a `signed_in`'s token is for the account and session it names.
 
 Quick race frames (`audit_queue`): `queued`, `matched` and `unqueued` carry exactly their
 documented fields and no seed; a `matched` frame names a race room its receiver is
@@ -63,9 +65,10 @@ from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from functools import cache
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 from urllib.parse import urlsplit
 
+import jwt
 import pytest
 
 from klondike_live.engine import CARDS, Board, Card, Deal, GameRecord, Move, Variant
@@ -393,6 +396,33 @@ class Receiver(Protocol):
     def received(self) -> list[Message]: ...
 
 
+ACCOUNT_FRAMES: Final = {
+    "passkey_options": {"t", "rid", "options", "create"},
+    "signed_in": {"t", "rid", "user", "username", "token", "session"},
+    "signed_out": {"t", "rid", "ended"},
+}
+"""The account frames (docs/protocol.md section 2b) and every field each may carry: none
+names a room, a board or a card."""
+
+
+def audit_account_frames(received: Sequence[Mapping[str, Any]]) -> int:
+    """Check a client's account frames carry their own fields only, and that a
+    `signed_in` names the account its token is for; how many were checked."""
+    checked = 0
+    for index, message in enumerate(received):
+        kind = message.get("t")
+        if kind not in ACCOUNT_FRAMES:
+            continue
+        where = f"frame {index} ({kind})"
+        assert set(message) == ACCOUNT_FRAMES[kind], f"{where}: fields {sorted(message)}"
+        if kind == "signed_in":
+            claims = jwt.decode(message["token"], options={"verify_signature": False})
+            assert claims["sub"] == message["user"], f"{where}: a token for another user"
+            assert claims["sid"] == message["session"], f"{where}: a token for another session"
+        checked += 1
+    return checked
+
+
 async def audit_clients(redis: RedisClient, clients: Sequence[Receiver]) -> int:
     """Audit every race and daily frame the given clients received, against the games
     as stored.
@@ -410,6 +440,7 @@ async def audit_clients(redis: RedisClient, clients: Sequence[Receiver]) -> int:
     checked = 0
     for client in clients:
         checked += await audit_queue(redis, client)
+        checked += audit_account_frames(client.received)
         checked += await _audit_client_daily(redis, client)
         rooms = {m["room"] for m in client.received if m.get("t") == "room"}
         for room_id in rooms:

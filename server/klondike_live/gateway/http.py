@@ -11,6 +11,8 @@ request for `/ws` goes on to become a websocket, anything else gets a response h
                                    history database, which readiness does not wait for)
     GET /healthz                   the same as /healthz/ready
     GET /metrics                   Prometheus text
+    GET /api/me/account            the signed-in account and its sessions (a session
+                                   token; else 401 `{"error": "unauthorized"}`)
     GET /api/...                   the JSON API (`api.py`): lobbies, live games, results,
                                    replays, analyses, a player's own, the daily
                                    challenges; `/api/tournaments...` (`tournament_api.py`)
@@ -48,7 +50,7 @@ from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
 from klondike_live import __version__
-from klondike_live.auth import AuthError, KeyRing, verify_token
+from klondike_live.auth import AuthError, Identity, KeyRing, verify_token
 from klondike_live.gateway.api import Api
 from klondike_live.gateway.assets import ClientAssets
 from klondike_live.gateway.client_files import client_root
@@ -100,6 +102,7 @@ class HttpRoutes:
         bus_connected: Callable[[], bool] | None = None,
     ) -> None:
         self.queries = service.queries
+        self.accounts = service.accounts
         self.api = Api(service.queries, service.analyses, service.codes)
         self.tournaments = TournamentApi(service.tournaments)
         self.metrics = metrics
@@ -139,15 +142,18 @@ class HttpRoutes:
             return await self._api(path.removeprefix("/api/"), query, headers)
         return self._static(path, headers)
 
-    def _user(self, headers: Headers) -> str | None:
-        """The account of a valid `Authorization: Bearer <token>`, else None."""
+    async def _identity(self, headers: Headers) -> Identity | None:
+        """Who a valid `Authorization: Bearer <token>` names, checked as `hello` checks
+        it (an ended session, a guest that is an account now: None), else None."""
         scheme, _, token = headers.get("Authorization", "").strip().partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
             return None
         try:
-            return verify_token(self.keys, token.strip()).user_id
+            identity = verify_token(self.keys, token.strip())
+            await self.accounts.check(identity)
         except AuthError:
             return None
+        return identity
 
     async def _ready(self) -> Response:
         """Ready for traffic: Redis answers within its health bound (a stalled Redis
@@ -180,7 +186,16 @@ class HttpRoutes:
         else:
             parsed = parse_qs(query[:1024], keep_blank_values=False)
             try:
-                status, data = await self.api.route(route, parsed, self._user(headers))
+                identity = await self._identity(headers)
+                if route == "me/account":
+                    account = None if identity is None else await self.accounts.overview(identity)
+                    if account is None:
+                        status, data = HTTPStatus.UNAUTHORIZED, {"error": "unauthorized"}
+                    else:
+                        status, data = HTTPStatus.OK, account
+                else:
+                    user = None if identity is None else identity.user_id
+                    status, data = await self.api.route(route, parsed, user)
             except HistoryError as exc:
                 log.warning("GET /api/%s: %s", route, exc)
                 status, data = HTTPStatus.SERVICE_UNAVAILABLE, {"error": "history_unavailable"}

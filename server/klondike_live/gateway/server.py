@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from websockets.asyncio.server import Server, ServerConnection, serve
 
 from klondike_live import eventloop, keys
+from klondike_live.accounts import passwords
 from klondike_live.bus.subscriber import Subscriber
 from klondike_live.config import Settings
 from klondike_live.daily.pool import DealPool, PoolMetrics
@@ -177,7 +178,7 @@ async def running(
             on_reconnect=metrics.bus_resubscribes.inc,
         )
         hub.attach(subscriber)
-        await subscriber.start(keys.DAILY_UPDATES, keys.TOURNAMENT_UPDATES)
+        await subscriber.start(keys.DAILY_UPDATES, keys.TOURNAMENT_UPDATES, keys.SESSIONS_ENDED)
         stack.push_async_callback(subscriber.stop)
         gc_policy = GcPolicy(settings.gc_freeze_seconds, settings.gc_sweep_seconds, metrics.gc)
         if settings.gc_freeze_seconds > 0:
@@ -207,6 +208,14 @@ async def running(
         stack.push_async_callback(service.bots.stop)  # before the store and the bus close
 
         sessions: set[Session] = set()
+        await passwords.warm()
+
+        def signed_out(ended: set[str]) -> None:
+            for session in list(sessions):
+                if session.session_id in ended:
+                    session.close_soon(CloseCode.SIGNED_OUT, "signed out")
+
+        service.accounts.on_ended = signed_out
         caps = ConnectionCaps(
             per_user=settings.max_connections_per_user,
             per_address=settings.max_connections_per_address,

@@ -18,6 +18,14 @@ the connection with 1008. Oversized frames are closed with 1009 by websockets it
 (`max_size`). No handler failure ever reaches the client as a traceback: it is logged,
 and the client gets `internal`.
 
+Accounts: a token that names a session (`sid`) is accepted only while that session
+lasts, and a guest's token no more once the guest is an account
+(`service.accounts.Accounts.check`; else `token_revoked`, close 4002). The account
+requests (`passkey_options`, `register`, `sign_in`, `sign_out`) are answered here, with
+what the transport knows: the page's origin (`accounts.origins`), the address, the
+browser, and the passkey challenge given to this connection. A connection whose session
+is ended, on any node, is closed with 4006.
+
 Caps (`gateway.caps`): a connection from an address that already holds
 `max_connections_per_address` connections to this node is closed with 4005 before its
 `hello`; a `hello` for an account that already holds `max_connections_per_user` is
@@ -39,13 +47,22 @@ from websockets.asyncio.server import broadcast as websockets_broadcast
 from websockets.exceptions import ConnectionClosed
 from websockets.protocol import State
 
-from klondike_live.auth import AuthError, mint_guest_token, validate_display_name, verify_token
+from klondike_live.accounts.origins import relying_party
+from klondike_live.auth import (
+    AuthError,
+    Identity,
+    mint_guest_token,
+    validate_display_name,
+    verify_token,
+)
 from klondike_live.errors import Refusal
 from klondike_live.gateway.caps import ConnectionCaps, client_address
+from klondike_live.history import HistoryError
 from klondike_live.protocol import incoming as msg
 from klondike_live.protocol import outgoing
 from klondike_live.protocol.codes import CloseCode, ErrorCode
 from klondike_live.protocol.incoming import PROTOCOL_VERSION, ProtocolError, decode_client
+from klondike_live.service.accounts import Caller, Ceremony
 from klondike_live.service.connection import Connection, InProcess
 from klondike_live.service.live import LiveService
 from klondike_live.store import StoreError
@@ -89,7 +106,9 @@ class Session:
         "address",
         "bot",
         "caps",
+        "ceremony",
         "conn_id",
+        "identity",
         "limited_in_a_row",
         "name",
         "service",
@@ -119,6 +138,8 @@ class Session:
         self.user = ""
         self.name = ""
         self.bot = False  # a bot account (its token's `bot` claim)
+        self.identity: Identity | None = None  # its token's, once it said hello
+        self.ceremony: Ceremony | None = None  # the passkey challenge it was given
         # Its rate limit, a token bucket: `rate_per_second` messages per second on
         # average, bursts up to `rate_burst` (kept here, not in an object of its own).
         self.tokens = float(settings.rate_burst)
@@ -237,15 +258,21 @@ class Session:
             if self.user:
                 log.info("connection %s closed: user %s", self.conn_id, self.user)
 
+    def _header(self, name: str) -> str | None:
+        request = self.websocket.request
+        return request.headers.get(name) if request is not None else None
+
+    def _client_address(self) -> str:
+        remote = self.websocket.remote_address
+        peer = str(remote[0]) if isinstance(remote, tuple) and remote else "local"
+        forwarded = self._header("X-Forwarded-For")
+        return client_address(peer, forwarded, self.service.settings.trusted_proxies)
+
     async def _admit_address(self) -> bool:
         """Count the connection against its address's cap; close it with 4005 if full."""
         if self.caps is None:
             return True
-        remote = self.websocket.remote_address
-        peer = str(remote[0]) if isinstance(remote, tuple) and remote else "local"
-        request = self.websocket.request
-        forwarded = request.headers.get("X-Forwarded-For") if request is not None else None
-        address = client_address(peer, forwarded, self.service.settings.trusted_proxies)
+        address = self._client_address()
         if not self.caps.admit_address(address):
             self.service.metrics.connections_refused.labels(reason="address").inc()
             await self.websocket.close(
@@ -300,6 +327,19 @@ class Session:
             token = hello.token
         else:
             token, identity = mint_guest_token(keys, name or f"Guest {secrets.token_hex(2)}")
+        try:
+            username = await self.service.accounts.check(identity)
+        except AuthError as exc:
+            await self._refuse(exc.code, exc.message, strike=False)
+            await self.websocket.close(CloseCode.AUTH_FAILED, exc.code)
+            return False
+        except (HistoryError, StoreError) as exc:
+            log.warning("cannot check the session of a hello: %s", exc)
+            await self._refuse(
+                ErrorCode.UNAVAILABLE, "cannot check your session now; try again", strike=False
+            )
+            await self.websocket.close(CloseCode.SERVER_RESTART, "try again")
+            return False
         if self.caps is not None:
             if not self.caps.admit_user(identity.user_id):
                 self.service.metrics.connections_refused.labels(reason="user").inc()
@@ -311,10 +351,18 @@ class Session:
         self.user = identity.user_id
         self.name = name or identity.name
         self.bot = identity.bot
+        self.identity = identity
         await self.send(
-            outgoing.Welcome(self.user, self.name, token, self.service.now_ms()).encode()
+            outgoing.Welcome(
+                self.user, self.name, token, self.service.now_ms(), username=username
+            ).encode()
         )
         return True
+
+    @property
+    def session_id(self) -> str | None:
+        """The account session its token names, if any."""
+        return self.identity.session if self.identity is not None else None
 
     async def _receive(self, frame: str | bytes) -> bool:
         """Decode one frame, apply the rate limit, dispatch it; False when the
@@ -358,6 +406,9 @@ class Session:
                     await self.send(outgoing.Pong(message.rid, service.now_ms()).encode())
                 case msg.Hello():
                     await self._refuse(ErrorCode.WRONG_STATE, "hello was already said", strike=True)
+                case msg.PasskeyOptions() | msg.Register() | msg.SignIn() | msg.SignOut():
+                    async with asyncio.timeout(REQUEST_TIMEOUT):
+                        await self._account(message)
                 case _:
                     # A store that does not answer (a failover in progress, a stalled
                     # server) must not leave the client waiting: it hears `unavailable`
@@ -368,7 +419,7 @@ class Session:
             await self._answer_error(message, exc.code, exc.message)
         except (ConnectionClosed, asyncio.CancelledError):
             raise
-        except (StoreError, TimeoutError) as exc:
+        except (StoreError, HistoryError, TimeoutError) as exc:
             # Redis is unreachable or failed mid-request: nothing the client did wrong,
             # and a retry with the same ids is safe (moves are idempotent).
             log.warning("the store failed handling %s: %s", type(message).__name__, exc)
@@ -382,6 +433,56 @@ class Session:
             await self._answer_error(
                 message, ErrorCode.INTERNAL, "the server failed to handle that message"
             )
+
+    def _caller(self) -> Caller:
+        """Who asks an account request: the hello's identity, the address, the page's
+        relying party (None: another site's page) and the browser."""
+        assert self.identity is not None
+        party = relying_party(
+            self._header("Host"), self._header("Origin"), self.service.settings.rp_id
+        )
+        return Caller(
+            self.identity,
+            self.address or self._client_address(),
+            party,
+            self._header("User-Agent") or "",
+        )
+
+    async def _account(self, message: msg.AccountRequest) -> None:
+        """Answer an account request (module docstring)."""
+        accounts = self.service.accounts
+        caller = self._caller()
+        match message:
+            case msg.PasskeyOptions():
+                options, self.ceremony = await accounts.passkey_options(caller, message.username)
+                frame: bytes = outgoing.PasskeyChallenge(
+                    message.rid, options, message.username is not None
+                ).encode()
+            case msg.Register():
+                ceremony, self.ceremony = self.ceremony, None
+                signed = await accounts.register(
+                    caller,
+                    message.username,
+                    password=message.password,
+                    passkey=message.passkey,
+                    ceremony=ceremony,
+                )
+                frame = outgoing.SignedIn(message.rid, **signed.wire()).encode()
+            case msg.SignIn():
+                ceremony, self.ceremony = self.ceremony, None
+                signed = await accounts.sign_in(
+                    caller,
+                    username=message.username,
+                    password=message.password,
+                    passkey=message.passkey,
+                    ceremony=ceremony,
+                )
+                frame = outgoing.SignedIn(message.rid, **signed.wire()).encode()
+            case msg.SignOut():
+                only = None if message.everywhere else (message.session or self.session_id)
+                ended = await accounts.sign_out(caller, only=only)
+                frame = outgoing.SignedOut(message.rid, ended).encode()
+        await self.send(frame)
 
     async def _answer_error(self, message: msg.ClientMessage, code: ErrorCode, text: str) -> None:
         """An `error` frame naming the request it answers (its rid, room and move id)."""

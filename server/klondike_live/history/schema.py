@@ -20,6 +20,10 @@ to each other (`alembic.autogenerate.compare_metadata` finds no difference).
 - `tournaments`: each tournament that is over (finished or cancelled), its state as the
   live service stored it (msgpack: settings, entrants, heats and their results, log;
   `race.tournament.TournamentState`), what its archive page shows.
+- `accounts`, `passkeys` and `sessions`: guests made accounts (keyed by the guest's own
+  user id): the username as shown and its key (`accounts.usernames`, unique), the
+  argon2id hash of a password if it has one; its passkeys (WebAuthn credentials); its
+  signed-in devices, each a session a token names (`sid`) until it is ended.
 
 Times are milliseconds since the epoch (the shared Redis clock's), as everywhere else.
 """
@@ -154,4 +158,40 @@ tournaments: Final = Table(
     Column("ended_at", BigInteger, nullable=False),
     Column("state", LargeBinary, nullable=False),
     Index(None, "public", "created_at"),
+)
+
+accounts: Final = Table(
+    "accounts",
+    metadata,
+    Column("user_id", String(128), primary_key=True),
+    Column("username", String(64), nullable=False),  # as shown (NFKC)
+    Column("username_key", String(128), nullable=False),  # `accounts.usernames.username_key`
+    Column("password", String(256)),  # argon2id (PHC string), or NULL: passkeys only
+    Column("created_at", BigInteger, nullable=False),
+    Index(None, "username_key", unique=True),
+)
+
+passkeys: Final = Table(
+    "passkeys",
+    metadata,
+    Column("credential_id", String(1400), primary_key=True),  # base64url
+    Column("user_id", String(128), nullable=False),
+    Column("public_key", LargeBinary, nullable=False),  # COSE
+    Column("sign_count", BigInteger, nullable=False),
+    Column("created_at", BigInteger, nullable=False),
+    ForeignKeyConstraint(["user_id"], ["accounts.user_id"], ondelete="CASCADE"),
+    Index(None, "user_id"),
+)
+
+sessions: Final = Table(
+    "sessions",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("user_id", String(128), nullable=False),
+    Column("method", String(16), nullable=False),  # passkey, password (how it signed in)
+    Column("agent", String(160), nullable=False),  # the browser's User-Agent, shortened
+    Column("created_at", BigInteger, nullable=False),
+    Column("expires_at", BigInteger, nullable=False),
+    ForeignKeyConstraint(["user_id"], ["accounts.user_id"], ondelete="CASCADE"),
+    Index(None, "user_id"),
 )

@@ -22,6 +22,16 @@ class ErrorCode(enum.StrEnum):
     TOKEN_INVALID = "token_invalid"  # forged or malformed token
     TOKEN_EXPIRED = "token_expired"  # a valid token past its expiry
     BAD_NAME = "bad_name"  # display name refused
+    TOKEN_REVOKED = "token_revoked"  # the token's session ended (signed out), or the
+    # guest it names is an account now: sign in
+    BAD_USERNAME = "bad_username"  # a username the rules refuse (message says why)
+    USERNAME_TAKEN = "username_taken"  # another account has that username (or one alike)
+    BAD_PASSWORD = "bad_password"  # a new password the rules refuse
+    SIGN_IN_FAILED = "sign_in_failed"  # no such username or not its password, or a
+    # passkey that did not verify: the same answer whichever it was
+    NOT_A_GUEST = "not_a_guest"  # only a guest can be made an account
+    NOT_SIGNED_IN = "not_signed_in"  # the request needs an account's session
+    BAD_ORIGIN = "bad_origin"  # account requests come from a page of this site only
     NO_ROOM = "no_room"  # no such room (or not visible to you)
     NOT_IN_ROOM = "not_in_room"  # the message needs you to have joined the room
     ROOM_FULL = "room_full"  # no racer seat left
@@ -59,3 +69,4 @@ class CloseCode(enum.IntEnum):
     VERSION = 4003  # hello with an unsupported protocol version
     HELLO_TIMEOUT = 4004  # no hello in time
     TOO_MANY_CONNECTIONS = 4005  # this address or account already holds the node's cap
+    SIGNED_OUT = 4006  # the connection's account session was ended (signed out)

@@ -289,6 +289,51 @@ class TournamentUnwatch:
     rid: int | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class PasskeyOptions:
+    """Ask for a passkey challenge: to make this guest an account of `username`, or
+    (no username) to sign in with a passkey."""
+
+    rid: int
+    username: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Register:
+    """Make this guest an account: a username and a password, or the answer to the
+    connection's passkey challenge (`passkey`, `PublicKeyCredential.toJSON()` text)."""
+
+    rid: int
+    username: str
+    password: str | None = None
+    passkey: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SignIn:
+    """Sign this device in: a username and a password, or a passkey answer."""
+
+    rid: int
+    username: str | None = None
+    password: str | None = None
+    passkey: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SignOut:
+    """End a session of this account: `session` (an id), this connection's own (no
+    `session`), or every one of them (`everywhere`)."""
+
+    rid: int
+    session: str | None = None
+    everywhere: bool = False
+
+
+AccountRequest = PasskeyOptions | Register | SignIn | SignOut
+"""Requests about who the connection is: the gateway answers them (`gateway.session`),
+as it does `hello`, with what only the transport knows (the page's origin, the
+address, the session the token names)."""
+
 TournamentRequest = (
     TournamentEnter | TournamentWithdraw | TournamentAction | TournamentWatch | TournamentUnwatch
 )
@@ -319,9 +364,10 @@ ServiceRequest = (
     | TournamentRequest
 )
 """What the live service answers: every client message but the transport's own (`hello`,
-`ping`). A new request is added here and handled in `LiveService.handle`, nowhere else."""
+`ping`, `AccountRequest`). A new request is added here and handled in
+`LiveService.handle`, nowhere else."""
 
-ClientMessage = Hello | Ping | ServiceRequest
+ClientMessage = Hello | Ping | AccountRequest | ServiceRequest
 """Every client message."""
 
 
@@ -439,6 +485,52 @@ def _rename(f: _Fields) -> Rename:
     except ValueError as exc:
         raise ProtocolError(ErrorCode.BAD_NAME, f"rename: {exc}", rid=f.rid) from None
     return Rename(name=name, rid=f.optional_rid())
+
+
+MAX_PASSWORD: Final = 1024
+MAX_PASSKEY_ANSWER: Final = 16_384
+
+
+def _credentials(f: _Fields, kind: str) -> tuple[str | None, str | None]:
+    """The password or the passkey answer of a `register` or `sign_in`: exactly one."""
+    password = f.text("password", MAX_PASSWORD, required=False)
+    passkey = f.text("passkey", MAX_PASSKEY_ANSWER, required=False)
+    if (password is None) == (passkey is None):
+        raise ProtocolError(
+            ErrorCode.BAD_FIELD, f"{kind}: give a password or a passkey, one of them", rid=f.rid
+        )
+    return password, passkey
+
+
+def _register(f: _Fields) -> Register:
+    password, passkey = _credentials(f, "register")
+    return Register(
+        rid=f.req_int("rid", 0, MAX_SAFE_INT),
+        username=f.req_str("username", 64),
+        password=password,
+        passkey=passkey,
+    )
+
+
+def _sign_in(f: _Fields) -> SignIn:
+    password, passkey = _credentials(f, "sign_in")
+    username = f.text("username", 64, required=password is not None)
+    if passkey is not None and username is not None:
+        raise f.fail("username", "absent with a passkey (it names its account)")
+    return SignIn(
+        rid=f.req_int("rid", 0, MAX_SAFE_INT),
+        username=username,
+        password=password,
+        passkey=passkey,
+    )
+
+
+def _sign_out(f: _Fields) -> SignOut:
+    session = f.text("session", 64, required=False)
+    everywhere = f.flag("everywhere", default=False)
+    if session is not None and everywhere:
+        raise f.fail("session", "absent with everywhere")
+    return SignOut(rid=f.req_int("rid", 0, MAX_SAFE_INT), session=session, everywhere=everywhere)
 
 
 def _variant(f: _Fields) -> Variant:
@@ -691,6 +783,12 @@ _DECODERS: Final[dict[str, Callable[[_Fields], ClientMessage]]] = {
     "tournament_action": _tournament_action,
     "tournament_watch": lambda f: TournamentWatch(_tournament_id(f), f.optional_rid()),
     "tournament_unwatch": lambda f: TournamentUnwatch(_tournament_id(f), f.optional_rid()),
+    "passkey_options": lambda f: PasskeyOptions(
+        rid=f.req_int("rid", 0, MAX_SAFE_INT), username=f.text("username", 64, required=False)
+    ),
+    "register": _register,
+    "sign_in": _sign_in,
+    "sign_out": _sign_out,
 }
 
 CLIENT_TYPES: Final = tuple(_DECODERS)

@@ -85,25 +85,78 @@ def _board_fields(t: str, room: str, at: BoardPosition, moves: int, status: str)
 
 @dataclass(frozen=True, slots=True)
 class Welcome:
-    """The answer to `hello`: who the connection is, its token, the server's clock."""
+    """The answer to `hello`: who the connection is, its token, the server's clock, and
+    the account's username when the token is a signed-in session."""
 
     T: ClassVar[str] = "welcome"
     user: str
     name: str
     token: str
     now_ms: int
+    username: str | None = None
+
+    def encode(self) -> bytes:
+        data = {
+            "t": self.T,
+            "v": PROTOCOL_VERSION,
+            "user": self.user,
+            "name": self.name,
+            "token": self.token,
+            "now": self.now_ms,
+        }
+        return pack(_optional(data, username=self.username))
+
+
+@dataclass(frozen=True, slots=True)
+class PasskeyChallenge:
+    """The answer to `passkey_options`: WebAuthn options as JSON text (what
+    `PublicKeyCredential.parseCreationOptionsFromJSON` or
+    `parseRequestOptionsFromJSON` reads), valid for this connection only."""
+
+    T: ClassVar[str] = "passkey_options"
+    rid: int
+    options: str
+    create: bool
+
+    def encode(self) -> bytes:
+        return pack({"t": self.T, "rid": self.rid, "options": self.options, "create": self.create})
+
+
+@dataclass(frozen=True, slots=True)
+class SignedIn:
+    """The answer to `register` and `sign_in`: the account and this device's new
+    session token (the client reconnects with it)."""
+
+    T: ClassVar[str] = "signed_in"
+    rid: int
+    user: str
+    username: str
+    token: str
+    session: str
 
     def encode(self) -> bytes:
         return pack(
             {
                 "t": self.T,
-                "v": PROTOCOL_VERSION,
+                "rid": self.rid,
                 "user": self.user,
-                "name": self.name,
+                "username": self.username,
                 "token": self.token,
-                "now": self.now_ms,
+                "session": self.session,
             }
         )
+
+
+@dataclass(frozen=True, slots=True)
+class SignedOut:
+    """The answer to `sign_out`: how many sessions ended."""
+
+    T: ClassVar[str] = "signed_out"
+    rid: int
+    ended: int
+
+    def encode(self) -> bytes:
+        return pack({"t": self.T, "rid": self.rid, "ended": self.ended})
 
 
 @dataclass(frozen=True, slots=True)
@@ -415,6 +468,9 @@ class Reactions:
 
 ServerFrame = (
     Welcome
+    | PasskeyChallenge
+    | SignedIn
+    | SignedOut
     | Error
     | Pong
     | Renamed
@@ -439,6 +495,9 @@ ServerFrame = (
 
 SERVER_FRAMES: Final[tuple[type[ServerFrame], ...]] = (
     Welcome,
+    PasskeyChallenge,
+    SignedIn,
+    SignedOut,
     Error,
     Pong,
     Renamed,

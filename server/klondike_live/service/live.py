@@ -49,6 +49,7 @@ from klondike_live.daily.pool import DealPool
 from klondike_live.engine import Board, KlondikeError, Move, NotationError, Variant
 from klondike_live.errors import Refusal
 from klondike_live.history import History
+from klondike_live.history.accounts import AccountRecords
 from klondike_live.metrics import Metrics
 from klondike_live.protocol import incoming as msg
 from klondike_live.protocol import outgoing
@@ -63,6 +64,7 @@ from klondike_live.race.rules import (
     player_left,
 )
 from klondike_live.race.status import BoardOp, BoardStatus
+from klondike_live.service.accounts import Accounts
 from klondike_live.service.analysis import Analyses, analysis_budget
 from klondike_live.service.archive import Archive
 from klondike_live.service.boards import Boards
@@ -82,6 +84,7 @@ from klondike_live.service.rooms import Rooms
 from klondike_live.service.timers import Timers
 from klondike_live.service.tournaments import Tournaments
 from klondike_live.store import Store, TimerKind
+from klondike_live.store.accounts import AccountStore
 
 __all__ = ["LiveService"]
 
@@ -156,6 +159,10 @@ class LiveService:
         self.queries = Queries(store, history, self.daily)  # what the HTTP API answers
         self.codes = RoomCodes(store)  # races' room codes (`service.codes`)
         self.quick = QuickRaces(settings, store, self.rooms, self.codes)  # `service.quick`
+        # Accounts and their sessions (`service.accounts`), asked by the gateway.
+        self.accounts = Accounts(
+            settings, AccountStore(store.redis, store.latency), AccountRecords(history), self.now_ms
+        )
         self.catchup = CatchUp(self.rooms, hub, metrics, history)
         self.boards = Boards(self.rooms, hub, self.catchup, metrics)
         self.tournaments = Tournaments(
@@ -198,8 +205,11 @@ class LiveService:
         self.tournaments.room_finished(room_id, gen)
 
     async def on_bus_message(self, channel: str, data: bytes) -> None:
-        """One message from the bus: a daily or tournament update, or a room's
-        (see `hub.py`)."""
+        """One message from the bus: a daily or tournament update, sessions ended, or
+        a room's (see `hub.py`)."""
+        if channel == keys.SESSIONS_ENDED:
+            self.accounts.ended(data)
+            return
         if channel == keys.TOURNAMENT_UPDATES:
             try:
                 self.tournaments.on_update(decode_tournament(data).tournament)
