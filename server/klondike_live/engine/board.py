@@ -147,7 +147,7 @@ class Board:
         if pass_number < 1 or (variant.passes != UNLIMITED and pass_number > variant.passes):
             limit = "unlimited" if variant.passes == UNLIMITED else variant.passes
             raise InvalidValueError(f"bad pass {pass_number!r}: expected 1..{limit}")
-        board = cls.__new__(cls)
+        board = cls(_ANY_DEAL, variant)
         board.deal = None
         board.variant = variant
         board._piles = [tuple(p) for p in tableau]
@@ -172,7 +172,7 @@ class Board:
 
     def copy(self) -> Board:
         """An independent board in the same position, with the same history."""
-        other = Board.__new__(Board)
+        other = Board(_ANY_DEAL, self.variant)
         other.deal = self.deal
         other.variant = self.variant
         other._piles = self._piles[:]
@@ -557,6 +557,10 @@ def _malformed(move: object) -> str:
 def _no_foundation(card: Card) -> str:
     return f"{card} does not go on the {SUITS[SUIT[card]]} foundation yet"
 
+
+# What `from_parts` and `copy` build a board from before they set every field: a compiled
+# (mypyc) class is made by its __init__ only, never by `__new__` alone.
+_ANY_DEAL: Final = Deal.from_seed("0")
 
 _W2F: Final = Move(W2F)
 _T2F: Final = tuple(Move(T2F, src) for src in range(7))

@@ -25,6 +25,7 @@ from klondike_live.engine.board import Board
 from klondike_live.engine.errors import KlondikeError
 from klondike_live.engine.variant import UNLIMITED
 from klondike_live.errors import LiveError
+from klondike_live.solver.errors import SolverError as SolverError
 from klondike_live.solver.state import (
     FOUNDATION,
     K_T2F,
@@ -41,10 +42,6 @@ UNSOLVABLE: Final = "unsolvable"
 UNKNOWN: Final = "unknown"
 
 _CHECK_EVERY: Final = 512
-
-
-class SolverError(LiveError, RuntimeError):
-    """The solver produced a line the engine rejects: a bug, never a verdict."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -97,7 +97,7 @@ class Position:
 
     def __init__(self, board: Board) -> None:
         self.piles: list[bytes] = [
-            bytes(c + FACE_DOWN if i < d else c for i, c in enumerate(p))
+            bytes([c + FACE_DOWN if i < d else c for i, c in enumerate(p)])
             for p, d in zip(board.tableau, board.face_down, strict=True)
         ]
         self.down: list[int] = list(board.face_down)
