@@ -93,3 +93,18 @@ def stale() -> list[str]:
         if source.exists() and source.stat().st_mtime > built.stat().st_mtime:
             found.append(name)
     return found
+
+
+def main() -> None:
+    """`python -m klondike_live.compiled`: one line of warning when the core does not run
+    compiled (or runs older compiled sources), nothing when it does (`make` runs it after
+    installing)."""
+    outdated = stale()
+    if outdated:
+        print(f"warning: klondike-live core compiled from older sources of {', '.join(outdated)}")
+    elif not compiled():
+        print(f"warning: klondike-live core runs as {describe()}, slower than compiled")
+
+
+if __name__ == "__main__":
+    main()
