@@ -1,6 +1,7 @@
 """The compiled core against the same core as plain Python, in one run: engine and solver.
 
     .venv/bin/python bench/bench_compiled.py [--rounds 3] [--seeds 1-4] [--nodes 60000]
+                                             [--games 60] [--seconds 1]
 
 Two kinds of child process run the same workload in alternating rounds: one imports the
 package as this interpreter has it (compiled by mypyc: `make` builds it so; the run
@@ -8,14 +9,15 @@ stops if it is not), the other a copy of the same package's `.py` files alone, i
 temporary folder put first on its path, with the same interpreter and dependencies.
 
 The workload, on seeded deals (fixed RNG seed, so every round and both builds do the same
-work): random playouts of `--games` games recorded once, then timed as `legal_moves` at
-every position, the checked `play` of every move from the start, and the views of every
-move (`view_of` of the racer and of a spectator, `diff` of the racer's old and new
-views); and the solver on `--seeds` deals (draw-1 single pass and draw-3 three passes)
-with a budget of `--nodes` positions each. Every figure is per CPU second of the child
-(`time.process_time`), the median over the rounds; the ratio is compiled over pure. The
-two builds must give the same answers: each child hashes every move list, view, diff and
-solver result it made, and the run fails if the hashes differ.
+work): random playouts of `--games` games recorded once, then timed, each for `--seconds`
+of CPU, as `legal_moves` at every position, the checked `play` of every move from the
+start, and the views of every move (`view_of` of the racer and of a spectator, `diff` of
+the racer's old and new views); and the solver on `--seeds` deals (draw-1 single pass and
+draw-3 three passes) with a budget of `--nodes` positions each. Every figure is per CPU
+second of the child (`time.process_time`), the median over the rounds; the ratio is
+compiled over pure. The two builds must give the same answers: each child hashes the
+legal moves, views, diffs and scores of the games and the solver's results, and the run
+fails if the hashes differ.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -65,51 +68,72 @@ def playouts(games: int) -> list[tuple[str, list[str]]]:
     return out
 
 
-def engine_round(games: list[tuple[str, list[str]]]) -> tuple[dict[str, float], str]:
+def rate(work: Callable[[], int], seconds: float) -> float:
+    """Calls per CPU second of `work` (which returns how many calls it made), run again
+    until it has taken `seconds` of CPU."""
+    calls = 0
+    start = time.process_time()
+    while True:
+        calls += work()
+        spent = time.process_time() - start
+        if spent >= seconds:
+            return calls / spent
+
+
+def engine_round(
+    games: list[tuple[str, list[str]]], seconds: float
+) -> tuple[dict[str, float], str]:
     """Per-CPU-second rates of `legal_moves`, `play` and views over `games`, and a hash of
     everything they answered."""
-    from klondike_live.engine import Board, Move, diff, view_of
+    from klondike_live.engine import Board, Deal, Move, diff, view_of
 
     digest = hashlib.sha256()
-    parsed = [(seed, [Move.parse(token) for token in tokens]) for seed, tokens in games]
-    calls = sum(len(moves) for _, moves in parsed)
-
-    boards = []
-    for seed, moves in parsed:  # the positions, untimed
-        board = Board.from_seed(seed)
-        positions = []
+    parsed = [(Deal.from_seed(seed), [Move.parse(t) for t in tokens]) for seed, tokens in games]
+    positions = []
+    for deal, moves in parsed:
+        board = Board(deal)
         for move in moves:
             positions.append(board.copy())
             board.push(move)
-        boards.append(positions)
-    start = time.process_time()
-    for positions in boards:
+
+    def legal() -> int:
         for board in positions:
-            digest.update(str(board.legal_moves()).encode())
-    legal = calls / (time.process_time() - start)
+            board.legal_moves()
+        return len(positions)
 
-    start = time.process_time()
-    for seed, moves in parsed:
-        board = Board.from_seed(seed)
-        for move in moves:
-            board.play(move)
-        digest.update(f"{board.score} {board.foundations}".encode())
-    play = calls / (time.process_time() - start)
+    def play() -> int:
+        for deal, moves in parsed:
+            board = Board(deal)
+            for move in moves:
+                board.play(move)
+        return len(positions)
 
-    start = time.process_time()
-    for seed, moves in parsed:
-        board = Board.from_seed(seed)
-        at_start = board.seen  # a spectator who knows only the cards dealt face up
+    def views() -> int:
+        for deal, moves in parsed:
+            board = Board(deal)
+            at_start = board.seen  # a spectator who knows only the cards dealt face up
+            old = view_of(board, board.seen)
+            for move in moves:
+                board.push(move)
+                new = view_of(board, board.seen)
+                diff(old, new)
+                view_of(board, board.seen & at_start)
+                old = new
+        return len(positions)
+
+    for board in positions:  # what they answer, once, untimed
+        digest.update(repr(board.legal_moves()).encode())
+    for deal, moves in parsed:
+        board = Board(deal)
         old = view_of(board, board.seen)
         for move in moves:
-            board.push(move)
+            board.play(move)
             new = view_of(board, board.seen)
-            change = diff(old, new)
-            spectator = view_of(board, board.seen & at_start)
+            digest.update(repr((new, diff(old, new), board.score)).encode())
             old = new
-        digest.update(repr((new, change, spectator)).encode())
-    views = calls / (time.process_time() - start)
-    return {"legal_moves": legal, "play": play, "views": views}, digest.hexdigest()
+    rates = {"legal_moves": rate(legal, seconds), "play": rate(play, seconds)}
+    rates["views"] = rate(views, seconds)
+    return rates, digest.hexdigest()
 
 
 def solver_round(numbers: list[str], nodes: int) -> tuple[dict[str, float], str]:
@@ -133,7 +157,7 @@ def child(args: Any) -> None:
     """One round in this process: print its rates, hashes and core as one JSON line."""
     from klondike_live import compiled
 
-    rates, engine_hash = engine_round(playouts(args.games))
+    rates, engine_hash = engine_round(playouts(args.games), args.seconds)
     solver_rates, solver_hash = solver_round(seeds(args.seeds), args.nodes)
     rates.update(solver_rates)
     report = {"rates": rates, "hashes": [engine_hash, solver_hash], "core": compiled.describe()}
@@ -159,7 +183,7 @@ def pure_copy(target: Path) -> Path:
 def run_child(path: Path, args: Any) -> dict[str, Any]:
     """One round in a child process with `path` first on its module path."""
     command = [sys.executable, __file__, "--child", "--games", str(args.games)]
-    command += ["--seeds", args.seeds, "--nodes", str(args.nodes)]
+    command += ["--seeds", args.seeds, "--nodes", str(args.nodes), "--seconds", str(args.seconds)]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(path), str(Path(__file__).parent)])}
     done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
     report: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
@@ -171,6 +195,9 @@ def main() -> int:
     options = parser(__doc__, rounds=3, seeds="1-4")
     options.add_argument("--games", type=int, default=60, help="random playouts timed")
     options.add_argument("--nodes", type=int, default=60_000, help="solver budget per deal")
+    options.add_argument(
+        "--seconds", type=float, default=1.0, help="CPU seconds each engine measure runs"
+    )
     options.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = options.parse_args()
     if args.child:
