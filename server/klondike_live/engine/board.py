@@ -26,7 +26,7 @@ This module must stay pure: no I/O, no asyncio, no sockets, no Redis, no msgpack
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Final
 
 from klondike_live.engine.cards import CARDS, RANK, RED, SUIT, SUITS, Card, census
@@ -522,6 +522,36 @@ class Board:
 
     def __repr__(self) -> str:
         return f"<Board {self.variant} moves={len(self.moves)} foundations={self.foundations}>"
+
+    def __reduce__(self) -> tuple[Callable[..., Board], tuple[object, ...]]:
+        # Pickled field by field: mypyc builds a compiled class by its __init__ alone (a
+        # bot decides in another process, given the board it plans on).
+        position = (self._piles, self._down, self._stock, self._waste, self._found)
+        history = (self.pass_number, self.score, self.seen, self.moves, self._undo)
+        return (_unpickled, (self.deal, self.variant, *position, *history))
+
+
+def _unpickled(
+    deal: Deal | None,
+    variant: Variant,
+    piles: list[tuple[Card, ...]],
+    down: list[int],
+    stock: tuple[Card, ...],
+    waste: tuple[Card, ...],
+    found: list[int],
+    pass_number: int,
+    score: int,
+    seen: int,
+    moves: list[Move],
+    undo: list[_Snapshot],
+) -> Board:
+    """The board `Board.__reduce__` gave the fields of."""
+    board = Board(_ANY_DEAL, variant)
+    board.deal = deal
+    board._piles, board._down, board._stock, board._waste = piles, down, stock, waste
+    board._found, board.pass_number, board.score, board.seen = found, pass_number, score, seen
+    board.moves, board._undo = moves, undo
+    return board
 
 
 def _position_problem(

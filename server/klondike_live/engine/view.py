@@ -98,6 +98,12 @@ class View:
         object.__setattr__(self, "foundation_hidden", foundation_hidden)
         object.__setattr__(self, "pass_number", pass_number)
 
+    def __reduce__(self) -> tuple[type[View], tuple[object, ...]]:
+        # Pickled through __init__: a compiled class is made by its __init__ alone (a
+        # bot's decision runs in another process, given the view).
+        fields = (self.variant, self.tableau, self.face_down, self.stock, self.waste)
+        return (View, (*fields, self.foundations, self.foundation_hidden, self.pass_number))
+
     def cards(self) -> set[int]:
         """Every card identity this view shows."""
         shown = {c for pile in self.tableau for c in pile if c != UNKNOWN}
@@ -136,6 +142,10 @@ class ViewDiff:
         object.__setattr__(self, "foundations", foundations)
         object.__setattr__(self, "foundation_hidden", foundation_hidden)
         object.__setattr__(self, "pass_number", pass_number)
+
+    def __reduce__(self) -> tuple[type[ViewDiff], tuple[object, ...]]:
+        fields = (self.piles, self.stock, self.foundations, self.foundation_hidden)
+        return (ViewDiff, (*fields, self.pass_number))
 
     def __bool__(self) -> bool:
         return bool(
