@@ -1,5 +1,8 @@
 # One-time setup is folded into the targets: the first `make run` or `make test` creates
-# .venv and installs the package with its dev tools; later runs reuse it.
+# .venv and installs the package with its dev tools; later runs reuse it. The install is
+# editable and compiles the pure core (klondike_live/compiled.py) in place with mypyc;
+# a change to setup.py or to any file of engine/, solver/, race/ or protocol/ installs
+# it again, so a compiled module never outlives its source.
 
 PYTHON ?= python3
 VENV ?= .venv
@@ -7,13 +10,29 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CLIENT := client_web/node_modules/.installed
 
-.PHONY: run cluster test test-uvloop test-under-load lint typecheck client-test unit history-postgres cluster-test bench screenshots wheel clean
+.PHONY: run cluster test test-pure test-uvloop test-under-load lint typecheck client-test unit history-postgres cluster-test bench screenshots wheel clean
 
-$(STAMP): pyproject.toml
+CORE_SOURCES := $(wildcard $(addprefix server/klondike_live/,engine/*.py solver/*.py race/*.py protocol/*.py compiled.py))
+
+$(STAMP): pyproject.toml setup.py $(CORE_SOURCES)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/python -m klondike_live.compiled
 	touch $(STAMP)
+
+# A second environment with the package installed as plain Python (not editable), for
+# `make test-pure`.
+PURE_VENV := .venv-pure
+PURE_STAMP := $(PURE_VENV)/.installed
+PURE_TESTS := tests/engine tests/solver tests/race tests/protocol tests/service
+
+$(PURE_STAMP): pyproject.toml setup.py $(shell find server -name '*.py') $(CLIENT)
+	$(PYTHON) -m venv $(PURE_VENV)
+	$(PURE_VENV)/bin/pip install --quiet --upgrade pip
+	KLONDIKE_PURE_PYTHON=1 $(PURE_VENV)/bin/pip install --quiet '.[dev]'
+	$(PURE_VENV)/bin/python -m klondike_live.compiled
+	touch $(PURE_STAMP)
 
 # The browser client's npm packages (msgpack), served to the page from node_modules.
 $(CLIENT): client_web/package.json client_web/package-lock.json
@@ -29,8 +48,9 @@ run: $(STAMP) $(CLIENT)
 cluster: $(STAMP) $(CLIENT)
 	$(BIN)/klondike-live cluster $(ARGS)
 
-## test: everything CI checks: lint, format, types, client unit tests, all Python and browser tests
-test: lint typecheck client-test unit history-postgres cluster-test
+## test: everything CI checks: lint, format, types, client unit tests, all Python and browser
+## tests (on the compiled core), and the engine to service tiers again on the pure one
+test: lint typecheck client-test unit history-postgres cluster-test test-pure
 
 lint: $(STAMP) $(CLIENT)
 	$(BIN)/ruff check server tests bench tools docs/examples
@@ -67,6 +87,11 @@ history-postgres: $(STAMP)
 cluster-test: $(STAMP)
 	KLONDIKE_TEST_CLUSTER=1 $(BIN)/pytest -q -p no:cacheprovider tests/server tests/daily
 
+## test-pure: the engine, solver, race, protocol and service tests on the package installed
+## as plain Python (KLONDIKE_PURE_PYTHON=1, in .venv-pure), the tests importing it from there
+test-pure: $(PURE_STAMP)
+	KLONDIKE_TEST_CORE=pure $(PURE_VENV)/bin/pytest -q -n 2 -p no:cacheprovider $(PURE_TESTS)
+
 ## test-uvloop: the server and live service tests again, with the tests' own event loop
 ## uvloop instead of asyncio's (the nodes they start run on uvloop in both runs; not part
 ## of `make test`)
@@ -89,10 +114,12 @@ screenshots: $(STAMP) $(CLIENT)
 bench: $(STAMP)
 	$(BIN)/python bench/bench_engine.py
 
-## wheel: dist/klondike_live-<version>-py3-none-any.whl, the browser client inside it
+## wheel: dist/klondike_live-<version>-<python>-<platform>.whl (compiled core; -py3-none-any
+## when built as plain Python), the browser client inside it
 wheel: $(STAMP) $(CLIENT)
 	rm -rf build dist
 	$(BIN)/pip wheel --quiet --no-deps --wheel-dir dist .
 
 clean:
-	rm -rf $(VENV) client_web/node_modules .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(PURE_VENV) client_web/node_modules .pytest_cache .mypy_cache .ruff_cache .hypothesis build
+	find server -name '*.so' -delete

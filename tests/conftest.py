@@ -44,6 +44,12 @@ test-uvloop`), and the `serve` child processes too (`KLONDIKE_LOOP`, unless set)
 or `asyncio`: asyncio's own loop in this process, the server's default (`auto`: uvloop
 where installed) in the children.
 
+The core: the header of a run says whether the package's pure core runs compiled
+(mypyc) or as plain Python, and from where. A run refuses to start when an editable
+checkout's compiled modules are older than their sources (they would run instead of the
+sources: `make` rebuilds them), and, with `KLONDIKE_TEST_CORE=compiled` or `pure` (`.ci/run`,
+`make test-pure`), unless the core runs so.
+
 Parallel runs (`pytest -n 2 --dist loadgroup`, as `make unit` runs them): each worker
 has its own Valkey and servers; the browser tests form one group, run in order by one
 worker (two Chromiums at once on a small machine would only slow each other down),
@@ -62,6 +68,8 @@ from typing import Any
 import pytest
 from hypothesis import settings
 
+import klondike_live
+from klondike_live import compiled
 from klondike_live.config import Settings
 from klondike_live.embedded import open_redis
 from klondike_live.store.connect import RedisClient
@@ -100,11 +108,40 @@ settings.register_profile("klondike", deadline=timedelta(milliseconds=scaled(200
 settings.load_profile("klondike")
 
 
+CORE_VARIABLE = "KLONDIKE_TEST_CORE"
+"""`compiled` or `pure`: the core this run must test, else it does not start."""
+
+
+def pytest_report_header() -> str:
+    """Which core this run tests, and where the package comes from."""
+    return f"klondike-live core: {compiled.describe()}, from {Path(klondike_live.__file__).parent}"
+
+
+def _check_core() -> None:
+    stale = compiled.stale()
+    if stale:
+        raise pytest.UsageError(
+            f"compiled modules older than their sources: {', '.join(stale)} "
+            "(run `make`, or `pip install -e .`, to rebuild them)"
+        )
+    expected = os.environ.get(CORE_VARIABLE, "").strip().lower()
+    if expected not in ("", "compiled", "pure"):
+        raise pytest.UsageError(f"{CORE_VARIABLE}: expected compiled or pure, got {expected!r}")
+    wrong = (expected == "compiled" and not compiled.compiled()) or (
+        expected == "pure" and bool(compiled.compiled_modules())
+    )
+    if wrong:
+        raise pytest.UsageError(
+            f"{CORE_VARIABLE}={expected}, but the core is {compiled.describe()}"
+        )
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
-    """pytest-timeout's limit for a hung test (`--timeout`, else `PYTEST_TIMEOUT`, else the
-    `timeout` of pyproject.toml) on the tests' clock (in each xdist worker as well: each
-    reads the command line anew)."""
+    """The core checked (above); pytest-timeout's limit for a hung test (`--timeout`, else
+    `PYTEST_TIMEOUT`, else the `timeout` of pyproject.toml) on the tests' clock (in each
+    xdist worker as well: each reads the command line anew)."""
+    _check_core()
     limit = config.getoption("timeout", None) or os.environ.get("PYTEST_TIMEOUT")
     limit = limit or config.getini("timeout")
     if limit:

@@ -40,7 +40,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from klondike_live import __version__, devnodes
+from klondike_live import __version__, compiled, devnodes
 from klondike_live.argtypes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK
 from klondike_live.engine import (
     Board,
@@ -230,7 +230,11 @@ def build_parser() -> argparse.ArgumentParser:
         prog="klondike-live",
         description="Klondike Live: seeded Klondike deals, races and tools.",
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"%(prog)s {__version__}, core {compiled.describe()}",
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     deal = commands.add_parser("deal", help="print the deal text of a seed")

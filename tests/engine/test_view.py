@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import copy
+import dataclasses
+import pickle
+
+import pytest
+
 from klondike_live.engine import (
     ALL_CARDS,
     UNKNOWN,
@@ -142,3 +148,39 @@ def test_racer_views_round_trip_through_text() -> None:
         b.play(token)
         view = view_of(b, b.seen)
         assert parse_view(format_view(view)) == view
+
+
+def test_views_and_diffs_are_frozen_values_that_pickle_and_copy() -> None:
+    """A view and a diff come back equal from pickle and copy (a bot decides on a view in
+    another process), hash alike, and refuse a field's assignment, compiled or not."""
+    b = Board.from_seed("1")
+    old = view_of(b, b.seen)
+    b.play("D")
+    new = view_of(b, b.seen)
+    change = diff(old, new)
+    for value in (old, new, change, ViewDiff()):
+        again = pickle.loads(pickle.dumps(value))
+        assert again == value and hash(again) == hash(value) and type(again) is type(value)
+        assert copy.copy(value) == value and copy.deepcopy(value) == value
+    assert repr(change).startswith("ViewDiff(piles=((7, 0, 0, (")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        new.stock = 3  # type: ignore[misc]
+
+
+def test_a_board_pickles_with_its_position_history_and_knowledge() -> None:
+    """A board from pickle has the same position, moves, score and seen cards, and undoes
+    the same moves (a bot plans on a board in another process), compiled or not."""
+    b = Board.from_seed("7")
+    for token in ("D", "D", "D"):
+        b.play(token)
+    again = pickle.loads(pickle.dumps(b))
+    assert again.key() == b.key() and again.moves == b.moves
+    assert (again.score, again.seen, again.deal, again.variant) == (
+        b.score,
+        b.seen,
+        b.deal,
+        b.variant,
+    )
+    again.pop()
+    b.pop()
+    assert again.key() == b.key() and again.legal_moves() == b.legal_moves()

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pytest
 
+from klondike_live import compiled
 from klondike_live.gateway.client_files import SOURCE, client_files
 
 from waits import scaled
@@ -35,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[2]
 RUNTIME = "node_modules/@msgpack/msgpack/dist.umd/msgpack.min.js"
 
 
-def _copy_source(target: Path) -> None:
+def copy_source(target: Path) -> None:
     """What a release is built from: the package, its build files and client_web (its
     tests and config too, which the wheel must leave out), with the npm runtime only."""
     for name in ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "LICENSE"):
@@ -43,7 +44,7 @@ def _copy_source(target: Path) -> None:
     shutil.copytree(
         ROOT / "server",
         target / "server",
-        ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"),
+        ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "*.so"),
     )
 
     def ignore(folder: str, names: list[str]) -> set[str]:
@@ -74,7 +75,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     work = tmp_path_factory.mktemp("wheel")
     source, dist, venv = work / "source", work / "dist", work / "venv"
     source.mkdir()
-    _copy_source(source)
+    copy_source(source)
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
     subprocess.run(
         [*pip, "wheel", "--no-deps", "--quiet", "--wheel-dir", str(dist), str(source)],
@@ -118,11 +119,14 @@ def _clean_env() -> dict[str, str]:
 
 
 def test_the_installed_package_is_the_wheel(installed: Path, tmp_path: Path) -> None:
-    """The fresh environment imports klondike_live from the wheel, with its client."""
+    """The fresh environment imports klondike_live from the wheel, with its client, and
+    with the core built as this checkout's (compiled where a C compiler is)."""
     code = (
         "import sys, klondike_live\n"
+        "from klondike_live import compiled\n"
         "from klondike_live.gateway.client_files import client_root\n"
         "print(klondike_live.__file__); print(client_root()); print(sys.path)\n"
+        "print(compiled.describe())\n"
     )
     out = subprocess.run(
         [str(installed), "-c", code],
@@ -136,6 +140,7 @@ def test_the_installed_package_is_the_wheel(installed: Path, tmp_path: Path) -> 
     assert Path(out[0]).is_relative_to(venv)
     assert Path(out[1]) == Path(out[0]).parent / "client_web"
     assert str(ROOT / "server") not in out[2]
+    assert out[3] == compiled.describe()
 
 
 def test_the_installed_server_serves_the_client(installed: Path, tmp_path: Path) -> None:

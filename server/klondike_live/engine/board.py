@@ -26,7 +26,7 @@ This module must stay pure: no I/O, no asyncio, no sockets, no Redis, no msgpack
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Final
 
 from klondike_live.engine.cards import CARDS, RANK, RED, SUIT, SUITS, Card, census
@@ -147,7 +147,7 @@ class Board:
         if pass_number < 1 or (variant.passes != UNLIMITED and pass_number > variant.passes):
             limit = "unlimited" if variant.passes == UNLIMITED else variant.passes
             raise InvalidValueError(f"bad pass {pass_number!r}: expected 1..{limit}")
-        board = cls.__new__(cls)
+        board = cls(_ANY_DEAL, variant)
         board.deal = None
         board.variant = variant
         board._piles = [tuple(p) for p in tableau]
@@ -172,7 +172,7 @@ class Board:
 
     def copy(self) -> Board:
         """An independent board in the same position, with the same history."""
-        other = Board.__new__(Board)
+        other = Board(_ANY_DEAL, self.variant)
         other.deal = self.deal
         other.variant = self.variant
         other._piles = self._piles[:]
@@ -276,8 +276,11 @@ class Board:
             and (passes == UNLIMITED or self.pass_number < passes)
         )
 
+    # Piles read as `tuple[int, ...]` in the hot paths below: the same values, but mypyc
+    # then indexes the tables with plain integers instead of generic objects.
+
     def _fits_tableau(self, card: int, dst: int) -> bool:
-        pile = self._piles[dst]
+        pile: tuple[int, ...] = self._piles[dst]
         if not pile:
             return RANK[card] == 13
         top = pile[-1]
@@ -285,11 +288,11 @@ class Board:
 
     def _run_start(self, src: int, dst: int) -> int:
         """Index in pile `src` of the face-up card that fits on pile `dst`, or -1."""
-        pile = self._piles[src]
+        pile: tuple[int, ...] = self._piles[src]
         down = self._down[src]
         if len(pile) == down:
             return -1
-        target = self._piles[dst]
+        target: tuple[int, ...] = self._piles[dst]
         if not target:
             return down if RANK[pile[down]] == 13 else -1
         top = target[-1]
@@ -368,12 +371,12 @@ class Board:
 
     def _generate(self) -> Iterator[Move]:
         piles, down, found = self._piles, self._down, self._found
-        waste_top = self._waste[-1] if self._waste else -1
+        waste_top: int = self._waste[-1] if self._waste else -1
         # To the foundations first: they are the moves a player looks for first.
         if waste_top >= 0 and found[SUIT[waste_top]] == RANK[waste_top] - 1:
             yield _W2F
         for src in range(7):
-            pile = piles[src]
+            pile: tuple[int, ...] = piles[src]
             if pile and found[SUIT[pile[-1]]] == RANK[pile[-1]] - 1:
                 yield _T2F[src]
         if waste_top >= 0:
@@ -446,8 +449,9 @@ class Board:
             turned = stock[-take:][::-1]
             self._stock = stock[:-take]
             self._waste += turned
-            for card in turned:
-                self.seen |= 1 << card
+            face: int
+            for face in turned:
+                self.seen |= 1 << face
         elif kind == RECYCLE:
             self._stock = self._waste[::-1]
             self._waste = ()
@@ -462,14 +466,15 @@ class Board:
             piles[move.dst] += (card,)
             gain = SCORE_WASTE_TO_TABLEAU
         elif kind == W2F:
-            card = self._waste[-1]
+            top: int = self._waste[-1]
             self._waste = self._waste[:-1]
-            found[SUIT[card]] += 1
+            found[SUIT[top]] += 1
             gain = SCORE_TO_FOUNDATION
         elif kind == T2F:
             src = move.src
             pile = piles[src]
-            found[SUIT[pile[-1]]] += 1
+            last: int = pile[-1]
+            found[SUIT[last]] += 1
             piles[src] = pile[:-1]
             gain = SCORE_TO_FOUNDATION
         elif kind == T2T:
@@ -485,7 +490,8 @@ class Board:
             gain = SCORE_FOUNDATION_TO_TABLEAU
         if src >= 0 and down[src] and len(piles[src]) == down[src]:
             down[src] -= 1
-            self.seen |= 1 << piles[src][-1]
+            uncovered: int = piles[src][-1]
+            self.seen |= 1 << uncovered
             gain += SCORE_TURN_OVER
         if gain:
             self.score = max(0, self.score + gain)
@@ -516,6 +522,36 @@ class Board:
 
     def __repr__(self) -> str:
         return f"<Board {self.variant} moves={len(self.moves)} foundations={self.foundations}>"
+
+    def __reduce__(self) -> tuple[Callable[..., Board], tuple[object, ...]]:
+        # Pickled field by field: mypyc builds a compiled class by its __init__ alone (a
+        # bot decides in another process, given the board it plans on).
+        position = (self._piles, self._down, self._stock, self._waste, self._found)
+        history = (self.pass_number, self.score, self.seen, self.moves, self._undo)
+        return (_unpickled, (self.deal, self.variant, *position, *history))
+
+
+def _unpickled(
+    deal: Deal | None,
+    variant: Variant,
+    piles: list[tuple[Card, ...]],
+    down: list[int],
+    stock: tuple[Card, ...],
+    waste: tuple[Card, ...],
+    found: list[int],
+    pass_number: int,
+    score: int,
+    seen: int,
+    moves: list[Move],
+    undo: list[_Snapshot],
+) -> Board:
+    """The board `Board.__reduce__` gave the fields of."""
+    board = Board(_ANY_DEAL, variant)
+    board.deal = deal
+    board._piles, board._down, board._stock, board._waste = piles, down, stock, waste
+    board._found, board.pass_number, board.score, board.seen = found, pass_number, score, seen
+    board.moves, board._undo = moves, undo
+    return board
 
 
 def _position_problem(
@@ -557,6 +593,10 @@ def _malformed(move: object) -> str:
 def _no_foundation(card: Card) -> str:
     return f"{card} does not go on the {SUITS[SUIT[card]]} foundation yet"
 
+
+# What `from_parts` and `copy` build a board from before they set every field: a compiled
+# (mypyc) class is made by its __init__ only, never by `__new__` alone.
+_ANY_DEAL: Final = Deal.from_seed("0")
 
 _W2F: Final = Move(W2F)
 _T2F: Final = tuple(Move(T2F, src) for src in range(7))

@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final
 
+from mypy_extensions import mypyc_attr
+
 from klondike_live.engine.errors import InvalidValueError, NotationError
 
 SUITS: Final = "CDHS"
@@ -23,6 +25,8 @@ SUIT_SYMBOLS: Final = "♣♦♥♠"
 CLUBS, DIAMONDS, HEARTS, SPADES = range(4)
 
 
+# An int subclass cannot be a native (compiled) class; its methods are compiled all the same.
+@mypyc_attr(native_class=False)
 class Card(int):
     """One of the 52 cards; an `int` in `0..51` with rank/suit accessors and text form."""
 
@@ -32,7 +36,7 @@ class Card(int):
         """The card of index `index` (0..51); `CARDS[index]` is the shared instance."""
         if not 0 <= index < 52:
             raise InvalidValueError(f"no card with index {index!r}: expected 0..51")
-        return super().__new__(cls, index)
+        return int.__new__(cls, index)
 
     @property
     def rank(self) -> int:

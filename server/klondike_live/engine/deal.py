@@ -65,6 +65,10 @@ class Deal:
     tableau: tuple[tuple[Card, ...], ...]
     stock: tuple[Card, ...]
 
+    def __reduce__(self) -> tuple[type[Deal], tuple[object, ...]]:
+        # Pickled through __init__: mypyc builds a compiled class by its __init__ alone.
+        return (Deal, (self.tableau, self.stock))
+
     def __post_init__(self) -> None:
         problem = _layout_problem(self.tableau, self.stock)
         if problem:

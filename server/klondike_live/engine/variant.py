@@ -28,6 +28,10 @@ class Variant:
     passes: int = -1
     f2t: bool = False
 
+    def __reduce__(self) -> tuple[type[Variant], tuple[object, ...]]:
+        # Pickled through __init__: mypyc builds a compiled class by its __init__ alone.
+        return (Variant, (self.draw, self.passes, self.f2t))
+
     def __post_init__(self) -> None:
         if self.draw not in (1, 3):
             raise InvalidValueError(f"bad draw {self.draw!r}: expected 1 or 3")

@@ -75,6 +75,35 @@ class View:
     foundation_hidden: int
     pass_number: int
 
+    # Written out, as the dataclass would write it, because mypyc compiles a class's own
+    # methods but leaves those the dataclass decorator adds interpreted: a view is built
+    # for every viewer on every move (ViewDiff's likewise).
+    def __init__(
+        self,
+        variant: Variant,
+        tableau: tuple[tuple[int, ...], ...],
+        face_down: tuple[int, ...],
+        stock: int,
+        waste: tuple[int, ...],
+        foundations: tuple[int, ...],
+        foundation_hidden: int,
+        pass_number: int,
+    ) -> None:
+        object.__setattr__(self, "variant", variant)
+        object.__setattr__(self, "tableau", tableau)
+        object.__setattr__(self, "face_down", face_down)
+        object.__setattr__(self, "stock", stock)
+        object.__setattr__(self, "waste", waste)
+        object.__setattr__(self, "foundations", foundations)
+        object.__setattr__(self, "foundation_hidden", foundation_hidden)
+        object.__setattr__(self, "pass_number", pass_number)
+
+    def __reduce__(self) -> tuple[type[View], tuple[object, ...]]:
+        # Pickled through __init__: a compiled class is made by its __init__ alone (a
+        # bot's decision runs in another process, given the view).
+        fields = (self.variant, self.tableau, self.face_down, self.stock, self.waste)
+        return (View, (*fields, self.foundations, self.foundation_hidden, self.pass_number))
+
     def cards(self) -> set[int]:
         """Every card identity this view shows."""
         shown = {c for pile in self.tableau for c in pile if c != UNKNOWN}
@@ -99,6 +128,24 @@ class ViewDiff:
     foundations: tuple[int, ...] | None = None
     foundation_hidden: int | None = None
     pass_number: int | None = None
+
+    def __init__(
+        self,
+        piles: tuple[PileChange, ...] = (),
+        stock: int | None = None,
+        foundations: tuple[int, ...] | None = None,
+        foundation_hidden: int | None = None,
+        pass_number: int | None = None,
+    ) -> None:
+        object.__setattr__(self, "piles", piles)
+        object.__setattr__(self, "stock", stock)
+        object.__setattr__(self, "foundations", foundations)
+        object.__setattr__(self, "foundation_hidden", foundation_hidden)
+        object.__setattr__(self, "pass_number", pass_number)
+
+    def __reduce__(self) -> tuple[type[ViewDiff], tuple[object, ...]]:
+        fields = (self.piles, self.stock, self.foundations, self.foundation_hidden)
+        return (ViewDiff, (*fields, self.pass_number))
 
     def __bool__(self) -> bool:
         return bool(
@@ -159,18 +206,25 @@ def _redaction(known: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
 def view_of(board: Board, known: int) -> View:
     """The view of `board` for a viewer who may know the cards in the mask `known`."""
     shown, runs = _redaction(known)
-    card = shown.__getitem__
-    foundations = tuple(map(min, board.foundations, runs))
+    # Comprehensions over the board's own piles rather than `map` over bound methods: as
+    # fast in plain Python, and mypyc compiles them into C loops (klondike_live.compiled).
+    found = board._found
+    foundations = tuple([min(found[suit], runs[suit]) for suit in range(4)])
     return View(
         variant=board.variant,
-        tableau=tuple(tuple(map(card, pile)) for pile in board.tableau),
-        face_down=board.face_down,
-        stock=board.stock_count,
-        waste=tuple(map(card, board.waste)),
+        tableau=tuple([_shown(pile, shown) for pile in board._piles]),
+        face_down=tuple(board._down),
+        stock=len(board._stock),
+        waste=_shown(board._waste, shown),
         foundations=foundations,
-        foundation_hidden=board.foundation_count - sum(foundations),
+        foundation_hidden=sum(found) - sum(foundations),
         pass_number=board.pass_number,
     )
+
+
+def _shown(cards: tuple[int, ...], shown: tuple[int, ...]) -> tuple[int, ...]:
+    """`cards` as a viewer sees them: each card, or `UNKNOWN` (`shown`: `_redaction`)."""
+    return tuple([shown[card] for card in cards])
 
 
 def racer_view(board: Board) -> View:
@@ -235,21 +289,20 @@ def advance(
     waste = old.waste
     changes: list[PileChange] = []
     redaction = None if known is None else _redaction(known)
-    card = None if redaction is None else redaction[0].__getitem__
     if piles:
         board_piles, board_down = board._piles, board._down
         new_tableau: list[tuple[int, ...]] | None = None
         for k in piles:
             if k == WASTE:
-                new = board.waste if card is None else tuple(map(card, board.waste))
+                new = board.waste if redaction is None else _shown(board.waste, redaction[0])
                 if new != waste:
                     keep = _common_prefix(waste, new)
                     changes.append((WASTE, keep, 0, new[keep:]))
                     waste = new
                 continue
             pile, down = board_piles[k], board_down[k]
-            if card is not None:
-                new = tuple(map(card, pile))
+            if redaction is not None:
+                new = _shown(pile, redaction[0])
             else:
                 new = pile if not down else _BACKS[down] + pile[down:]
             before = tableau[k]
@@ -266,8 +319,9 @@ def advance(
         foundations = board.foundations
         hidden = 0
     else:
-        foundations = tuple(map(min, board.foundations, redaction[1]))
-        hidden = board.foundation_count - sum(foundations)
+        found, runs = board._found, redaction[1]
+        foundations = tuple([min(found[suit], runs[suit]) for suit in range(4)])
+        hidden = sum(found) - sum(foundations)
     view = View(
         variant=old.variant,
         tableau=tableau,

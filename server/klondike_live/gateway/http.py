@@ -9,6 +9,8 @@ request for `/ws` goes on to become a websocket, anything else gets a response h
                                    {"status": "unavailable", "failing": [...]} (readiness);
                                    both say "history": "ok" or "unavailable" (the
                                    history database, which readiness does not wait for)
+                                   and "core": how the pure core runs, "compiled
+                                   (mypyc)" or "pure Python" (`klondike_live.compiled`)
     GET /healthz                   the same as /healthz/ready
     GET /metrics                   Prometheus text
     GET /api/me/account            the signed-in account and its sessions (a session
@@ -49,7 +51,7 @@ from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
-from klondike_live import __version__
+from klondike_live import __version__, compiled
 from klondike_live.auth import AuthError, Identity, KeyRing, verify_token
 from klondike_live.gateway.api import Api
 from klondike_live.gateway.assets import ClientAssets
@@ -62,6 +64,7 @@ from klondike_live.service.live import LiveService
 log = logging.getLogger(__name__)
 
 WEBSOCKET_PATH = "/ws"
+CORE = compiled.describe()
 
 
 def _response(status: HTTPStatus, body: bytes, content_type: str, **extra: str) -> Response:
@@ -177,7 +180,13 @@ class HttpRoutes:
                 HTTPStatus.SERVICE_UNAVAILABLE,
             )
         return json_response(
-            {"status": "ok", "node": self.node_id, "version": __version__, "history": history}
+            {
+                "status": "ok",
+                "node": self.node_id,
+                "version": __version__,
+                "core": CORE,
+                "history": history,
+            }
         )
 
     async def _api(self, route: str, query: str, headers: Headers) -> Response:

@@ -43,7 +43,12 @@ from klondike_live.embedded import EmbeddedValkey
 from klondike_live.gateway.caps import ConnectionCaps
 from klondike_live.gateway.http import WEBSOCKET_PATH, HttpRoutes
 from klondike_live.gateway.session import LAG_BYTES, Session, broadcast
-from klondike_live.gateway.startup import describe_database, describe_keys, startup_error
+from klondike_live.gateway.startup import (
+    describe_database,
+    describe_keys,
+    log_core,
+    startup_error,
+)
 from klondike_live.gcpolicy import GcPolicy
 from klondike_live.history import History
 from klondike_live.metrics import Metrics
@@ -142,6 +147,7 @@ async def running(
             metrics.watch_redis_pool(lambda: pool_usage(redis) or (0, 0))
         settings = await with_shared_secret(settings, redis)
         log.info(describe_keys(settings))
+        log_core(log)
         history = History.open(settings.history_url)
         stack.push_async_callback(history.close)
         revision = await history.upgrade()

@@ -1,6 +1,7 @@
-"""What a node says as it starts: its token keys, and what a failed start was.
+"""What a node says as it starts: its token keys, its core, and what a failed start was.
 
     log.info(describe_keys(settings))          # which key signs, which verify (ids only)
+    log_core(log)                              # compiled or pure Python, one line
     except StartupError as exc: print(exc)     # `serve_forever` raises it
 
 A start that fails (Redis unreachable, a wrong password or database, a data directory
@@ -13,17 +14,18 @@ This module must never log or echo a secret or a password.
 from __future__ import annotations
 
 import errno
+import logging
 import os
 import socket
 
-from klondike_live import keys
+from klondike_live import compiled, keys
 from klondike_live.config import ConfigError, Settings, redact_url
 from klondike_live.embedded import EmbeddedValkeyError
 from klondike_live.errors import LiveError
 from klondike_live.history import HistoryError, MigrationError
 from klondike_live.store import StoreError
 
-__all__ = ["StartupError", "describe_database", "describe_keys", "startup_error"]
+__all__ = ["StartupError", "describe_database", "describe_keys", "log_core", "startup_error"]
 
 
 class StartupError(LiveError):
@@ -39,6 +41,21 @@ def describe_keys(settings: Settings) -> str:
         source = "the configured secret"
     older = ", ".join(ring.ids[1:]) or "none"
     return f"tokens signed with key {ring.current_id} ({source}); older keys accepted: {older}"
+
+
+def log_core(log: logging.Logger) -> None:
+    """One line on how the pure core runs: compiled, or a warning that it runs as plain
+    Python (slower), or that an editable checkout's compiled modules are older than their
+    sources (which then do not run: `make` rebuilds them)."""
+    stale = compiled.stale()
+    if stale:
+        log.warning(
+            "core compiled from older sources of %s: run `make` to rebuild", ", ".join(stale)
+        )
+    elif compiled.compiled():
+        log.info("core %s", compiled.describe())
+    else:
+        log.warning("core runs as %s, slower than compiled", compiled.describe())
 
 
 def describe_database(settings: Settings) -> str:

@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal
+from typing import Final, Literal
 
 from klondike_live.engine.board import Board
 from klondike_live.engine.errors import KlondikeError
 from klondike_live.engine.variant import UNLIMITED
 from klondike_live.errors import LiveError
+from klondike_live.solver.errors import SolverError as SolverError
 from klondike_live.solver.state import (
     FOUNDATION,
     K_T2F,
@@ -32,6 +33,7 @@ from klondike_live.solver.state import (
     Position,
     Reductions,
     SMove,
+    Snapshot,
 )
 
 Verdict = Literal["solvable", "unsolvable", "unknown"]
@@ -41,10 +43,6 @@ UNSOLVABLE: Final = "unsolvable"
 UNKNOWN: Final = "unknown"
 
 _CHECK_EVERY: Final = 512
-
-
-class SolverError(LiveError, RuntimeError):
-    """The solver produced a line the engine rejects: a bug, never a verdict."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,8 +122,12 @@ def settle(position: Position, red: Reductions, path: list[SMove]) -> None:
         safe = position.safe_move()
 
 
-_Frame = list[Any]
-"""A search frame: [moves, next index, snapshot, path length, key]."""
+_Entry = tuple[bytes, tuple[int, int]]
+"""A position's record in the table: its key and what `forget` needs."""
+
+_Frame = tuple[list[SMove], Snapshot, int, _Entry]
+"""A search frame: the moves from a position, its snapshot, the path's length there and
+its table entry (the index of the next move to try is kept beside it, in `tried`)."""
 
 
 class _DFS:
@@ -165,20 +167,22 @@ class _DFS:
         key = position.key(symmetry, False)
         entry = table.visit(key)
         assert entry is not None
-        stack: list[_Frame] = [[position.moves(red), 0, position.snapshot(), len(path), entry]]
+        stack: list[_Frame] = [(position.moves(red), position.snapshot(), len(path), entry)]
+        tried = [0]
         while stack:
-            frame = stack[-1]
-            moves, i = frame[0], frame[1]
+            moves, snapshot, length, here = stack[-1]
+            i = tried[-1]
             if i:
-                position.restore(frame[2])
-                del path[frame[3] :]
+                position.restore(snapshot)
+                del path[length:]
             if i == len(moves):
                 stack.pop()
+                tried.pop()
                 if not keep:
                     # Without a table only the current line is remembered (to cut cycles).
-                    table.forget(frame[4])
+                    table.forget(here)
                 continue
-            frame[1] = i + 1
+            tried[-1] = i + 1
             move = moves[i]
             path.append(move)
             position.apply(move)
@@ -205,14 +209,12 @@ class _DFS:
                 if (
                     dead
                     and (raised or move[0] == K_TALON)
-                    and position.dead_after(frame[2], move, raised)
+                    and position.dead_after(snapshot, move, raised)
                 ):
                     continue  # lost: a card can never move off one it needs
-                stack.append([position.moves(red), 0, position.snapshot(), len(path), entry])
+                stack.append((position.moves(red), position.snapshot(), len(path), entry))
+                tried.append(0)
         return False
-
-
-_Entry = tuple[bytes, tuple[int, int]]
 
 
 class _PassTable:
