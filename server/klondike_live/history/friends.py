@@ -64,6 +64,15 @@ class FriendRecords:
         )
         return bool(rows)
 
+    async def blocks(self, blocker: str, blocked: str) -> bool:
+        """Whether `blocker` blocked `blocked`."""
+        rows = await self.history.rows(
+            select(blocks.c.blocker).where(
+                and_(blocks.c.blocker == blocker, blocks.c.blocked == blocked)
+            )
+        )
+        return bool(rows)
+
     async def follows(self, follower: str, followed: str) -> bool:
         rows = await self.history.rows(
             select(follows.c.follower).where(
