@@ -18,8 +18,17 @@ from klondike_live.protocol import incoming as msg
 from klondike_live.protocol.codes import ErrorCode
 from klondike_live.protocol.kinds import Role, RoomKind
 
+from auditor import audit_friends
 from service_fixtures import SEED, SERVICE_SETTINGS, Cluster, MemoryConnection
 from waits import wait_for
+
+
+async def audited(cluster: Cluster, redis: Redis) -> None:
+    """The leak auditor reads every friends frame the cluster's clients got."""
+    checked = 0
+    for conn in cluster.connections:
+        checked += await audit_friends(redis, conn)
+    assert checked
 
 
 async def refresh(cluster: Cluster) -> None:
@@ -55,7 +64,7 @@ async def challenge_keys(redis: Redis) -> list[bytes]:
     return [k async for k in redis.scan_iter(match=f"{keys.PREFIX}:challenge:*")]
 
 
-async def test_follows_and_presence_across_nodes(pair: Cluster) -> None:
+async def test_follows_and_presence_across_nodes(pair: Cluster, redis: Redis) -> None:
     ann, bob = pair.connect("ann", node=0), pair.connect("bob", node=1)
     cy = pair.connect("cy", node=1)
     assert await relate(pair, ann, "follow", "bob", "Bob") is None
@@ -92,6 +101,7 @@ async def test_follows_and_presence_across_nodes(pair: Cluster) -> None:
     assert by_user["cy"]["online"] is False and "doing" not in by_user["cy"]
     assert await relate(pair, ann, "unfollow", "bob") is None
     assert [f["user"] for f in (await friends(pair, ann))["following"]] == ["cy"]
+    await audited(pair, redis)
 
 
 async def test_a_challenge_accepted_seats_both_in_a_private_race(
@@ -136,6 +146,7 @@ async def test_a_challenge_accepted_seats_both_in_a_private_race(
     await refresh(pair)
     by_user = {f["user"]: f for f in (await friends(pair, ann))["following"]}
     assert by_user["bob"]["doing"] == "racing" and "room" not in by_user["bob"]
+    await audited(pair, redis)
 
 
 async def test_a_declined_challenge_leaves_nothing(pair: Cluster, redis: Redis) -> None:
@@ -151,12 +162,14 @@ async def test_a_declined_challenge_leaves_nothing(pair: Cluster, redis: Redis) 
     assert bob.of_kind("challenge_ended")[-1]["reason"] == "declined"
     assert await challenge_keys(redis) == []
     assert await pair.request(ann, msg.Challenge("bob", DRAW1)) is None  # free again
+    await audited(pair, redis)
 
 
-async def test_challenging_a_player_not_online_is_refused(pair: Cluster) -> None:
+async def test_challenging_a_player_not_online_is_refused(pair: Cluster, redis: Redis) -> None:
     ann = pair.connect("ann", node=0)
     await relate(pair, ann, "follow", "bob", "Bob")
     assert await pair.request(ann, msg.Challenge("bob", DRAW1)) is ErrorCode.NOT_ONLINE
+    await audited(pair, redis)
 
 
 @pytest.fixture
@@ -192,6 +205,7 @@ async def test_an_expired_challenge_leaves_nothing(quick_expiry: Cluster, redis:
     await wait_for(gone, 5)
     assert await pair.request(bob, msg.ChallengeAnswer("ann", True)) is ErrorCode.NO_CHALLENGE
     assert await challenge_keys(redis) == []
+    await audited(quick_expiry, redis)
 
 
 async def test_a_block_refuses_follows_and_challenges_and_hides(
@@ -216,3 +230,4 @@ async def test_a_block_refuses_follows_and_challenges_and_hides(
     assert await relate(pair, ann, "unblock", "bob") is None
     assert await relate(pair, bob, "follow", "ann") is None
     assert (await friends(pair, ann))["followers"] == [{"user": "bob", "name": "Bob"}]
+    await audited(pair, redis)
