@@ -466,60 +466,6 @@ class Reactions:
         return pack({"t": self.T, "room": self.room, "counts": dict(self.counts)})
 
 
-ServerFrame = (
-    Welcome
-    | PasskeyChallenge
-    | SignedIn
-    | SignedOut
-    | Error
-    | Pong
-    | Renamed
-    | Created
-    | Board
-    | Diff
-    | Ack
-    | Room
-    | Progress
-    | Reactions
-    | Results
-    | Hint
-    | Finish
-    | DailyUpdate
-    | TournamentCreated
-    | Tournament
-    | Queued
-    | Matched
-    | Unqueued
-)
-"""Every server message."""
-
-SERVER_FRAMES: Final[tuple[type[ServerFrame], ...]] = (
-    Welcome,
-    PasskeyChallenge,
-    SignedIn,
-    SignedOut,
-    Error,
-    Pong,
-    Renamed,
-    Created,
-    Board,
-    Diff,
-    Ack,
-    Room,
-    Progress,
-    Reactions,
-    Results,
-    Hint,
-    Finish,
-    DailyUpdate,
-    TournamentCreated,
-    Tournament,
-    Queued,
-    Matched,
-    Unqueued,
-)
-
-
 @dataclass(frozen=True, slots=True)
 class Relation:
     """The answer to `follow`, `unfollow`, `block` and `unblock`: where the asker stands
@@ -621,3 +567,67 @@ class ChallengeEnded:
     def encode(self) -> bytes:
         data = {"t": self.T, "user": self.user, "reason": self.reason}
         return pack(_optional(data, room=self.room))
+
+
+ServerFrame = (
+    Welcome
+    | PasskeyChallenge
+    | SignedIn
+    | SignedOut
+    | Relation
+    | Friends
+    | ChallengeSent
+    | Challenged
+    | ChallengeEnded
+    | Error
+    | Pong
+    | Renamed
+    | Created
+    | Board
+    | Diff
+    | Ack
+    | Room
+    | Progress
+    | Reactions
+    | Results
+    | Hint
+    | Finish
+    | DailyUpdate
+    | TournamentCreated
+    | Tournament
+    | Queued
+    | Matched
+    | Unqueued
+)
+"""Every server message."""
+
+SERVER_FRAMES: Final[tuple[type[ServerFrame], ...]] = (
+    Welcome,
+    PasskeyChallenge,
+    SignedIn,
+    SignedOut,
+    Relation,
+    Friends,
+    ChallengeSent,
+    Challenged,
+    ChallengeEnded,
+    Error,
+    Pong,
+    Renamed,
+    Created,
+    Board,
+    Diff,
+    Ack,
+    Room,
+    Progress,
+    Reactions,
+    Results,
+    Hint,
+    Finish,
+    DailyUpdate,
+    TournamentCreated,
+    Tournament,
+    Queued,
+    Matched,
+    Unqueued,
+)
