@@ -17,7 +17,8 @@ out of the blocker's lists (`history.friends`).
 
 Presence (`store.friends`): each node writes, every `presence_seconds`, one key per
 player connected to it, holding its name, what it is doing and the room of it:
-`racing`, `lobby`, `watching`, `solo` or `online` (on a page, in no room); the key
+`racing`, `lobby`, `watching`, `solo` or `online` (on a page, in no room, or on a
+finished game's results); the key
 lives three times the interval. The room is named only for a public race room (one
 anyone may join or watch); a private room is never named. A friends list reads its
 players' keys in one pipeline.
@@ -50,7 +51,7 @@ from klondike_live.protocol import incoming as msg
 from klondike_live.protocol import outgoing
 from klondike_live.protocol.codes import ErrorCode
 from klondike_live.protocol.kinds import Role, RoomKind
-from klondike_live.race.room import LOBBY, RoomState
+from klondike_live.race.room import FINISHED, LOBBY, RoomState
 from klondike_live.service.connection import Connection
 from klondike_live.service.local import Viewer
 from klondike_live.service.quick import QuickRaces
@@ -262,6 +263,8 @@ def _doing(state: RoomState, viewer: Viewer) -> tuple[int, str]:
     """What a viewer of a room is doing (its index in `DOINGS`) and the room to show:
     a public race room's id, else ""."""
     shown = state.id if state.kind is RoomKind.RACE and state.public_room else ""
+    if state.state == FINISHED:  # on its results: doing nothing live
+        return DOINGS.index("online"), ""
     if state.kind is not RoomKind.RACE:
         return DOINGS.index("solo"), ""
     if viewer.role is Role.SPECTATOR:
