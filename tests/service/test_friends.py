@@ -45,7 +45,13 @@ async def friends(cluster: Cluster, conn: MemoryConnection) -> dict[str, Any]:
 async def relate(
     cluster: Cluster, conn: MemoryConnection, action: str, user: str, name: str | None = None
 ) -> ErrorCode | None:
-    return await cluster.request(conn, msg.RELATIONS[action](user, name, rid=5))
+    kinds: dict[str, type[msg.Follow | msg.Unfollow | msg.Block | msg.Unblock]] = {
+        "follow": msg.Follow,
+        "unfollow": msg.Unfollow,
+        "block": msg.Block,
+        "unblock": msg.Unblock,
+    }
+    return await cluster.request(conn, kinds[action](user, name, rid=5))
 
 
 async def lobby(cluster: Cluster, host: MemoryConnection, *, public: bool) -> str:

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
-from typing import Any, ClassVar, Final
+from typing import Any, ClassVar, Final, TypeVar
 
 import msgpack
 
@@ -549,10 +549,11 @@ def _rename(f: _Fields) -> Rename:
 
 
 USER_ID_MAX: Final = 128
-RELATIONS: Final = {c.ACTION: c for c in (Follow, Unfollow, Block, Unblock)}
+_Relation = TypeVar("_Relation", Follow, Unfollow, Block, Unblock)
 
 
-def _relate(f: _Fields, action: str) -> Relate:
+def _relate(f: _Fields, kind: type[_Relation]) -> _Relation:
+    action = kind.ACTION
     user = f.req_str("user", USER_ID_MAX)
     value = f.string("name")
     name = None
@@ -561,7 +562,7 @@ def _relate(f: _Fields, action: str) -> Relate:
             name = validate_display_name(value)
         except ValueError as exc:
             raise ProtocolError(ErrorCode.BAD_NAME, f"{action}: {exc}", rid=f.rid) from None
-    return RELATIONS[action](user, name, f.optional_rid())
+    return kind(user, name, f.optional_rid())
 
 
 MAX_PASSWORD: Final = 1024
@@ -866,7 +867,10 @@ _DECODERS: Final[dict[str, Callable[[_Fields], ClientMessage]]] = {
     "register": _register,
     "sign_in": _sign_in,
     "sign_out": _sign_out,
-    **{action: (lambda f, a=action: _relate(f, a)) for action in RELATIONS},  # type: ignore[misc]
+    "follow": lambda f: _relate(f, Follow),
+    "unfollow": lambda f: _relate(f, Unfollow),
+    "block": lambda f: _relate(f, Block),
+    "unblock": lambda f: _relate(f, Unblock),
     "friends": lambda f: FriendsList(rid=f.req_int("rid", 0, MAX_SAFE_INT)),
     "challenge": lambda f: Challenge(
         user=f.req_str("user", USER_ID_MAX), variant=_variant(f), rid=f.optional_rid()
