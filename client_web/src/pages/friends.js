@@ -257,9 +257,13 @@ export class FriendsPage {
     return h(
       "div.home.friends",
       {},
-      h("h1", {}, t("friends.title")),
-      h("p.muted", {}, t("friends.lead")),
-      this.status,
+      h(
+        "div.friends-head",
+        {},
+        h("h1", {}, t("friends.title")),
+        h("p.muted", {}, t("friends.lead")),
+        this.status,
+      ),
       ...sections,
     );
   }
