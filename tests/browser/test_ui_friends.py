@@ -114,3 +114,16 @@ def test_follow_from_results_challenge_accept_and_block(
         "A block stands between you and this player."
     )
     expect(follow).to_have_text("Follow")
+
+
+@pytest.mark.parametrize(
+    ("locale", "title"), [("fr-FR", "Amis"), ("eu-ES", "Lagunak"), ("es-ES", "Amigos")]
+)
+def test_the_friends_page_fits_a_phone_in_every_language(
+    pages: Pages, locale: str, title: str
+) -> None:
+    page = pages.open("/#/friends", name="Zoe", viewport=PHONE, locale=locale)
+    expect(page.get_by_role("heading", level=1)).to_have_text(title)
+    expect(page.locator(".friends-head + section h2")).to_be_visible()
+    assert_accessible(page)
+    assert unfitting_text(page) == []
