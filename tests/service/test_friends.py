@@ -237,3 +237,35 @@ async def test_a_block_refuses_follows_and_challenges_and_hides(
     assert await relate(pair, bob, "follow", "ann") is None
     assert (await friends(pair, ann))["followers"] == [{"user": "bob", "name": "Bob"}]
     await audited(pair, redis)
+
+
+class Recorded:
+    """Frames a client is said to have received (for the auditor's own checks)."""
+
+    def __init__(self, user: str, received: list[dict[str, Any]]) -> None:
+        self.user = user
+        self.received = received
+
+
+async def test_the_auditor_refuses_a_friends_frame_that_says_too_much(
+    pair: Cluster, redis: Redis
+) -> None:
+    ann, bob, cy = (pair.connect(u, node=0) for u in ("ann", "bob", "cy"))
+    await refresh(pair)
+    await relate(pair, ann, "follow", "bob", "Bob")
+    assert await pair.request(ann, msg.Challenge("bob", DRAW1)) is None
+    assert await pair.request(bob, msg.ChallengeAnswer("ann", True)) is None
+    [ended] = ann.of_kind("challenge_ended")
+    # Cy is not seated in that race: a frame naming it to Cy is a leak.
+    with pytest.raises(AssertionError, match="not seated"):
+        await audit_friends(redis, Recorded("cy", [ended]))
+    with pytest.raises(AssertionError, match="fields"):
+        await audit_friends(redis, Recorded("ann", [{**ended, "seed": "00"}]))
+    private = {"user": "bob", "name": "Bob", "online": True, "doing": "racing"}
+    listing = {"t": "friends", "rid": 1, "followers": [], "blocked": []}
+    with pytest.raises(AssertionError, match="private room"):
+        await audit_friends(
+            redis, Recorded("cy", [{**listing, "following": [{**private, "room": ended["room"]}]}])
+        )
+    assert cy.of_kind("challenged") == cy.of_kind("challenge_ended") == []  # only the two
+    await audited(pair, redis)
