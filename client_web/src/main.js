@@ -9,7 +9,8 @@
  * game is a deal, `#/daily` today's challenges and
  * `#/daily/DATE/SLUG` one day's leaderboard, `#/stats` your statistics, `#/me/games` your
  * games (filters after `?`), `#/account` your account (made, signed in, signed out;
- * reached from Settings), `#/tournaments` the
+ * reached from Settings), `#/friends` your friends (linked from the home page; a
+ * challenge from a friend shows on every page, `challenges.js`), `#/tournaments` the
  * tournaments and `#/t/ID` one of them, `#/quick/draw1` and `#/quick/draw3` waiting for a
  * quick race. A player who opens a room's or a tournament's link
  * without ever having chosen a name is asked for one first, once (`pages/names.js`).
@@ -21,6 +22,8 @@
  */
 
 import { AccountPage } from "./pages/account.js";
+import { ChallengeInbox } from "./challenges.js";
+import { FriendsPage } from "./pages/friends.js";
 import { has, onLocaleChange, setLocale, start, t, translateDom } from "./i18n.js";
 import { Connection, defaultUrl } from "./net.js";
 import { DailyPage } from "./pages/daily.js";
@@ -111,6 +114,8 @@ export class App {
     // The websocket opens (and says hello) now, while the page's modules run and its first
     // page renders: a game's requests then go out at once, not after a handshake.
     this.connection();
+    /** Challenges from friends, shown on every page (`challenges.js`). */
+    this.inbox = new ChallengeInbox(this);
     this.applySettings();
     this.bindChrome();
     document.addEventListener("keydown", (event) => this.key(event));
@@ -340,6 +345,7 @@ export class App {
     else if (name === "me" && args[0] === "games")
       this.page = new GamesPage(this, new URLSearchParams(search));
     else if (name === "account") this.page = new AccountPage(this);
+    else if (name === "friends") this.page = new FriendsPage(this);
     else if (name === "tournaments") this.page = new TournamentsPage(this);
     else if (name === "t" && args[0]) this.page = new TournamentPage(this, args[0]);
     else if (name === "quick" && quickVariant(args[0] ?? ""))

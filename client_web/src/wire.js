@@ -49,6 +49,10 @@
  * @typedef {{t: "register", username: string, password?: string, passkey?: string}} RegisterFrame
  * @typedef {{t: "sign_in", username?: string, password?: string, passkey?: string}} SignInFrame
  * @typedef {{t: "sign_out", session?: string, everywhere?: boolean}} SignOutFrame
+ * @typedef {{t: "follow" | "unfollow" | "block" | "unblock", user: string, name?: string}} RelateFrame
+ * @typedef {{t: "friends"}} FriendsRequestFrame
+ * @typedef {{t: "challenge", user: string, variant: string}} ChallengeFrame
+ * @typedef {{t: "challenge_answer", user: string, accept: boolean}} ChallengeAnswerFrame
  */
 
 /**
@@ -57,7 +61,8 @@
  *   | MoveFrame | UndoFrame | HintRequestFrame | FinishRequestFrame | ResignFrame | RematchFrame
  *   | ReactFrame | ShowReactionsFrame
  *   | DailyWatchFrame | AddBotFrame | RemoveBotFrame | TournamentCreateFrame | TournamentRequestFrame | TournamentActionFrame
- *   | QueueFrame | UnqueueFrame | PasskeyOptionsFrame | RegisterFrame | SignInFrame | SignOutFrame} ClientFrame
+ *   | QueueFrame | UnqueueFrame | PasskeyOptionsFrame | RegisterFrame | SignInFrame | SignOutFrame
+ *   | RelateFrame | FriendsRequestFrame | ChallengeFrame | ChallengeAnswerFrame} ClientFrame
  */
 
 // ------------------------------------------------------------ server → client
@@ -208,6 +213,15 @@
  *   rid?: number}} QueuedFrame waiting for a quick race (protocol section 7e)
  * @typedef {{t: "matched", room: string, variant: string}} MatchedFrame a quick race was made
  * @typedef {{t: "unqueued", variant: string, reason: "left" | "replaced", rid?: number}} UnqueuedFrame
+ * @typedef {{t: "relation", user: string, following: boolean, blocked: boolean, rid?: number}} RelationFrame
+ * @typedef {"racing" | "lobby" | "watching" | "solo" | "online"} Doing what a friend online is doing
+ * @typedef {{user: string, name: string, online: boolean, doing?: Doing, room?: string}} FriendEntry
+ * @typedef {{user: string, name: string}} PersonEntry
+ * @typedef {{t: "friends", rid: number, following: FriendEntry[], followers: PersonEntry[],
+ *   blocked: PersonEntry[]}} FriendsFrame the lists (protocol section 7h)
+ * @typedef {{t: "challenge_sent", user: string, variant: string, expires_at: number, rid?: number}} ChallengeSentFrame
+ * @typedef {{t: "challenged", user: string, name: string, variant: string, expires_at: number}} ChallengedFrame
+ * @typedef {{t: "challenge_ended", user: string, reason: "accepted" | "declined", room?: string}} ChallengeEndedFrame
  */
 
 /**
@@ -215,7 +229,8 @@
  * @typedef {WelcomeFrame | ErrorFrame | PongFrame | RenamedFrame | CreatedFrame | RoomFrame | BoardFrame | DiffFrame
  *   | AckFrame | ProgressFrame | ReactionsFrame | ResultsFrame | DailyUpdateFrame | HintFrame | FinishFrame
  *   | TournamentCreatedFrame | TournamentFrame | QueuedFrame | MatchedFrame | UnqueuedFrame
- *   | PasskeyChallengeFrame | SignedInFrame | SignedOutFrame} ServerFrame
+ *   | PasskeyChallengeFrame | SignedInFrame | SignedOutFrame
+ *   | RelationFrame | FriendsFrame | ChallengeSentFrame | ChallengedFrame | ChallengeEndedFrame} ServerFrame
  */
 
 /**
@@ -225,7 +240,9 @@
  *   tournament_enter: TournamentFrame, tournament_withdraw: TournamentFrame,
  *   tournament_action: TournamentFrame, queue: QueuedFrame, unqueue: UnqueuedFrame,
  *   passkey_options: PasskeyChallengeFrame, register: SignedInFrame,
- *   sign_in: SignedInFrame, sign_out: SignedOutFrame}} Replies
+ *   sign_in: SignedInFrame, sign_out: SignedOutFrame,
+ *   follow: RelationFrame, unfollow: RelationFrame, block: RelationFrame, unblock: RelationFrame,
+ *   friends: FriendsFrame, challenge: ChallengeSentFrame}} Replies
  */
 
 // ------------------------------------------------------------ HTTP answers

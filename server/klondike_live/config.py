@@ -183,6 +183,8 @@ _RANGES: dict[str, _Range] = {
     "quick_alone_seconds": _Range(float, 0, 3600),
     "quick_lease_seconds": _Range(float, 1, 600),
     "quick_tick_seconds": _Range(float, 0, 10, low_open=True),
+    "challenge_seconds": _Range(float, 1, 3600),
+    "presence_seconds": _Range(float, 0, 600, low_open=True),
     "bot_pace_scale": _Range(float, 0, 100, low_open=True),
     "bot_moves_per_second": _Range(float, 0, 100_000, low_open=True),
 }
@@ -317,6 +319,11 @@ class Settings:
     entries expire after this)."""
     quick_tick_seconds: float = 0.5
     """How often each node makes the quick races that are due and renews its entries."""
+    challenge_seconds: float = 60.0
+    """How long a challenge to a friend waits for its answer (then it is gone)."""
+    presence_seconds: float = 10.0
+    """How often a node renews its players' presence (what each is doing); a presence
+    lives three times this unless renewed."""
     loop: str = "auto"
     """The event loop the node runs on (`eventloop`): `uvloop`, `asyncio` (the standard
     library's), or `auto`: uvloop where it is installed, else asyncio's with a log line."""

@@ -342,3 +342,30 @@ def sign_in_failures(kind: str, subject: str) -> str:
 SESSIONS_ENDED: Final = f"{PREFIX}:sessions:ended"
 """Channel: the ids of sessions just ended, space-separated; every node closes its
 connections of those sessions."""
+
+
+# ------------------------------------------------------------ friends
+#
+# Presence is one key per connected user, under the user's tag, written by the node that
+# holds its connection and expiring unless renewed; a friends list reads its players'
+# keys in one pipeline. A challenge is one key per pair of players (in any slot),
+# expiring with the challenge. Notices to a player (a challenge, its end) go out on one
+# channel that every node reads, and reach the player's connections on whatever node.
+
+
+def presence(user: str) -> str:
+    """String (msgpack `[name, doing, room]`): the user is connected, and what it is
+    doing (`service.friends`); expires unless its node renews it."""
+    return f"{_user_tag(user)}:presence"
+
+
+def challenge(one: str, other: str) -> str:
+    """String (msgpack challenge): the pending challenge between two players (either
+    way), expiring with it; deleted when answered."""
+    low, high = sorted((one, other))
+    return f"{PREFIX}:challenge:{len(low)}:{low}:{high}"
+
+
+FRIEND_NOTICES: Final = f"{PREFIX}:friends:notices"
+"""Channel: msgpack `[user, frame]`: a frame for every connection of that user, on any
+node (challenges and their ends)."""

@@ -26,6 +26,11 @@ Quick race frames (`audit_queue`): `queued`, `matched` and `unqueued` carry exac
 documented fields and no seed; a `matched` frame names a race room its receiver is
 seated in, and arrives before any frame of that room.
 
+Friends' frames (`audit_friends`): `relation`, `friends`, `challenge_sent`,
+`challenged` and `challenge_ended` carry exactly their documented fields (a friends
+list's entries too) and nothing of a board or a seed; a `challenge_ended` that names a
+room names a private race its receiver is seated in, and arrives before any frame of it.
+
 Daily challenges (`audit_daily`): every daily room of one date and variant deals the
 same cards, so the auditor takes all of a client's frames of that day's rooms together,
 with the time each arrived (the test clients stamp them) and two facts from the test:
@@ -440,6 +445,7 @@ async def audit_clients(redis: RedisClient, clients: Sequence[Receiver]) -> int:
     checked = 0
     for client in clients:
         checked += await audit_queue(redis, client)
+        checked += await audit_friends(redis, client)
         checked += audit_account_frames(client.received)
         checked += await _audit_client_daily(redis, client)
         rooms = {m["room"] for m in client.received if m.get("t") == "room"}
@@ -495,6 +501,59 @@ async def audit_queue(redis: RedisClient, client: Receiver) -> int:
             if blob is not None:  # (a room of another store: a test's own Valkey)
                 state = RoomState.from_blob(blob)
                 assert state.kind == "race", f"{where}: a {state.kind} room"
+                assert state.seat_of(client.user) is not None, f"{where}: not seated there"
+                assert state.seed not in repr(message), f"{where}: the seed"
+        checked += 1
+    return checked
+
+
+FRIEND_FIELDS: Final[dict[str, tuple[frozenset[str], frozenset[str]]]] = {
+    "relation": (frozenset({"t", "user", "following", "blocked"}), frozenset({"rid"})),
+    "friends": (frozenset({"t", "rid", "following", "followers", "blocked"}), frozenset()),
+    "challenge_sent": (frozenset({"t", "user", "variant", "expires_at"}), frozenset({"rid"})),
+    "challenged": (frozenset({"t", "user", "name", "variant", "expires_at"}), frozenset()),
+    "challenge_ended": (frozenset({"t", "user", "reason"}), frozenset({"room"})),
+}
+"""The fields of each friends frame: those always there, and those it may carry."""
+
+FRIEND_ENTRY: Final = (frozenset({"user", "name", "online"}), frozenset({"doing", "room"}))
+PERSON: Final = frozenset({"user", "name"})
+
+
+async def audit_friends(redis: RedisClient, client: Receiver) -> int:
+    """Check the friends frames one client received (see the module docstring); how
+    many."""
+    from klondike_live import keys
+    from klondike_live.race.room import RoomState
+
+    checked = 0
+    for index, message in enumerate(client.received):
+        kind = message.get("t")
+        if kind not in FRIEND_FIELDS:
+            continue
+        where = f"{client.user} frame {index} ({kind})"
+        always, optional = FRIEND_FIELDS[kind]
+        assert always <= message.keys() <= always | optional, f"{where}: fields {sorted(message)}"
+        if kind == "friends":
+            low, high = FRIEND_ENTRY
+            for entry in message["following"]:
+                assert low <= entry.keys() <= low | high, f"{where}: entry {entry}"
+                if "room" in entry:  # only a public race room is named
+                    blob = _bytes(await redis.hget(keys.room(entry["room"]), "state"))
+                    if blob is not None:
+                        shown = RoomState.from_blob(blob)
+                        assert shown.public_room, f"{where}: a private room {entry}"
+            for entry in (*message["followers"], *message["blocked"]):
+                assert entry.keys() == PERSON, f"{where}: entry {entry}"
+        if kind == "challenge_ended" and "room" in message:
+            room_id = message["room"]
+            assert message["reason"] == "accepted", f"{where}: a room for {message['reason']}"
+            earlier = [m for m in client.received[:index] if m.get("room") == room_id]
+            assert not earlier, f"{where}: frames of room {room_id} before it was made"
+            blob = _bytes(await redis.hget(keys.room(room_id), "state"))
+            if blob is not None:
+                state = RoomState.from_blob(blob)
+                assert state.kind == "race" and not state.public_room, f"{where}: {state.kind}"
                 assert state.seat_of(client.user) is not None, f"{where}: not seated there"
                 assert state.seed not in repr(message), f"{where}: the seed"
         checked += 1

@@ -268,7 +268,9 @@ async def start_node(
     barrier = Barrier(f"test:barrier:{settings.node_id}", service)
     subscriber = Subscriber(redis, url, barrier.on_bus, on_resubscribed=service.on_resubscribed)
     hub.attach(subscriber)
-    await subscriber.start(keys.DAILY_UPDATES, keys.TOURNAMENT_UPDATES, barrier.channel)
+    await subscriber.start(
+        keys.DAILY_UPDATES, keys.TOURNAMENT_UPDATES, keys.FRIEND_NOTICES, barrier.channel
+    )
     await service.sync_clock()
     node = ServiceNode(index, settings, redis, store, history, hub, service, subscriber, barrier)
     node.background = asyncio.all_tasks() - before

@@ -111,6 +111,7 @@ export class HomePage {
           {},
           h("a", { href: "#/me/games", "data-testid": "games-link" }, t("home.mine.games")),
           h("a", { href: "#/stats", "data-testid": "stats-link" }, t("home.mine.stats")),
+          h("a", { href: "#/friends", "data-testid": "friends-link" }, t("home.mine.friends")),
         ),
       ),
     );

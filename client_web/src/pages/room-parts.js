@@ -272,15 +272,17 @@ export function watchedHeader(name, { leader, status, found, down, moves, clock,
 /**
  * The results table, with the seed when it may be shown.
  * @param {ResultsFrame} results
- * @param {{kind: RoomKind | undefined, user: string | null}} viewer
+ * @param {{kind: RoomKind | undefined, user: string | null,
+ *   follow?: (row: {user: string, name: string}) => HTMLElement}} viewer `follow`: the
+ *   Follow control of another person's row (`follow.js`), where the page offers one
  */
-export function resultsPanel(results, { kind, user }) {
+export function resultsPanel(results, { kind, user, follow }) {
   const rows = results.ranking.map((row) =>
     h(
       `tr${row.user === user ? ".me" : ""}`,
       {},
       h("td", {}, formatNumber(row.rank)),
-      h("td", {}, labelled(row)),
+      h("td", {}, labelled(row), follow && !row.bot && row.user !== user ? [" ", follow(row)] : null),
       h("td", {}, statusWord(row.status)),
       h(
         "td",

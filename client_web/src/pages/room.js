@@ -26,6 +26,7 @@ import { OwnGame } from "./own-game.js";
 import { HeadToHeadPanel } from "./head-to-head.js";
 import { matchLine, matchResults } from "../match.js";
 import { ReactionsPanel } from "./reactions.js";
+import { followButton } from "../follow.js";
 import { lobbyPanels, resultsPanel, rivalRow, watchedHeader } from "./room-parts.js";
 
 /** @import { Board } from "../game.js" */
@@ -1113,7 +1114,11 @@ export class RoomPage {
     // The deal's proof stays open when the panel is drawn again.
     const open = this.resultsBox.querySelector("details")?.open ?? false;
     this.resultsBox.replaceChildren(
-      ...resultsPanel(results, { kind: this.room?.kind, user: this.conn.user }),
+      ...resultsPanel(results, {
+        kind: this.room?.kind,
+        user: this.conn.user,
+        follow: (row) => followButton(this.conn, row),
+      }),
     );
     // Head to head right under the table, before the deal's proof.
     this.resultsBox.querySelector("table")?.after(this.headToHead.node);

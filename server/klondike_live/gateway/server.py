@@ -184,7 +184,9 @@ async def running(
             on_reconnect=metrics.bus_resubscribes.inc,
         )
         hub.attach(subscriber)
-        await subscriber.start(keys.DAILY_UPDATES, keys.TOURNAMENT_UPDATES, keys.SESSIONS_ENDED)
+        await subscriber.start(
+            keys.DAILY_UPDATES, keys.TOURNAMENT_UPDATES, keys.SESSIONS_ENDED, keys.FRIEND_NOTICES
+        )
         stack.push_async_callback(subscriber.stop)
         gc_policy = GcPolicy(settings.gc_freeze_seconds, settings.gc_sweep_seconds, metrics.gc)
         if settings.gc_freeze_seconds > 0:
@@ -201,6 +203,7 @@ async def running(
             asyncio.create_task(service.archive.run(), name="archive"),
             asyncio.create_task(service.daily.run_keep(), name="daily-keep"),
             asyncio.create_task(service.quick.run(), name="quick-races"),
+            asyncio.create_task(service.friends.run(), name="presence"),
         ]
         if settings.pool_target > 0 and settings.pool_variants:
             background.append(asyncio.create_task(pool.run_refill(), name="pool-refill"))

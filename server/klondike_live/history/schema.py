@@ -24,6 +24,9 @@ to each other (`alembic.autogenerate.compare_metadata` finds no difference).
   user id): the username as shown and its key (`accounts.usernames`, unique), the
   argon2id hash of a password if it has one; its passkeys (WebAuthn credentials); its
   signed-in devices, each a session a token names (`sid`) until it is ended.
+- `follows` and `blocks`: who follows whom and who blocked whom (user ids, guests'
+  and accounts' alike), with the names shown when the row was written
+  (`history.friends`).
 
 Times are milliseconds since the epoch (the shared Redis clock's), as everywhere else.
 """
@@ -194,4 +197,25 @@ sessions: Final = Table(
     Column("expires_at", BigInteger, nullable=False),
     ForeignKeyConstraint(["user_id"], ["accounts.user_id"], ondelete="CASCADE"),
     Index(None, "user_id"),
+)
+
+follows: Final = Table(
+    "follows",
+    metadata,
+    Column("follower", String(128), primary_key=True),
+    Column("followed", String(128), primary_key=True),
+    Column("follower_name", String(64), nullable=False),
+    Column("followed_name", String(64), nullable=False),
+    Column("created_at", BigInteger, nullable=False),
+    Index(None, "followed"),
+)
+
+blocks: Final = Table(
+    "blocks",
+    metadata,
+    Column("blocker", String(128), primary_key=True),
+    Column("blocked", String(128), primary_key=True),
+    Column("blocked_name", String(64), nullable=False),
+    Column("created_at", BigInteger, nullable=False),
+    Index(None, "blocked"),
 )

@@ -52,6 +52,12 @@ class ErrorCode(enum.StrEnum):
     NOT_A_BOT = "not_a_bot"  # remove_bot names a seat that holds no bot
     NOT_QUEUED = "not_queued"  # unqueue from a connection that waits in no quick race queue
     STILL_PLAYING = "still_playing"  # a racer still playing its board may not react
+    BLOCKED = "blocked"  # a block stands between the two players (either way)
+    NOT_FOLLOWING = "not_following"  # challenge a player you follow
+    NOT_ONLINE = "not_online"  # the player challenged is not connected
+    CHALLENGE_PENDING = "challenge_pending"  # a challenge between the two waits already
+    NO_CHALLENGE = "no_challenge"  # no pending challenge from that player (answered or expired)
+    NOT_YOURSELF = "not_yourself"  # follow, block or challenge someone else
     INTERNAL = "internal"  # the server failed; the message was not applied
 
 

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
-from typing import Any, Final
+from typing import Any, ClassVar, Final, TypeVar
 
 import msgpack
 
@@ -329,6 +329,66 @@ class SignOut:
     everywhere: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class Relate:
+    """Follow, unfollow, block or unblock a player (`service.friends`); `name` is the
+    name the asker saw it under (kept for a guest, whose name no table holds)."""
+
+    ACTION: ClassVar[str] = ""
+    user: str
+    name: str | None = None
+    rid: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Follow(Relate):
+    ACTION: ClassVar[str] = "follow"
+
+
+@dataclass(frozen=True, slots=True)
+class Unfollow(Relate):
+    ACTION: ClassVar[str] = "unfollow"
+
+
+@dataclass(frozen=True, slots=True)
+class Block(Relate):
+    ACTION: ClassVar[str] = "block"
+
+
+@dataclass(frozen=True, slots=True)
+class Unblock(Relate):
+    ACTION: ClassVar[str] = "unblock"
+
+
+@dataclass(frozen=True, slots=True)
+class FriendsList:
+    """The asker's friends: whom it follows (with their presence), who follows it, and
+    whom it blocked."""
+
+    rid: int
+
+
+@dataclass(frozen=True, slots=True)
+class Challenge:
+    """Challenge a followed player who is online to a race of `variant`."""
+
+    user: str
+    variant: Variant
+    rid: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ChallengeAnswer:
+    """Accept or decline the challenge that `user` sent."""
+
+    user: str
+    accept: bool
+    rid: int | None = None
+
+
+FriendRequest = Follow | Unfollow | Block | Unblock | FriendsList | Challenge | ChallengeAnswer
+"""The requests about friends (`service.friends`)."""
+
 AccountRequest = PasskeyOptions | Register | SignIn | SignOut
 """Requests about who the connection is: the gateway answers them (`gateway.session`),
 as it does `hello`, with what only the transport knows (the page's origin, the
@@ -362,6 +422,7 @@ ServiceRequest = (
     | DailyUnwatch
     | TournamentCreate
     | TournamentRequest
+    | FriendRequest
 )
 """What the live service answers: every client message but the transport's own (`hello`,
 `ping`, `AccountRequest`). A new request is added here and handled in
@@ -485,6 +546,23 @@ def _rename(f: _Fields) -> Rename:
     except ValueError as exc:
         raise ProtocolError(ErrorCode.BAD_NAME, f"rename: {exc}", rid=f.rid) from None
     return Rename(name=name, rid=f.optional_rid())
+
+
+USER_ID_MAX: Final = 128
+_Relation = TypeVar("_Relation", Follow, Unfollow, Block, Unblock)
+
+
+def _relate(f: _Fields, kind: type[_Relation]) -> _Relation:
+    action = kind.ACTION
+    user = f.req_str("user", USER_ID_MAX)
+    value = f.string("name")
+    name = None
+    if value is not None:
+        try:
+            name = validate_display_name(value)
+        except ValueError as exc:
+            raise ProtocolError(ErrorCode.BAD_NAME, f"{action}: {exc}", rid=f.rid) from None
+    return kind(user, name, f.optional_rid())
 
 
 MAX_PASSWORD: Final = 1024
@@ -789,6 +867,17 @@ _DECODERS: Final[dict[str, Callable[[_Fields], ClientMessage]]] = {
     "register": _register,
     "sign_in": _sign_in,
     "sign_out": _sign_out,
+    "follow": lambda f: _relate(f, Follow),
+    "unfollow": lambda f: _relate(f, Unfollow),
+    "block": lambda f: _relate(f, Block),
+    "unblock": lambda f: _relate(f, Unblock),
+    "friends": lambda f: FriendsList(rid=f.req_int("rid", 0, MAX_SAFE_INT)),
+    "challenge": lambda f: Challenge(
+        user=f.req_str("user", USER_ID_MAX), variant=_variant(f), rid=f.optional_rid()
+    ),
+    "challenge_answer": lambda f: ChallengeAnswer(
+        user=f.req_str("user", USER_ID_MAX), accept=f.flag("accept"), rid=f.optional_rid()
+    ),
 }
 
 CLIENT_TYPES: Final = tuple(_DECODERS)

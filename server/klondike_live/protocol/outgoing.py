@@ -466,11 +466,119 @@ class Reactions:
         return pack({"t": self.T, "room": self.room, "counts": dict(self.counts)})
 
 
+@dataclass(frozen=True, slots=True)
+class Relation:
+    """The answer to `follow`, `unfollow`, `block` and `unblock`: where the asker stands
+    with `user` now."""
+
+    T: ClassVar[str] = "relation"
+    user: str
+    following: bool
+    blocked: bool
+    rid: int | None = None
+
+    def encode(self) -> bytes:
+        data = {
+            "t": self.T,
+            "user": self.user,
+            "following": self.following,
+            "blocked": self.blocked,
+        }
+        return pack(_optional(data, rid=self.rid))
+
+
+@dataclass(frozen=True, slots=True)
+class Friends:
+    """The answer to `friends`: `following` (each `{user, name, online}` and, while
+    online, `doing` and a `room` it may reach), `followers` and `blocked` (each
+    `{user, name}`)."""
+
+    T: ClassVar[str] = "friends"
+    rid: int
+    following: list[dict[str, Any]]
+    followers: list[dict[str, Any]]
+    blocked: list[dict[str, Any]]
+
+    def encode(self) -> bytes:
+        return pack(
+            {
+                "t": self.T,
+                "rid": self.rid,
+                "following": self.following,
+                "followers": self.followers,
+                "blocked": self.blocked,
+            }
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ChallengeSent:
+    """The answer to `challenge`: it waits for `user`'s answer until `expires_at`."""
+
+    T: ClassVar[str] = "challenge_sent"
+    user: str
+    variant: str
+    expires_at: int
+    rid: int | None = None
+
+    def encode(self) -> bytes:
+        data = {
+            "t": self.T,
+            "user": self.user,
+            "variant": self.variant,
+            "expires_at": self.expires_at,
+        }
+        return pack(_optional(data, rid=self.rid))
+
+
+@dataclass(frozen=True, slots=True)
+class Challenged:
+    """A challenge from `user` (shown as `name`), to every connection of the player
+    challenged: answer with `challenge_answer` before `expires_at`."""
+
+    T: ClassVar[str] = "challenged"
+    user: str
+    name: str
+    variant: str
+    expires_at: int
+
+    def encode(self) -> bytes:
+        return pack(
+            {
+                "t": self.T,
+                "user": self.user,
+                "name": self.name,
+                "variant": self.variant,
+                "expires_at": self.expires_at,
+            }
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ChallengeEnded:
+    """The challenge between the receiver and `user` is over: `accepted` (both are
+    seated in the race `room`: join it as its racer) or `declined`."""
+
+    T: ClassVar[str] = "challenge_ended"
+    user: str
+    reason: str
+    room: str | None = None
+
+    def encode(self) -> bytes:
+        data = {"t": self.T, "user": self.user, "reason": self.reason}
+        return pack(_optional(data, room=self.room))
+
+
 ServerFrame = (
     Welcome
     | PasskeyChallenge
     | SignedIn
     | SignedOut
+    | Relation
+    | Friends
+    | ChallengeSent
+    | Challenged
+    | ChallengeEnded
     | Error
     | Pong
     | Renamed
@@ -498,6 +606,11 @@ SERVER_FRAMES: Final[tuple[type[ServerFrame], ...]] = (
     PasskeyChallenge,
     SignedIn,
     SignedOut,
+    Relation,
+    Friends,
+    ChallengeSent,
+    Challenged,
+    ChallengeEnded,
     Error,
     Pong,
     Renamed,

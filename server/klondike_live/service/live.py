@@ -21,6 +21,7 @@ into room transitions, and hands the rest to its parts, one concern each:
     daily.py     daily challenges: attempts, the spoiler gate, leaderboard watchers
     bots.py      in-server bot racers (clients of this service) and their thinking
     quick.py     the quick race queues and the races made from them
+    friends.py   follows and blocks, presence, challenges to a race
     reactions.py reactions' rate limit, their counts per room and second across nodes
     hub.py       this node's rooms, their bus subscriptions and fan-out
 
@@ -50,6 +51,7 @@ from klondike_live.engine import Board, KlondikeError, Move, NotationError, Vari
 from klondike_live.errors import Refusal
 from klondike_live.history import History
 from klondike_live.history.accounts import AccountRecords
+from klondike_live.history.friends import FriendRecords
 from klondike_live.metrics import Metrics
 from klondike_live.protocol import incoming as msg
 from klondike_live.protocol import outgoing
@@ -74,6 +76,7 @@ from klondike_live.service.codes import RoomCodes
 from klondike_live.service.connection import Connection
 from klondike_live.service.daily import Clock, DailyService, system_clock
 from klondike_live.service.ending import check_end
+from klondike_live.service.friends import Friends
 from klondike_live.service.hub import Hub
 from klondike_live.service.local import LocalRoom, Viewer
 from klondike_live.service.players import note_unfinished
@@ -163,6 +166,15 @@ class LiveService:
         self.accounts = Accounts(
             settings, AccountStore(store.redis, store.latency), AccountRecords(history), self.now_ms
         )
+        # Follows, blocks, presence and challenges (`service.friends`).
+        self.friends = Friends(
+            settings,
+            store,
+            FriendRecords(history),
+            self.quick,
+            lambda conn_id: self._members.get(conn_id, {}).values(),
+            self.now_ms,
+        )
         self.catchup = CatchUp(self.rooms, hub, metrics, history)
         self.boards = Boards(self.rooms, hub, self.catchup, metrics)
         self.tournaments = Tournaments(
@@ -210,6 +222,9 @@ class LiveService:
         if channel == keys.SESSIONS_ENDED:
             self.accounts.ended(data)
             return
+        if channel == keys.FRIEND_NOTICES:
+            await self.friends.notice(data)
+            return
         if channel == keys.TOURNAMENT_UPDATES:
             try:
                 self.tournaments.on_update(decode_tournament(data).tournament)
@@ -254,12 +269,15 @@ class LiveService:
         self._members[conn.conn_id] = {}
         if bot:
             self._bot_labels[conn.conn_id] = bot
+        else:
+            self.friends.connected(conn)
 
     async def disconnected(self, conn: Connection) -> None:
         """A connection closed: leave its rooms; a racer keeps the seat for the grace period."""
         self.daily.forget(conn)
         self.tournaments.forget(conn)
         await self.quick.forget(conn)
+        await self.friends.disconnected(conn)
         self.reactions.forget(conn.conn_id)
         self._bot_labels.pop(conn.conn_id, None)
         rooms = self._members.pop(conn.conn_id, {})
@@ -336,6 +354,17 @@ class LiveService:
                 if not isinstance(request, (msg.TournamentWatch, msg.TournamentUnwatch)):
                     self._person(conn, "enter or run a tournament")
                 await self.tournaments.handle(conn, request)
+            case (
+                msg.Follow()
+                | msg.Unfollow()
+                | msg.Block()
+                | msg.Unblock()
+                | msg.FriendsList()
+                | msg.Challenge()
+                | msg.ChallengeAnswer()
+            ):
+                self._person(conn, "have friends")
+                await self.friends.handle(conn, request)
             case _:
                 assert_never(request)
 

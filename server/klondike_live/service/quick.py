@@ -210,10 +210,16 @@ class QuickRaces:
         return True
 
     async def _make_race(self, room_id: str, variant: Variant, group: list[Entry]) -> None:
-        """The group's race: written with its racers seated and ready (away until each
-        joins), then started with the countdown; each racer has the grace period from
-        the start to come."""
-        seats = tuple(Seat(user=e.user, name=e.name, ready=True, online=False) for e in group)
+        await self.make_race(room_id, variant, [(e.user, e.name) for e in group], public=True)
+
+    async def make_race(
+        self, room_id: str, variant: Variant, racers: list[tuple[str, str]], *, public: bool
+    ) -> None:
+        """A race of these racers (user id, name): written with them seated and ready
+        (away until each joins), then started with the countdown; each racer has the
+        grace period from the start to come. Quick races are public; a friend's
+        challenge is not."""
+        seats = tuple(Seat(user=u, name=n, ready=True, online=False) for u, n in racers)
         code = await self.codes.allocate(room_id)
         state = RoomState(
             id=room_id,
@@ -221,8 +227,8 @@ class QuickRaces:
             variant=variant,
             capacity=len(seats),
             time_limit=QUICK_TIME_LIMIT,
-            public_room=True,
-            host=group[0].user,
+            public_room=public,
+            host=racers[0][0],
             created_ms=self.rooms.now_ms(),
             seats=seats,
             deal=DealMode.CERTIFIED,
@@ -244,7 +250,7 @@ class QuickRaces:
         for _, seat in started.seated():
             due = started.start_at_ms + grace
             await self.store.add_timer(room_id, TimerKind.GRACE, seat.user, due)
-        log.info("quick race %s: %s for %d racers", room_id, variant, len(group))
+        log.info("race %s: %s for %d racers", room_id, variant, len(racers))
 
     # ------------------------------------------------------------ telling the players
 
