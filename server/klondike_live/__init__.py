@@ -29,6 +29,7 @@ raises of its own derives from `klondike_live.errors.LiveError`:
     ├── history.MigrationError                its schema could not be brought up to date
     │   └── SchemaTooNew                      a database migrated by a newer release
     ├── history.accounts.AccountTaken         a username or guest with an account already
+    ├── history.bots.TooManyBots              an owner with as many bot accounts as it may
     ├── accounts.passkeys.PasskeyError        a passkey answer that does not verify
     ├── embedded.EmbeddedValkeyError          the embedded Valkey would not start
     ├── store.devcluster.DevClusterError      the local development cluster failed

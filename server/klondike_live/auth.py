@@ -8,7 +8,9 @@ optional and any `iss` is fine. A token with the claim `bot: true` is a bot acco
 rooms that allow bots, and is labelled as a bot wherever it races. A token with a `sid`
 claim is an account's session (`mint_session_token`, at sign-in): valid only while
 that session lasts, which the caller checks (`service.accounts.Accounts.check`); a
-token without one is what it was before accounts (stateless until its `exp`). Everything a client
+token without one is what it was before accounts (stateless until its `exp`). A bot
+token with a `sid` is a bot account that an account owns (`mint_owned_bot_token`): its
+`sid` is the token's id, checked the same way. Everything a client
 sends here is untrusted; failures raise `AuthError` with a stable code (`token_invalid`,
 `token_expired`) and a short message.
 
@@ -50,6 +52,7 @@ __all__ = [
     "key_id",
     "mint_bot_token",
     "mint_guest_token",
+    "mint_owned_bot_token",
     "mint_session_token",
     "validate_display_name",
     "verify_token",
@@ -253,6 +256,26 @@ def mint_bot_token(
     return _sign(keys, identity, {"bot": True}, now, lifetime), identity
 
 
+def mint_owned_bot_token(
+    keys: bytes | KeyRing,
+    user_id: str,
+    name: str,
+    token_id: str,
+    *,
+    now: float | None = None,
+    lifetime: int = BOT_LIFETIME_SECONDS,
+) -> tuple[str, Identity]:
+    """The token of a bot account that an account owns (`service.bots`): claims
+    `bot: true` and `sid` (the token's id, which ends like an account's session when a
+    new token is issued or the bot is deleted), valid for `lifetime` s."""
+    if not USER_ID.fullmatch(user_id) or not SESSION_ID.fullmatch(token_id):
+        raise ValueError("not a user id and token id")
+    identity = Identity(
+        user_id=user_id, name=validate_display_name(name), guest=False, bot=True, session=token_id
+    )
+    return _sign(keys, identity, {"bot": True, "sid": token_id}, now, lifetime), identity
+
+
 def mint_session_token(
     keys: bytes | KeyRing,
     user_id: str,
@@ -307,7 +330,7 @@ def verify_token(keys: bytes | KeyRing, token: str) -> Identity:
         user_id=user_id,
         name=_name_from_claim(claims.get("name"), user_id),
         guest=claims.get("guest") is True and session is None,
-        bot=claims.get("bot") is True and session is None,
+        bot=claims.get("bot") is True,
         session=session,
     )
 

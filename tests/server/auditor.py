@@ -405,9 +405,14 @@ ACCOUNT_FRAMES: Final = {
     "passkey_options": {"t", "rid", "options", "create"},
     "signed_in": {"t", "rid", "user", "username", "token", "session"},
     "signed_out": {"t", "rid", "ended"},
+    "bot_token": {"t", "rid", "user", "username", "token"},
+    "bots": {"t", "rid", "bots"},
 }
 """The account frames (docs/protocol.md section 2b) and every field each may carry: none
 names a room, a board or a card."""
+
+BOT_LISTED: Final = {"user", "username", "created_at", "token_at"}
+"""The fields of one bot account in a `bots` frame: never its token."""
 
 
 def audit_account_frames(received: Sequence[Mapping[str, Any]]) -> int:
@@ -424,8 +429,31 @@ def audit_account_frames(received: Sequence[Mapping[str, Any]]) -> int:
             claims = jwt.decode(message["token"], options={"verify_signature": False})
             assert claims["sub"] == message["user"], f"{where}: a token for another user"
             assert claims["sid"] == message["session"], f"{where}: a token for another session"
+        elif kind == "bot_token":
+            _audit_bot_token(received, index, message)
+        elif kind == "bots":
+            for bot in message["bots"]:
+                assert set(bot) == BOT_LISTED, f"{where}: a bot with fields {sorted(bot)}"
         checked += 1
     return checked
+
+
+def _audit_bot_token(
+    received: Sequence[Mapping[str, Any]], index: int, message: Mapping[str, Any]
+) -> None:
+    """A bot's token goes only to its owner, answering the owner's own request: the
+    connection is an account's (its welcome names a username), not the bot itself, and
+    the token is the bot's (claims `sub`, `bot`, and a token id `sid`)."""
+    where = f"frame {index} (bot_token)"
+    claims = jwt.decode(message["token"], options={"verify_signature": False})
+    assert claims["sub"] == message["user"], f"{where}: a token for another user"
+    assert claims.get("bot") is True and claims.get("sid"), f"{where}: not a bot account's token"
+    welcomes = [m for m in received[:index] if m.get("t") == "welcome"]
+    assert welcomes, f"{where}: sent before the connection said who it is"
+    asker = welcomes[-1]
+    assert asker.get("username"), f"{where}: sent to a connection that is no account"
+    assert asker["user"] != message["user"], f"{where}: sent to the bot itself"
+    assert isinstance(message["rid"], int), f"{where}: not an answer to a request"
 
 
 async def audit_clients(redis: RedisClient, clients: Sequence[Receiver]) -> int:

@@ -23,7 +23,9 @@ to each other (`alembic.autogenerate.compare_metadata` finds no difference).
 - `accounts`, `passkeys` and `sessions`: guests made accounts (keyed by the guest's own
   user id): the username as shown and its key (`accounts.usernames`, unique), the
   argon2id hash of a password if it has one; its passkeys (WebAuthn credentials); its
-  signed-in devices, each a session a token names (`sid`) until it is ended.
+  signed-in devices, each a session a token names (`sid`) until it is ended. A bot
+  account is an `accounts` row with an `owner` (the owning account's user id) and no
+  credential; its token is a `sessions` row of method `bot` (`history.bots`).
 - `follows` and `blocks`: who follows whom and who blocked whom (user ids, guests'
   and accounts' alike), with the names shown when the row was written
   (`history.friends`).
@@ -171,7 +173,9 @@ accounts: Final = Table(
     Column("username_key", String(128), nullable=False),  # `accounts.usernames.username_key`
     Column("password", String(256)),  # argon2id (PHC string), or NULL: passkeys only
     Column("created_at", BigInteger, nullable=False),
+    Column("owner", String(128)),  # a bot account's owner (user id), NULL for a person
     Index(None, "username_key", unique=True),
+    Index(None, "owner"),
 )
 
 passkeys: Final = Table(

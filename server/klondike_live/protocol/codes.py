@@ -31,6 +31,8 @@ class ErrorCode(enum.StrEnum):
     # passkey that did not verify: the same answer whichever it was
     NOT_A_GUEST = "not_a_guest"  # only a guest can be made an account
     NOT_SIGNED_IN = "not_signed_in"  # the request needs an account's session
+    TOO_MANY_BOTS = "too_many_bots"  # the account owns as many bot accounts as it may
+    NO_BOT = "no_bot"  # no bot account of that id is yours
     BAD_ORIGIN = "bad_origin"  # account requests come from a page of this site only
     NO_ROOM = "no_room"  # no such room (or not visible to you)
     NOT_IN_ROOM = "not_in_room"  # the message needs you to have joined the room

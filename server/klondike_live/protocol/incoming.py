@@ -330,6 +330,37 @@ class SignOut:
 
 
 @dataclass(frozen=True, slots=True)
+class BotList:
+    """List this account's bot accounts (`service.bot_accounts`)."""
+
+    rid: int
+
+
+@dataclass(frozen=True, slots=True)
+class BotCreate:
+    """Create a bot account of this account, named `username`."""
+
+    rid: int
+    username: str
+
+
+@dataclass(frozen=True, slots=True)
+class BotNewToken:
+    """Issue a new token for this account's bot `user` (its old token ends)."""
+
+    rid: int
+    user: str
+
+
+@dataclass(frozen=True, slots=True)
+class BotDelete:
+    """Delete this account's bot `user` (its tokens end; its games stay)."""
+
+    rid: int
+    user: str
+
+
+@dataclass(frozen=True, slots=True)
 class Relate:
     """Follow, unfollow, block or unblock a player (`service.friends`); `name` is the
     name the asker saw it under (kept for a guest, whose name no table holds)."""
@@ -389,7 +420,10 @@ class ChallengeAnswer:
 FriendRequest = Follow | Unfollow | Block | Unblock | FriendsList | Challenge | ChallengeAnswer
 """The requests about friends (`service.friends`)."""
 
-AccountRequest = PasskeyOptions | Register | SignIn | SignOut
+BotRequest = BotList | BotCreate | BotNewToken | BotDelete
+"""Requests about the bot accounts an account owns (`service.bot_accounts`)."""
+
+AccountRequest = PasskeyOptions | Register | SignIn | SignOut | BotRequest
 """Requests about who the connection is: the gateway answers them (`gateway.session`),
 as it does `hello`, with what only the transport knows (the page's origin, the
 address, the session the token names)."""
@@ -867,6 +901,16 @@ _DECODERS: Final[dict[str, Callable[[_Fields], ClientMessage]]] = {
     "register": _register,
     "sign_in": _sign_in,
     "sign_out": _sign_out,
+    "bots": lambda f: BotList(rid=f.req_int("rid", 0, MAX_SAFE_INT)),
+    "bot_create": lambda f: BotCreate(
+        rid=f.req_int("rid", 0, MAX_SAFE_INT), username=f.req_str("username", 64)
+    ),
+    "bot_new_token": lambda f: BotNewToken(
+        rid=f.req_int("rid", 0, MAX_SAFE_INT), user=f.req_str("user", USER_ID_MAX)
+    ),
+    "bot_delete": lambda f: BotDelete(
+        rid=f.req_int("rid", 0, MAX_SAFE_INT), user=f.req_str("user", USER_ID_MAX)
+    ),
     "follow": lambda f: _relate(f, Follow),
     "unfollow": lambda f: _relate(f, Unfollow),
     "block": lambda f: _relate(f, Block),

@@ -160,6 +160,41 @@ class SignedOut:
 
 
 @dataclass(frozen=True, slots=True)
+class BotToken:
+    """The answer to `bot_create` and `bot_new_token`: the bot account and its new
+    token, sent to its owner's asking connection only, and never again."""
+
+    T: ClassVar[str] = "bot_token"
+    rid: int
+    user: str
+    username: str
+    token: str
+
+    def encode(self) -> bytes:
+        return pack(
+            {
+                "t": self.T,
+                "rid": self.rid,
+                "user": self.user,
+                "username": self.username,
+                "token": self.token,
+            }
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class BotAccounts:
+    """The answer to `bots` and `bot_delete`: the account's bot accounts (no tokens)."""
+
+    T: ClassVar[str] = "bots"
+    rid: int
+    bots: list[dict[str, Any]]
+
+    def encode(self) -> bytes:
+        return pack({"t": self.T, "rid": self.rid, "bots": self.bots})
+
+
+@dataclass(frozen=True, slots=True)
 class Error:
     """A refusal: a stable code, a readable message, and the request it answers."""
 
@@ -574,6 +609,8 @@ ServerFrame = (
     | PasskeyChallenge
     | SignedIn
     | SignedOut
+    | BotToken
+    | BotAccounts
     | Relation
     | Friends
     | ChallengeSent
@@ -606,6 +643,8 @@ SERVER_FRAMES: Final[tuple[type[ServerFrame], ...]] = (
     PasskeyChallenge,
     SignedIn,
     SignedOut,
+    BotToken,
+    BotAccounts,
     Relation,
     Friends,
     ChallengeSent,

@@ -357,7 +357,7 @@ class Accounts:
         """End one session of the caller's account (`only`), or all of them; how many
         ended. Every node closes their connections (close code 4006)."""
         identity = caller.identity
-        if identity.session is None:
+        if identity.session is None or identity.bot:
             raise _refuse(ErrorCode.NOT_SIGNED_IN, "sign in first")
         return await self.end_sessions(identity.user_id, only)
 
@@ -371,8 +371,8 @@ class Accounts:
 
     async def overview(self, identity: Identity) -> dict[str, Any] | None:
         """The account of a signed-in token with its sessions (GET /api/me/account);
-        None for any other token."""
-        if identity.session is None:
+        None for any other token (a bot account's included)."""
+        if identity.session is None or identity.bot:
             return None
         account = await self.records.by_user(identity.user_id)
         if account is None:

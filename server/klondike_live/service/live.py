@@ -51,6 +51,7 @@ from klondike_live.engine import Board, KlondikeError, Move, NotationError, Vari
 from klondike_live.errors import Refusal
 from klondike_live.history import History
 from klondike_live.history.accounts import AccountRecords
+from klondike_live.history.bots import BotRecords
 from klondike_live.history.friends import FriendRecords
 from klondike_live.metrics import Metrics
 from klondike_live.protocol import incoming as msg
@@ -70,6 +71,7 @@ from klondike_live.service.accounts import Accounts
 from klondike_live.service.analysis import Analyses, analysis_budget
 from klondike_live.service.archive import Archive
 from klondike_live.service.boards import Boards
+from klondike_live.service.bot_accounts import BotAccounts
 from klondike_live.service.bots import Bots
 from klondike_live.service.catchup import CatchUp
 from klondike_live.service.codes import RoomCodes
@@ -166,6 +168,8 @@ class LiveService:
         self.accounts = Accounts(
             settings, AccountStore(store.redis, store.latency), AccountRecords(history), self.now_ms
         )
+        # Bot accounts that accounts own (`service.bot_accounts`), asked by the gateway.
+        self.bot_accounts = BotAccounts(self.accounts, BotRecords(history))
         # Follows, blocks, presence and challenges (`service.friends`).
         self.friends = Friends(
             settings,
