@@ -49,6 +49,9 @@
  * @typedef {{t: "register", username: string, password?: string, passkey?: string}} RegisterFrame
  * @typedef {{t: "sign_in", username?: string, password?: string, passkey?: string}} SignInFrame
  * @typedef {{t: "sign_out", session?: string, everywhere?: boolean}} SignOutFrame
+ * @typedef {{t: "bots"}} BotsRequestFrame
+ * @typedef {{t: "bot_create", username: string}} BotCreateFrame
+ * @typedef {{t: "bot_new_token" | "bot_delete", user: string}} BotRequestFrame
  * @typedef {{t: "follow" | "unfollow" | "block" | "unblock", user: string, name?: string}} RelateFrame
  * @typedef {{t: "friends"}} FriendsRequestFrame
  * @typedef {{t: "challenge", user: string, variant: string}} ChallengeFrame
@@ -62,6 +65,7 @@
  *   | ReactFrame | ShowReactionsFrame
  *   | DailyWatchFrame | AddBotFrame | RemoveBotFrame | TournamentCreateFrame | TournamentRequestFrame | TournamentActionFrame
  *   | QueueFrame | UnqueueFrame | PasskeyOptionsFrame | RegisterFrame | SignInFrame | SignOutFrame
+ *   | BotsRequestFrame | BotCreateFrame | BotRequestFrame
  *   | RelateFrame | FriendsRequestFrame | ChallengeFrame | ChallengeAnswerFrame} ClientFrame
  */
 
@@ -77,6 +81,9 @@
  * @typedef {{t: "passkey_options", rid: number, create: boolean, options: string}} PasskeyChallengeFrame
  * @typedef {{t: "signed_in", rid: number, user: string, username: string, token: string, session: string}} SignedInFrame
  * @typedef {{t: "signed_out", rid: number, ended: number}} SignedOutFrame
+ * @typedef {{t: "bot_token", rid: number, user: string, username: string, token: string}} BotTokenFrame
+ * @typedef {{user: string, username: string, created_at: number, token_at: number | null}} BotAccountRow
+ * @typedef {{t: "bots", rid: number, bots: BotAccountRow[]}} BotsFrame
  * @typedef {{t: "error", code: string, msg: string, rid?: number, room?: string, id?: number}} ErrorFrame
  * @typedef {{t: "pong", now: number, rid?: number}} PongFrame
  * @typedef {{t: "renamed", name: string, rid?: number}} RenamedFrame
@@ -229,7 +236,7 @@
  * @typedef {WelcomeFrame | ErrorFrame | PongFrame | RenamedFrame | CreatedFrame | RoomFrame | BoardFrame | DiffFrame
  *   | AckFrame | ProgressFrame | ReactionsFrame | ResultsFrame | DailyUpdateFrame | HintFrame | FinishFrame
  *   | TournamentCreatedFrame | TournamentFrame | QueuedFrame | MatchedFrame | UnqueuedFrame
- *   | PasskeyChallengeFrame | SignedInFrame | SignedOutFrame
+ *   | PasskeyChallengeFrame | SignedInFrame | SignedOutFrame | BotTokenFrame | BotsFrame
  *   | RelationFrame | FriendsFrame | ChallengeSentFrame | ChallengedFrame | ChallengeEndedFrame} ServerFrame
  */
 
@@ -241,6 +248,7 @@
  *   tournament_action: TournamentFrame, queue: QueuedFrame, unqueue: UnqueuedFrame,
  *   passkey_options: PasskeyChallengeFrame, register: SignedInFrame,
  *   sign_in: SignedInFrame, sign_out: SignedOutFrame,
+ *   bots: BotsFrame, bot_create: BotTokenFrame, bot_new_token: BotTokenFrame, bot_delete: BotsFrame,
  *   follow: RelationFrame, unfollow: RelationFrame, block: RelationFrame, unblock: RelationFrame,
  *   friends: FriendsFrame, challenge: ChallengeSentFrame}} Replies
  */

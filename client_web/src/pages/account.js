@@ -6,11 +6,13 @@
  * `GET /api/me/account`) and signs one of them, this one, or all of them out
  * (docs/protocol.md section 2b). After `signed_in` the page's connection says hello again
  * with the new token (`Connection.adopt`): the games, statistics and streaks the page
- * shows from then on are the account's. Every text is the catalog's (`account.*`).
+ * shows from then on are the account's. A signed-in player also has its bot accounts
+ * here (`account-bots.js`). Every text is the catalog's (`account.*`).
  */
 
 import { formatDateTime, t } from "../i18n.js";
 import { errorText, getJSON, h, rerender } from "../ui.js";
+import { BotAccountsSection } from "./account-bots.js";
 
 /** @import { App } from "../main.js" */
 /** @import { AccountAnswer, AccountSession } from "../wire.js" */
@@ -130,6 +132,8 @@ export class AccountPage {
     this.busy = false;
     /** @type {(() => void) | null} */
     this.offOpen = null;
+    /** the bot accounts this account owns (a section of the page) */
+    this.botSection = new BotAccountsSection(app, () => this.relabel());
   }
 
   /** @param {HTMLElement} root */
@@ -157,6 +161,7 @@ export class AccountPage {
       ? /** @type {AccountAnswer | null} */ (await getJSON("/api/me/account").catch(() => null))
       : null;
     this.relabel();
+    if (conn.username) await this.botSection.load();
   }
 
   /**
@@ -321,6 +326,7 @@ export class AccountPage {
           t("account.signOutEverywhere"),
         ),
       ),
+      this.botSection.build(),
     );
   }
 
