@@ -73,7 +73,8 @@ async def test_an_account_creates_a_bot_whose_token_races_as_a_bot(
 ) -> None:
     """The answer carries the token once; the listing never does; the history database
     holds the token's id, not the token; the bot connects as a bot, is refused where
-    bots are not allowed, and races a person in a room that allows bots."""
+    bots are not allowed, and races a person in a room that allows bots; deleted, its
+    game stays in history under its name."""
     first, second = two_nodes
     owner = await account(first, "Owner")
     alice = await connect_client(second.ws_url, name="Alice")
@@ -126,6 +127,18 @@ async def test_an_account_creates_a_bot_whose_token_races_as_a_bot(
         rows_by_user = {row["user"]: row for row in results["ranking"]}
         assert rows_by_user[made["user"]]["bot"] is True
         assert rows_by_user[made["user"]]["name"] == "OwnerBot"
+
+        async def archived() -> list[tuple[str, bool]]:
+            query = schema.game_players.select().where(
+                schema.game_players.c.user_id == made["user"]
+            )
+            async with first.service.history.engine.connect() as conn:
+                return [(r.name, r.bot) for r in await conn.execute(query)]
+
+        await wait_for(archived)
+        left = await answer(owner, {"t": "bot_delete", "user": made["user"]})
+        assert left["bots"] == []
+        assert await archived() == [("OwnerBot", True)]
     finally:
         await close_all([owner, alice])
 
