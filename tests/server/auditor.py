@@ -416,11 +416,18 @@ BOT_LISTED: Final = {"user", "username", "created_at", "token_at"}
 
 
 def audit_account_frames(received: Sequence[Mapping[str, Any]]) -> int:
-    """Check a client's account frames carry their own fields only, and that a
-    `signed_in` names the account its token is for; how many were checked."""
+    """Check a client's account frames carry their own fields only, that a
+    `signed_in` names the account its token is for, and that a bot's token is in no
+    frame but the `bot_token` answer that issued it; how many were checked."""
     checked = 0
+    bot_tokens = {m["token"] for m in received if m.get("t") == "bot_token"}
     for index, message in enumerate(received):
         kind = message.get("t")
+        if bot_tokens and kind != "bot_token":
+            shown = repr(message)
+            assert not any(token in shown for token in bot_tokens), (
+                f"frame {index} ({kind}): a bot's token outside the answer that issued it"
+            )
         if kind not in ACCOUNT_FRAMES:
             continue
         where = f"frame {index} ({kind})"

@@ -252,5 +252,7 @@ def test_the_auditor_reads_bot_account_frames() -> None:
         audit_account_frames([{"t": "welcome", "user": "b_x", "username": "XBot"}, frame])
     listed = {"user": "b_x", "username": "XBot", "created_at": 1, "token_at": 2}
     assert audit_account_frames([{"t": "bots", "rid": 4, "bots": [listed]}]) == 1
+    with pytest.raises(AssertionError, match="outside the answer"):
+        audit_account_frames([owner, frame, {"t": "bots", "rid": 5, "bots": [], "x": token}])
     with pytest.raises(AssertionError, match="a bot with fields"):
         audit_account_frames([{"t": "bots", "rid": 4, "bots": [{**listed, "token": token}]}])
