@@ -19,7 +19,9 @@ from klondike_live.auth import (
     Identity,
     KeyRing,
     key_id,
+    mint_bot_token,
     mint_guest_token,
+    mint_owned_bot_token,
     validate_display_name,
     verify_token,
 )
@@ -305,3 +307,17 @@ def test_key_ring_repr_hides_the_keys() -> None:
     """repr(KeyRing) shows no key."""
     assert SECRET.decode() not in repr(KeyRing(SECRET, (OTHER,)))
     assert OTHER.decode() not in repr(KeyRing(SECRET, (OTHER,)))
+
+
+def test_an_account_s_bot_token_is_a_bot_with_a_token_id_and_an_operator_s_has_none() -> None:
+    """An owned bot's token verifies as a bot naming its token id (`sid`); an operator's
+    bot token is a bot with no session, as before; a malformed id or user is refused."""
+    owned, made = mint_owned_bot_token(SECRET, "b_abc", "AnnBot", "t" * 24)
+    assert verify_token(SECRET, owned) == made
+    assert (made.bot, made.guest, made.session, made.name) == (True, False, "t" * 24, "AnnBot")
+    operator, identity = mint_bot_token(SECRET, "Operator Bot")
+    verified = verify_token(SECRET, operator)
+    assert verified == identity and verified.bot and verified.session is None
+    for user, token_id in (("b_abc", "short"), ("b {x}", "t" * 24)):
+        with pytest.raises(ValueError):
+            mint_owned_bot_token(SECRET, user, "AnnBot", token_id)
