@@ -21,7 +21,8 @@ and the client gets `internal`.
 Accounts: a token that names a session (`sid`) is accepted only while that session
 lasts, and a guest's token no more once the guest is an account
 (`service.accounts.Accounts.check`; else `token_revoked`, close 4002). The account
-requests (`passkey_options`, `register`, `sign_in`, `sign_out`) are answered here, with
+requests (`passkey_options`, `register`, `sign_in`, `sign_out`,
+`delete_account`) are answered here, with
 what the transport knows: the page's origin (`accounts.origins`), the address, the
 browser, and the passkey challenge given to this connection. A connection whose session
 is ended, on any node, is closed with 4006.
@@ -406,7 +407,13 @@ class Session:
                     await self.send(outgoing.Pong(message.rid, service.now_ms()).encode())
                 case msg.Hello():
                     await self._refuse(ErrorCode.WRONG_STATE, "hello was already said", strike=True)
-                case msg.PasskeyOptions() | msg.Register() | msg.SignIn() | msg.SignOut():
+                case (
+                    msg.PasskeyOptions()
+                    | msg.Register()
+                    | msg.SignIn()
+                    | msg.SignOut()
+                    | msg.DeleteAccount()
+                ):
                     async with asyncio.timeout(REQUEST_TIMEOUT):
                         await self._account(message)
                 case _:
@@ -482,6 +489,9 @@ class Session:
                 only = None if message.everywhere else (message.session or self.session_id)
                 ended = await accounts.sign_out(caller, only=only)
                 frame = outgoing.SignedOut(message.rid, ended).encode()
+            case msg.DeleteAccount():
+                kept = await accounts.delete_account(caller, message.username)
+                frame = outgoing.AccountDeleted(message.rid, kept).encode()
         await self.send(frame)
 
     async def _answer_error(self, message: msg.ClientMessage, code: ErrorCode, text: str) -> None:

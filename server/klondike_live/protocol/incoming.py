@@ -329,7 +329,15 @@ class SignOut:
     everywhere: bool = False
 
 
-AccountRequest = PasskeyOptions | Register | SignIn | SignOut
+@dataclass(frozen=True, slots=True)
+class DeleteAccount:
+    """Delete this connection's account: its username typed again, as confirmation."""
+
+    rid: int
+    username: str
+
+
+AccountRequest = PasskeyOptions | Register | SignIn | SignOut | DeleteAccount
 """Requests about who the connection is: the gateway answers them (`gateway.session`),
 as it does `hello`, with what only the transport knows (the page's origin, the
 address, the session the token names)."""
@@ -789,6 +797,9 @@ _DECODERS: Final[dict[str, Callable[[_Fields], ClientMessage]]] = {
     "register": _register,
     "sign_in": _sign_in,
     "sign_out": _sign_out,
+    "delete_account": lambda f: DeleteAccount(
+        rid=f.req_int("rid", 0, MAX_SAFE_INT), username=f.req_str("username", 64)
+    ),
 }
 
 CLIENT_TYPES: Final = tuple(_DECODERS)
