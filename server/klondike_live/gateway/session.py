@@ -102,8 +102,10 @@ class Session:
 
     # One per connection, thousands per node: no per-instance dict.
     __slots__ = (
+        "_close_after",
         "_closing",
         "_counted_user",
+        "_deleting",
         "address",
         "bot",
         "caps",
@@ -150,6 +152,8 @@ class Session:
         self.strikes: collections.deque[float] | None = None
         self.limited_in_a_row = 0
         self._closing: asyncio.Task[None] | None = None
+        self._deleting = False  # answering its own account deletion (`close_soon`)
+        self._close_after: tuple[int, str] | None = None
 
     def rename(self, name: str) -> None:
         """The service's `rename`: the name later requests of this connection use."""
@@ -186,7 +190,11 @@ class Session:
             pass
 
     def close_soon(self, code: int, reason: str) -> None:
-        """Close the connection without waiting for it (from bus callbacks)."""
+        """Close the connection without waiting for it (from bus callbacks); while
+        this connection's own account deletion is answered, once it is."""
+        if self._deleting:
+            self._close_after = (code, reason)
+            return
         if self._closing is None:
             self._closing = asyncio.create_task(self.websocket.close(code, reason))
 
@@ -490,8 +498,17 @@ class Session:
                 ended = await accounts.sign_out(caller, only=only)
                 frame = outgoing.SignedOut(message.rid, ended).encode()
             case msg.DeleteAccount():
-                kept = await accounts.delete_account(caller, message.username)
-                frame = outgoing.AccountDeleted(message.rid, kept).encode()
+                # Its sessions end first, on every node: this connection hears the
+                # answer before it closes with them.
+                self._deleting = True
+                try:
+                    kept = await accounts.delete_account(caller, message.username)
+                    await self.send(outgoing.AccountDeleted(message.rid, kept).encode())
+                finally:
+                    self._deleting = False
+                    if self._close_after is not None:
+                        self.close_soon(*self._close_after)
+                return
         await self.send(frame)
 
     async def _answer_error(self, message: msg.ClientMessage, code: ErrorCode, text: str) -> None:

@@ -153,8 +153,9 @@ class PlayerRecords:
         )
         return [(str(r.room_id), int(r.gen)) for r in rows]
 
-    async def erase(self, user: str) -> int:
-        """Erase the player (module docstring); how many of its games were kept."""
+    async def erase(self, user: str) -> list[tuple[str, int, bytes]]:
+        """Erase the player (module docstring); the games it played as kept, each with
+        its results erased (what a cached copy of them is replaced with)."""
         marker = deleted_id(user)
         try:
             async with self.history.engine.begin() as conn:
@@ -191,20 +192,21 @@ class PlayerRecords:
             raise HistoryError(f"cannot erase a player: {reason(exc)}") from exc
         return played
 
-    async def _erase_games(self, conn: AsyncConnection, user: str) -> int:
+    async def _erase_games(self, conn: AsyncConnection, user: str) -> list[tuple[str, int, bytes]]:
         found = await conn.execute(
             select(game_players.c.room_id, game_players.c.gen).where(game_players.c.user_id == user)
         )
         keys = [(str(r.room_id), int(r.gen)) for r in found.all()]
+        erased = []
         for room_id, gen in keys:
             where = (games.c.room_id == room_id, games.c.gen == gen)
             blob = (await conn.execute(select(games.c.results).where(*where))).scalar_one()
-            await conn.execute(
-                update(games).where(*where).values(results=erased_blob(bytes(blob), user))
-            )
+            new = erased_blob(bytes(blob), user)
+            await conn.execute(update(games).where(*where).values(results=new))
+            erased.append((room_id, gen, new))
         await conn.execute(
             update(game_players)
             .where(game_players.c.user_id == user)
             .values(user_id=deleted_id(user), name=DELETED_NAME)
         )
-        return len(keys)
+        return erased

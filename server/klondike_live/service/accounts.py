@@ -375,8 +375,9 @@ class Accounts:
         """Delete the caller's account, confirmed by its username typed again (any
         case): its sessions end on every node first (their tokens refused from then
         on), then its account, credentials and statistics are erased and its seat in
-        the games it played becomes "deleted player" (`history.players`); how many
-        games are kept for their other players. The guest id stays marked an account,
+        the games it played becomes "deleted player" (`history.players`, and the
+        copies of their results Valkey still caches); how many games are kept for
+        their other players. The guest id stays marked an account,
         so its guest tokens stay refused too."""
         self._party(caller)
         identity = caller.identity
@@ -388,9 +389,11 @@ class Accounts:
         if username_key(typed) != username_key(account.username):
             raise _refuse(ErrorCode.BAD_FIELD, "type the account's username to confirm")
         await self.end_sessions(identity.user_id)
-        kept = await PlayerRecords(self.records.history).erase(identity.user_id)
-        log.info("account %s deleted (%d games kept for others)", identity.user_id, kept)
-        return kept
+        erased = await PlayerRecords(self.records.history).erase(identity.user_id)
+        for room_id, gen, data in erased:
+            await self.store.replace_results(room_id, gen, data)
+        log.info("account %s deleted (%d games kept for others)", identity.user_id, len(erased))
+        return len(erased)
 
     async def overview(self, identity: Identity) -> dict[str, Any] | None:
         """The account of a signed-in token with its sessions (GET /api/me/account);
