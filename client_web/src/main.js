@@ -8,8 +8,9 @@
  * watch only, `#/replay/ID/GEN` a finished game, `#/match/ID/GEN` the match of which that
  * game is a deal, `#/daily` today's challenges and
  * `#/daily/DATE/SLUG` one day's leaderboard, `#/stats` your statistics, `#/me/games` your
- * games (filters after `?`), `#/account` your account (made, signed in, signed out;
- * reached from Settings), `#/tournaments` the
+ * games (filters after `?`), `#/account` your account (made, signed in, signed out,
+ * deleted; reached from Settings), `#/@/USERNAME` an account's profile and `#/@/~ID` a
+ * guest's, `#/tournaments` the
  * tournaments and `#/t/ID` one of them, `#/quick/draw1` and `#/quick/draw3` waiting for a
  * quick race. A player who opens a room's or a tournament's link
  * without ever having chosen a name is asked for one first, once (`pages/names.js`).
@@ -21,6 +22,7 @@
  */
 
 import { AccountPage } from "./pages/account.js";
+import { ProfilePage } from "./pages/profile.js";
 import { has, onLocaleChange, setLocale, start, t, translateDom } from "./i18n.js";
 import { Connection, defaultUrl } from "./net.js";
 import { DailyPage } from "./pages/daily.js";
@@ -340,6 +342,7 @@ export class App {
     else if (name === "me" && args[0] === "games")
       this.page = new GamesPage(this, new URLSearchParams(search));
     else if (name === "account") this.page = new AccountPage(this);
+    else if (name === "@" && args[0]) this.page = new ProfilePage(this, args[0]);
     else if (name === "tournaments") this.page = new TournamentsPage(this);
     else if (name === "t" && args[0]) this.page = new TournamentPage(this, args[0]);
     else if (name === "quick" && quickVariant(args[0] ?? ""))

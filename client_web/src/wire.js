@@ -49,6 +49,7 @@
  * @typedef {{t: "register", username: string, password?: string, passkey?: string}} RegisterFrame
  * @typedef {{t: "sign_in", username?: string, password?: string, passkey?: string}} SignInFrame
  * @typedef {{t: "sign_out", session?: string, everywhere?: boolean}} SignOutFrame
+ * @typedef {{t: "delete_account", username: string}} DeleteAccountFrame
  */
 
 /**
@@ -57,7 +58,8 @@
  *   | MoveFrame | UndoFrame | HintRequestFrame | FinishRequestFrame | ResignFrame | RematchFrame
  *   | ReactFrame | ShowReactionsFrame
  *   | DailyWatchFrame | AddBotFrame | RemoveBotFrame | TournamentCreateFrame | TournamentRequestFrame | TournamentActionFrame
- *   | QueueFrame | UnqueueFrame | PasskeyOptionsFrame | RegisterFrame | SignInFrame | SignOutFrame} ClientFrame
+ *   | QueueFrame | UnqueueFrame | PasskeyOptionsFrame | RegisterFrame | SignInFrame | SignOutFrame
+ *   | DeleteAccountFrame} ClientFrame
  */
 
 // ------------------------------------------------------------ server → client
@@ -72,6 +74,7 @@
  * @typedef {{t: "passkey_options", rid: number, create: boolean, options: string}} PasskeyChallengeFrame
  * @typedef {{t: "signed_in", rid: number, user: string, username: string, token: string, session: string}} SignedInFrame
  * @typedef {{t: "signed_out", rid: number, ended: number}} SignedOutFrame
+ * @typedef {{t: "account_deleted", rid: number, games: number}} AccountDeletedFrame
  * @typedef {{t: "error", code: string, msg: string, rid?: number, room?: string, id?: number}} ErrorFrame
  * @typedef {{t: "pong", now: number, rid?: number}} PongFrame
  * @typedef {{t: "renamed", name: string, rid?: number}} RenamedFrame
@@ -215,7 +218,7 @@
  * @typedef {WelcomeFrame | ErrorFrame | PongFrame | RenamedFrame | CreatedFrame | RoomFrame | BoardFrame | DiffFrame
  *   | AckFrame | ProgressFrame | ReactionsFrame | ResultsFrame | DailyUpdateFrame | HintFrame | FinishFrame
  *   | TournamentCreatedFrame | TournamentFrame | QueuedFrame | MatchedFrame | UnqueuedFrame
- *   | PasskeyChallengeFrame | SignedInFrame | SignedOutFrame} ServerFrame
+ *   | PasskeyChallengeFrame | SignedInFrame | SignedOutFrame | AccountDeletedFrame} ServerFrame
  */
 
 /**
@@ -225,7 +228,7 @@
  *   tournament_enter: TournamentFrame, tournament_withdraw: TournamentFrame,
  *   tournament_action: TournamentFrame, queue: QueuedFrame, unqueue: UnqueuedFrame,
  *   passkey_options: PasskeyChallengeFrame, register: SignedInFrame,
- *   sign_in: SignedInFrame, sign_out: SignedOutFrame}} Replies
+ *   sign_in: SignedInFrame, sign_out: SignedOutFrame, delete_account: AccountDeletedFrame}} Replies
  */
 
 // ------------------------------------------------------------ HTTP answers
@@ -518,4 +521,27 @@ export {};
  * @property {string} [to]
  * @property {number} [start_at]
  * @property {number} [heats]
+ */
+
+/**
+ * `GET /api/players/<USERNAME or ID>/profile` (docs/protocol.md section 10): `kind`
+ * account or guest, `member_since` ms (a guest's first kept game; null: unknown), its
+ * statistics, daily results, kept tournaments, first page of games (`next` continues it
+ * on the games page) and, for a signed-in viewer, the viewer's record against it (`vs`,
+ * from the viewer's side; null for yourself or anonymous).
+ * @typedef {object} Profile
+ * @property {string} user
+ * @property {string} name
+ * @property {"account" | "guest"} kind
+ * @property {number | null} member_since
+ * @property {StatsTotals} totals
+ * @property {StatsCategory[]} categories
+ * @property {{stats: {streak: number, longest_streak: number, days_played: number, days_won: number},
+ *   recent: {date: string, variant: string, won: boolean, time_ms: number | null,
+ *   moves: number, found: number}[]}} daily
+ * @property {{id: string, name: string, format: string, state: string, entrants: number,
+ *   ended_at: number}[]} tournaments
+ * @property {GameLine[]} games
+ * @property {string | null} next
+ * @property {HeadToHead | null} vs
  */

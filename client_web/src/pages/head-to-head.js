@@ -17,6 +17,7 @@ import { t } from "../i18n.js";
 import { getJSON, h } from "../ui.js";
 import { shownName } from "./bots.js";
 import { ago } from "./games.js";
+import { profileHash } from "./profile.js";
 
 /** @import { HeadToHead, RankingRow } from "../wire.js" */
 
@@ -178,6 +179,7 @@ export class HeadToHeadPanel {
             "li.row",
             { "data-testid": `head-to-head-${rival.user}` },
             ...recordLine(record, shownName(rival), this.endedAt, now),
+            h("a", { href: profileHash({ user: rival.user }) }, t("profile.open")),
             record.games > 1
               ? h("a", { href: `#/me/games?opponent=${encodeURIComponent(rival.user)}` }, t("games.h2h.see"))
               : null,

@@ -12,6 +12,7 @@ import { formatNumber, t } from "../i18n.js";
 import { cardsAt, parseToken } from "../rules.js";
 import { formatTime, h, statusWord } from "../ui.js";
 import { labelled, shownName } from "./bots.js";
+import { playerLink } from "./profile.js";
 
 /** @import { View } from "../view.js" */
 /** @import { BoardStatus, ResultsFrame, RoomFrame, RoomKind } from "../wire.js" */
@@ -280,7 +281,7 @@ export function resultsPanel(results, { kind, user }) {
       `tr${row.user === user ? ".me" : ""}`,
       {},
       h("td", {}, formatNumber(row.rank)),
-      h("td", {}, labelled(row)),
+      h("td", {}, playerLink(row, labelled(row))),
       h("td", {}, statusWord(row.status)),
       h(
         "td",
