@@ -95,7 +95,7 @@ async def test_profiles_your_data_and_a_deleted_account(
         assert await get(first, "api/me/data") == (401, {"error": "unauthorized"})
 
         wrong = await answer(devices[0], {"t": "delete_account", "username": "Bob"})
-        assert (wrong["t"], wrong["code"]) == ("error", "bad_field")
+        assert (wrong["t"], wrong["code"]) == ("error", "not_confirmed")
         reply = await answer(devices[0], {"t": "delete_account", "username": "annie"})
         assert reply == {"t": "account_deleted", "rid": reply["rid"], "games": 1}
         assert audit_account_frames(devices[0].received) >= 1

@@ -265,7 +265,7 @@ export class GamesPage {
       this.relabel();
       if (more) {
         // The first game added takes the focus, and the count is said.
-        const link = this.root.querySelectorAll("tbody a")[before];
+        const link = this.root.querySelectorAll("tbody [data-testid=games-replay]")[before];
         if (link instanceof HTMLElement) link.focus();
         announce(t("games.added", { n: games.length }));
       }

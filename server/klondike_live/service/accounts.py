@@ -387,7 +387,7 @@ class Accounts:
         if account is None:
             raise _refuse(ErrorCode.NOT_SIGNED_IN, "this account is deleted already")
         if username_key(typed) != username_key(account.username):
-            raise _refuse(ErrorCode.BAD_FIELD, "type the account's username to confirm")
+            raise _refuse(ErrorCode.NOT_CONFIRMED, "type the account's username to confirm")
         await self.end_sessions(identity.user_id)
         erased = await PlayerRecords(self.records.history).erase(identity.user_id)
         for room_id, gen, data in erased:
