@@ -79,7 +79,13 @@ async def test_profiles_your_data_and_a_deleted_account(
             mine["games"][0]["ended_at"],
         )
         assert theirs["vs"]["wins"] == 1 and theirs["games"][0]["result"] == "lost"
-        for nobody in ("api/players/nobody/profile", "api/players/g_none/profile"):
+        for nobody in (
+            "api/players/nobody/profile",
+            "api/players/g_none/profile",
+            "api/players/%E2%80%AEAnnie/profile",  # a bidi control before the name
+            "api/players/%3Cb%3EAnnie%3C%2Fb%3E/profile",
+            f"api/players/{'x' * 200}/profile",
+        ):
             assert await get(first, nobody) == (404, {"error": "not_found"})
 
         data = await get_ok(second, "api/me/data", other["token"])

@@ -484,6 +484,7 @@ ServerFrame = (
     | PasskeyChallenge
     | SignedIn
     | SignedOut
+    | AccountDeleted
     | Error
     | Pong
     | Renamed
@@ -511,6 +512,7 @@ SERVER_FRAMES: Final[tuple[type[ServerFrame], ...]] = (
     PasskeyChallenge,
     SignedIn,
     SignedOut,
+    AccountDeleted,
     Error,
     Pong,
     Renamed,
