@@ -53,6 +53,7 @@
  * @typedef {{t: "friends"}} FriendsRequestFrame
  * @typedef {{t: "challenge", user: string, variant: string}} ChallengeFrame
  * @typedef {{t: "challenge_answer", user: string, accept: boolean}} ChallengeAnswerFrame
+ * @typedef {{t: "delete_account", username: string}} DeleteAccountFrame
  */
 
 /**
@@ -62,7 +63,7 @@
  *   | ReactFrame | ShowReactionsFrame
  *   | DailyWatchFrame | AddBotFrame | RemoveBotFrame | TournamentCreateFrame | TournamentRequestFrame | TournamentActionFrame
  *   | QueueFrame | UnqueueFrame | PasskeyOptionsFrame | RegisterFrame | SignInFrame | SignOutFrame
- *   | RelateFrame | FriendsRequestFrame | ChallengeFrame | ChallengeAnswerFrame} ClientFrame
+ *   | RelateFrame | FriendsRequestFrame | ChallengeFrame | ChallengeAnswerFrame | DeleteAccountFrame} ClientFrame
  */
 
 // ------------------------------------------------------------ server → client
@@ -77,6 +78,7 @@
  * @typedef {{t: "passkey_options", rid: number, create: boolean, options: string}} PasskeyChallengeFrame
  * @typedef {{t: "signed_in", rid: number, user: string, username: string, token: string, session: string}} SignedInFrame
  * @typedef {{t: "signed_out", rid: number, ended: number}} SignedOutFrame
+ * @typedef {{t: "account_deleted", rid: number, games: number}} AccountDeletedFrame
  * @typedef {{t: "error", code: string, msg: string, rid?: number, room?: string, id?: number}} ErrorFrame
  * @typedef {{t: "pong", now: number, rid?: number}} PongFrame
  * @typedef {{t: "renamed", name: string, rid?: number}} RenamedFrame
@@ -229,7 +231,7 @@
  * @typedef {WelcomeFrame | ErrorFrame | PongFrame | RenamedFrame | CreatedFrame | RoomFrame | BoardFrame | DiffFrame
  *   | AckFrame | ProgressFrame | ReactionsFrame | ResultsFrame | DailyUpdateFrame | HintFrame | FinishFrame
  *   | TournamentCreatedFrame | TournamentFrame | QueuedFrame | MatchedFrame | UnqueuedFrame
- *   | PasskeyChallengeFrame | SignedInFrame | SignedOutFrame
+ *   | PasskeyChallengeFrame | SignedInFrame | SignedOutFrame | AccountDeletedFrame
  *   | RelationFrame | FriendsFrame | ChallengeSentFrame | ChallengedFrame | ChallengeEndedFrame} ServerFrame
  */
 
@@ -240,7 +242,7 @@
  *   tournament_enter: TournamentFrame, tournament_withdraw: TournamentFrame,
  *   tournament_action: TournamentFrame, queue: QueuedFrame, unqueue: UnqueuedFrame,
  *   passkey_options: PasskeyChallengeFrame, register: SignedInFrame,
- *   sign_in: SignedInFrame, sign_out: SignedOutFrame,
+ *   sign_in: SignedInFrame, sign_out: SignedOutFrame, delete_account: AccountDeletedFrame,
  *   follow: RelationFrame, unfollow: RelationFrame, block: RelationFrame, unblock: RelationFrame,
  *   friends: FriendsFrame, challenge: ChallengeSentFrame}} Replies
  */
@@ -535,4 +537,27 @@ export {};
  * @property {string} [to]
  * @property {number} [start_at]
  * @property {number} [heats]
+ */
+
+/**
+ * `GET /api/players/<USERNAME or ID>/profile` (docs/protocol.md section 10): `kind`
+ * account or guest, `member_since` ms (a guest's first kept game; null: unknown), its
+ * statistics, daily results, kept tournaments, first page of games (`next` continues it
+ * on the games page) and, for a signed-in viewer, the viewer's record against it (`vs`,
+ * from the viewer's side; null for yourself or anonymous).
+ * @typedef {object} Profile
+ * @property {string} user
+ * @property {string} name
+ * @property {"account" | "guest"} kind
+ * @property {number | null} member_since
+ * @property {StatsTotals} totals
+ * @property {StatsCategory[]} categories
+ * @property {{stats: {streak: number, longest_streak: number, days_played: number, days_won: number},
+ *   recent: {date: string, variant: string, won: boolean, time_ms: number | null,
+ *   moves: number, found: number}[]}} daily
+ * @property {{id: string, name: string, format: string, state: string, entrants: number,
+ *   ended_at: number}[]} tournaments
+ * @property {GameLine[]} games
+ * @property {string | null} next
+ * @property {HeadToHead | null} vs
  */

@@ -21,7 +21,8 @@ and the client gets `internal`.
 Accounts: a token that names a session (`sid`) is accepted only while that session
 lasts, and a guest's token no more once the guest is an account
 (`service.accounts.Accounts.check`; else `token_revoked`, close 4002). The account
-requests (`passkey_options`, `register`, `sign_in`, `sign_out`) are answered here, with
+requests (`passkey_options`, `register`, `sign_in`, `sign_out`,
+`delete_account`) are answered here, with
 what the transport knows: the page's origin (`accounts.origins`), the address, the
 browser, and the passkey challenge given to this connection. A connection whose session
 is ended, on any node, is closed with 4006.
@@ -101,8 +102,10 @@ class Session:
 
     # One per connection, thousands per node: no per-instance dict.
     __slots__ = (
+        "_close_after",
         "_closing",
         "_counted_user",
+        "_deleting",
         "address",
         "bot",
         "caps",
@@ -149,6 +152,8 @@ class Session:
         self.strikes: collections.deque[float] | None = None
         self.limited_in_a_row = 0
         self._closing: asyncio.Task[None] | None = None
+        self._deleting = False  # answering its own account deletion (`close_soon`)
+        self._close_after: tuple[int, str] | None = None
 
     def rename(self, name: str) -> None:
         """The service's `rename`: the name later requests of this connection use."""
@@ -185,7 +190,11 @@ class Session:
             pass
 
     def close_soon(self, code: int, reason: str) -> None:
-        """Close the connection without waiting for it (from bus callbacks)."""
+        """Close the connection without waiting for it (from bus callbacks); while
+        this connection's own account deletion is answered, once it is."""
+        if self._deleting:
+            self._close_after = (code, reason)
+            return
         if self._closing is None:
             self._closing = asyncio.create_task(self.websocket.close(code, reason))
 
@@ -406,7 +415,13 @@ class Session:
                     await self.send(outgoing.Pong(message.rid, service.now_ms()).encode())
                 case msg.Hello():
                     await self._refuse(ErrorCode.WRONG_STATE, "hello was already said", strike=True)
-                case msg.PasskeyOptions() | msg.Register() | msg.SignIn() | msg.SignOut():
+                case (
+                    msg.PasskeyOptions()
+                    | msg.Register()
+                    | msg.SignIn()
+                    | msg.SignOut()
+                    | msg.DeleteAccount()
+                ):
                     async with asyncio.timeout(REQUEST_TIMEOUT):
                         await self._account(message)
                 case _:
@@ -482,6 +497,18 @@ class Session:
                 only = None if message.everywhere else (message.session or self.session_id)
                 ended = await accounts.sign_out(caller, only=only)
                 frame = outgoing.SignedOut(message.rid, ended).encode()
+            case msg.DeleteAccount():
+                # Its sessions end first, on every node: this connection hears the
+                # answer before it closes with them.
+                self._deleting = True
+                try:
+                    kept = await accounts.delete_account(caller, message.username)
+                    await self.send(outgoing.AccountDeleted(message.rid, kept).encode())
+                finally:
+                    self._deleting = False
+                    if self._close_after is not None:
+                        self.close_soon(*self._close_after)
+                return
         await self.send(frame)
 
     async def _answer_error(self, message: msg.ClientMessage, code: ErrorCode, text: str) -> None:

@@ -31,6 +31,7 @@ class ErrorCode(enum.StrEnum):
     # passkey that did not verify: the same answer whichever it was
     NOT_A_GUEST = "not_a_guest"  # only a guest can be made an account
     NOT_SIGNED_IN = "not_signed_in"  # the request needs an account's session
+    NOT_CONFIRMED = "not_confirmed"  # the confirmation typed (a username) does not match
     BAD_ORIGIN = "bad_origin"  # account requests come from a page of this site only
     NO_ROOM = "no_room"  # no such room (or not visible to you)
     NOT_IN_ROOM = "not_in_room"  # the message needs you to have joined the room
