@@ -68,7 +68,12 @@ def test_a_profile_from_results_your_data_and_a_deleted_account(
     expect(bea).to_have_url(re.compile(r"#/@/AnnProfile$"))
     assert title.evaluate("node => node.tagName") == "BDI"
     expect(bea.locator("[data-testid=profile-kind]")).to_contain_text("Account")
-    expect(bea.locator("[data-testid=profile-actions]")).to_have_count(1)
+    follow = bea.locator("[data-testid=profile-actions] [data-testid=follow]")
+    expect(follow).to_have_attribute("aria-pressed", "false")
+    follow.click()  # Bea follows Ann from her profile, and it holds on a reload
+    expect(follow).to_have_attribute("aria-pressed", "true", timeout=scaled(10_000))
+    bea.reload()
+    expect(follow).to_have_attribute("aria-pressed", "true", timeout=scaled(10_000))
     games = bea.locator("[data-testid=profile-games] li")
     expect(games).to_have_count(1, timeout=scaled(10_000))
     expect(bea.locator("[data-testid=profile-vs]")).to_contain_text(
@@ -98,6 +103,7 @@ def test_a_profile_from_results_your_data_and_a_deleted_account(
     data = json.loads(path.read_text(encoding="utf-8"))
     assert data["account"]["username"] == "AnnProfile" and data["account"]["password"] is True
     assert len(data["games"]) == 1 and len(data["sessions"]) == 1
+    assert [f["name"] for f in data["friends"]["followers"]] == ["Bea"]
     expect(ann.locator("[data-testid=account-status]")).to_contain_text("downloaded")
     assert_accessible(ann)
     screenshot(ann, "account-your-data", full_page=True)

@@ -13,6 +13,7 @@ from test_database import game
 from klondike_live.accounts.passkeys import NewPasskey
 from klondike_live.history import GameFilter, History
 from klondike_live.history.accounts import AccountRecords, SessionRow
+from klondike_live.history.friends import FriendRecords, Person
 from klondike_live.history.players import DELETED_NAME, PlayerRecords, deleted_id, is_deleted
 
 
@@ -74,3 +75,20 @@ async def test_erasing_a_player_keeps_the_others_games_whole(history: History) -
     after = await history.head_to_head("bob", marker)
     assert (after["games"], after["losses"]) == (before["games"], before["losses"]) == (1, 1)
     assert await records.erase("ann") == []  # again: nothing left to erase
+
+
+async def test_erasing_a_player_ends_its_follows_and_blocks_both_ways(history: History) -> None:
+    records, friends = PlayerRecords(history), FriendRecords(history)
+    assert await friends.follow("ann", "Ann", "bob", "Bob", 10)
+    assert await friends.follow("cat", "Cat", "ann", "Ann", 20)
+    assert await friends.follow("cat", "Cat", "bob", "Bob", 25)
+    await friends.block("ann", "dan", "Dan", 30)
+    await friends.block("eve", "ann", "Ann", 40)
+    await records.erase("ann")
+    for user in ("ann", "bob", "cat", "dan", "eve"):
+        lists = await friends.lists(user)
+        named = {p.user for p in lists.following + lists.followers + lists.blocked}
+        assert "ann" not in named, (user, lists)
+    assert (await friends.lists("cat")).following == [Person("bob", "Bob")]  # others' stay
+    assert not await friends.blocked_between("eve", "ann")
+    assert await friends.follow("dan", "Dan", "eve", "Eve", 50)

@@ -98,6 +98,7 @@ async def test_profiles_your_data_and_a_deleted_account(
         ranking = data["games"][0]["results"]["ranking"]
         assert [r["name"] for r in ranking] == ["Ann", "Bea"]
         assert data["stats"]["totals"]["played"] == 1 and data["unfinished"] == []
+        assert data["friends"] == {"following": [], "followers": [], "blocked": []}
         assert await get(first, "api/me/data") == (401, {"error": "unauthorized"})
 
         wrong = await answer(devices[0], {"t": "delete_account", "username": "Bob"})

@@ -9,13 +9,14 @@
  *
  * Names are shown as text, never as markup, each isolated for bidirectional text (`bdi`),
  * so a name in another script or holding direction controls cannot reorder what is
- * around it. The page keeps an empty `profile-actions` container under the name for
- * actions about the player (docs/client.md, *Profiles*). Every text is the catalog's
- * (`profile.*`).
+ * around it. Under the name, `profile-actions` holds what you can do about the player:
+ * Follow (`follow.js`), knowing whether you follow them already from your `friends`
+ * list (docs/client.md, *Profiles*). Every text is the catalog's (`profile.*`).
  */
 
 import { formatDate, formatNumber, t } from "../i18n.js";
 import { describeVariant, parseVariant } from "../rules.js";
+import { followButton } from "../follow.js";
 import { errorText, formatTime, getJSON, h, HttpError, rerender } from "../ui.js";
 import { shownName } from "./bots.js";
 import { ago, opponentName, resultParts } from "./games.js";
@@ -78,6 +79,8 @@ export class ProfilePage {
     this.root = null;
     /** @type {{state: "loading"} | {state: "loaded", profile: Profile} | {state: "missing", gone: boolean} | {state: "failed", error: unknown}} */
     this.shown = { state: "loading" };
+    /** Whether you follow the player (from your `friends` list; false until known). */
+    this.following = false;
   }
 
   /** @param {HTMLElement} root */
@@ -100,6 +103,15 @@ export class ProfilePage {
       await this.app.ready(); // a token first: the record against the player is yours
       const profile = /** @type {Profile | null} */ (await getJSON(profilePath(this.who)));
       this.shown = profile ? { state: "loaded", profile } : { state: "missing", gone: false };
+      const conn = this.app.conn;
+      if (profile && conn && conn.user !== profile.user) {
+        // Whether you follow them: the profile shows without it (the button then offers
+        // Follow, and the server's answer to it says where you stand).
+        this.following = await conn
+          .request({ t: "friends" })
+          .then((lists) => lists.following.some((/** @type {{user: string}} */ f) => f.user === profile.user))
+          .catch(() => false);
+      }
       if (profile && profile.kind === "account" && this.who !== profile.name) {
         window.history.replaceState(null, "", profileHash({ username: profile.name }));
       }
@@ -153,7 +165,17 @@ export class ProfilePage {
         { "data-testid": "profile-kind" },
         [t(p.kind === "account" ? "profile.account" : "profile.guest"), since].filter(Boolean).join(" · "),
       ),
-      h("div.row.profile-actions", { "data-testid": "profile-actions" }),
+      h(
+        "div.row.profile-actions",
+        { "data-testid": "profile-actions" },
+        this.app.conn && me && me !== p.user && !p.user.startsWith(DELETED_PREFIX)
+          ? followButton(
+              this.app.conn,
+              { user: p.user, name: shownName(p) },
+              { following: this.following, onChange: (now) => (this.following = now) },
+            )
+          : null,
+      ),
       p.vs && p.vs.games > 0
         ? h(
             "p.row",

@@ -8,7 +8,8 @@ games and statistics, what it may download of itself, and erasing it.
     await records.erase(user)                       # an account deleted
 
 Erasing a player (`erase`) is one transaction: its statistics, account, passkeys and
-sessions are removed; in the games it played, the daily leaderboards it is on and the
+sessions are removed, and its follows and blocks both ways (who it followed or blocked,
+and who followed or blocked it); in the games it played, the daily leaderboards it is on and the
 tournaments it entered, its user id becomes `deleted_id(user)` and its name the empty
 text `DELETED_NAME` (no display name is empty: the client shows it as "deleted
 player"), in the rows and in the stored results and states alike, so that the other
@@ -22,14 +23,16 @@ import json
 from typing import Any, Final
 
 import msgpack
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from klondike_live.history.database import History, HistoryError, reason
 from klondike_live.history.schema import (
     accounts,
+    blocks,
     daily_rows,
+    follows,
     game_players,
     games,
     passkeys,
@@ -161,6 +164,14 @@ class PlayerRecords:
             async with self.history.engine.begin() as conn:
                 for table in (player_stats, sessions, passkeys, accounts):
                     await conn.execute(delete(table).where(table.c.user_id == user))
+                await conn.execute(
+                    delete(follows).where(
+                        or_(follows.c.follower == user, follows.c.followed == user)
+                    )
+                )
+                await conn.execute(
+                    delete(blocks).where(or_(blocks.c.blocker == user, blocks.c.blocked == user))
+                )
                 played = await self._erase_games(conn, user)
                 rows = await conn.execute(
                     select(daily_rows.c.date, daily_rows.c.variant, daily_rows.c.position)

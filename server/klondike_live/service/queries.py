@@ -46,6 +46,7 @@ from klondike_live.daily.variants import DAILY_VARIANTS, slug_variant, variant_s
 from klondike_live.engine import Variant
 from klondike_live.history import Cursor, GameFilter, History
 from klondike_live.history.accounts import AccountRecords
+from klondike_live.history.friends import FriendRecords
 from klondike_live.history.players import PlayerRecords, is_deleted
 from klondike_live.protocol.kinds import RoomKind
 from klondike_live.race.match import MAX_DEALS, match_record
@@ -115,6 +116,7 @@ class Queries:
         self.daily = daily
         self.accounts = AccountRecords(history)
         self.players = PlayerRecords(history)
+        self.friends = FriendRecords(history)
 
     async def ready(self) -> bool:
         """Whether the store answers a PING within its health bound."""
@@ -529,7 +531,8 @@ class Queries:
     async def my_data(self, user: str) -> dict[str, Any]:
         """Everything the server holds about a player (GET /api/me/data): its account,
         sessions (no secret), passkeys' public metadata, statistics, every kept game as
-        it may see it, daily attempts, tournament entries and unfinished games."""
+        it may see it, daily attempts, tournament entries, whom it follows, who follows
+        it and whom it blocked, and unfinished games."""
         now = await self.store.now_ms()
         kept_games = []
         for room_id, gen in await self.players.all_games(user):
@@ -571,6 +574,7 @@ class Queries:
                 for state in await self.players.tournaments_of(user)
                 if (entrant := state.entrant(user)) is not None
             ],
+            "friends": dataclasses.asdict(await self.friends.lists(user)),
             "games": kept_games,
             "unfinished": await self.unfinished(user),
         }
