@@ -8,9 +8,10 @@
  * watch only, `#/replay/ID/GEN` a finished game, `#/match/ID/GEN` the match of which that
  * game is a deal, `#/daily` today's challenges and
  * `#/daily/DATE/SLUG` one day's leaderboard, `#/stats` your statistics, `#/me/games` your
- * games (filters after `?`), `#/account` your account (made, signed in, signed out;
- * reached from Settings), `#/friends` your friends (linked from the home page; a
- * challenge from a friend shows on every page, `challenges.js`), `#/tournaments` the
+ * games (filters after `?`), `#/account` your account (made, signed in, signed out,
+ * deleted; reached from Settings), `#/@/USERNAME` an account's profile and `#/@/~ID` a
+ * guest's, `#/friends` your friends (linked from the home page; a challenge from a
+ * friend shows on every page, `challenges.js`), `#/tournaments` the
  * tournaments and `#/t/ID` one of them, `#/quick/draw1` and `#/quick/draw3` waiting for a
  * quick race. A player who opens a room's or a tournament's link
  * without ever having chosen a name is asked for one first, once (`pages/names.js`).
@@ -24,6 +25,7 @@
 import { AccountPage } from "./pages/account.js";
 import { ChallengeInbox } from "./challenges.js";
 import { FriendsPage } from "./pages/friends.js";
+import { ProfilePage } from "./pages/profile.js";
 import { has, onLocaleChange, setLocale, start, t, translateDom } from "./i18n.js";
 import { Connection, defaultUrl } from "./net.js";
 import { DailyPage } from "./pages/daily.js";
@@ -346,6 +348,7 @@ export class App {
       this.page = new GamesPage(this, new URLSearchParams(search));
     else if (name === "account") this.page = new AccountPage(this);
     else if (name === "friends") this.page = new FriendsPage(this);
+    else if (name === "@" && args[0]) this.page = new ProfilePage(this, args[0]);
     else if (name === "tournaments") this.page = new TournamentsPage(this);
     else if (name === "t" && args[0]) this.page = new TournamentPage(this, args[0]);
     else if (name === "quick" && quickVariant(args[0] ?? ""))

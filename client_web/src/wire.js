@@ -56,6 +56,7 @@
  * @typedef {{t: "friends"}} FriendsRequestFrame
  * @typedef {{t: "challenge", user: string, variant: string}} ChallengeFrame
  * @typedef {{t: "challenge_answer", user: string, accept: boolean}} ChallengeAnswerFrame
+ * @typedef {{t: "delete_account", username: string}} DeleteAccountFrame
  */
 
 /**
@@ -66,7 +67,7 @@
  *   | DailyWatchFrame | AddBotFrame | RemoveBotFrame | TournamentCreateFrame | TournamentRequestFrame | TournamentActionFrame
  *   | QueueFrame | UnqueueFrame | PasskeyOptionsFrame | RegisterFrame | SignInFrame | SignOutFrame
  *   | BotsRequestFrame | BotCreateFrame | BotRequestFrame
- *   | RelateFrame | FriendsRequestFrame | ChallengeFrame | ChallengeAnswerFrame} ClientFrame
+ *   | RelateFrame | FriendsRequestFrame | ChallengeFrame | ChallengeAnswerFrame | DeleteAccountFrame} ClientFrame
  */
 
 // ------------------------------------------------------------ server → client
@@ -84,6 +85,7 @@
  * @typedef {{t: "bot_token", rid: number, user: string, username: string, token: string}} BotTokenFrame
  * @typedef {{user: string, username: string, created_at: number, token_at: number | null}} BotAccountRow
  * @typedef {{t: "bots", rid: number, bots: BotAccountRow[]}} BotsFrame
+ * @typedef {{t: "account_deleted", rid: number, games: number}} AccountDeletedFrame
  * @typedef {{t: "error", code: string, msg: string, rid?: number, room?: string, id?: number}} ErrorFrame
  * @typedef {{t: "pong", now: number, rid?: number}} PongFrame
  * @typedef {{t: "renamed", name: string, rid?: number}} RenamedFrame
@@ -236,7 +238,7 @@
  * @typedef {WelcomeFrame | ErrorFrame | PongFrame | RenamedFrame | CreatedFrame | RoomFrame | BoardFrame | DiffFrame
  *   | AckFrame | ProgressFrame | ReactionsFrame | ResultsFrame | DailyUpdateFrame | HintFrame | FinishFrame
  *   | TournamentCreatedFrame | TournamentFrame | QueuedFrame | MatchedFrame | UnqueuedFrame
- *   | PasskeyChallengeFrame | SignedInFrame | SignedOutFrame | BotTokenFrame | BotsFrame
+ *   | PasskeyChallengeFrame | SignedInFrame | SignedOutFrame | AccountDeletedFrame | BotTokenFrame | BotsFrame
  *   | RelationFrame | FriendsFrame | ChallengeSentFrame | ChallengedFrame | ChallengeEndedFrame} ServerFrame
  */
 
@@ -247,7 +249,7 @@
  *   tournament_enter: TournamentFrame, tournament_withdraw: TournamentFrame,
  *   tournament_action: TournamentFrame, queue: QueuedFrame, unqueue: UnqueuedFrame,
  *   passkey_options: PasskeyChallengeFrame, register: SignedInFrame,
- *   sign_in: SignedInFrame, sign_out: SignedOutFrame,
+ *   sign_in: SignedInFrame, sign_out: SignedOutFrame, delete_account: AccountDeletedFrame,
  *   bots: BotsFrame, bot_create: BotTokenFrame, bot_new_token: BotTokenFrame, bot_delete: BotsFrame,
  *   follow: RelationFrame, unfollow: RelationFrame, block: RelationFrame, unblock: RelationFrame,
  *   friends: FriendsFrame, challenge: ChallengeSentFrame}} Replies
@@ -543,4 +545,27 @@ export {};
  * @property {string} [to]
  * @property {number} [start_at]
  * @property {number} [heats]
+ */
+
+/**
+ * `GET /api/players/<USERNAME or ID>/profile` (docs/protocol.md section 10): `kind`
+ * account or guest, `member_since` ms (a guest's first kept game; null: unknown), its
+ * statistics, daily results, kept tournaments, first page of games (`next` continues it
+ * on the games page) and, for a signed-in viewer, the viewer's record against it (`vs`,
+ * from the viewer's side; null for yourself or anonymous).
+ * @typedef {object} Profile
+ * @property {string} user
+ * @property {string} name
+ * @property {"account" | "guest"} kind
+ * @property {number | null} member_since
+ * @property {StatsTotals} totals
+ * @property {StatsCategory[]} categories
+ * @property {{stats: {streak: number, longest_streak: number, days_played: number, days_won: number},
+ *   recent: {date: string, variant: string, won: boolean, time_ms: number | null,
+ *   moves: number, found: number}[]}} daily
+ * @property {{id: string, name: string, format: string, state: string, entrants: number,
+ *   ended_at: number}[]} tournaments
+ * @property {GameLine[]} games
+ * @property {string | null} next
+ * @property {HeadToHead | null} vs
  */

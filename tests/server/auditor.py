@@ -19,8 +19,9 @@ each frame, exactly what each racer knew at that moment:
   else: no text, no card, no seed (`check_reactions`).
 - a match's score (`match` of a room or results frame, `check_match`) holds only its
   documented numbers: no card, no seed, nothing of a deal to come.
-- account frames (`passkey_options`, `signed_in`, `signed_out`) carry their own fields
-  and nothing else, and a `signed_in`'s token is for the account and session it names.
+- account frames (`passkey_options`, `signed_in`, `signed_out`, `account_deleted`)
+  carry their own fields and nothing else, and a `signed_in`'s token is for the account
+  and session it names.
 
 Quick race frames (`audit_queue`): `queued`, `matched` and `unqueued` carry exactly their
 documented fields and no seed; a `matched` frame names a race room its receiver is
@@ -407,6 +408,7 @@ ACCOUNT_FRAMES: Final = {
     "signed_out": {"t", "rid", "ended"},
     "bot_token": {"t", "rid", "user", "username", "token"},
     "bots": {"t", "rid", "bots"},
+    "account_deleted": {"t", "rid", "games"},
 }
 """The account frames (docs/protocol.md section 2b) and every field each may carry: none
 names a room, a board or a card."""
@@ -842,7 +844,10 @@ async def audit_http(redis: RedisClient, history_url: str | None = None) -> int:
     - An analysis answer (200 ready, 202 pending) exists only for a finished game, and
       never for a daily game whose day was open when it came (its lines and verdicts
       speak of cards its player had not seen).
-    - A player's games or head-to-head answer carries no card, seed, record or line.
+    - A player's games, head-to-head or profile answer carries no card, seed, record
+      or line.
+    - Your data (`api/me/data`) carries no credential's secret, and each kept game in it
+      as its results answer would show it to you (the checks above).
     - A match's answer (200) carries none either, and names only deals that are
       finished games (stored results) of its room.
     - Any other status carries nothing but `{"error": code}`.
@@ -860,6 +865,9 @@ async def audit_http(redis: RedisClient, history_url: str | None = None) -> int:
                 for text in _strings(answer.body):
                     assert seed not in text, f"{where}: the seed of the open day {day}"
         if PLAYERS_PATH.match(answer.path):
+            if answer.status != 200:
+                assert set(answer.body) == {"error"}, f"{where}: an error answer with more"
+                continue
             found = CARD_FIELDS & set(_keys(answer.body))
             assert not found, f"{where}: a player's page with {sorted(found)}"
             checked += 1
@@ -890,36 +898,83 @@ async def audit_http(redis: RedisClient, history_url: str | None = None) -> int:
                 day = date.fromisoformat(daily["date"])
                 assert day_closed_at(day)(answer.at), f"{where}: the analysis of an open day"
             continue
+        if answer.path == "api/me/data":
+            checked += await _audit_my_data(redis, history_url, answer, where)
+            continue
         game = GAME_PATH.match(answer.path)
         if game is None:
             continue
         if answer.status != 200:
             assert set(answer.body) == {"error"}, f"{where}: an error answer with more"
             continue
-        room_id, gen = game.group(2), int(game.group(3))
-        data = await _stored_results(redis, history_url, room_id, gen)
-        assert data is not None, f"{where}: answered for a game that has no results"
-        results = msgpack.unpackb(data, raw=False)
-        truth = Truth.from_results(results)
-        daily = results.get("daily")
-        asker = Asker.everything()
-        if isinstance(daily, Mapping):
-            day = date.fromisoformat(daily["date"])
-            if not day_closed_at(day)(answer.at):
-                finished = None
-                if answer.user is not None:
-                    finished = await _finished_at(redis, daily, answer.user)
-                assert finished is not None and finished <= answer.at * 1000, (
-                    f"{where}: a daily game of the open day {day} shown to an account "
-                    "whose own ranked attempt had not ended"
-                )
-                asker = Asker.as_played(truth)
-            else:
-                assert answer.body.get("daily", {}).get("closed") is True, (
-                    f"{where}: a closed day's game not marked closed"
-                )
-        checked += audit_answer(answer.body, truth, asker, where)
+        checked += await _audit_game(
+            redis, history_url, answer, answer.body, game.group(2), int(game.group(3)), where
+        )
     return checked
+
+
+SECRET_FIELDS: Final = frozenset({"token", "public_key", "password_hash", "secret"})
+"""Fields a player's own data download never carries (its credentials' secrets)."""
+
+
+async def _audit_my_data(
+    redis: RedisClient, history_url: str | None, answer: HttpAnswer, where: str
+) -> int:
+    """`GET /api/me/data`: no secret of a credential, a password as a yes or no, the
+    unfinished games without a card, and each kept game as its results answer would
+    show it to the asker (`_audit_game`)."""
+    if answer.status != 200:
+        assert set(answer.body) == {"error"}, f"{where}: an error answer with more"
+        return 0
+    data = answer.body
+    found = SECRET_FIELDS & set(_keys(data))
+    assert not found, f"{where}: your data with {sorted(found)}"
+    if data["account"] is not None:
+        assert isinstance(data["account"]["password"], bool), f"{where}: a password's hash"
+    found = CARD_FIELDS & set(_keys(data["unfinished"]))
+    assert not found, f"{where}: unfinished games with {sorted(found)}"
+    checked = 1
+    for game in data["games"]:
+        checked += await _audit_game(
+            redis, history_url, answer, game["results"], game["room"], game["gen"], where
+        )
+    return checked
+
+
+async def _audit_game(
+    redis: RedisClient,
+    history_url: str | None,
+    answer: HttpAnswer,
+    body: Any,
+    room_id: str,
+    gen: int,
+    where: str,
+) -> int:
+    """One finished game's results or replay (`body`) as the asker may see it."""
+    import msgpack
+
+    data = await _stored_results(redis, history_url, room_id, gen)
+    assert data is not None, f"{where}: answered for a game that has no results"
+    results = msgpack.unpackb(data, raw=False)
+    truth = Truth.from_results(results)
+    daily = results.get("daily")
+    asker = Asker.everything()
+    if isinstance(daily, Mapping):
+        day = date.fromisoformat(daily["date"])
+        if not day_closed_at(day)(answer.at):
+            finished = None
+            if answer.user is not None:
+                finished = await _finished_at(redis, daily, answer.user)
+            assert finished is not None and finished <= answer.at * 1000, (
+                f"{where}: a daily game of the open day {day} shown to an account "
+                "whose own ranked attempt had not ended"
+            )
+            asker = Asker.as_played(truth)
+        else:
+            assert body.get("daily", {}).get("closed") is True, (
+                f"{where}: a closed day's game not marked closed"
+            )
+    return audit_answer(body, truth, asker, where)
 
 
 @pytest.fixture(autouse=True)

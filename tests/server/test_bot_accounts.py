@@ -256,3 +256,26 @@ def test_the_auditor_reads_bot_account_frames() -> None:
         audit_account_frames([owner, frame, {"t": "bots", "rid": 5, "bots": [], "x": token}])
     with pytest.raises(AssertionError, match="a bot with fields"):
         audit_account_frames([{"t": "bots", "rid": 4, "bots": [{**listed, "token": token}]}])
+
+
+async def test_deleting_the_owner_deletes_its_bots_on_both_nodes(
+    two_nodes: tuple[Node, Node],
+) -> None:
+    """A bot may not delete itself (`not_signed_in`); the owner deleting its account
+    ends its bots' tokens on both nodes and frees their usernames."""
+    first, second = two_nodes
+    owner = await account(first, "Leaver")
+    made = await create_bot(owner, "LeaverBot")
+    bot = await connect_client(second.ws_url, token=made["token"])
+    try:
+        itself = await answer(bot, {"t": "delete_account", "username": "LeaverBot"})
+        assert itself["code"] == "not_signed_in"
+        gone = await answer(owner, {"t": "delete_account", "username": "Leaver"})
+        assert gone["t"] == "account_deleted"
+        assert await closed_with(bot) == CloseCode.SIGNED_OUT
+        await refused_everywhere(two_nodes, made["token"])
+        other = await account(second, "Another")
+        assert (await create_bot(other, "LeaverBot"))["username"] == "LeaverBot"
+        await other.close()
+    finally:
+        await close_all([owner, bot])

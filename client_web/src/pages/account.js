@@ -13,6 +13,7 @@
 import { formatDateTime, t } from "../i18n.js";
 import { errorText, getJSON, h, rerender } from "../ui.js";
 import { BotAccountsSection } from "./account-bots.js";
+import { profileHash } from "./profile.js";
 
 /** @import { App } from "../main.js" */
 /** @import { AccountAnswer, AccountSession } from "../wire.js" */
@@ -281,6 +282,49 @@ export class AccountPage {
     });
   }
 
+  /** Your data: everything the server holds about you, saved as a JSON file. */
+  download() {
+    return this.run(async () => {
+      await this.app.ready();
+      const data = /** @type {{user: string, account: {username: string} | null} | null} */ (
+        await getJSON("/api/me/data")
+      );
+      const blob = new Blob([JSON.stringify(data, null, 2)], { type: "application/json" });
+      const link = h("a", {
+        href: URL.createObjectURL(blob),
+        download: `klondike-live-${data?.account?.username ?? data?.user ?? "data"}.json`,
+        hidden: true,
+      });
+      document.body.append(link);
+      link.click();
+      link.remove();
+      setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
+      return () => t("account.data.saved");
+    });
+  }
+
+  /**
+   * Delete the account, confirmed by its username typed again: every session ends (this
+   * device's connection closes with 4006 and comes back as a new guest).
+   * @param {HTMLFormElement} form
+   */
+  deleteAccount(form) {
+    const typed = String(new FormData(form).get("confirm") ?? "");
+    return this.run(async () => {
+      const conn = await this.app.ready();
+      const opened = new Promise((resolve) => {
+        const off = conn.on("open", () => {
+          off();
+          resolve(null);
+        });
+      });
+      await conn.request({ t: "delete_account", username: typed });
+      await opened;
+      this.account = null;
+      return () => t("account.delete.done");
+    });
+  }
+
   build() {
     const conn = this.app.conn;
     const username = conn?.username ?? null;
@@ -327,7 +371,51 @@ export class AccountPage {
         ),
       ),
       this.botSection.build(),
+      h(
+        "p",
+        {},
+        h("a", { href: profileHash({ username }), "data-testid": "account-profile" }, t("account.profile")),
+      ),
+      h("h2", {}, t("account.data.title")),
+      h("p.muted", {}, t("account.data.intro")),
+      h(
+        "button.ghost",
+        { type: "button", "data-testid": "account-download", onclick: () => this.download() },
+        t("account.data.download"),
+      ),
+      this.deleteForm(username),
     );
+  }
+
+  /** @param {string} username */
+  deleteForm(username) {
+    const form = h(
+      "form.account-form",
+      {
+        "data-testid": "account-delete",
+        "aria-labelledby": "account-delete-title",
+        onsubmit: (/** @type {Event} */ event) => {
+          event.preventDefault();
+          this.deleteAccount(form);
+        },
+      },
+      h("h2", { id: "account-delete-title" }, t("account.delete.title")),
+      h("p.muted", { id: "account-delete-intro" }, t("account.delete.intro")),
+      h(
+        "label",
+        {},
+        h("span", {}, t("account.delete.confirm", { username })),
+        h("input", {
+          name: "confirm",
+          required: true,
+          maxlength: "64",
+          autocomplete: "off",
+          "aria-describedby": "account-delete-intro",
+        }),
+      ),
+      h("button", { type: "submit", "data-testid": "account-delete-button" }, t("account.delete.button")),
+    );
+    return form;
   }
 
   /** @param {AccountSession} session */

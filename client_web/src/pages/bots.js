@@ -41,6 +41,7 @@ const GUEST_NAME = /^Guest ([0-9a-f]{4})$/;
  * @param {{name: string, bot?: boolean, level?: string}} who
  */
 export function shownName(who) {
+  if (who.name === "" && !who.bot) return t("profile.deleted"); // a deleted account
   if (who.bot && who.level && BOT_NAMES[who.level] === who.name) return t(`bots.name.${who.level}`);
   const guest = GUEST_NAME.exec(who.name);
   return guest ? t("server.guest", { id: guest[1] }) : who.name;

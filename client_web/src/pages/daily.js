@@ -13,6 +13,7 @@
 import { formatDate, formatNumber, t, tParts } from "../i18n.js";
 import { describeVariant, parseVariant } from "../rules.js";
 import { errorText, formatTime, getJSON, h, rerender } from "../ui.js";
+import { playerLink } from "./profile.js";
 import { titleBar } from "./replay-daily.js";
 
 /** @import { App } from "../main.js" */
@@ -94,7 +95,7 @@ function boardTable(rows, { me = null, replays = false } = {}) {
           `tr${row.user === me ? ".me" : ""}`,
           { "data-testid": "leaderboard-row" },
           h("td", {}, formatNumber(row.rank)),
-          h("td", {}, row.name),
+          h("td", {}, playerLink(row)),
           h("td", {}, resultWords(row)),
           h("td", {}, formatNumber(row.moves)),
           replays

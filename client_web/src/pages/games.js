@@ -18,6 +18,7 @@ import { describeVariant, parseVariant } from "../rules.js";
 import { HttpError, announce, errorText, formatTime, getJSON, h, rerender, statusWord } from "../ui.js";
 import { labelled, levelNamed } from "./bots.js";
 import { recordLine } from "./head-to-head.js";
+import { opponentLinks } from "./profile.js";
 import { kindWord } from "./stats.js";
 
 /** @import { App } from "../main.js" */
@@ -264,7 +265,7 @@ export class GamesPage {
       this.relabel();
       if (more) {
         // The first game added takes the focus, and the count is said.
-        const link = this.root.querySelectorAll("tbody a")[before];
+        const link = this.root.querySelectorAll("tbody [data-testid=games-replay]")[before];
         if (link instanceof HTMLElement) link.focus();
         announce(t("games.added", { n: games.length }));
       }
@@ -507,7 +508,7 @@ export class GamesPage {
       h("td", {}, formatNumber(game.moves)),
       h("td", {}, formatTime(game.time_ms)),
       h("td", {}, t("room.results.cards", { found: game.found })),
-      h("td", {}, opponentsText(game.opponents)),
+      h("td", {}, game.opponents.length ? opponentLinks(game.opponents) : "–"),
       h(
         "td",
         {},

@@ -13,10 +13,11 @@
  * Every text is the catalog's (`games.h2h.*`).
  */
 
-import { t } from "../i18n.js";
+import { t, tParts } from "../i18n.js";
 import { getJSON, h } from "../ui.js";
 import { shownName } from "./bots.js";
 import { ago } from "./games.js";
+import { playerLink } from "./profile.js";
 
 /** @import { HeadToHead, RankingRow } from "../wire.js" */
 
@@ -76,10 +77,16 @@ export function recordText(record, name, endedAt, now) {
  * @param {string} name the rival's name as shown
  * @param {number | undefined} endedAt this race's end (ms; none: no "last played")
  * @param {number} now ms
+ * @param {Node} [link] the rival's name as a link to its profile, in place of `name`
  */
-export function recordLine(record, name, endedAt, now) {
+export function recordLine(record, name, endedAt, now, link) {
   const { score, details } = recordText(record, name, endedAt, now);
-  return [h("strong", {}, score), details.length ? h("span.muted", {}, details.join(" · ")) : null];
+  const shown = !link
+    ? [score]
+    : record.games <= 1
+      ? tParts("games.h2h.first", { name: link })
+      : tParts("games.h2h.record", { wins: record.wins, losses: record.losses, name: link });
+  return [h("strong", {}, ...shown), details.length ? h("span.muted", {}, details.join(" · ")) : null];
 }
 
 export class HeadToHeadPanel {
@@ -177,7 +184,7 @@ export class HeadToHeadPanel {
           return h(
             "li.row",
             { "data-testid": `head-to-head-${rival.user}` },
-            ...recordLine(record, shownName(rival), this.endedAt, now),
+            ...recordLine(record, shownName(rival), this.endedAt, now, playerLink(rival)),
             record.games > 1
               ? h("a", { href: `#/me/games?opponent=${encodeURIComponent(rival.user)}` }, t("games.h2h.see"))
               : null,

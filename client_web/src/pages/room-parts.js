@@ -12,6 +12,7 @@ import { formatNumber, t } from "../i18n.js";
 import { cardsAt, parseToken } from "../rules.js";
 import { formatTime, h, statusWord } from "../ui.js";
 import { labelled, shownName } from "./bots.js";
+import { playerLink } from "./profile.js";
 
 /** @import { View } from "../view.js" */
 /** @import { BoardStatus, ResultsFrame, RoomFrame, RoomKind } from "../wire.js" */
@@ -282,7 +283,12 @@ export function resultsPanel(results, { kind, user, follow }) {
       `tr${row.user === user ? ".me" : ""}`,
       {},
       h("td", {}, formatNumber(row.rank)),
-      h("td", {}, labelled(row), follow && !row.bot && row.user !== user ? [" ", follow(row)] : null),
+      h(
+        "td",
+        {},
+        playerLink(row, labelled(row)),
+        follow && !row.bot && row.user !== user ? [" ", follow(row)] : null,
+      ),
       h("td", {}, statusWord(row.status)),
       h(
         "td",

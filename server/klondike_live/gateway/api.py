@@ -14,6 +14,9 @@
     GET /api/players/<id>/games?kind=&variant=&result=&opponent=&cursor=&limit=
                                                   a player's finished games, newest first
     GET /api/players/<id>/vs/<other>              two players' record against each other
+    GET /api/players/<username|id>/profile        a player's profile (404 nobody, 410 a
+                                                  deleted account), your record against it
+    GET /api/me/data                              everything held about you (token)
     GET /api/daily                                today's challenges, and your attempts
     GET /api/daily/<date>/<slug>/leaderboard      one leaderboard page, and your rank
     GET /api/daily/archive?limit=30               closed days with their seeds and deals
@@ -52,6 +55,7 @@ MAX_GAMES_PAGE: Final = 100
 GAME_KINDS: Final = frozenset({*StatsKind, UNRANKED})
 MAX_OFFSET: Final = 10**7
 MAX_GEN_DIGITS: Final = 9
+MAX_WHO: Final = 128
 _DATE: Final = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 Answer = tuple[HTTPStatus, Any]
@@ -62,6 +66,7 @@ def _error(status: HTTPStatus, code: str) -> Answer:
 
 
 NOT_FOUND: Final = _error(HTTPStatus.NOT_FOUND, "not_found")
+GONE: Final = _error(HTTPStatus.GONE, "gone")
 UNAUTHORIZED: Final = _error(HTTPStatus.UNAUTHORIZED, "unauthorized")
 BAD_REQUEST: Final = _error(HTTPStatus.BAD_REQUEST, "bad_request")
 BAD_CODE: Final = (
@@ -157,16 +162,21 @@ class Api:
             return HTTPStatus.OK, await queries.live()
         if route == "results":
             return HTTPStatus.OK, await queries.finished()
-        if route in ("me/unfinished", "me/stats"):
+        if route in ("me/unfinished", "me/stats", "me/data"):
             if user is None:
                 return UNAUTHORIZED
+            if route == "me/data":
+                return HTTPStatus.OK, await queries.my_data(user)
             if route == "me/stats":
                 return HTTPStatus.OK, await queries.stats(user)
             return HTTPStatus.OK, await queries.unfinished(user)
         if route == "daily" or route.startswith("daily/"):
             return await self._daily(route.split("/"), query, user)
         if route.startswith("players/"):
-            return await self._players(route.split("/"), query)
+            parts = route.split("/")
+            if len(parts) == 3 and parts[2] == "profile":
+                return await self._profile(unquote(parts[1]), user)
+            return await self._players(parts, query)
         if route.startswith("codes/"):
             return await self._code(route.removeprefix("codes/"))
         kind, _, rest = route.partition("/")
@@ -228,6 +238,12 @@ class Api:
             return BAD_REQUEST
         return HTTPStatus.OK, await self.queries.games(user, only, cursor or None, max(1, limit))
 
+    async def _profile(self, who: str, viewer: str | None) -> Answer:
+        """A player's profile by username or user id: 404 `not_found`, 410 `gone`."""
+        if not who or len(who) > MAX_WHO:
+            return NOT_FOUND
+        return _gated(await self.queries.profile(who, viewer))
+
     async def _code(self, typed: str) -> Answer:
         """The open race a room code leads to: 200 `{"room": id, "code": code}`, 400
         `bad_code` for text that is no code, 404 when no open race carries it."""
@@ -268,5 +284,7 @@ def _gated(answer: dict[str, Any] | Gate) -> Answer:
             return NOT_FOUND
         case Gate.SPOILER:
             return _error(HTTPStatus.FORBIDDEN, "spoiler")
+        case Gate.GONE:
+            return GONE
         case _:
             return HTTPStatus.OK, answer

@@ -21,8 +21,9 @@ and the client gets `internal`.
 Accounts: a token that names a session (`sid`) is accepted only while that session
 lasts, and a guest's token no more once the guest is an account
 (`service.accounts.Accounts.check`; else `token_revoked`, close 4002). The account
-requests (`passkey_options`, `register`, `sign_in`, `sign_out`, and the bot account
-requests `bots`, `bot_create`, `bot_new_token`, `bot_delete`) are answered here, with
+requests (`passkey_options`, `register`, `sign_in`, `sign_out`,
+`delete_account`, and the bot account requests `bots`, `bot_create`, `bot_new_token`,
+`bot_delete`) are answered here, with
 what the transport knows: the page's origin (`accounts.origins`), the address, the
 browser, and the passkey challenge given to this connection. A connection whose session
 is ended, on any node, is closed with 4006.
@@ -102,8 +103,10 @@ class Session:
 
     # One per connection, thousands per node: no per-instance dict.
     __slots__ = (
+        "_close_after",
         "_closing",
         "_counted_user",
+        "_deleting",
         "address",
         "bot",
         "caps",
@@ -150,6 +153,8 @@ class Session:
         self.strikes: collections.deque[float] | None = None
         self.limited_in_a_row = 0
         self._closing: asyncio.Task[None] | None = None
+        self._deleting = False  # answering its own account deletion (`close_soon`)
+        self._close_after: tuple[int, str] | None = None
 
     def rename(self, name: str) -> None:
         """The service's `rename`: the name later requests of this connection use."""
@@ -186,7 +191,11 @@ class Session:
             pass
 
     def close_soon(self, code: int, reason: str) -> None:
-        """Close the connection without waiting for it (from bus callbacks)."""
+        """Close the connection without waiting for it (from bus callbacks); while
+        this connection's own account deletion is answered, once it is."""
+        if self._deleting:
+            self._close_after = (code, reason)
+            return
         if self._closing is None:
             self._closing = asyncio.create_task(self.websocket.close(code, reason))
 
@@ -416,6 +425,7 @@ class Session:
                     | msg.BotCreate()
                     | msg.BotNewToken()
                     | msg.BotDelete()
+                    | msg.DeleteAccount()
                 ):
                     async with asyncio.timeout(REQUEST_TIMEOUT):
                         await self._account(message)
@@ -504,6 +514,18 @@ class Session:
             case msg.BotDelete():
                 bots = await self.service.bot_accounts.delete(caller, message.user)
                 frame = outgoing.BotAccounts(message.rid, bots).encode()
+            case msg.DeleteAccount():
+                # Its sessions end first, on every node: this connection hears the
+                # answer before it closes with them.
+                self._deleting = True
+                try:
+                    kept = await accounts.delete_account(caller, message.username)
+                    await self.send(outgoing.AccountDeleted(message.rid, kept).encode())
+                finally:
+                    self._deleting = False
+                    if self._close_after is not None:
+                        self.close_soon(*self._close_after)
+                return
         await self.send(frame)
 
     async def _answer_error(self, message: msg.ClientMessage, code: ErrorCode, text: str) -> None:

@@ -33,6 +33,7 @@ class ErrorCode(enum.StrEnum):
     NOT_SIGNED_IN = "not_signed_in"  # the request needs an account's session
     TOO_MANY_BOTS = "too_many_bots"  # the account owns as many bot accounts as it may
     NO_BOT = "no_bot"  # no bot account of that id is yours
+    NOT_CONFIRMED = "not_confirmed"  # the confirmation typed (a username) does not match
     BAD_ORIGIN = "bad_origin"  # account requests come from a page of this site only
     NO_ROOM = "no_room"  # no such room (or not visible to you)
     NOT_IN_ROOM = "not_in_room"  # the message needs you to have joined the room

@@ -420,10 +420,19 @@ class ChallengeAnswer:
 FriendRequest = Follow | Unfollow | Block | Unblock | FriendsList | Challenge | ChallengeAnswer
 """The requests about friends (`service.friends`)."""
 
+
+@dataclass(frozen=True, slots=True)
+class DeleteAccount:
+    """Delete this connection's account: its username typed again, as confirmation."""
+
+    rid: int
+    username: str
+
+
 BotRequest = BotList | BotCreate | BotNewToken | BotDelete
 """Requests about the bot accounts an account owns (`service.bot_accounts`)."""
 
-AccountRequest = PasskeyOptions | Register | SignIn | SignOut | BotRequest
+AccountRequest = PasskeyOptions | Register | SignIn | SignOut | DeleteAccount | BotRequest
 """Requests about who the connection is: the gateway answers them (`gateway.session`),
 as it does `hello`, with what only the transport knows (the page's origin, the
 address, the session the token names)."""
@@ -921,6 +930,9 @@ _DECODERS: Final[dict[str, Callable[[_Fields], ClientMessage]]] = {
     ),
     "challenge_answer": lambda f: ChallengeAnswer(
         user=f.req_str("user", USER_ID_MAX), accept=f.flag("accept"), rid=f.optional_rid()
+    ),
+    "delete_account": lambda f: DeleteAccount(
+        rid=f.req_int("rid", 0, MAX_SAFE_INT), username=f.req_str("username", 64)
     ),
 }
 

@@ -195,6 +195,19 @@ class BotAccounts:
 
 
 @dataclass(frozen=True, slots=True)
+class AccountDeleted:
+    """The answer to `delete_account`: the account is gone (its sessions ended first,
+    so this connection closes with 4006 too); `games` kept for the other players."""
+
+    T: ClassVar[str] = "account_deleted"
+    rid: int
+    games: int
+
+    def encode(self) -> bytes:
+        return pack({"t": self.T, "rid": self.rid, "games": self.games})
+
+
+@dataclass(frozen=True, slots=True)
 class Error:
     """A refusal: a stable code, a readable message, and the request it answers."""
 
@@ -616,6 +629,7 @@ ServerFrame = (
     | ChallengeSent
     | Challenged
     | ChallengeEnded
+    | AccountDeleted
     | Error
     | Pong
     | Renamed
@@ -650,6 +664,7 @@ SERVER_FRAMES: Final[tuple[type[ServerFrame], ...]] = (
     ChallengeSent,
     Challenged,
     ChallengeEnded,
+    AccountDeleted,
     Error,
     Pong,
     Renamed,

@@ -7,6 +7,7 @@
                                      ceremony=ceremony)
     signed = await accounts.sign_in(caller, username="Ann", password="...")
     ended = await accounts.sign_out(caller, only=None)   # None: every session
+    kept = await accounts.delete_account(caller, "Ann")  # the username typed again
 
 A `Caller` is what the transport knows of who asks (the connection's identity, its
 address, the relying party of its page, its browser). An account keeps the user id of
@@ -41,6 +42,8 @@ from klondike_live.auth import AuthError, Identity, KeyRing, mint_session_token
 from klondike_live.config import Settings
 from klondike_live.errors import Refusal
 from klondike_live.history.accounts import AccountRecords, AccountTaken, SessionRow
+from klondike_live.history.bots import BotRecords
+from klondike_live.history.players import PlayerRecords
 from klondike_live.protocol.codes import ErrorCode
 from klondike_live.store.accounts import AccountStore
 
@@ -368,6 +371,40 @@ class Accounts:
         ended = await self.records.end_sessions(user, only)
         await self.store.end_sessions(ended)
         return len(ended)
+
+    async def delete_bots(self, owner: str) -> None:
+        """Delete the bot accounts `owner` owns: their tokens end on every node first,
+        then their rows go (their games stay under their names)."""
+        bots = BotRecords(self.records.history)
+        for bot in await bots.of(owner):
+            await self.end_sessions(bot.user_id)
+            await bots.delete(bot.user_id)
+
+    async def delete_account(self, caller: Caller, typed: str) -> int:
+        """Delete the caller's account, confirmed by its username typed again (any
+        case): its sessions end on every node first (their tokens refused from then
+        on) and its bot accounts are deleted, then its account, credentials and
+        statistics are erased and its seat in
+        the games it played becomes "deleted player" (`history.players`, and the
+        copies of their results Valkey still caches); how many games are kept for
+        their other players. The guest id stays marked an account,
+        so its guest tokens stay refused too."""
+        self._party(caller)
+        identity = caller.identity
+        if identity.session is None or identity.bot:
+            raise _refuse(ErrorCode.NOT_SIGNED_IN, "sign in first")
+        account = await self.records.by_user(identity.user_id)
+        if account is None:
+            raise _refuse(ErrorCode.NOT_SIGNED_IN, "this account is deleted already")
+        if username_key(typed) != username_key(account.username):
+            raise _refuse(ErrorCode.NOT_CONFIRMED, "type the account's username to confirm")
+        await self.end_sessions(identity.user_id)
+        await self.delete_bots(identity.user_id)
+        erased = await PlayerRecords(self.records.history).erase(identity.user_id)
+        for room_id, gen, data in erased:
+            await self.store.replace_results(room_id, gen, data)
+        log.info("account %s deleted (%d games kept for others)", identity.user_id, len(erased))
+        return len(erased)
 
     async def overview(self, identity: Identity) -> dict[str, Any] | None:
         """The account of a signed-in token with its sessions (GET /api/me/account);

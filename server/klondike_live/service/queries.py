@@ -9,6 +9,8 @@
     await queries.games(user, only, cursor, limit)    # GET /api/players/<id>/games
     await queries.head_to_head(user, other)           # GET /api/players/<id>/vs/<id>
     await queries.daily_today(user), daily_leaderboard(...), daily_archive(n), daily_stats(u)
+    await queries.profile("Ann", viewer)              # GET /api/players/<name|id>/profile
+    await queries.my_data(user)                       # GET /api/me/data
 
 Each answer is JSON-ready data, or a `Gate` saying why there is none (no such game, or
 the daily spoiler gate). The gateway routes and encodes; it never reads a store.
@@ -29,17 +31,23 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 from datetime import date
 from enum import Enum
 from typing import Any, Final, Literal
 
 import msgpack
 
+from klondike_live.accounts.usernames import username_key
+from klondike_live.auth import USER_ID
 from klondike_live.daily.days import DayRecord, day_end, day_of, is_closed
 from klondike_live.daily.leaderboard import LeaderboardRow
 from klondike_live.daily.variants import DAILY_VARIANTS, slug_variant, variant_slug
 from klondike_live.engine import Variant
 from klondike_live.history import Cursor, GameFilter, History
+from klondike_live.history.accounts import AccountRecords
+from klondike_live.history.friends import FriendRecords
+from klondike_live.history.players import PlayerRecords, is_deleted
 from klondike_live.protocol.kinds import RoomKind
 from klondike_live.race.match import MAX_DEALS, match_record
 from klondike_live.race.redaction import Disclosure, replay_for, results_for
@@ -54,13 +62,21 @@ READY_SECONDS: Final = 0.5
 NEIGHBOURS: Final = 5
 """Rows above and below a player's own in a leaderboard's `me`."""
 
+PROFILE_GAMES: Final = 20
+"""Games on a profile's first page (the rest through the games page)."""
+PROFILE_DAYS: Final = 14
+"""Recent daily results on a profile."""
+PROFILE_TOURNAMENTS: Final = 20
+"""Kept tournaments on a profile."""
+
 GameView = Literal["results", "replay"]
 
 
 class Gate(Enum):
     """Why a request about one finished game has no answer."""
 
-    NOT_FOUND = "not_found"  # no such game (or its results expired)
+    NOT_FOUND = "not_found"  # no such game (or its results expired), or player
+    GONE = "gone"  # a deleted account
     SPOILER = "spoiler"  # a daily game of an open day, and the asker may not see it
 
 
@@ -98,6 +114,9 @@ class Queries:
         self.store = store
         self.history = history
         self.daily = daily
+        self.accounts = AccountRecords(history)
+        self.players = PlayerRecords(history)
+        self.friends = FriendRecords(history)
 
     async def ready(self) -> bool:
         """Whether the store answers a PING within its health bound."""
@@ -440,3 +459,122 @@ class Queries:
         data = dataclasses.asdict(mine)
         data["last_played"] = None if mine.last_played is None else mine.last_played.isoformat()
         return data
+
+    # ------------------------------------------------------------ profiles, your data
+
+    async def profile(self, who: str, viewer: str | None) -> dict[str, Any] | Gate:
+        """A player's profile: an account by its username (any case, by its key) or
+        its user id, a guest by its user id; its statistics, streaks, recent daily
+        results, kept tournaments, first page of games, and its record against
+        `viewer` (from the viewer's side). `Gate.GONE` for a deleted account's marker,
+        `Gate.NOT_FOUND` for nobody (a guest with no kept game)."""
+        if is_deleted(who):
+            return Gate.GONE
+        account = await self.accounts.by_username(username_key(who))
+        if account is None and USER_ID.fullmatch(who):
+            account = await self.accounts.by_user(who)
+        if account is not None:
+            user, name = account.user_id, account.username
+            row = await self.players.account_row(user)
+            since = None if row is None else row["created_at"]
+        else:
+            if not USER_ID.fullmatch(who):
+                return Gate.NOT_FOUND
+            user = who
+            found = await self.players.last_name(user)
+            if found is None:
+                return Gate.NOT_FOUND
+            name, since = found, await self.players.first_seen(user)
+        stats = await self.stats(user)
+        page = await self.games(user, GameFilter(), None, PROFILE_GAMES)
+        entries = await self.daily.kept.entries_of(user)
+        daily = [
+            {
+                "date": day.isoformat(),
+                "variant": str(variant),
+                "won": entry.won,
+                "time_ms": entry.time_ms,
+                "moves": entry.moves,
+                "found": entry.found,
+            }
+            for day, variant, entry in reversed(entries[-PROFILE_DAYS:])
+        ]
+        states = await self.players.tournaments_of(user)
+        return {
+            "user": user,
+            "name": name,
+            "kind": "account" if account is not None else "guest",
+            "member_since": since,
+            "totals": stats["totals"],
+            "categories": stats["categories"],
+            "daily": {"stats": await self.daily_stats(user), "recent": daily},
+            "tournaments": [
+                {
+                    "id": state.id,
+                    "name": state.name,
+                    "format": str(state.format),
+                    "state": str(state.phase),
+                    "entrants": len(state.entrants),
+                    "ended_at": state.ended_ms,
+                }
+                for state in states[:PROFILE_TOURNAMENTS]
+            ],
+            "games": page["games"],
+            "next": page["next"],
+            "vs": (
+                None
+                if viewer is None or viewer == user
+                else await self.history.head_to_head(viewer, user)
+            ),
+        }
+
+    async def my_data(self, user: str) -> dict[str, Any]:
+        """Everything the server holds about a player (GET /api/me/data): its account,
+        sessions (no secret), passkeys' public metadata, statistics, every kept game as
+        it may see it, daily attempts, tournament entries, whom it follows, who follows
+        it and whom it blocked, and unfinished games."""
+        now = await self.store.now_ms()
+        kept_games = []
+        for room_id, gen in await self.players.all_games(user):
+            shown = await self.game(room_id, gen, user, "results")
+            if not isinstance(shown, Gate):
+                kept_games.append({"room": room_id, "gen": gen, "results": shown})
+        account = await self.players.account_row(user)
+        sessions = [] if account is None else await self.accounts.sessions_of(user, now)
+        return {
+            "user": user,
+            "exported_at": now,
+            "account": account,
+            "sessions": [
+                {
+                    "id": row.id,
+                    "method": row.method,
+                    "agent": row.agent,
+                    "created_at": row.created_at,
+                    "expires_at": row.expires_at,
+                }
+                for row in sessions
+            ],
+            "passkeys": await self.players.passkeys_of(user),
+            "stats": await self.stats(user),
+            "daily": {
+                "stats": await self.daily_stats(user),
+                "attempts": [
+                    {"date": day.isoformat(), "variant": str(variant)} | json.loads(entry.to_json())
+                    for day, variant, entry in await self.daily.kept.entries_of(user)
+                ],
+            },
+            "tournaments": [
+                {
+                    "id": state.id,
+                    "name": state.name,
+                    "state": str(state.phase),
+                    "entered_at": entrant.entered_ms,
+                }
+                for state in await self.players.tournaments_of(user)
+                if (entrant := state.entrant(user)) is not None
+            ],
+            "friends": dataclasses.asdict(await self.friends.lists(user)),
+            "games": kept_games,
+            "unfinished": await self.unfinished(user),
+        }
