@@ -29,6 +29,7 @@ from klondike_live.store.connect import RedisClient
 from auditor import audit_account_frames
 from helpers import FAST, WON, close_all
 from test_bots import load_example
+from test_player_stats import get_as
 from waits import connect_client
 
 if TYPE_CHECKING:
@@ -92,6 +93,9 @@ async def test_an_account_creates_a_bot_whose_token_races_as_a_bot(
             rows = [tuple(r) for r in await conn.execute(schema.sessions.select())]
             rows += [tuple(r) for r in await conn.execute(schema.accounts.select())]
         assert claims["sid"] in repr(rows) and made["token"] not in repr(rows)
+        status, data = await get_as(first, "api/me/data", owner.token)
+        assert status == 200 and [b["username"] for b in data["bots"]] == ["OwnerBot"]
+        assert made["token"] not in repr(data)
         taken = await answer(owner, {"t": "bot_create", "username": "ownerbot"})
         assert taken["code"] == "username_taken"
         bad = await answer(owner, {"t": "bot_create", "username": "a b"})

@@ -46,6 +46,7 @@ from klondike_live.daily.variants import DAILY_VARIANTS, slug_variant, variant_s
 from klondike_live.engine import Variant
 from klondike_live.history import Cursor, GameFilter, History
 from klondike_live.history.accounts import AccountRecords
+from klondike_live.history.bots import BotRecords
 from klondike_live.history.friends import FriendRecords
 from klondike_live.history.players import PlayerRecords, is_deleted
 from klondike_live.protocol.kinds import RoomKind
@@ -116,6 +117,7 @@ class Queries:
         self.daily = daily
         self.accounts = AccountRecords(history)
         self.players = PlayerRecords(history)
+        self.bots = BotRecords(history)
         self.friends = FriendRecords(history)
 
     async def ready(self) -> bool:
@@ -532,7 +534,8 @@ class Queries:
         """Everything the server holds about a player (GET /api/me/data): its account,
         sessions (no secret), passkeys' public metadata, statistics, every kept game as
         it may see it, daily attempts, tournament entries, whom it follows, who follows
-        it and whom it blocked, and unfinished games."""
+        it and whom it blocked, the bot accounts it owns (never a token), and unfinished
+        games."""
         now = await self.store.now_ms()
         kept_games = []
         for room_id, gen in await self.players.all_games(user):
@@ -575,6 +578,7 @@ class Queries:
                 if (entrant := state.entrant(user)) is not None
             ],
             "friends": dataclasses.asdict(await self.friends.lists(user)),
+            "bots": [dataclasses.asdict(bot) for bot in await self.bots.of(user)],
             "games": kept_games,
             "unfinished": await self.unfinished(user),
         }
