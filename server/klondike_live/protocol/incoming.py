@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
-from typing import Any, ClassVar, Final, TypeVar
+from typing import Any, Final
 
 import msgpack
 
@@ -365,30 +365,42 @@ class Relate:
     """Follow, unfollow, block or unblock a player (`service.friends`); `name` is the
     name the asker saw it under (kept for a guest, whose name no table holds)."""
 
-    ACTION: ClassVar[str] = ""
     user: str
     name: str | None = None
     rid: int | None = None
 
+    @property
+    def action(self) -> str:
+        """The request's `t`: what it asks."""
+        raise NotImplementedError
+
 
 @dataclass(frozen=True, slots=True)
 class Follow(Relate):
-    ACTION: ClassVar[str] = "follow"
+    @property
+    def action(self) -> str:
+        return "follow"
 
 
 @dataclass(frozen=True, slots=True)
 class Unfollow(Relate):
-    ACTION: ClassVar[str] = "unfollow"
+    @property
+    def action(self) -> str:
+        return "unfollow"
 
 
 @dataclass(frozen=True, slots=True)
 class Block(Relate):
-    ACTION: ClassVar[str] = "block"
+    @property
+    def action(self) -> str:
+        return "block"
 
 
 @dataclass(frozen=True, slots=True)
 class Unblock(Relate):
-    ACTION: ClassVar[str] = "unblock"
+    @property
+    def action(self) -> str:
+        return "unblock"
 
 
 @dataclass(frozen=True, slots=True)
@@ -592,11 +604,9 @@ def _rename(f: _Fields) -> Rename:
 
 
 USER_ID_MAX: Final = 128
-_Relation = TypeVar("_Relation", Follow, Unfollow, Block, Unblock)
-
-
-def _relate(f: _Fields, kind: type[_Relation]) -> _Relation:
-    action = kind.ACTION
+def _relation(f: _Fields, action: str) -> tuple[str, str | None, int | None]:
+    """The fields of `follow`, `unfollow`, `block` and `unblock`: the user, the name the
+    asker saw it under (checked as a display name), the rid."""
     user = f.req_str("user", USER_ID_MAX)
     value = f.string("name")
     name = None
@@ -605,7 +615,7 @@ def _relate(f: _Fields, kind: type[_Relation]) -> _Relation:
             name = validate_display_name(value)
         except ValueError as exc:
             raise ProtocolError(ErrorCode.BAD_NAME, f"{action}: {exc}", rid=f.rid) from None
-    return kind(user, name, f.optional_rid())
+    return user, name, f.optional_rid()
 
 
 MAX_PASSWORD: Final = 1024
@@ -920,10 +930,10 @@ _DECODERS: Final[dict[str, Callable[[_Fields], ClientMessage]]] = {
     "bot_delete": lambda f: BotDelete(
         rid=f.req_int("rid", 0, MAX_SAFE_INT), user=f.req_str("user", USER_ID_MAX)
     ),
-    "follow": lambda f: _relate(f, Follow),
-    "unfollow": lambda f: _relate(f, Unfollow),
-    "block": lambda f: _relate(f, Block),
-    "unblock": lambda f: _relate(f, Unblock),
+    "follow": lambda f: Follow(*_relation(f, "follow")),
+    "unfollow": lambda f: Unfollow(*_relation(f, "unfollow")),
+    "block": lambda f: Block(*_relation(f, "block")),
+    "unblock": lambda f: Unblock(*_relation(f, "unblock")),
     "friends": lambda f: FriendsList(rid=f.req_int("rid", 0, MAX_SAFE_INT)),
     "challenge": lambda f: Challenge(
         user=f.req_str("user", USER_ID_MAX), variant=_variant(f), rid=f.optional_rid()

@@ -179,18 +179,18 @@ class Friends:
         """Follow, unfollow, block or unblock; `relation` tells where they stand now."""
         other = self._other(conn, request.user)
         now = self.now_ms()
-        if request.ACTION in ("follow", "block"):
+        if request.action in ("follow", "block"):
             name = request.name
             if name is None:
                 found = await self.keys.presence([other])
                 name = found[other][0] if other in found else UNNAMED
-            if request.ACTION == "follow":
+            if request.action == "follow":
                 if not await self.records.follow(conn.user, conn.name, other, name, now):
                     raise Refusal(ErrorCode.BLOCKED, "you cannot follow this player")
             else:
                 await self.records.block(conn.user, other, name, now)
                 await self.keys.take(conn.user, other)  # a pending challenge withdrawn
-        elif request.ACTION == "unfollow":
+        elif request.action == "unfollow":
             await self.records.unfollow(conn.user, other)
         else:
             await self.records.unblock(conn.user, other)
