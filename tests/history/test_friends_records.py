@@ -4,23 +4,13 @@ ones, and a blocked player is in none of the blocker's lists."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
-import pytest
+from test_database import history
 
 from klondike_live.history import History
 from klondike_live.history.accounts import AccountRecords
 from klondike_live.history.friends import FriendRecords, Person
 
-
-@pytest.fixture
-async def history(history_url: str) -> AsyncIterator[History]:
-    opened = History.open(history_url)
-    await opened.upgrade()
-    try:
-        yield opened
-    finally:
-        await opened.close()
+__all__ = ["history"]  # a fixture, imported for pytest
 
 
 async def test_follows_are_listed_both_ways_newest_first(history: History) -> None:

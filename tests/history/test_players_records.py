@@ -4,11 +4,8 @@ account gone, its seat in others' games kept under a stable marker, again a no-o
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import msgpack
-import pytest
-from test_database import game
+from test_database import game, history
 
 from klondike_live.accounts.passkeys import NewPasskey
 from klondike_live.history import GameFilter, History
@@ -16,15 +13,7 @@ from klondike_live.history.accounts import AccountRecords, SessionRow
 from klondike_live.history.friends import FriendRecords, Person
 from klondike_live.history.players import DELETED_NAME, PlayerRecords, deleted_id, is_deleted
 
-
-@pytest.fixture
-async def history(history_url: str) -> AsyncIterator[History]:
-    opened = History.open(history_url)
-    await opened.upgrade()
-    try:
-        yield opened
-    finally:
-        await opened.close()
+__all__ = ["history"]  # a fixture, imported for pytest
 
 
 async def test_a_player_is_first_seen_at_its_first_game_under_its_newest_name(

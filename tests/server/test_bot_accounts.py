@@ -9,43 +9,31 @@ bot's tokens are refused on every node, and operator bot tokens are left alone.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING
 
 import jwt
 import pytest
-from test_accounts import answer, closed_with, register
+from test_accounts import answer, closed_with, register, two_nodes
 
 from klondike_live import keys
 from klondike_live.auth import mint_bot_token
 from klondike_live.client import Client, Message, ServerError
-from klondike_live.config import Settings
-from klondike_live.gateway.server import Node, running
+from klondike_live.gateway.server import Node
 from klondike_live.history import schema
 from klondike_live.protocol.codes import CloseCode
 from klondike_live.service.bot_accounts import MAX_BOTS
 from klondike_live.store.connect import RedisClient
 
 from auditor import audit_account_frames
-from helpers import FAST, WON, close_all
+from helpers import WON, close_all
 from test_bots import load_example
 from test_player_stats import get_as
 from waits import connect_client
 
+__all__ = ["two_nodes"]  # a fixture, imported for pytest
+
 if TYPE_CHECKING:
     from conftest import WaitFor
-
-
-@pytest.fixture
-async def two_nodes(
-    make_settings: Callable[..., Settings],
-) -> AsyncIterator[tuple[Node, Node]]:
-    """Two nodes on one Valkey and one history database, dealing the won game."""
-    async with (
-        running(make_settings(**FAST), seed_source=lambda: str(WON.seed)) as first,
-        running(make_settings(**FAST), seed_source=lambda: str(WON.seed)) as second,
-    ):
-        yield first, second
 
 
 async def account(node: Node, username: str) -> Client:

@@ -6,36 +6,22 @@ player's games kept as "deleted player", the leak auditor reading every answer."
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
-
 import msgpack
 import pytest
-from test_accounts import answer, closed_with, register, sign_in
+from test_accounts import answer, closed_with, register, sign_in, two_nodes
 
 from klondike_live import keys
 from klondike_live.client import ServerError
-from klondike_live.config import Settings
-from klondike_live.gateway.server import Node, running
+from klondike_live.gateway.server import Node
 from klondike_live.history.players import DELETED_NAME, deleted_id
 from klondike_live.store.connect import RedisClient
 
 from auditor import audit_account_frames, http_audit
 from daily_support import get, get_ok
-from helpers import FAST, WON, close_all, started_race
+from helpers import WON, close_all, started_race
 from waits import connect_client, wait_for
 
-__all__ = ["http_audit"]  # a fixture, imported for pytest
-
-
-@pytest.fixture
-async def two_nodes(
-    make_settings: Callable[..., Settings],
-) -> AsyncIterator[tuple[Node, Node]]:
-    async with (
-        running(make_settings(**FAST), seed_source=lambda: str(WON.seed)) as first,
-        running(make_settings(**FAST), seed_source=lambda: str(WON.seed)) as second,
-    ):
-        yield first, second
+__all__ = ["http_audit", "two_nodes"]  # fixtures, imported for pytest
 
 
 async def test_profiles_your_data_and_a_deleted_account(
