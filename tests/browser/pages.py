@@ -213,6 +213,18 @@ def room_of(page: Page) -> str:
     return page.url.rsplit("/", 1)[-1]
 
 
+def ready_and_start(host: Page, guest: Page, guest_name: str) -> None:
+    """A race lobby's host and its guest (seen seated as `guest_name`) both say they are
+    ready and the host starts; returns once both draw their own board's cards."""
+    expect(host.locator("[data-testid=seats]")).to_contain_text(guest_name)
+    host.click("[data-testid=ready]")
+    guest.click("[data-testid=ready]")
+    expect(host.locator("[data-testid=start]")).to_be_enabled()
+    host.click("[data-testid=start]")
+    for racer in (host, guest):
+        expect(racer.locator(f"{OWN} .card").first).to_be_visible(timeout=scaled(10_000))
+
+
 # Records every card identity a page ever draws (data-card of face-up cards), with the
 # board it was drawn on, so tests can check what a viewer was shown over time.
 RECORD_CARDS = """

@@ -17,7 +17,16 @@ from playwright.sync_api import Page, ViewportSize, expect
 from klondike_live.daily.variants import DRAW3, variant_slug
 
 from live_server import ServerProcess
-from pages import DESKTOP, OWN, PHONE, Pages, Screenshot, assert_accessible, room_of
+from pages import (
+    DESKTOP,
+    OWN,
+    PHONE,
+    Pages,
+    Screenshot,
+    assert_accessible,
+    ready_and_start,
+    room_of,
+)
 from reading import overflowing
 from waits import scaled
 
@@ -109,13 +118,7 @@ def test_games_not_made_public_are_never_listed(pages: Pages, server: ServerProc
     expect(invite).to_have_value(re.compile(r"#/room/[A-Za-z0-9_-]{8,}$"))
     race = room_of(ann)
     bea = pages.open(invite.input_value(), name="Bea")
-    expect(ann.locator("[data-testid=seats]")).to_contain_text("Bea")
-    ann.click("[data-testid=ready]")
-    bea.click("[data-testid=ready]")
-    expect(ann.locator("[data-testid=start]")).to_be_enabled()
-    ann.click("[data-testid=start]")
-    for racer in (ann, bea):
-        expect(racer.locator(f"{OWN} .card").first).to_be_visible(timeout=scaled(10_000))
+    ready_and_start(ann, bea, "Bea")
 
     quiet = pages.open(name="Quiet")
     private_solo = start_solo(quiet)

@@ -28,6 +28,7 @@ from pages import (
     BoardDriver,
     Pages,
     assert_accessible,
+    ready_and_start,
     room_of,
     run_size,
     settle,
@@ -73,13 +74,7 @@ def start_race(pages: Pages, viewport: ViewportSize) -> tuple[Page, Page, str]:
     expect(invite).to_have_value(re.compile(r"#/room/[A-Za-z0-9_-]{8,}$"))
     room = room_of(ann)
     bea = pages.open(invite.input_value(), name="Bea", viewport=viewport)
-    expect(ann.locator("[data-testid=seats]")).to_contain_text("Bea")
-    ann.click("[data-testid=ready]")
-    bea.click("[data-testid=ready]")
-    expect(ann.locator("[data-testid=start]")).to_be_enabled()
-    ann.click("[data-testid=start]")
-    for racer in (ann, bea):
-        expect(racer.locator(f"{OWN} .card").first).to_be_visible(timeout=scaled(10_000))
+    ready_and_start(ann, bea, "Bea")
     return ann, bea, room
 
 

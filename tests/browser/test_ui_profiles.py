@@ -11,7 +11,7 @@ import re
 
 from playwright.sync_api import Page, expect
 
-from pages import DESKTOP, OWN, PHONE, Pages, Screenshot, assert_accessible, room_of
+from pages import DESKTOP, PHONE, Pages, Screenshot, assert_accessible, ready_and_start, room_of
 from waits import scaled
 
 NAME = "<b>Ann</b> \u05e9\u05dc\u05d5\u05dd"
@@ -33,13 +33,7 @@ def race_to_results(ann: Page, bea: Page) -> None:
     expect(invite).to_have_value(re.compile(r"#/room/[A-Za-z0-9_-]{8,}$"))
     room = room_of(ann)
     bea.goto(f"/#/room/{room}")
-    expect(ann.locator("[data-testid=seats]")).to_contain_text("Bea")
-    ann.click("[data-testid=ready]")
-    bea.click("[data-testid=ready]")
-    expect(ann.locator("[data-testid=start]")).to_be_enabled()
-    ann.click("[data-testid=start]")
-    for racer in (ann, bea):
-        expect(racer.locator(f"{OWN} .card").first).to_be_visible(timeout=scaled(10_000))
+    ready_and_start(ann, bea, "Bea")
     ann.click("[data-testid=resign]")
     bea.click("[data-testid=resign]")
     for racer in (ann, bea):

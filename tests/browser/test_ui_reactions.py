@@ -9,8 +9,7 @@ import re
 
 from playwright.sync_api import Page, expect
 
-from pages import OWN, PHONE, Pages, Screenshot, assert_accessible, room_of
-from waits import scaled
+from pages import PHONE, Pages, Screenshot, assert_accessible, ready_and_start, room_of
 
 LAYER = "[data-testid=reaction-layer]"
 STILL = ".reaction-float { animation: none; transform: translateY(-4rem); }"
@@ -37,13 +36,7 @@ def test_spectators_and_finished_racers_see_reactions(pages: Pages, screenshot: 
     bea = pages.open(invite.input_value(), name="Bea")
     cy = pages.open(f"/#/watch/{room}", name="Cy")
     dee = pages.open(f"/#/watch/{room}", name="Dee", viewport=PHONE)
-    expect(ann.locator("[data-testid=seats]")).to_contain_text("Bea")
-    ann.click("[data-testid=ready]")
-    bea.click("[data-testid=ready]")
-    expect(ann.locator("[data-testid=start]")).to_be_enabled()
-    ann.click("[data-testid=start]")
-    for racer in (ann, bea):
-        expect(racer.locator(f"{OWN} .card").first).to_be_visible(timeout=scaled(10_000))
+    ready_and_start(ann, bea, "Bea")
 
     # Racers playing: no bar, reactions off. Ann resigns and watches the rest: on.
     expect(bea.locator("[data-testid=reaction-bar]")).to_be_hidden()

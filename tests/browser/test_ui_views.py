@@ -26,6 +26,7 @@ from pages import (
     all_cards_drawn,
     assert_accessible,
     cards_drawn,
+    ready_and_start,
     room_of,
 )
 from reading import assert_indices_readable, moves_to_long_column, overflowing
@@ -129,13 +130,7 @@ def test_race_results_watch_replay_and_words(
     expect(invite).to_have_value(re.compile(r"#/room/[A-Za-z0-9_-]{8,}$"))
     room = room_of(ann)
     bea = pages.open(invite.input_value(), name="Bea", viewport=LAPTOP)
-    expect(ann.locator("[data-testid=seats]")).to_contain_text("Bea")
-    ann.click("[data-testid=ready]")
-    bea.click("[data-testid=ready]")
-    expect(ann.locator("[data-testid=start]")).to_be_enabled()
-    ann.click("[data-testid=start]")
-    for racer in (ann, bea):
-        expect(racer.locator(f"{OWN} .card").first).to_be_visible(timeout=scaled(10_000))
+    ready_and_start(ann, bea, "Bea")
     state = stored_room(valkey_url, room)
     assert state.seed == RESULTS_DRAW_1, "the queued deal was not dealt"
     board = Board.from_seed(state.seed, state.variant)

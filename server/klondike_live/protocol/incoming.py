@@ -604,6 +604,8 @@ def _rename(f: _Fields) -> Rename:
 
 
 USER_ID_MAX: Final = 128
+
+
 def _relation(f: _Fields, action: str) -> tuple[str, str | None, int | None]:
     """The fields of `follow`, `unfollow`, `block` and `unblock`: the user, the name the
     asker saw it under (checked as a display name), the rid."""
