@@ -13,7 +13,7 @@ tests/conftest.py.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 
 import pytest
@@ -27,6 +27,24 @@ CHROMIUM = os.environ.get("KLONDIKE_CHROMIUM", "/usr/bin/chromium")
 ROOT = Path(__file__).resolve().parents[2]
 # `make screenshots` refreshes the committed ones; other runs keep theirs out of the tree.
 SCREENSHOTS_TO_DOCS = os.environ.get("KLONDIKE_SCREENSHOTS") == "docs"
+
+
+SERVER_OUTPUT = pytest.StashKey[tuple[ServerProcess, int]]()
+"""The server a test's pages talk to, and its output line when the test started."""
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """A failed browser test's report carries the server's output of that test: a race
+    that never ended shows the error that ended its check."""
+    report = yield
+    started = item.stash.get(SERVER_OUTPUT, None)
+    if report.failed and started is not None:
+        server, line = started
+        report.sections.append(("server output", server.output_since(line) or "(none)"))
+    return report
 
 
 @pytest.fixture(scope="module")
@@ -57,8 +75,12 @@ def browser(playwright: Playwright) -> Iterator[Browser]:
 
 
 @pytest.fixture
-def pages(browser: Browser, server: ServerProcess) -> Iterator[Pages]:
-    """Browser pages on the test server; the test fails on any uncaught page error."""
+def pages(
+    browser: Browser, server: ServerProcess, request: pytest.FixtureRequest
+) -> Iterator[Pages]:
+    """Browser pages on the test server; the test fails on any uncaught page error, and
+    its failure report shows what the server logged meanwhile."""
+    request.node.stash[SERVER_OUTPUT] = (server, len(server.output))
     opened = Pages(browser, server.url)
     yield opened
     opened.close()

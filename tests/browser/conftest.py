@@ -13,6 +13,7 @@ from browser_fixtures import (  # noqa: E402, F401
     browser,
     pages,
     playwright,
+    pytest_runtest_makereport,
     screenshot,
     screenshot_dir,
     server,

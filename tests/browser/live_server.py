@@ -67,6 +67,10 @@ class ServerProcess:
                 self.ready.set()
         self.ready.set()
 
+    def output_since(self, line: int) -> str:
+        """What the server printed from its output line `line` on (a failure report)."""
+        return "".join(self.output[line:])
+
     def stop(self) -> None:
         if self.process.poll() is None:
             self.process.terminate()

@@ -20,6 +20,7 @@ from klondike_live.protocol.codes import CloseCode, ErrorCode
 from klondike_live.protocol.kinds import Role
 from klondike_live.race.room import FINISHED, RACING
 from klondike_live.race.status import BoardOp, BoardStatus
+from klondike_live.service.ending import RECHECK_MS
 from klondike_live.store import StoreError, TimerKind
 
 from race_support import board_of, pick_move, play, start_race
@@ -475,6 +476,64 @@ async def test_a_move_resent_after_a_node_died_gets_its_ack_and_no_frame_again(
     assert await cluster.request(again, msg.MoveRequest(race.room, 2, token)) is None
     assert [(m["t"], m["id"], m["off"]) for m in again.received[first:]] == [("ack", 2, 2)]
     assert (await cluster.race(race.room)).moves[0] == now.moves[0] + [token]
+
+
+def failing_room_writes(cluster: Cluster, monkeypatch: pytest.MonkeyPatch, times: int) -> list[str]:
+    """Every node's next `times` room writes fail as if the master went away; the list
+    names the rooms of those that failed."""
+    failed: list[str] = []
+    for node in cluster.nodes:
+        update = node.store.update_room
+
+        async def failing(room_id: str, *args: Any, _update: Any = update) -> Any:
+            if len(failed) < times:
+                failed.append(room_id)
+                raise StoreError("the master went away")
+            return await _update(room_id, *args)
+
+        monkeypatch.setattr(node.store, "update_room", failing)
+    return failed
+
+
+async def test_a_race_whose_end_could_not_be_written_ends_at_its_second_look(
+    cluster: Cluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The last board's end reached the store, the race's end did not (its room write
+    failed): the `end` timer looks again `RECHECK_MS` later and finishes it, long before
+    its time limit."""
+    race = await start_race(cluster)
+    ann, bob = race.racers
+    await play(cluster, ann, race.room)
+    failed = failing_room_writes(cluster, monkeypatch, times=1)
+    for conn in (ann, bob):
+        assert await cluster.request(conn, msg.Resign(race.room)) is None
+    assert failed == [race.room]
+    assert (await cluster.race(race.room)).state.state == RACING
+    await cluster.fire_timers(RECHECK_MS - 500)
+    assert (await cluster.race(race.room)).state.state == RACING  # not yet due
+    await cluster.fire_timers(RECHECK_MS + 1000)
+    assert (await cluster.race(race.room)).state.state == FINISHED
+    for conn in [*race.racers, *race.spectators]:
+        (results,) = conn.of_kind("results")
+        assert sorted(row["seat"] for row in results["ranking"]) == [0, 1]
+
+
+async def test_a_second_look_the_store_could_not_answer_looks_again(
+    cluster: Cluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The `end` timer's own check fails too: it writes itself again, and the next look
+    finishes the race."""
+    race = await start_race(cluster)
+    ann, bob = race.racers
+    failed = failing_room_writes(cluster, monkeypatch, times=2)
+    for conn in (ann, bob):
+        assert await cluster.request(conn, msg.Resign(race.room)) is None
+    await cluster.fire_timers(RECHECK_MS + 1000)
+    assert failed == [race.room, race.room]
+    assert (await cluster.race(race.room)).state.state == RACING
+    await cluster.fire_timers(2 * RECHECK_MS + 1000)
+    assert (await cluster.race(race.room)).state.state == FINISHED
+    assert len(ann.of_kind("results")) == 1
 
 
 async def test_a_move_resent_after_its_diff_was_lost_gets_that_diff_then_the_ack(

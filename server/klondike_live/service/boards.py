@@ -46,7 +46,7 @@ from klondike_live.race.room import COUNTDOWN, FINISHED, RACING, RoomState
 from klondike_live.race.rules import check_practice, move_starts_clock
 from klondike_live.race.status import BoardOp, BoardStatus
 from klondike_live.service.catchup import CatchUp
-from klondike_live.service.ending import check_end
+from klondike_live.service.ending import board_ended, check_end
 from klondike_live.service.hub import Hub
 from klondike_live.service.local import LocalRoom, ProgressChange, Viewer
 from klondike_live.service.rooms import Rooms
@@ -229,7 +229,9 @@ class Boards:
         else:
             raise Refusal(ErrorCode.BUSY, "the board kept changing; try again")
         if done:
-            self.hub.spawn(check_end(self.rooms, local.room_id), f"end-{local.room_id}")
+            self.hub.spawn(
+                board_ended(self.rooms, local.room_id, local.gen), f"end-{local.room_id}"
+            )
 
     async def _practice_won(self, local: LocalRoom, writer: LiveBoard, viewer: Viewer) -> None:
         """A won practice game is over (a race board wins with its move): a status event
@@ -311,7 +313,8 @@ class Boards:
     async def end_playing(
         self, state: RoomState, op: BoardOp, *, only_seat: int | None = None
     ) -> None:
-        """Server-side end (time limit, abandonment) of boards still playing."""
+        """Server-side end (time limit, abandonment) of boards still playing; then the
+        race ends if no board plays on (`ending.board_ended`)."""
         local = await self.hub.enter(state.id)
         try:
             for seat, _ in state.seated():
@@ -332,6 +335,7 @@ class Boards:
                             break
         finally:
             await self.hub.release_if_idle(local)
+        await board_ended(self.rooms, state.id, state.gen)
 
     # ------------------------------------------------------------ spectators may know more
 

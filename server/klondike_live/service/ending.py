@@ -1,6 +1,12 @@
 """The end of a game: once every racer is done or time is up, finish it with its results.
 
-    await check_end(rooms, room_id)    # after a board finished, a time limit, a grace
+    await board_ended(rooms, room_id, gen)   # a board of race `gen` just ended
+    await check_end(rooms, room_id)          # is the race over? (any time, any node)
+
+A board's end is looked at twice: at once, by the node that wrote it, and again
+`RECHECK_MS` later from the timer set (`TimerKind.END`), by whichever node takes it. A
+first look that failed (the store refused a write, the node died) cannot leave a race
+whose boards are all done running until its time limit, or forever if it has none.
 
 Any node may call it, as often as it likes: it finishes the current race only if it is
 over, in one compare-and-set that also stores the results (ranking, seed, boards,
@@ -40,6 +46,16 @@ from klondike_live.service.rooms import Hashes, Rooms
 from klondike_live.store import TimerKind
 
 log = logging.getLogger(__name__)
+
+RECHECK_MS = 2000
+"""How long after a board's end its race's end is looked at again (`board_ended`)."""
+
+
+async def board_ended(rooms: Rooms, room_id: str, gen: int) -> None:
+    """A board of race `gen` ended: the second look is in the timer set before the
+    first one runs."""
+    await rooms.store.add_timer(room_id, TimerKind.END, str(gen), rooms.now_ms() + RECHECK_MS)
+    await check_end(rooms, room_id)
 
 
 async def check_end(rooms: Rooms, room_id: str) -> None:

@@ -9,6 +9,9 @@ node whose removal succeeds runs the item (late by at most one round of buckets)
 
     begin <gen>       the countdown is over: the race is on
     deadline <gen>    the time limit: boards still playing time out, the race ends
+    end <gen>         a board ended a while ago: the race ends if no board plays on (the
+                      second look of `service.ending.board_ended`; again while the store
+                      cannot decide it)
     grace <user>      a racer's connection closed `grace_seconds` ago: what follows is
                       `race.rules.grace_expiry` (leave the lobby, resign, forfeit a
                       match, or nothing)
@@ -39,10 +42,10 @@ from klondike_live.race.rules import GraceExpiry, grace_expiry
 from klondike_live.race.status import BoardOp
 from klondike_live.service.boards import Boards
 from klondike_live.service.catchup import progress_frame
-from klondike_live.service.ending import check_end
+from klondike_live.service.ending import RECHECK_MS, check_end
 from klondike_live.service.hub import Hub
 from klondike_live.service.rooms import Rooms
-from klondike_live.store import StoreError, TimerKind
+from klondike_live.store import Conflict, StoreError, TimerKind
 from klondike_live.tasks import cancel_requested
 
 log = logging.getLogger(__name__)
@@ -94,7 +97,14 @@ class Timers:
                         await self.store.add_timer(room_id, TimerKind.DEADLINE, arg, due)
                         return
                     await self.boards.end_playing(state, BoardOp.TIMEOUT)
-                    await check_end(self.rooms, room_id)
+            case TimerKind.END:
+                if str(state.gen) == arg and state.state in (COUNTDOWN, RACING):
+                    try:
+                        await check_end(self.rooms, room_id)
+                    except (StoreError, Conflict):  # not decided: look again later
+                        due = self.rooms.now_ms() + RECHECK_MS
+                        await self.store.add_timer(room_id, TimerKind.END, arg, due)
+                        raise
             case TimerKind.GRACE:
                 user = arg
                 connected = await self.store.current_connection(room_id, user) is not None
@@ -107,7 +117,6 @@ class Timers:
                     case GraceExpiry.RESIGN:
                         seat = state.seat_of(user)
                         await self.boards.end_playing(state, BoardOp.RESIGN, only_seat=seat)
-                        await check_end(self.rooms, room_id)
                     case GraceExpiry.FORFEIT:
                         if state.start_at_ms > self.rooms.now_ms():  # a board moves once on
                             await self.store.add_timer(
@@ -149,7 +158,6 @@ class Timers:
         await self.rooms.transition(state.id, lambda s, _now: s.leave_match(user))
         seat = state.seat_of(user)
         await self.boards.end_playing(state, BoardOp.RESIGN, only_seat=seat)
-        await check_end(self.rooms, state.id)
 
     async def tick(self, *, count_watchers: bool = True) -> None:
         """Per tick: due timers and coalesced progress; spectator counts when asked."""

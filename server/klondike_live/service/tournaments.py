@@ -577,7 +577,6 @@ class Tournaments:
             room = await self.rooms.load(room_id)
             if room.state in (COUNTDOWN, RACING):
                 await self.boards.end_playing(room, BoardOp.TIMEOUT)
-                await check_end(self.rooms, room_id)
 
     async def _unseat(self, state: TournamentState, user: str) -> None:
         """A removed entrant: its seat in a heat's lobby goes, its board under way resigns."""
@@ -593,7 +592,6 @@ class Tournaments:
                 await self.rooms.transition(heat.room, lambda s, _now: s.drop_seat(user))
             elif room.state in (COUNTDOWN, RACING):
                 await self.boards.end_playing(room, BoardOp.RESIGN, only_seat=seat)
-                await check_end(self.rooms, heat.room)
 
 
 def heat_results(room_id: str, payload: dict[str, Any]) -> list[Result]:

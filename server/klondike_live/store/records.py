@@ -112,6 +112,7 @@ class TimerKind(StrEnum):
 
     BEGIN = "begin"  # the countdown is over (arg: the race's gen)
     DEADLINE = "deadline"  # the time limit ran out (arg: the race's gen)
+    END = "end"  # a board ended: is the race over? (arg: the race's gen; `service.ending`)
     GRACE = "grace"  # a racer's grace period after its connection closed (arg: user)
     NEXT_DEAL = "next"  # a match's next deal is due (arg: the finished deal's gen)
     TOURNAMENT = "tournament"  # a tournament's heat (id in place of the room): open:<n>,
