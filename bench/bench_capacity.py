@@ -19,7 +19,8 @@ measured for `--window` seconds. The run stops after the first level whose p99 p
 Per level: moves per second, move -> spectator latency p50 / p99 / max (send to the
 timed spectator's receipt, one clock), moves sent late (a racer waited over half an
 interval for its acknowledgement), CPU of the node (its workers summed), of Valkey and
-of the load generator (in cores), the node's RSS, frames per second to the sinks,
+of the load generator (in cores), the node's RSS, frames per second to the sinks and
+the node's CPU per such frame (the moves' work included),
 sinks the server closed, resyncs (viewers skipped as laggards, then given snapshots),
 the longest garbage-collection pause and the most CPU time one collection took (upper
 bounds from the node's `klondike_gc_pause_seconds` and `klondike_gc_cpu_seconds`
@@ -31,6 +32,13 @@ at a lower priority, so that they take only the CPU the node leaves, as spectato
 other machines would (the racers and timed spectators keep the node's priority: their
 clocks measure the latency). A sink that falls behind shows as a lagging viewer:
 resyncs, or sinks the server closed.
+
+`--pin` puts the node on cores of its own and everything else (Valkey, the load
+generator, the sinks, this process) on the others (`os.sched_setaffinity`, inherited by
+the processes each side starts): the node's figures are then the node's, not the
+machine's. On two cores that is one core each; with `--workers N` on a machine of more
+cores, the node's N workers get cores 0..N-1 (one node per core) and the rest get the
+others; at least one core is always left to the load.
 
 `--soak SECONDS` holds one level (`--level S:R`) for that long and prints the same row
 every `--sample` seconds, then how the node's RSS moved: flat memory is the proof that
@@ -44,6 +52,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import re
 import sys
 import time
@@ -51,7 +60,7 @@ from dataclasses import dataclass
 
 from capacity_load import GAME_MOVES, MOVE_INTERVAL, RaceWorker, SinkWorker
 from harness.measure import CpuMeter, descendants, metrics_text, rss_kib, sample
-from harness.processes import FAST_RATE, Harness, run_bench
+from harness.processes import FAST_RATE, VENV_BIN, Harness, run_bench
 from harness.report import code_version, parser, percentile, table
 from harness.workers import Workers, split
 
@@ -118,6 +127,11 @@ class Row:
     rematches: int
     errors: list[str]
 
+    @property
+    def node_us_per_frame(self) -> float:
+        """Node CPU per frame delivered to a sink, the moves' work included."""
+        return self.node_cpu * 1e6 / self.sink_fps if self.sink_fps else float("nan")
+
     def cells(self) -> list[object]:
         return [
             f"{self.spectators:,} + {self.races}",
@@ -131,6 +145,7 @@ class Row:
             self.load_cpu,
             self.rss_mib,
             self.sink_fps,
+            self.node_us_per_frame,
             self.sinks_closed,
             self.resyncs,
             "-" if self.gc_ms == 0 else f"<= {self.gc_ms:g}",
@@ -151,6 +166,7 @@ HEADERS = [
     "load cpu",
     "node rss MiB",
     "sink frames/s",
+    "node µs/frame",
     "closed",
     "resyncs",
     "gc pause ms",
@@ -173,9 +189,22 @@ class Load:
         self.sink_pool: Workers | None = None
 
     def start(self) -> None:
+        workers = max(1, self.args.workers)
+        command: list[str] = []
+        if self.args.pin:
+            node_cores, load_cores = split_cores(workers)
+            # Valkey and the workers started below inherit this process's cores.
+            os.sched_setaffinity(0, load_cores)
+            cores = ",".join(map(str, node_cores))
+            command = ["taskset", "-c", cores, str(VENV_BIN / "klondike-live")]
+            print(
+                f"pinned: node on core(s) {cores}; Valkey and the load on "
+                f"{','.join(map(str, load_cores))}",
+                flush=True,
+            )
         valkey_url = self.harness.valkey()
         extra = ["--workers", str(self.args.workers)] if self.args.workers > 1 else []
-        self.node = self.harness.node(valkey_url, env=NODE_ENV, args=extra)
+        self.node = self.harness.node(valkey_url, env=NODE_ENV, args=extra, command=command)
         args = self.args
         self.races = Workers(RaceWorker, [(self.node.ws_url, args.game_moves)] * args.procs)
         sinks = [(self.node.ws_url,)] * args.sink_procs
@@ -266,6 +295,17 @@ class Load:
                 pool.close()
 
 
+def split_cores(workers: int) -> tuple[list[int], list[int]]:
+    """The node's cores (one per worker) and the load's (the rest, at least one)."""
+    cores = sorted(os.sched_getaffinity(0))
+    if len(cores) < workers + 1:
+        raise SystemExit(
+            f"--pin: {workers} node core(s) and one for the load need "
+            f"{workers + 1} cores; this process may use {len(cores)}"
+        )
+    return cores[:workers], cores[workers:]
+
+
 def parse_level(text: str) -> tuple[int, int]:
     spectators, races = text.split(":")
     return int(spectators), int(races)
@@ -308,7 +348,8 @@ async def knee(harness: Harness, args: argparse.Namespace) -> int:
         best = under[-1]
         print(
             f"\nknee: {best.spectators:,} spectators + {best.races} races held p99 "
-            f"{best.p99:.1f} ms at {best.node_cpu:.2f} node cores"
+            f"{best.p99:.1f} ms at {best.node_cpu:.2f} node cores "
+            f"({best.node_us_per_frame:.1f} µs of node CPU per frame delivered)"
             + (
                 f"; {rows[-1].spectators:,} + {rows[-1].races} passed {LIMIT_MS:g} ms"
                 if rows[-1].p99 > LIMIT_MS
@@ -372,6 +413,7 @@ def main() -> int:
     options.add_argument("--levels", default=DEFAULT_LEVELS, help="S:R,S:R,... (S: timed too)")
     options.add_argument("--game-moves", type=int, default=GAME_MOVES, help="per racer a race")
     options.add_argument("--sink-nice", type=int, default=0, help="the sinks' nice (10: yield)")
+    options.add_argument("--pin", action="store_true", help="the node on cores of its own")
     options.add_argument("--soak", type=float, default=0.0, help="seconds at --level")
     options.add_argument("--level", default="6000:300", help="S:R, the level of --soak")
     options.add_argument("--sample", type=float, default=60.0, help="soak: seconds per row")

@@ -75,6 +75,19 @@ def test_practice_spectators_know_what_the_player_has_seen(
     assert known == (NOTHING if mine is None or mine.seen is None else mine.seen)
 
 
+@given(seat_maps, st.integers(0, 7), st.builds(SeatKnowledge, st.none() | masks, statuses))
+def test_the_writer_s_own_knowledge_stands_for_its_seat(
+    seats: dict[int, SeatKnowledge], seat: int, own: SeatKnowledge
+) -> None:
+    """`own` (the writer's copy of its racer) counts exactly as the seat's entry would,
+    under both rules, whether the seats list that seat or not."""
+    replaced = {**seats, seat: own}
+    for race_rules in (True, False):
+        assert spectator_knowledge(seats, seat, race_rules=race_rules, own=own) == (
+            spectator_knowledge(replaced, seat, race_rules=race_rules)
+        )
+
+
 @given(masks)
 def test_final_boards_reveal_everything_unless_the_deal_is_secret(seen: int) -> None:
     """After a game everything shows; while its deal is secret, what its player saw."""

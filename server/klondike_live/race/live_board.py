@@ -173,8 +173,7 @@ class LiveBoard:
 
     def spectator_mask(self, seats: Mapping[int, SeatKnowledge]) -> int:
         """What spectators may know of this board, given the room's seats."""
-        current = {**seats, self.seat: self.knowledge()}
-        return spectator_knowledge(current, self.seat, race_rules=self.race)
+        return spectator_knowledge(seats, self.seat, race_rules=self.race, own=self.knowledge())
 
     # ------------------------------------------------------------ changes
 
@@ -195,13 +194,14 @@ class LiveBoard:
                 board.push(extra)
         won = board.is_won()
         status = BoardStatus.WON if (won and self.race) else self.status
+        tokens = tuple(map(str, made))
         event = self._event(
             BoardOp.MOVE,
-            tuple(map(str, made)),
+            tokens,
             seats,
             status,
             changed_piles(made),
-            move_token=str(move),
+            move_token=tokens[0],
             move_id=move_id,
         )
         event.won = won
@@ -343,21 +343,24 @@ class LiveBoard:
             status=status,
         ).encode()
         self.spec_view = new_spec
-        self.spec_mask = known
         self.seq += 1
         grew = board.seen != self.published_seen
         self.published_seen = board.seen
+        # The board's hash as the store keeps it: what this change changed.
         fields: dict[str, str | int] = {
             "seq": self.seq,
             "own_offset": self.own_offset,
             "spec_offset": self.spec_offset,
-            "spec_mask": str(known),
-            "seen": str(board.seen),
             "status": str(status),
             "found": board.foundation_count,
             "down": board.face_down_count,
             "moves": moves,
         }
+        if known != self.spec_mask:
+            fields["spec_mask"] = str(known)
+        if grew:
+            fields["seen"] = str(board.seen)
+        self.spec_mask = known
         if move_id is not None:
             fields["last_move_id"] = move_id
             self.last_move_id = move_id

@@ -38,25 +38,37 @@ class SeatKnowledge:
     status: BoardStatus
 
 
-def spectator_knowledge(seats: Mapping[int, SeatKnowledge], seat: int, *, race_rules: bool) -> int:
+def spectator_knowledge(
+    seats: Mapping[int, SeatKnowledge],
+    seat: int,
+    *,
+    race_rules: bool,
+    own: SeatKnowledge | None = None,
+) -> int:
     """What live spectators may know of the board of `seat`.
 
     Under race rules, the cards every racer still playing knows (the racer of `seat`
     included while it plays); `NOTHING` while any of them is unknown here, or when no
     seat is known at all. Under practice rules, what the board's own player has seen.
+    `own`, when given, is the racer of `seat` as its writer knows it, in place of
+    `seats[seat]` (which may be older, or missing).
     """
+    mine = seats.get(seat) if own is None else own
     if not race_rules:
-        mine = seats.get(seat)
         return NOTHING if mine is None or mine.seen is None else mine.seen
-    if not seats:
+    if mine is None and not seats:
         return NOTHING
     known = ALL_CARDS
-    for knowledge in seats.values():
-        if knowledge.status is not BoardStatus.PLAYING:
+    for other, knowledge in seats.items():
+        if other == seat or knowledge.status is not BoardStatus.PLAYING:
             continue
         if knowledge.seen is None:
             return NOTHING
         known &= knowledge.seen
+    if mine is not None and mine.status is BoardStatus.PLAYING:
+        if mine.seen is None:
+            return NOTHING
+        known &= mine.seen
     return known
 
 

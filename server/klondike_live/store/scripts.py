@@ -65,26 +65,29 @@ BOARD_EVENT: Final = """
 --       8 spectator offset, 9 spectator routing header, 10 spectator frame,
 --       11 progress note (with its routing header; '' for none), 12 token count, tokens...,
 --       then one msgpack array of field/value pairs to set on the board hash
-local seq = redis.call('HGET', KEYS[1], 'seq')
+-- The board's fields this script reads, in one call.
+local board = redis.call('HMGET', KEYS[1], 'seq', 'status', 'start_at', 'paused_at',
+                         'deadline', 'found')
+local seq = board[1]
 if not seq then return {'missing'} end
 if seq ~= ARGV[1] then return {'stale', seq} end
 if ARGV[2] ~= '' and redis.call('GET', KEYS[8]) ~= ARGV[2] then return {'replaced'} end
 local op = ARGV[3]
-local status = redis.call('HGET', KEYS[1], 'status')
+local status = board[2]
 if op ~= 'refresh' and status ~= 'playing' then return {'done', status} end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local start_at = tonumber(redis.call('HGET', KEYS[1], 'start_at'))
+local start_at = tonumber(board[3])
 -- A practice game's clock may stand still (`paused_at`, set with the room): a move
 -- waits until the room runs it again; anything else is timed when it stopped.
-local paused_at = tonumber(redis.call('HGET', KEYS[1], 'paused_at') or '0')
+local paused_at = tonumber(board[4] or '0')
 if (op == 'move' or op == 'undo') then
   if paused_at > 0 then return {'paused'} end
   if now < start_at then return {'early', tostring(start_at - now)} end
-  local deadline = tonumber(redis.call('HGET', KEYS[1], 'deadline') or '0')
+  local deadline = tonumber(board[5] or '0')
   if deadline > 0 and now >= deadline then return {'late'} end
 end
-local old_found = redis.call('HGET', KEYS[1], 'found')
+local old_found = board[6]
 local elapsed = now - start_at
 if paused_at > 0 then elapsed = math.max(0, paused_at - start_at) end
 -- An undo takes back the last move and its time: both lists stay the board's moves.
@@ -102,13 +105,12 @@ if ntok > 0 then
   redis.call('RPUSH', KEYS[2], unpack(tokens))
   redis.call('RPUSH', KEYS[7], unpack(times))
 end
+-- Only the fields that changed are sent (a board's `seen` and `spec_mask` often do not).
 local fields = cmsgpack.unpack(ARGV[13 + ntok])
 if #fields > 0 then redis.call('HSET', KEYS[1], unpack(fields)) end
-if redis.call('HGET', KEYS[1], 'found') ~= old_found then
-  redis.call('HSET', KEYS[1], 'found_ms', elapsed)
-end
-local new_status = redis.call('HGET', KEYS[1], 'status')
-if new_status ~= status then redis.call('HSET', KEYS[1], 'finish_ms', elapsed) end
+local after = redis.call('HMGET', KEYS[1], 'found', 'status')
+if after[1] ~= old_found then redis.call('HSET', KEYS[1], 'found_ms', elapsed) end
+if after[2] ~= status then redis.call('HSET', KEYS[1], 'finish_ms', elapsed) end
 if ARGV[5] ~= '' then
   redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[4], ARGV[5] .. '-0', 'f', ARGV[7])
   if ARGV[6] ~= '' then redis.call('SPUBLISH', KEYS[5], ARGV[6] .. ARGV[7]) end
