@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import UTC, datetime
 
+import pytest
 from playwright.sync_api import expect
 from redis import Redis
 
@@ -13,9 +15,18 @@ from klondike_live.daily.variants import DRAW1, variant_slug
 from klondike_live.engine import Board
 
 from pages import OWN, BoardDriver, Mode, Pages, Screenshot, assert_accessible, room_of
+from valkeys import started_valkey
 from waits import scaled
 
 SLUG = variant_slug(DRAW1)
+
+
+@pytest.fixture(scope="module")
+def valkey_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A Valkey of this module's own (its server's too): today's leaderboard starts
+    empty, whichever other modules of the session played today's deals before."""
+    with started_valkey(tmp_path_factory) as url:
+        yield url
 
 
 def todays_record(valkey_url: str) -> DayRecord:
