@@ -556,7 +556,8 @@ export {};
  * @typedef {object} Profile
  * @property {string} user
  * @property {string} name
- * @property {"account" | "guest"} kind
+ * @property {"account" | "bot" | "guest"} kind
+ * @property {string | null} owner
  * @property {number | null} member_since
  * @property {StatsTotals} totals
  * @property {StatsCategory[]} categories

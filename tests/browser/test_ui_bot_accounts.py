@@ -1,7 +1,7 @@
 """Bot accounts in the browser: an account creates a bot on its account page, sees its
 token once (with a Copy button), and after a reload the list shows the bot with no
-token; a new token and a deletion (confirmed) work from the list; the section passes
-axe and fits a phone."""
+token, and the bot's profile names its owner; a new token and a deletion (confirmed)
+work from the list; the section passes axe and fits a phone."""
 
 from __future__ import annotations
 
@@ -54,6 +54,11 @@ def test_an_account_makes_a_bot_and_sees_its_token_once(
     expect(page.locator(ROWS)).to_have_count(1)
     expect(page.locator("[data-testid=bots-token-box]")).to_have_count(0)
     assert token not in page.content()
+    # Its profile says it is a bot, and whose.
+    page.goto("/#/@/OwnerBot")
+    expect(page.locator("[data-testid=profile-kind]")).to_contain_text("Bot account of Owner")
+    page.go_back()
+    expect(page.locator(ROWS)).to_have_count(1)
 
     page.click("[data-testid=bots-new-token]")
     fresh = shown_token(page)

@@ -3,7 +3,8 @@ websocket clients, one history database.
 
 An account creates a bot (its token shown once), the bot races a person where bots are
 allowed and is refused elsewhere; a new token ends the old one on every node, a deleted
-bot's tokens are refused on every node, and operator bot tokens are left alone.
+bot's tokens are refused on every node, and operator bot tokens are left alone. A
+bot's profile says it is one, and whose.
 """
 
 from __future__ import annotations
@@ -128,6 +129,12 @@ async def test_an_account_creates_a_bot_whose_token_races_as_a_bot(
                 return [(r.name, r.bot) for r in await conn.execute(query)]
 
         await wait_for(archived)
+        # Its profile says it is a bot, and whose; its owner's, a person's account.
+        status, shown = await get_as(second, "api/players/ownerbot/profile", alice.token)
+        assert status == 200, shown
+        assert (shown["name"], shown["kind"], shown["owner"]) == ("OwnerBot", "bot", "Owner")
+        status, shown = await get_as(first, "api/players/Owner/profile", alice.token)
+        assert (shown["kind"], shown["owner"]) == ("account", None)
         left = await answer(owner, {"t": "bot_delete", "user": made["user"]})
         assert left["bots"] == []
         assert await archived() == [("OwnerBot", True)]

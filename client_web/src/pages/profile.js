@@ -67,6 +67,15 @@ export function profilePath(who) {
   return `/api/players/${encodeURIComponent(key)}/profile`;
 }
 
+/**
+ * What kind of player a profile is: an account, a bot account (with who runs it), a guest.
+ * @param {Profile} p
+ */
+function kindLabel(p) {
+  if (p.kind === "bot") return p.owner ? t("profile.botOf", { owner: p.owner }) : t("profile.bot");
+  return t(p.kind === "account" ? "profile.account" : "profile.guest");
+}
+
 export class ProfilePage {
   /**
    * @param {App} app
@@ -112,7 +121,7 @@ export class ProfilePage {
           .then((lists) => lists.following.some((/** @type {{user: string}} */ f) => f.user === profile.user))
           .catch(() => false);
       }
-      if (profile && profile.kind === "account" && this.who !== profile.name) {
+      if (profile && profile.kind !== "guest" && this.who !== profile.name) {
         window.history.replaceState(null, "", profileHash({ username: profile.name }));
       }
     } catch (error) {
@@ -155,16 +164,12 @@ export class ProfilePage {
     const since =
       p.member_since === null
         ? null
-        : t(p.kind === "account" ? "profile.memberSince" : "profile.firstSeen", {
+        : t(p.kind === "guest" ? "profile.firstSeen" : "profile.memberSince", {
             date: formatDate(p.member_since),
           });
     const games = p.games;
     return [
-      h(
-        "p.muted",
-        { "data-testid": "profile-kind" },
-        [t(p.kind === "account" ? "profile.account" : "profile.guest"), since].filter(Boolean).join(" · "),
-      ),
+      h("p.muted", { "data-testid": "profile-kind" }, [kindLabel(p), since].filter(Boolean).join(" · ")),
       h(
         "div.row.profile-actions",
         { "data-testid": "profile-actions" },

@@ -45,6 +45,7 @@ class Account:
     user_id: str
     username: str
     password: str | None  # argon2id hash
+    owner: str | None = None  # a bot account's owner (user id); None for a person
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,12 +124,14 @@ class AccountRecords:
 
     async def _account(self, where: ColumnElement[bool]) -> Account | None:
         rows = await self.history.rows(
-            select(accounts.c.user_id, accounts.c.username, accounts.c.password).where(where)
+            select(
+                accounts.c.user_id, accounts.c.username, accounts.c.password, accounts.c.owner
+            ).where(where)
         )
         if not rows:
             return None
         row = rows[0]
-        return Account(row.user_id, row.username, row.password)
+        return Account(row.user_id, row.username, row.password, row.owner)
 
     async def by_username(self, key: str) -> Account | None:
         """The account of a username key, or None."""

@@ -468,7 +468,8 @@ class Queries:
         """A player's profile: an account by its username (any case, by its key) or
         its user id, a guest by its user id; its statistics, streaks, recent daily
         results, kept tournaments, first page of games, and its record against
-        `viewer` (from the viewer's side). `Gate.GONE` for a deleted account's marker,
+        `viewer` (from the viewer's side); a bot account's says so, and names its owner.
+        `Gate.GONE` for a deleted account's marker,
         `Gate.NOT_FOUND` for nobody (a guest with no kept game)."""
         if is_deleted(who):
             return Gate.GONE
@@ -502,10 +503,18 @@ class Queries:
             for day, variant, entry in reversed(entries[-PROFILE_DAYS:])
         ]
         states = await self.players.tournaments_of(user)
+        kind, owner = "guest", None
+        if account is not None:
+            kind = "account"
+            if account.owner is not None:  # a bot account: who runs it
+                kind = "bot"
+                runner = await self.accounts.by_user(account.owner)
+                owner = None if runner is None else runner.username
         return {
             "user": user,
             "name": name,
-            "kind": "account" if account is not None else "guest",
+            "kind": kind,
+            "owner": owner,
             "member_since": since,
             "totals": stats["totals"],
             "categories": stats["categories"],
