@@ -3,22 +3,33 @@
 Topology: a private Valkey; node A holds the racer of a solo game (`draw=1
 passes=unlimited`, moves `D` until the stock is empty, then `R`); node B holds N
 spectators of that room (raw websockets: hello, join as spectator), read by `--procs`
-worker processes (the racer stays in this process, so reading frames never delays it).
-The racer sends K moves, one every `--interval` seconds (default: scaled with N so the
-load generator keeps up), waiting for each acknowledgement. Node B's CPU (utime+stime
-from /proc) is read from just before the first move until every spectator has received
-the K-th diff, and divided by the K x N diffs delivered. Every spectator must receive
-every diff, with consecutive offsets, and none may be resynced as lagging: otherwise
-the run fails (exit 1).
+worker processes (the racers stay in this process, so reading frames never delays them).
+The racer sends K moves, one every `--interval` seconds (default: 40 us per spectator,
+at least 20 ms, so that the load generator keeps up), waiting for each acknowledgement.
+Node B's CPU (utime+stime from /proc) is read from just before the first move until
+every spectator has received the K-th diff of its room, and divided by the K x N diffs
+delivered. Every spectator must receive every diff of its room and no other, with
+consecutive offsets, and none may be resynced as lagging: otherwise the run fails
+(exit 1).
+
+`--room-size S` spreads the N spectators over N/S rooms of S (N must be a multiple of
+S), each with a solo racer of its own on node A (all of them in this process). Every
+racer sends its K moves at the same pace, racer i `i / (N/S)` of an interval after the
+first, so that node A sees a steady stream of moves rather than bursts; the default
+interval keeps its rule on N, so node B delivers N / interval diffs a second in rooms as
+in one room. Without `--room-size`, S = N: one room, one racer.
 
 Baseline, same run, same N, same pacing: bench/broadcast_server.py, a bare `websockets`
-server holding N connections that calls `websockets.broadcast(connections, frame)` K
-times with pre-encoded frames of the size node B delivered, plus as many frames of the
-size of node B's `progress` frames (sent per 0.2 s tick while a board changes) as node
-B sent each spectator in its run, spread evenly: the same traffic, frame for frame.
-Its CPU is read the same way over the same kind of window.
+server holding N connections in groups of S (one group of N without `--room-size`) that
+per paced step calls `websockets.broadcast(group, frame)` once per group (N/S calls,
+each to S connections), K steps, with pre-encoded frames of the size node B delivered,
+plus as many frames of the size of node B's `progress` frames (sent per 0.2 s tick
+while a board changes) as node B sent each spectator in its run, spread evenly: the
+same traffic, frame for frame. Its CPU is read the same way over the same kind of
+window. The targets: node B at most 1.1x the baseline in one room, 1.5x in rooms.
 
     .venv/bin/python bench/bench_fanout.py [--sizes 100,1000,5000] [--frames 250000]
+    .venv/bin/python bench/bench_fanout.py --sizes 1000 --room-size 20
 
 `--rounds R` measures each size R times (node, baseline, in turn) and adds them up;
 `--against TREE` also measures the two nodes of another checkout's `server/` (e.g. `git
@@ -38,7 +49,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.clients import Racer, SpectatorPool
+from harness.clients import Racer, SpectatorPool, close_racers
 from harness.measure import CpuMeter, metric
 from harness.processes import FAST_RATE, Child, Harness, run_bench
 from harness.profiling import profiler
@@ -46,24 +57,35 @@ from harness.report import code_version, commit_of, machine, numbers, parser, ta
 from harness.workers import paced
 
 TARGET = 1.1
-"""Node B's CPU per delivered diff against `broadcast()` of the same frames, at most."""
+"""Node B's CPU per delivered diff in one room against `broadcast()` of the same frames
+to all of its spectators, at most."""
+ROOMS_TARGET = 1.5
+"""Node B's CPU per delivered diff in rooms of S (`--room-size`) against `broadcast()` of
+the same frames to the same connections in groups of S, at most."""
 
 
 @dataclass(frozen=True)
 class Size:
-    """One spectator count N of a run, with its pace: K moves, one every `interval` s."""
+    """One spectator count N of a run in rooms of `room` spectators (N: one room), with
+    its pace: K moves per room, one every `interval` s."""
 
     count: int
+    room: int
     moves: int
     interval: float
     procs: int  # spectator worker processes
 
     @classmethod
-    def of(cls, count: int, moves: int, interval: float | None, procs: int) -> Size:
+    def of(cls, count: int, moves: int, interval: float | None, procs: int, room: int = 0) -> Size:
         """40 us between moves per spectator (the load generator's processes read every
-        frame in Python) when that is longer than 20 ms, or `interval`."""
+        frame in Python) when that is longer than 20 ms, or `interval`; `room` 0: one
+        room of all `count`."""
         chosen = interval if interval is not None else max(0.02, count * 40e-6)
-        return cls(count, moves, chosen, procs)
+        return cls(count, room or count, moves, chosen, procs)
+
+    @property
+    def rooms(self) -> int:
+        return self.count // self.room
 
     @property
     def timeout(self) -> float:
@@ -113,8 +135,8 @@ async def observe(
     folder: Path | None,
 ) -> Run:
     """The server's CPU from the first frame sent by `send()` until every spectator of
-    the (open) pool has seen move count `target`; fails unless each got every diff, in
-    order. `folder`: py-spy the server meanwhile."""
+    the (open) pool has seen move count `target` of its room; fails unless each got every
+    diff of its room, in order. `folder`: py-spy the server meanwhile."""
     await asyncio.sleep(1.0)  # joins settle (watcher counts, first progress)
     await pool.mark()
     meter = CpuMeter({"server": [server.pid], "load": pool.pids})
@@ -141,43 +163,65 @@ async def observe(
 
 
 def check(got: dict[str, int], size: Size) -> None:
-    """Fail unless every spectator received every diff, in order."""
+    """Fail unless every spectator received every diff of its room and no other, in
+    order."""
     count = size.count
     if got["late"]:
         raise RuntimeError(f"{got['late']} of {count} spectators missed diffs")
     if got["gaps"]:
         raise RuntimeError(f"{got['gaps']} offset gaps among {count} spectators")
+    if got["strays"]:
+        raise RuntimeError(f"{got['strays']} diffs of another room among {count} spectators")
     if got["diffs"] < size.moves * count:
         raise RuntimeError(f"only {got['diffs']} of {size.moves * count} diffs delivered")
 
 
-async def measure_node(node_a: Child, node_b: Child, size: Size, folder: Path | None) -> Run:
-    """A racer on node A, `size.count` spectators of its game on node B."""
-    racer = await Racer.solo(node_a.ws_url)
-    pool = SpectatorPool(node_b.ws_url, racer.room, size.count, size.procs)
-    resyncs = metric(node_b.port, "klondike_resyncs_total")
+def start_moves(racers: list[Racer]) -> int:
+    """The move count at which every racer's board starts (fresh solo games: the same)."""
+    counts = {racer.moves for racer in racers}
+    if len(counts) != 1:
+        raise RuntimeError(f"the racers' boards start at different move counts: {counts}")
+    return counts.pop()
 
-    async def send() -> None:
-        async for _ in paced(size.moves, size.interval):
+
+async def play(racers: list[Racer], size: Size) -> None:
+    """Each racer's K moves at the pace, racer i `i / len(racers)` of an interval after
+    the first: node A sees a steady stream of moves rather than bursts."""
+
+    async def one(index: int, racer: Racer) -> None:
+        async for _ in paced(size.moves, size.interval, index * size.interval / len(racers)):
             await racer.move()
 
+    await asyncio.gather(*(one(index, racer) for index, racer in enumerate(racers)))
+
+
+async def measure_node(node_a: Child, node_b: Child, size: Size, folder: Path | None) -> Run:
+    """A solo racer per room on node A, `size.room` spectators of each room on node B."""
+    names = [f"Racer {index}" for index in range(size.rooms)]
+    racers = list(await asyncio.gather(*(Racer.solo(node_a.ws_url, name) for name in names)))
+    rooms = [racer.room for racer in racers for _ in range(size.room)]
+    pool = SpectatorPool(node_b.ws_url, rooms, size.procs)
+    resyncs = metric(node_b.port, "klondike_resyncs_total")
     try:
         await pool.open()
-        run = await observe(pool, node_b, size, racer.moves + size.moves, send, folder)
+        target = start_moves(racers) + size.moves
+        run = await observe(pool, node_b, size, target, lambda: play(racers, size), folder)
         resynced = metric(node_b.port, "klondike_resyncs_total") - resyncs
         if resynced:
             raise RuntimeError(f"{resynced:.0f} lagging spectators resynced (N={size.count})")
         return run
     finally:
         pool.close()
-        await racer.conn.close()
+        await close_racers(racers)
 
 
 async def measure_baseline(server: Child, size: Size, like: Run, folder: Path | None) -> Run:
-    """`broadcast()` of frames the sizes of `like`'s to as many bare connections."""
-    pool = SpectatorPool(server.ws_url, None, size.count, size.procs)
+    """`broadcast()` of frames the sizes of `like`'s to as many bare connections, in
+    groups of a room's spectators."""
+    pool = SpectatorPool(server.ws_url, [None] * size.count, size.procs)
     progress = round(like.others / size.count)  # as many per spectator as the node sent
-    command = f"run {size.moves} {size.interval} {like.diff_bytes} {progress} {like.other_bytes}"
+    frames = f"{like.diff_bytes} {progress} {like.other_bytes}"
+    command = f"run {size.moves} {size.interval} {frames} {size.room}"
     answer: list[asyncio.Task[str]] = []
 
     async def send() -> None:
@@ -196,10 +240,59 @@ async def measure_baseline(server: Child, size: Size, like: Run, folder: Path | 
         pool.close()
 
 
+async def measure_size(
+    size: Size,
+    nodes: tuple[Child, Child],
+    server: Child,
+    other: tuple[Child, Child] | None,
+    args: argparse.Namespace,
+) -> tuple[Run, Run, Run | None]:
+    """Node B's, the baseline's and (`--against`) the other nodes' runs of one size, each
+    added up over the rounds (node, baseline, other nodes, in turn)."""
+    mine: list[Run] = []
+    bases: list[Run] = []
+    theirs: list[Run] = []
+    for _ in range(args.rounds):
+        run = await measure_node(*nodes, size, args.profile)
+        mine.append(run)
+        bases.append(await measure_baseline(server, size, run, args.profile))
+        if other is not None:
+            theirs.append(await measure_node(*other, size, None))
+    return added(mine), added(bases), added(theirs) if theirs else None
+
+
+def in_rooms(room_size: int) -> str:
+    """` in rooms of S` with `--room-size S`, else nothing."""
+    return f" in rooms of {room_size}" if room_size else ""
+
+
+def scene(room_size: int) -> str:
+    """Who is where and what the baseline does, for the report's header."""
+    if not room_size:
+        return (
+            "racer on node A, spectators on node B; baseline: "
+            "websockets.broadcast() of pre-encoded frames"
+        )
+    return (
+        f"rooms of {room_size}: a solo racer per room on node A, their moves spread evenly "
+        f"over the interval, each room's {room_size} spectators on node B; baseline: "
+        f"websockets.broadcast() of pre-encoded frames to groups of {room_size}"
+    )
+
+
+def verdicts(sizes: list[int], ratios: list[float], room_size: int) -> list[str]:
+    """A line per N: its ratio against the target (`ROOMS_TARGET` in rooms)."""
+    limit = ROOMS_TARGET if room_size else TARGET
+    return [
+        f"target ratio <= {limit:g}{in_rooms(room_size)} at N={count}: {ratio:.2f} "
+        f"({'met' if ratio <= limit else 'missed'})"
+        for count, ratio in zip(sizes, ratios, strict=True)
+    ]
+
+
 async def bench(harness: Harness, args: argparse.Namespace) -> int:
     url = harness.valkey()
-    node_a = harness.node(url, "node-a", FAST_RATE)
-    node_b = harness.node(url, "node-b")
+    nodes = (harness.node(url, "node-a", FAST_RATE), harness.node(url, "node-b"))
     server = harness.script("baseline", "broadcast_server.py")
     against = ""
     other: tuple[Child, Child] | None = None
@@ -214,21 +307,11 @@ async def bench(harness: Harness, args: argparse.Namespace) -> int:
     ratios: list[float] = []
     compared: list[list[object]] = []
     for count in args.sizes:
-        size = Size.of(count, args.moves or max(20, min(1000, args.frames // count)),
-                       args.interval, args.procs)  # fmt: skip
-        mine: list[Run] = []
-        bases: list[Run] = []
-        theirs: list[Run] = []
-        for _ in range(args.rounds):
-            run = await measure_node(node_a, node_b, size, args.profile)
-            mine.append(run)
-            bases.append(await measure_baseline(server, size, run, args.profile))
-            if other is not None:
-                theirs.append(await measure_node(*other, size, None))
-        ours, base = added(mine), added(bases)
+        moves = args.moves or max(20, min(1000, args.frames // count))
+        size = Size.of(count, moves, args.interval, args.procs, args.room_size)
+        ours, base, old = await measure_size(size, nodes, server, other, args)
         ratio = ours.per_diff_us() / base.per_diff_us()
-        if theirs:
-            old = added(theirs)
+        if old is not None:
             compared.append(
                 [
                     count,
@@ -267,7 +350,7 @@ async def bench(harness: Harness, args: argparse.Namespace) -> int:
             ]
         )
         print(
-            f"N={count}: node {ours.per_diff_us():.2f} us/diff, "
+            f"N={count}{in_rooms(args.room_size)}: node {ours.per_diff_us():.2f} us/diff, "
             f"broadcast() {base.per_diff_us():.2f} us/diff",
             file=sys.stderr,
             flush=True,
@@ -276,10 +359,7 @@ async def bench(harness: Harness, args: argparse.Namespace) -> int:
     if against:
         print(f"against: {against}")
     rounds = f"; {args.rounds} rounds per N, added up" if args.rounds > 1 else ""
-    print(
-        f"{machine()}; racer on node A, spectators on node B; baseline: "
-        f"websockets.broadcast() of pre-encoded frames{rounds}"
-    )
+    print(f"{machine()}; {scene(args.room_size)}{rounds}")
     print(
         table(
             ["N", "K moves", "every ms", "diffs delivered", "node B us/diff",
@@ -309,10 +389,22 @@ async def bench(harness: Harness, args: argparse.Namespace) -> int:
         )  # fmt: skip
     print()
     print("every spectator received every diff, offsets consecutive: yes")
-    for count, ratio in zip(args.sizes, ratios, strict=True):
-        verdict = "met" if ratio <= TARGET else "missed"
-        print(f"target ratio <= {TARGET:g} at N={count}: {ratio:.2f} ({verdict})")
+    print("\n".join(verdicts(args.sizes, ratios, args.room_size)))
     return 0
+
+
+def rooms_error(sizes: list[int], room_size: int) -> str:
+    """Why `--room-size` does not fit `--sizes` (every N a multiple of S), or nothing."""
+    if room_size < 0:
+        return f"--room-size {room_size}: give a room's spectator count S, or 0 for one room"
+    odd = [count for count in sizes if room_size and count % room_size]
+    if odd:
+        listed = ", ".join(f"N={count}" for count in odd)
+        return (
+            f"--room-size {room_size}: {listed} is not a multiple of {room_size} "
+            "(each N is spread over N/S rooms of S spectators)"
+        )
+    return ""
 
 
 def main() -> int:
@@ -322,7 +414,17 @@ def main() -> int:
     options.add_argument("--sizes", type=numbers, default=[100, 1000, 5000], help="counts N")
     options.add_argument("--moves", type=int, default=0, help="K (default: frames / N)")
     options.add_argument("--frames", type=int, default=250_000, help="K x N per size (sets K)")
-    return run_bench(bench, options.parse_args())
+    options.add_argument(
+        "--room-size",
+        type=int,
+        default=0,
+        help="S: N/S rooms of S spectators, a racer each (default 0: one room of N)",
+    )
+    args = options.parse_args()
+    error = rooms_error(args.sizes, args.room_size)
+    if error:
+        options.error(error)
+    return run_bench(bench, args)
 
 
 if __name__ == "__main__":

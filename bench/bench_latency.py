@@ -163,7 +163,7 @@ async def measure_node(
 ) -> tuple[Result, int]:
     """The racer on node A, `count` spectators on node B; the size of their diffs."""
     racer = await Racer.solo(node_a.ws_url)
-    pool = SpectatorPool(node_b.ws_url, racer.room, count, args.procs, stamps=True)
+    pool = SpectatorPool(node_b.ws_url, [racer.room] * count, args.procs, stamps=True)
 
     async def send() -> int:
         await racer.move()
@@ -181,7 +181,7 @@ async def measure_relay(
     url: str, ingest: Child, fanout: Child, count: int, args: argparse.Namespace, size: int
 ) -> Result:
     """Frames of `size` bytes through the relay to `count` spectators."""
-    pool = SpectatorPool(fanout.ws_url, None, count, args.procs, stamps=True)
+    pool = SpectatorPool(fanout.ws_url, [None] * count, args.procs, stamps=True)
     sender = await raw_connect(ingest.ws_url)
     moves = range(1, WARMUP_MOVES + args.moves + 1)
     frames = [sized({"t": "diff", "off": i, "moves": i}, size) for i in moves]

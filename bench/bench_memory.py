@@ -50,14 +50,14 @@ async def delta(
 ) -> tuple[int, int, str]:
     """(RSS before, RSS after) of `count` idle connections; with `traced`, the
     tracemalloc report of the traced node."""
-    spectators, tasks = await open_spectators(child.ws_url, room, warmup)
+    spectators, tasks = await open_spectators(child.ws_url, [room] * warmup)
     await asyncio.sleep(0.5)
     await close_all([s.conn for s in spectators], tasks)
     await asyncio.sleep(1.0)
     if traced:
         await asyncio.to_thread(child.command, "mark")
     before = await settle(child, 3)
-    spectators, tasks = await open_spectators(child.ws_url, room, count)
+    spectators, tasks = await open_spectators(child.ws_url, [room] * count)
     try:
         after = await settle(child, 5)
         report = await asyncio.to_thread(child.command, "report") if traced else ""

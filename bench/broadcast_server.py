@@ -1,7 +1,8 @@
 """Baseline server of the fan-out and memory benchmarks: bare `websockets`, no protocol.
 
 It accepts websocket connections on /ws (any path), holds them, and on command
-broadcasts pre-encoded frames to all of them with `websockets.broadcast`, with the same
+broadcasts pre-encoded frames to all of them with `websockets.broadcast` (to all at once,
+or group by group, as a node sends to each room's spectators), with the same
 connection options as a Klondike Live node (no compression, max_queue 16, pings every
 20 s; relay.py, the latency benchmark's baseline, shares them). Started by
 bench_fanout.py and bench_memory.py, not by hand:
@@ -12,10 +13,12 @@ It prints `baseline on http://127.0.0.1:PORT/` first, then answers one line per 
 command:
 
     count                                   number of open connections
-    run K INTERVAL DIFF_BYTES PROGRESS PROGRESS_BYTES
+    run K INTERVAL DIFF_BYTES PROGRESS PROGRESS_BYTES [GROUP]
         broadcast K frames of DIFF_BYTES (msgpack maps `diff` with `off`/`moves` 1..K),
         one every INTERVAL seconds, and PROGRESS frames of PROGRESS_BYTES spread evenly
-        among them (as many as the node sent in its run); answers `done`
+        among them (as many as the node sent in its run); with GROUP, the connections
+        are held in groups of GROUP and each frame is one `broadcast()` call per group
+        (default 0: one group of all); answers `done`
 """
 
 from __future__ import annotations
@@ -107,7 +110,8 @@ async def main() -> None:
     async def run(words: list[str]) -> None:
         count, interval = int(words[0]), float(words[1])
         diff_bytes, progress, progress_bytes = int(words[2]), int(words[3]), int(words[4])
-        await broadcast(connections, count, interval, diff_bytes, progress, progress_bytes)
+        groups = grouped(connections, int(words[5]) if len(words) > 5 else 0)
+        await broadcast(groups, count, interval, diff_bytes, progress, progress_bytes)
 
     async with serve(holder(connections), "127.0.0.1", 0, **OPTIONS) as server:
         port = next(iter(server.sockets)).getsockname()[1]
@@ -115,21 +119,37 @@ async def main() -> None:
         await commands(connections, run)
 
 
+def grouped(connections: set[ServerConnection], size: int) -> list[list[ServerConnection]]:
+    """The open connections in groups of `size` (0: one group of all of them)."""
+    members = list(connections)
+    size = size or max(len(members), 1)
+    return [members[start : start + size] for start in range(0, len(members), size)]
+
+
+def to_groups(groups: list[list[ServerConnection]], frame: bytes) -> None:
+    """`frame` to every group: one `broadcast()` call per group."""
+    for group in groups:
+        websockets.broadcast(group, frame)
+
+
 async def broadcast(
-    connections: set[ServerConnection],
+    groups: list[list[ServerConnection]],
     count: int,
     interval: float,
     diff_bytes: int,
     progress_count: int,
     progress_bytes: int,
 ) -> None:
+    """K (`count`) diff frames of `diff_bytes`, one every `interval` seconds, and
+    `progress_count` progress frames of `progress_bytes` spread evenly among them, each
+    sent to every group."""
     frames = [sized({"t": "diff", "off": i, "moves": i}, diff_bytes) for i in range(1, count + 1)]
     progress = sized({"t": "progress"}, progress_bytes)
     async for index in paced(count, interval):
-        websockets.broadcast(connections, frames[index])
+        to_groups(groups, frames[index])
         # Progress frames spread evenly: after diff i when the running share steps up.
         if (index + 1) * progress_count // count > index * progress_count // count:
-            websockets.broadcast(connections, progress)
+            to_groups(groups, progress)
 
 
 if __name__ == "__main__":

@@ -4,8 +4,8 @@ frames packed and read by hand, so that a load generator costs little next to th
 - `hello`, `expect`, `race_room`, `start_race_now`: a connection said hello, a frame
   awaited, a two-racer race set up and started;
 - `Racer`: a solo game's player, an endless stream of legal stock turns;
-- `Spectator`, `open_spectators`: watching connections that count diffs, check their
-  offsets and stamp when each move arrived;
+- `Spectator`, `open_spectators`: watching connections, each of the room given to it,
+  that count diffs, check their offsets and room and stamp when each move arrived;
 - `SpectatorPool` and `LoadGenerator`: spectators and closed-loop racers in worker
   processes (`harness.workers.Workers`), so that reading sockets never delays the process that
   sends moves.
@@ -25,7 +25,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from harness.measure import cpu_seconds
-from harness.workers import Workers, split
+from harness.workers import Workers, runs, split
 
 Message = dict[str, Any]  # a frame as msgpack decodes it
 SOLO_VARIANT = "draw=1 passes=unlimited"
@@ -189,15 +189,18 @@ system-wide monotonic clock, so stamps from different processes compare)."""
 
 @dataclass(eq=False)
 class Spectator:
-    """One watching connection: counts diffs, checks that their offsets follow on, and
-    (when `stamps` is given) records when each board move count first arrived."""
+    """One watching connection: counts diffs, checks that their offsets follow on and
+    (when it watches a `room`) that they are that room's, and (when `stamps` is given)
+    records when each board move count first arrived."""
 
     conn: ClientConnection
+    room: str | None = None  # None: a baseline server's connection (frames name no room)
     last_off: int = -1
     last_moves: int = -1
     diffs: int = 0
     others: int = 0
     gaps: int = 0
+    strays: int = 0  # diffs of another room
     diff_bytes: int = 0  # size of the last diff frame
     other_bytes: int = 0  # size of the last other frame (progress, room)
     stamps: Stamps | None = None
@@ -212,6 +215,8 @@ class Spectator:
                 message = unpack(frame)
                 kind = message["t"]
                 if kind == "diff":
+                    if self.room is not None and message.get("room") != self.room:
+                        self.strays += 1
                     off = message.get("off", self.last_off + 1)
                     if self.last_off >= 0 and off != self.last_off + 1:
                         self.gaps += 1
@@ -242,13 +247,14 @@ class Spectator:
 
 
 async def open_spectators(
-    url: str, room: str | None, count: int, *, stamps: bool = False
+    url: str, rooms: Sequence[str | None], *, stamps: bool = False
 ) -> tuple[list[Spectator], list[asyncio.Task[None]]]:
-    """`count` spectators of `room` (hello + join as spectator, snapshot received), or,
-    with `room=None`, bare connections to a baseline server; each read by its own task."""
+    """A spectator per entry of `rooms`: of that room (hello + join as spectator, snapshot
+    received), or, for None, a bare connection to a baseline server; each read by its
+    own task."""
     gate = asyncio.Semaphore(JOIN_CONCURRENCY)
 
-    async def one(index: int) -> Spectator:
+    async def one(index: int, room: str | None) -> Spectator:
         async with gate:
             if room is None:
                 conn = await raw_connect(url)
@@ -256,12 +262,12 @@ async def open_spectators(
             conn = await hello(url, f"Watcher {index}")
             await conn.send(pack({"t": "join", "room": room, "as": "spectator", "rid": 1}))
             board = await expect(conn, lambda m: m["t"] == "board")
-            spectator = Spectator(conn, stamps={} if stamps else None)
+            spectator = Spectator(conn, room, stamps={} if stamps else None)
             spectator.last_off = int(board["off"])
             spectator.last_moves = int(board["moves"])
             return spectator
 
-    spectators = list(await asyncio.gather(*(one(i) for i in range(count))))
+    spectators = list(await asyncio.gather(*(one(i, r) for i, r in enumerate(rooms))))
     tasks = [asyncio.create_task(s.run()) for s in spectators]
     return spectators, tasks
 
@@ -293,17 +299,17 @@ async def wait_all(spectators: Sequence[Spectator], target: int, timeout: float)
 
 
 class SpectatorWorker:
-    """Spectators of one worker process (`SpectatorPool`)."""
+    """Spectators of one worker process (`SpectatorPool`): one per entry of `rooms`."""
 
-    def __init__(self, url: str, room: str | None, count: int, stamps: bool) -> None:
-        self.url, self.room, self.count, self.stamped = url, room, count, stamps
+    def __init__(self, url: str, rooms: list[str | None], stamps: bool) -> None:
+        self.url, self.rooms, self.stamped = url, rooms, stamps
         self.spectators: list[Spectator] = []
         self.tasks: list[asyncio.Task[None]] = []
         self.base: dict[Spectator, tuple[int, int, int]] = {}
 
     async def open(self) -> None:
         self.spectators, self.tasks = await open_spectators(
-            self.url, self.room, self.count, stamps=self.stamped
+            self.url, self.rooms, stamps=self.stamped
         )
 
     def mark(self) -> None:
@@ -311,9 +317,10 @@ class SpectatorWorker:
         self.base = {s: (s.diffs, s.others, s.gaps) for s in self.spectators}
 
     async def wait(self, target: int, timeout: float) -> dict[str, int]:
-        """Wait until every spectator saw move count `target` (or the timeout); counts
-        since the mark: diffs, others, gaps, late (spectators that missed the target),
-        the last diff's and other frame's size."""
+        """Wait until every spectator saw move count `target` of its room (or the
+        timeout); counts since the mark: diffs, others, gaps, late (spectators that
+        missed the target); strays (diffs of another room, ever); the last diff's and
+        other frame's size."""
         await wait_all(self.spectators, target, timeout)
         zero = (0, 0, 0)
         group = self.spectators
@@ -322,6 +329,7 @@ class SpectatorWorker:
             "others": sum(s.others - self.base.get(s, zero)[1] for s in group),
             "gaps": sum(s.gaps - self.base.get(s, zero)[2] for s in group),
             "late": sum(1 for s in group if s.last_moves < target),
+            "strays": sum(s.strays for s in group),
             "diff_bytes": max(s.diff_bytes for s in group),
             "other_bytes": max(s.other_bytes for s in group),
         }
@@ -334,16 +342,15 @@ class SpectatorWorker:
 
 
 class SpectatorPool(Workers):
-    """`count` spectators of `room` (None: of a baseline server) spread over `procs`
-    worker processes, so that reading many sockets does not delay the racer (which stays
-    in the benchmark's process) and no load-generator process saturates its core;
-    `open()`, then per measurement `mark()` and `wait()`."""
+    """A spectator per entry of `rooms` (a room's id, or None: a connection to a baseline
+    server) spread over `procs` worker processes, so that reading many sockets does not
+    delay the racers (which stay in the benchmark's process) and no load-generator
+    process saturates its core; `open()`, then per measurement `mark()` and `wait()`."""
 
     def __init__(
-        self, url: str, room: str | None, count: int, procs: int, stamps: bool = False
+        self, url: str, rooms: Sequence[str | None], procs: int, stamps: bool = False
     ) -> None:
-        shares = [n for n in split(count, procs) if n]
-        super().__init__(SpectatorWorker, [(url, room, n, stamps) for n in shares])
+        super().__init__(SpectatorWorker, [(url, part, stamps) for part in runs(rooms, procs)])
 
     async def open(self) -> None:
         await self.call("open", timeout=180)

@@ -1,5 +1,6 @@
 """Worker processes of one kind driven over pipes (`Workers`: load generators,
-spectators, racers), and the pacing of moves (`paced`).
+spectators, racers), their shares of the work (`split`, `runs`), and the pacing of moves
+(`paced`).
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ import traceback
 from collections.abc import AsyncIterator, Sequence
 from multiprocessing.connection import Connection
 from multiprocessing.context import SpawnProcess
-from typing import Any
+from typing import Any, TypeVar
 
 from harness.measure import cpu_seconds
+
+T = TypeVar("T")
 
 # ---------------------------------------------------------------- worker processes
 
@@ -91,6 +94,18 @@ class Workers:
 def split(total: int, parts: int) -> list[int]:
     """`total` in `parts` shares that differ by one at most."""
     return [total // parts + (i < total % parts) for i in range(parts)]
+
+
+def runs(items: Sequence[T], parts: int) -> list[list[T]]:
+    """`items` in at most `parts` consecutive runs whose lengths differ by one at most
+    (no empty run)."""
+    out: list[list[T]] = []
+    start = 0
+    for share in split(len(items), parts):
+        if share:
+            out.append(list(items[start : start + share]))
+        start += share
+    return out
 
 
 def _work(pipe: Connection[Any, Any], kind: type, args: tuple[Any, ...], nice: int) -> None:
