@@ -278,7 +278,8 @@ async def test_each_release_s_database_is_brought_up_with_its_games(history_url:
         async with opened.engine.begin() as conn:
             await conn.run_sync(_upgrade_to, "0001_games")
         blob = game("room-0001", 100, [("ann", "won", 1), ("bob", "resigned", 2)])
-        assert await opened.add_game("room-0001", blob)
+        # This release's `add_game` reads later tables: the rows alone, as 0001 had them.
+        assert await opened.add_uncounted_games([("room-0001", blob, None)]) == [True]
         assert await opened.upgrade() == head() != "0001_games"
         assert await opened.load_results("room-0001", 1) == blob
         page = await opened.games_of("ann", GameFilter(opponent="bob"))

@@ -29,6 +29,10 @@ to each other (`alembic.autogenerate.compare_metadata` finds no difference).
 - `follows` and `blocks`: who follows whom and who blocked whom (user ids, guests'
   and accounts' alike), with the names shown when the row was written
   (`history.friends`).
+- `erased_players`: the user id of each deleted account and when it was erased
+  (`history.erasure`): whatever reaches the database later from Valkey (a game from the
+  outbox, a closed day's leaderboard, a tournament that ends) is erased before it is
+  written.
 
 Times are milliseconds since the epoch (the shared Redis clock's), as everywhere else.
 """
@@ -222,4 +226,11 @@ blocks: Final = Table(
     Column("blocked_name", String(64), nullable=False),
     Column("created_at", BigInteger, nullable=False),
     Index(None, "blocked"),
+)
+
+erased_players: Final = Table(
+    "erased_players",
+    metadata,
+    Column("user_id", String(128), primary_key=True),
+    Column("erased_at", BigInteger, nullable=False),
 )
