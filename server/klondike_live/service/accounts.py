@@ -1,6 +1,6 @@
 """Accounts' requests: make a guest an account, sign in and out, check a token's session.
 
-    accounts = Accounts(settings, store.accounts, AccountRecords(history), now_ms)
+    accounts = Accounts(settings, store.accounts, AccountRecords(history), now_ms, erasure)
     await accounts.check(identity)                    # at hello and on API requests
     options, ceremony = await accounts.passkey_options(caller, "Ann")
     signed = await accounts.register(caller, "Ann", password=None, passkey=answer,
@@ -45,6 +45,7 @@ from klondike_live.history.accounts import AccountRecords, AccountTaken, Session
 from klondike_live.history.bots import BotRecords
 from klondike_live.history.players import PlayerRecords
 from klondike_live.protocol.codes import ErrorCode
+from klondike_live.service.erasure import LiveErasure
 from klondike_live.store.accounts import AccountStore
 
 __all__ = ["Accounts", "Caller", "Ceremony", "SignedIn"]
@@ -118,11 +119,14 @@ class Accounts:
         store: AccountStore,
         records: AccountRecords,
         now_ms: Callable[[], int],
+        erasure: LiveErasure,
     ) -> None:
         self.settings = settings
         self.store = store
         self.records = records
         self.now_ms = now_ms
+        self.erasure = erasure
+        """Erases a deleted account from what Valkey shows (`service.erasure`)."""
         self.on_ended: Callable[[set[str]], None] | None = None
         """Called with the ids of ended sessions (from the bus): the gateway closes
         their connections."""
@@ -384,11 +388,12 @@ class Accounts:
         """Delete the caller's account, confirmed by its username typed again (any
         case): its sessions end on every node first (their tokens refused from then
         on) and its bot accounts are deleted, then its account, credentials and
-        statistics are erased and its seat in
-        the games it played becomes "deleted player" (`history.players`, and the
-        copies of their results Valkey still caches); how many games are kept for
-        their other players. The guest id stays marked an account,
-        so its guest tokens stay refused too."""
+        statistics are erased and its seat in the games it played, its rows on the daily
+        leaderboards and its place in tournaments become "deleted player", in the
+        history database (`history.players`, where its user id is recorded erased, so
+        that what reaches it later is erased too) and then in what Valkey shows
+        (`service.erasure`); how many games are kept for their other players. The guest
+        id stays marked an account, so its guest tokens stay refused too."""
         self._party(caller)
         identity = caller.identity
         if identity.session is None or identity.bot:
@@ -400,9 +405,11 @@ class Accounts:
             raise _refuse(ErrorCode.NOT_CONFIRMED, "type the account's username to confirm")
         await self.end_sessions(identity.user_id)
         await self.delete_bots(identity.user_id)
-        erased = await PlayerRecords(self.records.history).erase(identity.user_id)
-        for room_id, gen, data in erased:
-            await self.store.replace_results(room_id, gen, data)
+        names = [account.username]
+        erased = await PlayerRecords(self.records.history).erase(
+            identity.user_id, names, self.now_ms()
+        )
+        await self.erasure.erase(identity.user_id, names, erased)
         log.info("account %s deleted (%d games kept for others)", identity.user_id, len(erased))
         return len(erased)
 

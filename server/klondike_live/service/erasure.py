@@ -1,0 +1,122 @@
+"""A deleted account erased from what Valkey shows and archives, at once.
+
+    erasure = LiveErasure(store, daily)
+    await erasure.erase(user, names, games)   # after `PlayerRecords.erase` committed
+
+`history.players.PlayerRecords.erase` erases the account from the history database and
+records its user id there (`erased_players`), so that whatever reaches the database
+later from Valkey is erased as it is written (`history.erasure`). What Valkey shows
+meanwhile is rewritten here, in the same way (its user id `deleted_id(user)`, its name
+`DELETED_NAME`), so that a deleted player disappears from it at once:
+
+- the cached results of the games the database had (`games`, as `erase` returned them)
+  and of the finished games still in the outbox;
+- its entries on the daily leaderboards Valkey holds (today's and the closed days not
+  yet kept or still cached), each put in place under the marker with its rank, and a
+  `daily_update` sent to their watchers;
+- every tournament Valkey holds that it entered, organized or played in (each written by
+  its compare-and-set, so its watchers get it again), over or not;
+- its unfinished games' index and its presence (its connections closed with its
+  sessions).
+
+A game still being played when the account is deleted keeps the player's seat until it
+ends; its results are erased when the outbox drains them (`service.archive`). Every
+write here may be done again (`erase` twice changes nothing more).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from datetime import date
+from typing import Any, Final
+
+import msgpack
+
+from klondike_live.bus.messages import DailyUpdate
+from klondike_live.daily.variants import slug_variant
+from klondike_live.history.erasure import (
+    DELETED_NAME,
+    deleted_id,
+    erased_blob,
+    erased_tournament,
+)
+from klondike_live.race.tournament import TournamentState
+from klondike_live.service.daily import DailyService
+from klondike_live.store import Conflict, Store
+from klondike_live.store.friends import FriendStore
+from klondike_live.store.tournaments import TournamentStore
+
+__all__ = ["LiveErasure"]
+
+log = logging.getLogger(__name__)
+
+DAYS: Final = 60
+"""Daily challenges (days and variants) looked at, newest first: more than Valkey holds
+(today, the days ahead, the closed days until kept and their cache)."""
+
+
+def _plays(blob: bytes, user: str) -> bool:
+    """Whether stored results name `user` among their players."""
+    try:
+        results: dict[str, Any] = msgpack.unpackb(blob, raw=False)
+        return any(row.get("user") == user for row in results.get("ranking", ()))
+    except (ValueError, TypeError, AttributeError, msgpack.UnpackException):
+        return False
+
+
+class LiveErasure:
+    """Erasing a deleted account from Valkey (see the module docstring)."""
+
+    def __init__(self, store: Store, daily: DailyService) -> None:
+        self.store = store
+        self.daily = daily
+        self.tournaments = TournamentStore(store.redis, store.retention, store.latency)
+        self.friends = FriendStore(store.redis, store.latency)
+
+    async def erase(
+        self, user: str, names: Sequence[str], games: Sequence[tuple[str, int, bytes]]
+    ) -> None:
+        """Erase `user` from Valkey; `names` are names it had (its account's username)
+        that a tournament's log may hold, `games` the erased results of the games the
+        database keeps (`PlayerRecords.erase`)."""
+        for room_id, gen, data in games:
+            await self.store.replace_results(room_id, gen, data)
+        await self._outbox(user)
+        await self._daily(user)
+        await self._tournaments(user, names)
+        await self.store.players.forget(user)
+        await self.friends.clear_presence(user)
+
+    async def _outbox(self, user: str) -> None:
+        for room_id, gen in await self.store.outbox.entries():
+            blob, _ = await self.store.load_finished(room_id, gen)
+            if blob is not None and _plays(blob, user):
+                await self.store.replace_results(room_id, gen, erased_blob(blob, user))
+
+    async def _daily(self, user: str) -> None:
+        marker = deleted_id(user)
+        through = date.fromordinal(self.daily.today().toordinal() + 1)
+        for day_text, slug in await self.daily.daily_store.indexed_days(through, DAYS):
+            try:
+                day, variant = date.fromisoformat(day_text), slug_variant(slug)
+            except ValueError:
+                continue  # not a challenge this release knows
+            board = self.daily.leaderboard(day, variant)
+            if await board.erase(user, marker, DELETED_NAME):
+                update = DailyUpdate(day.isoformat(), str(variant), await board.count())
+                await self.daily.daily_store.publish_update(update)
+
+    async def _tournaments(self, user: str, names: Sequence[str]) -> None:
+        def change(state: TournamentState) -> TournamentState:
+            return erased_tournament(state, user, names)
+
+        async for ids in self.tournaments.ids():
+            for tournament_id in ids:
+                try:
+                    await self.tournaments.update(tournament_id, change, keep_expiry=True)
+                except LookupError:
+                    continue  # expired since the scan
+                except Conflict:
+                    # Its archive is erased all the same (`History.add_tournament`).
+                    log.warning("tournament %s too busy to erase a deleted account", tournament_id)
