@@ -10,15 +10,15 @@ and from what reaches it later.
 
 An erased player's user id becomes `deleted_id(user)` and its name the empty text
 `DELETED_NAME` (no display name is empty: the client shows it as "deleted player").
-`erased_players` keeps each erased user id (`history.players.PlayerRecords.erase`
-writes it in its transaction), so that whatever reaches the database after the deletion
-from Valkey (a game the outbox held, a closed day's leaderboard, a tournament that
-ends) is erased the same way, in the transaction that writes it, and no statistics are
-counted for it.
+`erased_players` keeps each erased player's marker, never its user id
+(`history.players.PlayerRecords.erase` writes it in its transaction), so that whatever
+reaches the database after the deletion from Valkey (a game the outbox held, a closed
+day's leaderboard, a tournament that ends) is erased the same way, in the transaction
+that writes it, and no statistics are counted for it.
 
 No window: on PostgreSQL, erasing holds an exclusive transaction-level advisory lock
 (`ERASURE_LOCK`) and every such writer a shared one, so a writer either commits before
-the erasure starts (which then finds its rows) or sees the erased user id. On SQLite a
+the erasure starts (which then finds its rows) or sees the erased player. On SQLite a
 transaction holds the database's one write lock from its first write: every such writer
 writes before it reads `erased_players`, and so does the erasure.
 """
@@ -119,13 +119,14 @@ async def hold(conn: AsyncConnection, *, exclusive: bool) -> None:
 async def erased_among(conn: AsyncConnection, users: Iterable[str]) -> set[str]:
     """Those of `users` that were erased (read in the caller's transaction, after its
     first write: see the module docstring)."""
-    wanted = sorted({u for u in users if not is_deleted(u)})
+    by_marker = {deleted_id(u): u for u in users if not is_deleted(u)}
+    wanted = sorted(by_marker)
     found: set[str] = set()
     for start in range(0, len(wanted), _CHUNK):
         rows = await conn.execute(
-            select(erased_players.c.user_id).where(
-                erased_players.c.user_id.in_(wanted[start : start + _CHUNK])
+            select(erased_players.c.marker).where(
+                erased_players.c.marker.in_(wanted[start : start + _CHUNK])
             )
         )
-        found.update(str(row.user_id) for row in rows.all())
+        found.update(by_marker[str(row.marker)] for row in rows.all())
     return found

@@ -12,11 +12,11 @@ sessions are removed, and its follows and blocks both ways (who it followed or b
 and who followed or blocked it); in the games it played, the daily leaderboards it is
 on and the tournaments it entered or organized, its user id becomes `deleted_id(user)`
 and its name the empty text `DELETED_NAME` (no display name is empty: the client shows
-it as "deleted player"), in the rows and in the stored results and states alike, so that the other
-players' games, ranks and records stay whole. The same transaction records the user id
-in `erased_players`, so that what reaches the database from Valkey afterwards (a game
-the outbox still held, a day that closes, a tournament that ends) is erased as it is
-written (`history.erasure`). Erasing again changes nothing.
+it as "deleted player"), in the rows and in the stored results and states alike, so
+that the other players' games, ranks and records stay whole. The same transaction
+records its marker in `erased_players`, so that what reaches the database from Valkey
+afterwards (a game the outbox still held, a day that closes, a tournament that ends) is
+erased as it is written (`history.erasure`). Erasing again changes nothing.
 """
 
 from __future__ import annotations
@@ -148,7 +148,7 @@ class PlayerRecords:
                 await hold(conn, exclusive=True)
                 await conn.execute(
                     self.history.insert(erased_players)
-                    .values(user_id=user, erased_at=at_ms)
+                    .values(marker=marker, erased_at=at_ms)
                     .on_conflict_do_nothing()
                 )
                 for table in (player_stats, sessions, passkeys, accounts):

@@ -29,8 +29,9 @@ to each other (`alembic.autogenerate.compare_metadata` finds no difference).
 - `follows` and `blocks`: who follows whom and who blocked whom (user ids, guests'
   and accounts' alike), with the names shown when the row was written
   (`history.friends`).
-- `erased_players`: the user id of each deleted account and when it was erased
-  (`history.erasure`): whatever reaches the database later from Valkey (a game from the
+- `erased_players`: each deleted account, by the marker its user id became
+  (`history.erasure.deleted_id`: the user id itself is kept nowhere), and when it was
+  erased: whatever reaches the database later from Valkey (a game from the
   outbox, a closed day's leaderboard, a tournament that ends) is erased before it is
   written.
 
@@ -231,6 +232,6 @@ blocks: Final = Table(
 erased_players: Final = Table(
     "erased_players",
     metadata,
-    Column("user_id", String(128), primary_key=True),
+    Column("marker", String(128), primary_key=True),  # `deleted_id(user)`
     Column("erased_at", BigInteger, nullable=False),
 )

@@ -1,7 +1,8 @@
-"""Erased players: the user ids of deleted accounts, so that what reaches the database
+"""Erased players: the deleted accounts, so that what reaches the database
 after the deletion (a game from the outbox, a closed day, a tournament) is erased too.
 
-Revision 0007_erased_players: the `erased_players` table of `history.schema`.
+Revision 0007_erased_players: the `erased_players` table of `history.schema`: each
+erased player's marker (`history.erasure.deleted_id`, never the user id itself).
 """
 
 from __future__ import annotations
@@ -18,9 +19,9 @@ depends_on = None
 def upgrade() -> None:
     op.create_table(
         "erased_players",
-        sa.Column("user_id", sa.String(length=128), nullable=False),
+        sa.Column("marker", sa.String(length=128), nullable=False),
         sa.Column("erased_at", sa.BigInteger(), nullable=False),
-        sa.PrimaryKeyConstraint("user_id", name=op.f("pk_erased_players")),
+        sa.PrimaryKeyConstraint("marker", name=op.f("pk_erased_players")),
     )
 
 
