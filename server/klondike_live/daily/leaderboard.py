@@ -214,9 +214,12 @@ class Leaderboard:
 
     async def erase(self, user: str, marker: str, name: str) -> bool:
         """A deleted account's entry, shown from now on as `marker` named `name` (its
-        result and rank unchanged); False when it has none."""
+        result and rank unchanged), and its attempt under `marker`; False when it has
+        no entry."""
         entry = await self.entry(user)
         if entry is None:
+            # Its attempt, if it has one, is renamed all the same (nothing to show).
+            await self.store.rename_entry(self.day, self.variant, user, (marker, "", "", ""))
             return False
         erased = replace(entry, user=marker, name=name)
         return await self.store.rename_entry(

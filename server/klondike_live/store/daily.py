@@ -58,9 +58,15 @@ return redis.call('ZCARD', KEYS[2])
 """
 
 _RENAME_ENTRY: Final = """
--- KEYS: 1 entries hash, 2 board zset
+-- KEYS: 1 entries hash, 2 board zset, 3 attempts hash
 -- ARGV: 1 user, 2 new user, 3 new entry JSON, 4 old member, 5 new member
--- Returns 1 when the user's entry and member became the new ones, 0 without an entry.
+-- The user's attempt (if any) becomes the new user's; returns 1 when its entry and
+-- member became the new ones, 0 without an entry.
+local room = redis.call('HGET', KEYS[3], ARGV[1])
+if room then
+  redis.call('HDEL', KEYS[3], ARGV[1])
+  redis.call('HSET', KEYS[3], ARGV[2], room)
+end
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 0 end
 redis.call('HDEL', KEYS[1], ARGV[1])
 redis.call('HSET', KEYS[1], ARGV[2], ARGV[3])
@@ -181,13 +187,17 @@ class DailyStore:
     async def rename_entry(
         self, day: date, variant: Variant, user: str, new: tuple[str, str, str, str]
     ) -> bool:
-        """Put another entry in place of the account's, atomically: `new` is the new
-        user id, its entry (text), the old board member and the new one. False when
-        the account has no entry (nothing changed)."""
+        """Put another entry in place of the account's, and its attempt under the new
+        user id, atomically: `new` is the new user id, its entry (text), the old board
+        member and the new one. False when the account has no entry."""
         day_text, slug = _names(day, variant)
         done = await self.latency.timed(
             self._rename_entry(
-                keys=[keys.daily_entries(day_text, slug), keys.daily_board(day_text, slug)],
+                keys=[
+                    keys.daily_entries(day_text, slug),
+                    keys.daily_board(day_text, slug),
+                    keys.daily_attempts(day_text, slug),
+                ],
                 args=[user, *new],
             )
         )
