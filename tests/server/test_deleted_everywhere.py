@@ -8,6 +8,7 @@ and the relevant Valkey keys for the player's user id and name."""
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -16,13 +17,13 @@ from test_accounts import answer, closed_with, register, two_nodes
 from test_tournaments_http import server_ms
 
 from klondike_live import keys
-from klondike_live.client import Client
+from klondike_live.client import Client, Message
 from klondike_live.daily.variants import DRAW1, variant_slug
 from klondike_live.gateway.server import Node
 from klondike_live.history import History
 from klondike_live.history.players import DELETED_NAME, deleted_id
 from klondike_live.history.schema import metadata
-from klondike_live.store.connect import RedisClient
+from klondike_live.store.connect import RedisClient, text
 from klondike_live.store.latency import Latency
 from klondike_live.store.scan import scan_keys
 
@@ -50,7 +51,7 @@ async def valkey_values(redis: RedisClient, pattern: str = f"{keys.PREFIX}:*") -
     found: dict[str, str] = {}
     async for names in scan_keys(redis, Latency(), pattern, 500):
         for name in names:
-            kind = (await redis.type(name)).decode()
+            kind = text(await redis.type(name))
             value: Any
             if kind == "string":
                 value = await redis.get(name)
@@ -73,6 +74,14 @@ def traces(texts: dict[str, str] | str, user: str, name: str) -> list[str]:
     if isinstance(texts, str):
         return [line for line in texts.splitlines() if user in line or name in line]
     return [k for k, v in texts.items() if user in k or user in v or name in v]
+
+
+def results_of(room: str) -> Callable[[Message], bool]:
+    return lambda m: bool(m["t"] == "results" and m["room"] == room)
+
+
+def archived(history: History, room: str) -> Callable[[], Awaitable[bool]]:
+    return lambda: history.has_game(room, 1)
 
 
 async def delete_account(node: Node, token: str, username: str) -> None:
@@ -156,7 +165,7 @@ async def test_a_player_on_today_s_leaderboard_deletes_the_account(
             await play(player, room, moves)
             if player is bea:
                 await bea.resign(room)
-            await player.expect(lambda m, r=room: m["t"] == "results" and m["room"] == r)
+            await player.expect(results_of(room))
             rooms.append(room)
         before = await get_ok(daily_node, path)
         assert [(r["user"], r["name"], r["rank"]) for r in before["rows"]] == [
@@ -181,7 +190,7 @@ async def test_a_player_on_today_s_leaderboard_deletes_the_account(
 
         history = daily_node.service.history
         for room in rooms:
-            await wait_for(lambda r=room: history.has_game(r, 1))
+            await wait_for(archived(history, room))
         clock.set(datetime(2030, 1, 2, 0, 5, tzinfo=UTC))
         assert await daily_node.service.daily.keep_closed_days() >= 1
         assert traces(await stored_rows(history), ann.user, "Ann") == []
