@@ -76,6 +76,11 @@ def traces(texts: dict[str, str] | str, user: str, name: str) -> list[str]:
     return [k for k, v in texts.items() if user in k or user in v or name in v]
 
 
+def unnamed(frame: Message) -> bool:
+    """Whether a room frame shows a seat with no name (a deleted account's)."""
+    return any(seat and seat.get("name") == DELETED_NAME for seat in frame.get("seats", []))
+
+
 def results_of(room: str) -> Callable[[Message], bool]:
     return lambda m: bool(m["t"] == "results" and m["room"] == room)
 
@@ -112,6 +117,10 @@ async def test_a_race_that_ends_after_its_player_deleted_the_account_is_archived
         await delete_account(second, signed["token"], "annie")
         history = first.service.history
         assert not await history.has_game(room, 1)  # the race is still on
+        # Her seat goes on with no name: in the room as stored and as its viewers see it.
+        await bea.expect(lambda m: m["t"] == "room" and m.get("room") == room and unnamed(m))
+        live = await valkey_values(redis, f"{keys.PREFIX}:{{r:{room}}}*")
+        assert keys.room(room) in live and traces(live, "\x00", "Ann") == []
 
         await bea.resign(room)
         await bea.expect(lambda m: m["t"] == "results" and m["room"] == room)
@@ -187,6 +196,8 @@ async def test_a_player_on_today_s_leaderboard_deletes_the_account(
         assert keys.daily_board(DAY.isoformat(), slug) in today
         assert traces(today, ann.user, "Ann") == []
         assert bea.user in today[keys.daily_entries(DAY.isoformat(), slug)]
+        attempt = await valkey_values(redis, f"{keys.PREFIX}:{{r:{rooms[0]}}}*")
+        assert keys.room(rooms[0]) in attempt and traces(attempt, "\x00", "Ann") == []
 
         history = daily_node.service.history
         for room in rooms:

@@ -1,6 +1,6 @@
 """A deleted account erased from what Valkey shows and archives, at once.
 
-    erasure = LiveErasure(store, daily)
+    erasure = LiveErasure(store, daily, rooms)
     await erasure.erase(user, names, games)   # after `PlayerRecords.erase` committed
 
 `history.players.PlayerRecords.erase` erases the account from the history database and
@@ -16,35 +16,45 @@ meanwhile is rewritten here, in the same way (its user id `deleted_id(user)`, it
   `daily_update` sent to their watchers;
 - every tournament Valkey holds that it entered, organized or played in (each written by
   its compare-and-set, so its watchers get it again), over or not;
+- its seat in every room Valkey still holds that it sat in (the rooms of those games,
+  of its daily attempts, of its unfinished games, and every room where it holds a
+  connection claim: races being played or finished within `race_ms`), shown with no
+  name (`RoomState.rename`, its viewers told) under its user id, which only the room's
+  keys hold until they expire; a race being played goes on, and its results are
+  erased when the outbox drains them (`service.archive`);
 - its unfinished games' index and its presence (its connections closed with its
   sessions).
 
-A game still being played when the account is deleted keeps the player's seat until it
-ends; its results are erased when the outbox drains them (`service.archive`). Every
-write here may be done again (`erase` twice changes nothing more).
+Every write here may be done again (`erase` twice changes nothing more).
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 from datetime import date
 from typing import Any, Final
 
 import msgpack
 
+from klondike_live import keys
 from klondike_live.bus.messages import DailyUpdate
 from klondike_live.daily.variants import slug_variant
+from klondike_live.errors import Refusal
 from klondike_live.history.erasure import (
     DELETED_NAME,
     deleted_id,
     erased_blob,
     erased_tournament,
 )
+from klondike_live.protocol.codes import ErrorCode
 from klondike_live.race.tournament import TournamentState
 from klondike_live.service.daily import DailyService
+from klondike_live.service.rooms import Rooms
 from klondike_live.store import Conflict, Store
 from klondike_live.store.friends import FriendStore
+from klondike_live.store.scan import scan_keys
 from klondike_live.store.tournaments import TournamentStore
 
 __all__ = ["LiveErasure"]
@@ -54,6 +64,17 @@ log = logging.getLogger(__name__)
 DAYS: Final = 60
 """Daily challenges (days and variants) looked at, newest first: more than Valkey holds
 (today, the days ahead, the closed days until kept and their cache)."""
+
+
+_GLOB_ROOM: Final = "*"
+_CLAIM_KEY: Final = re.compile(
+    rf"^{re.escape(keys.PREFIX)}:\{{r:({keys.ROOM_ID.pattern[1:-1]})\}}:conn:(.+)$"
+)
+
+
+def _glob_escaped(text: str) -> str:
+    """`text` matched literally by a SCAN pattern."""
+    return re.sub(r"([*?\[\]\\])", r"\\\1", text)
 
 
 def _plays(blob: bytes, user: str) -> bool:
@@ -68,9 +89,10 @@ def _plays(blob: bytes, user: str) -> bool:
 class LiveErasure:
     """Erasing a deleted account from Valkey (see the module docstring)."""
 
-    def __init__(self, store: Store, daily: DailyService) -> None:
+    def __init__(self, store: Store, daily: DailyService, rooms: Rooms) -> None:
         self.store = store
         self.daily = daily
+        self.rooms = rooms
         self.tournaments = TournamentStore(store.redis, store.retention, store.latency)
         self.friends = FriendStore(store.redis, store.latency)
 
@@ -80,32 +102,49 @@ class LiveErasure:
         """Erase `user` from Valkey; `names` are names it had (its account's username)
         that a tournament's log may hold, `games` the erased results of the games the
         database keeps (`PlayerRecords.erase`)."""
+        rooms = {room_id for room_id, _, _ in games}
         for room_id, gen, data in games:
             await self.store.replace_results(room_id, gen, data)
-        await self._outbox(user)
-        await self._daily(user)
+        rooms |= await self._outbox(user)
+        rooms |= await self._daily(user)
         await self._tournaments(user, names)
+        rooms |= set(await self.store.players.unfinished(user, self.rooms.now_ms()))
+        rooms |= await self._claimed(user)
+        for room_id in sorted(rooms):
+            await self._unnamed(room_id, user)
         await self.store.players.forget(user)
         await self.friends.clear_presence(user)
 
-    async def _outbox(self, user: str) -> None:
+    async def _outbox(self, user: str) -> set[str]:
+        """Erase the player from the results of the finished games waiting in the
+        outbox; their rooms."""
+        rooms = set()
         for room_id, gen in await self.store.outbox.entries():
             blob, _ = await self.store.load_finished(room_id, gen)
             if blob is not None and _plays(blob, user):
                 await self.store.replace_results(room_id, gen, erased_blob(blob, user))
+                rooms.add(room_id)
+        return rooms
 
-    async def _daily(self, user: str) -> None:
+    async def _daily(self, user: str) -> set[str]:
+        """Put the player's daily entries (and attempts) under its marker; the rooms of
+        its attempts."""
         marker = deleted_id(user)
+        rooms = set()
         through = date.fromordinal(self.daily.today().toordinal() + 1)
         for day_text, slug in await self.daily.daily_store.indexed_days(through, DAYS):
             try:
                 day, variant = date.fromisoformat(day_text), slug_variant(slug)
             except ValueError:
                 continue  # not a challenge this release knows
+            attempt = await self.daily.daily_store.attempt_room(day, variant, user)
+            if attempt is not None:
+                rooms.add(attempt)
             board = self.daily.leaderboard(day, variant)
             if await board.erase(user, marker, DELETED_NAME):
                 update = DailyUpdate(day.isoformat(), str(variant), await board.count())
                 await self.daily.daily_store.publish_update(update)
+        return rooms
 
     async def _tournaments(self, user: str, names: Sequence[str]) -> None:
         def change(state: TournamentState) -> TournamentState:
@@ -120,3 +159,24 @@ class LiveErasure:
                 except Conflict:
                     # Its archive is erased all the same (`History.add_tournament`).
                     log.warning("tournament %s too busy to erase a deleted account", tournament_id)
+
+    async def _claimed(self, user: str) -> set[str]:
+        """The rooms where the player holds a seat's connection claim (`keys.connection`:
+        every room it sat in that is being played, or finished within `race_ms`)."""
+        pattern = keys.connection(_GLOB_ROOM, _glob_escaped(user))
+        rooms = set()
+        async for names in scan_keys(self.store.redis, self.store.latency, pattern, 500):
+            for name in names:
+                found = _CLAIM_KEY.match(name)
+                if found is not None and found.group(2) == user:
+                    rooms.add(found.group(1))
+        return rooms
+
+    async def _unnamed(self, room_id: str, user: str) -> None:
+        """The player's seat in the room shown with no name (`RoomState.rename`), its
+        viewers told; a room gone or too busy is left (it expires)."""
+        try:
+            await self.rooms.transition(room_id, lambda s, _now: s.rename(user, DELETED_NAME))
+        except Refusal as exc:
+            if exc.code is not ErrorCode.NO_ROOM:
+                log.warning("room %s: the seat of a deleted account not renamed: %s", room_id, exc)

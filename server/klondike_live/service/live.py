@@ -171,7 +171,7 @@ class LiveService:
             AccountStore(store.redis, store.latency),
             AccountRecords(history),
             self.now_ms,
-            LiveErasure(store, self.daily),
+            LiveErasure(store, self.daily, self.rooms),
         )
         # Bot accounts that accounts own (`service.bot_accounts`), asked by the gateway.
         self.bot_accounts = BotAccounts(self.accounts, BotRecords(history))
