@@ -18,8 +18,9 @@ from test_tournaments_http import server_ms
 
 from klondike_live import keys
 from klondike_live.client import Client, Message
+from klondike_live.config import Settings
 from klondike_live.daily.variants import DRAW1, variant_slug
-from klondike_live.gateway.server import Node
+from klondike_live.gateway.server import Node, running
 from klondike_live.history import History
 from klondike_live.history.players import DELETED_NAME, deleted_id
 from klondike_live.history.schema import metadata
@@ -28,8 +29,8 @@ from klondike_live.store.latency import Latency
 from klondike_live.store.scan import scan_keys
 
 from auditor import audit_account_frames, http_audit
-from daily_support import DAY, DayClock, get_ok, play, record_for, start_attempt
-from helpers import WON, close_all, started_race
+from daily_support import DAY, DayClock, get_ok, play, prepare, record_for, start_attempt
+from helpers import FAST, WON, close_all, started_race
 from waits import connect_client, scaled, wait_for
 
 __all__ = ["http_audit", "two_nodes"]  # fixtures, imported for pytest
@@ -273,3 +274,38 @@ async def test_a_live_tournament_s_entrant_deletes_the_account(
         assert ann.user not in json.dumps(archive) and "Ann" not in json.dumps(archive)
     finally:
         await close_all([org, ann, bob, fan])
+
+
+async def test_a_ranked_attempt_that_ends_after_the_deletion_is_ranked_under_the_marker(
+    make_settings: Callable[..., Settings], redis: RedisClient, clock: DayClock
+) -> None:
+    """Ann (account "Annie") deletes her account in the middle of her ranked attempt:
+    every connection of hers closes, the guest's she played on included; when the
+    attempt ends (its time limit), its row on the leaderboard is the marker's with no
+    name, and nothing of the day's in Valkey names her."""
+    await prepare(redis, DAY, DRAW1)
+    record = record_for(DAY, DRAW1)
+    slug = variant_slug(DRAW1)
+    path = f"api/daily/{DAY.isoformat()}/{slug}/leaderboard"
+    settings = make_settings(**FAST, daily_time_limit_seconds=3)
+    async with running(settings, clock=clock) as node:
+        ann = await connect_client(node.ws_url, name="Ann")
+        try:
+            room, _ = await start_attempt(ann)
+            await play(ann, room, record.moves[:3])
+            signed = await register(ann, "Annie")
+            await delete_account(node, signed["token"], "annie")
+            assert await closed_with(ann) == 4006
+
+            async def ranked() -> list[Any]:
+                return list((await get_ok(node, path))["rows"])
+
+            rows = await wait_for(ranked, 15)
+            assert [(r["user"], r["name"], r["won"]) for r in rows] == [
+                (deleted_id(ann.user), DELETED_NAME, False)
+            ]
+            today = await valkey_values(redis, f"{keys.PREFIX}:{{d:{DAY.isoformat()}:{slug}}}:*")
+            assert keys.daily_entries(DAY.isoformat(), slug) in today
+            assert traces(today, ann.user, "Ann") == []
+        finally:
+            await ann.close()

@@ -180,7 +180,8 @@ class Accounts:
         return row.user_id, account.username
 
     def ended(self, payload: bytes) -> None:
-        """A `keys.SESSIONS_ENDED` message: the sessions whose connections close."""
+        """A `keys.SESSIONS_ENDED` message: the sessions whose connections close (and
+        `keys.ENDED_USER` items: the users whose connections all close)."""
         sids = set(payload.decode("ascii", "replace").split())
         now = time.monotonic()
         self._ended = {s: at for s, at in self._ended.items() if at > now - ENDED_MEMORY}
@@ -387,13 +388,14 @@ class Accounts:
     async def delete_account(self, caller: Caller, typed: str) -> int:
         """Delete the caller's account, confirmed by its username typed again (any
         case): its sessions end on every node first (their tokens refused from then
-        on) and its bot accounts are deleted, then its account, credentials and
-        statistics are erased and its seat in the games it played, its rows on the daily
-        leaderboards and its place in tournaments become "deleted player", in the
-        history database (`history.players`, where its user id is recorded erased, so
-        that what reaches it later is erased too) and then in what Valkey shows
-        (`service.erasure`); how many games are kept for their other players. The guest
-        id stays marked an account, so its guest tokens stay refused too."""
+        on, and every connection of its user id closed) and its bot accounts are
+        deleted, then its account, credentials and statistics are erased and its seat in
+        the games it played, its rows on the daily leaderboards and its place in
+        tournaments become "deleted player", in the history database
+        (`history.players`, where it is recorded erased, so that what reaches it later
+        is erased too) and then in what Valkey shows (`service.erasure`); how many
+        games are kept for their other players. The guest id stays marked an account,
+        so its guest tokens stay refused too."""
         self._party(caller)
         identity = caller.identity
         if identity.session is None or identity.bot:
@@ -403,13 +405,17 @@ class Accounts:
             raise _refuse(ErrorCode.NOT_SIGNED_IN, "this account is deleted already")
         if username_key(typed) != username_key(account.username):
             raise _refuse(ErrorCode.NOT_CONFIRMED, "type the account's username to confirm")
+        claimed = await self.erasure.claimed(identity.user_id)  # while they are open
         await self.end_sessions(identity.user_id)
+        # Its other connections too (a guest token's, made before the account): none
+        # writes under its user id from now on.
+        await self.store.end_user(identity.user_id)
         await self.delete_bots(identity.user_id)
         names = [account.username]
         erased = await PlayerRecords(self.records.history).erase(
             identity.user_id, names, self.now_ms()
         )
-        await self.erasure.erase(identity.user_id, names, erased)
+        await self.erasure.erase(identity.user_id, names, erased, claimed)
         log.info("account %s deleted (%d games kept for others)", identity.user_id, len(erased))
         return len(erased)
 

@@ -1,7 +1,8 @@
 """A deleted account erased from what Valkey shows and archives, at once.
 
     erasure = LiveErasure(store, daily, rooms)
-    await erasure.erase(user, names, games)   # after `PlayerRecords.erase` committed
+    claimed = await erasure.claimed(user)     # before its connections close
+    await erasure.erase(user, names, games, claimed)   # after `PlayerRecords.erase`
 
 `history.players.PlayerRecords.erase` erases the account from the history database and
 records its user id there (`erased_players`), so that whatever reaches the database
@@ -32,7 +33,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import date
 from typing import Any, Final
 
@@ -97,19 +98,24 @@ class LiveErasure:
         self.friends = FriendStore(store.redis, store.latency)
 
     async def erase(
-        self, user: str, names: Sequence[str], games: Sequence[tuple[str, int, bytes]]
+        self,
+        user: str,
+        names: Sequence[str],
+        games: Sequence[tuple[str, int, bytes]],
+        claimed: Collection[str] = (),
     ) -> None:
         """Erase `user` from Valkey; `names` are names it had (its account's username)
         that a tournament's log may hold, `games` the erased results of the games the
-        database keeps (`PlayerRecords.erase`)."""
-        rooms = {room_id for room_id, _, _ in games}
+        database keeps (`PlayerRecords.erase`), `claimed` the rooms it held a claim in
+        before its connections closed (`claimed`)."""
+        rooms = {room_id for room_id, _, _ in games} | set(claimed)
         for room_id, gen, data in games:
             await self.store.replace_results(room_id, gen, data)
         rooms |= await self._outbox(user)
         rooms |= await self._daily(user)
         await self._tournaments(user, names)
         rooms |= set(await self.store.players.unfinished(user, self.rooms.now_ms()))
-        rooms |= await self._claimed(user)
+        rooms |= await self.claimed(user)
         for room_id in sorted(rooms):
             await self._unnamed(room_id, user)
         await self.store.players.forget(user)
@@ -160,9 +166,10 @@ class LiveErasure:
                     # Its archive is erased all the same (`History.add_tournament`).
                     log.warning("tournament %s too busy to erase a deleted account", tournament_id)
 
-    async def _claimed(self, user: str) -> set[str]:
+    async def claimed(self, user: str) -> set[str]:
         """The rooms where the player holds a seat's connection claim (`keys.connection`:
-        every room it sat in that is being played, or finished within `race_ms`)."""
+        every room it sat in that is being played, or finished within `race_ms`, while
+        its connection is open: asked before they close, and again after)."""
         pattern = keys.connection(_GLOB_ROOM, _glob_escaped(user))
         rooms = set()
         async for names in scan_keys(self.store.redis, self.store.latency, pattern, 500):

@@ -5,6 +5,7 @@
     found = await accounts.session(sid)                        # (user, username) or None
     await accounts.mark_account(user)                          # its guest tokens refused
     await accounts.end_sessions([sid, ...])                    # gone here, announced
+    await accounts.end_user(user)                              # its connections close
     count = await accounts.failures("addr", address)           # failures this window
     await accounts.fail("addr", address, window_ms)            # one more
 
@@ -54,6 +55,11 @@ class AccountStore:
         for sid in sids:
             await self.latency.timed(self.redis.delete(keys.session(sid)))
         await self.latency.timed(self.redis.publish(keys.SESSIONS_ENDED, " ".join(sids)))
+
+    async def end_user(self, user: str) -> None:
+        """Tell every node to close every connection of `user` (a deleted account)."""
+        item = keys.ENDED_USER + user
+        await self.latency.timed(self.redis.publish(keys.SESSIONS_ENDED, item))
 
     async def mark_account(self, user: str) -> None:
         await self.latency.timed(self.redis.set(keys.user_account(user), b"1"))
