@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any
 
+import msgpack
 from sqlalchemy import select
 from test_accounts import answer, closed_with, register, two_nodes
 from test_tournaments_http import server_ms
@@ -309,3 +310,82 @@ async def test_a_ranked_attempt_that_ends_after_the_deletion_is_ranked_under_the
             assert traces(today, ann.user, "Ann") == []
         finally:
             await ann.close()
+
+
+def waiting_game(room: str, players: list[tuple[str, str, str, int]], ended_at: int) -> bytes:
+    """Stored results (the shape `race.results.build_results` writes, without game
+    records: never served here) of a finished race: `players` are (user, name, status,
+    rank) in seat order."""
+    ranking: list[dict[str, Any]] = [
+        {
+            "seat": seat,
+            "user": user,
+            "name": name,
+            "bot": False,
+            "status": status,
+            "rank": rank,
+            "moves": 90,
+            "found": 52 if status == "won" else 20,
+            "time_ms": 200_000 if status == "won" else None,
+            "record": "",
+            "times": [],
+        }
+        for seat, (user, name, status, rank) in enumerate(players)
+    ]
+    results = {
+        "gen": 1,
+        "kind": "race",
+        "certified": True,
+        "public": True,
+        "seed": "5eed",
+        "commitment": "c0ffee",
+        "deal": "",
+        "variant": "draw=1 passes=1 f2t=no",
+        "started_at": ended_at - 300_000,
+        "ended_at": ended_at,
+        "ranking": ranking,
+        "from": 0,
+    }
+    blob: bytes = msgpack.packb(results, use_bin_type=True)
+    return blob
+
+
+async def test_a_game_waiting_in_the_outbox_is_erased_at_once_and_archived_erased(
+    two_nodes: tuple[Node, Node], redis: RedisClient
+) -> None:
+    """A race Ann won against Bea waits in the outbox (its entry not due yet, as while
+    the database is down) when Ann deletes her account: its results in Valkey are
+    erased at once; once the entry falls due, the database keeps it erased, counted for
+    Bea only."""
+    first, second = two_nodes
+    ann = await connect_client(first.ws_url, name="Ann")
+    bea = await connect_client(first.ws_url, name="Bea")
+    room = "waiting-room-01"
+    try:
+        now = await server_ms(redis)
+        players = [(ann.user, "Ann", "won", 1), (bea.user, "Bea", "resigned", 2)]
+        await redis.hset(keys.results(room, 1), "data", waiting_game(room, players, now))
+        await redis.zadd(keys.OUTBOX, {f"{room}|1": now + 3_600_000})
+        signed = await register(ann, "Annie")
+        await delete_account(second, signed["token"], "annie")
+        marker = deleted_id(ann.user)
+        cached = await valkey_values(redis, keys.results(room, 1))
+        assert cached and traces(cached, ann.user, "Ann") == []
+        data = await redis.hget(keys.results(room, 1), "data")
+        assert data is not None
+        ranking = msgpack.unpackb(data, raw=False)["ranking"]
+        assert [(r["user"], r["name"]) for r in ranking] == [
+            (marker, DELETED_NAME),
+            (bea.user, "Bea"),
+        ]
+
+        history = first.service.history
+        assert not await history.has_game(room, 1)
+        await redis.zadd(keys.OUTBOX, {f"{room}|1": 0}, xx=True)  # due now
+        await wait_for(archived(history, room), 15)
+        assert traces(await stored_rows(history), ann.user, "Ann") == []
+        assert await history.stats(ann.user) == ({}, [])
+        assert (await history.stats(marker))[0] == {}
+        assert (await history.stats(bea.user))[0]
+    finally:
+        await close_all([ann, bea])
