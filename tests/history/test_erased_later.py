@@ -65,7 +65,7 @@ async def test_a_game_archived_after_the_erasure_is_kept_erased_and_counted_for_
         "room-0001", game("room-0001", 100, [("ann", "won", 1), ("bob", "resigned", 2)])
     )
     assert "ann" in await dump(history)  # what the search below must not find
-    await records.erase("ann", ["Ann"], now_ms=150)
+    await records.erase("ann", now_ms=150)
     blob = game("room-0002", 200, [("bob", "resigned", 2), ("ann", "won", 1)])
     kept = await history.keep_game("room-0002", blob)
     marker = deleted_id("ann")

@@ -99,12 +99,9 @@ def erased_blob(blob: bytes, user: str) -> bytes:
     return packed
 
 
-def erased_tournament(
-    state: TournamentState, user: str, names: Iterable[str] = ()
-) -> TournamentState:
-    """A tournament with `user` erased (`TournamentState.erased`); `names` are names
-    it had that the log may hold (its entrant's and organizer's are known already)."""
-    return state.erased(user, deleted_id(user), DELETED_NAME, names)
+def erased_tournament(state: TournamentState, user: str) -> TournamentState:
+    """A tournament with `user` erased (`TournamentState.erased`)."""
+    return state.erased(user, deleted_id(user), DELETED_NAME)
 
 
 async def hold(conn: AsyncConnection, *, exclusive: bool) -> None:

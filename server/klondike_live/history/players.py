@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import delete, func, or_, select, update
@@ -135,12 +134,10 @@ class PlayerRecords:
         )
         return [(str(r.room_id), int(r.gen)) for r in rows]
 
-    async def erase(
-        self, user: str, names: Sequence[str] = (), now_ms: int | None = None
-    ) -> list[tuple[str, int, bytes]]:
+    async def erase(self, user: str, now_ms: int | None = None) -> list[tuple[str, int, bytes]]:
         """Erase the player (module docstring); the games it played as kept, each with
-        its results erased (what a cached copy of them is replaced with). `names` are
-        names it had that a tournament's log may hold (its account's username)."""
+        its results erased (what a cached copy of them is replaced with); `now_ms` when
+        (default: this machine's clock)."""
         marker = deleted_id(user)
         at_ms = int(time.time() * 1000) if now_ms is None else now_ms
         try:
@@ -181,7 +178,7 @@ class PlayerRecords:
                 kept = await conn.execute(select(tournaments.c.id, tournaments.c.state))
                 for row in kept.all():
                     state = TournamentState.from_blob(bytes(row.state))
-                    erased = erased_tournament(state, user, names)
+                    erased = erased_tournament(state, user)
                     if erased == state:
                         continue
                     await conn.execute(

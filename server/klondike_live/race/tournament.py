@@ -257,30 +257,26 @@ class TournamentState:
         organizer_name = name if self.organizer == user else self.organizer_name
         return replace(self, entrants=entrants, organizer_name=organizer_name)
 
-    def erased(
-        self, user: str, marker: str, name: str, names: Iterable[str] = ()
-    ) -> TournamentState:
+    def erased(self, user: str, marker: str, name: str) -> TournamentState:
         """`user` (a deleted account) shown as `marker` named `name` wherever it is: an
         entrant, the organizer, a removed entrant, a result of a round; in the log, the
-        organizer's entries are by `name` when it was the organizer, and the entry that
-        removed it names `name` when it was removed (matched by the names it had:
-        `names`, its entrant's and its organizer's). Itself when `user` is in none."""
-        known = set(names)
-        mine = self.entrant(user)
-        if mine is not None:
-            known.add(mine.name)
+        organizer's entries (every entry with a `by`) are by `name` when it was the
+        organizer, and the entry that removed it names `name` (the removals and their
+        entries pair up from the newest: the log drops only its oldest). Itself when
+        `user` is in none."""
         organizer = self.organizer == user
-        if organizer:
-            known.add(self.organizer_name)
         removed = user in self.removed
+        mine = self.entrant(user) is not None
         played = any(r.user == user for h in self.heats for r in h.results)
-        if mine is None and not organizer and not removed and not played:
+        if not (mine or organizer or removed or played):
             return self
+        removals = [i for i, e in enumerate(self.log) if e.kind == LogKind.REMOVED]
+        paired = dict(zip(reversed(removals), reversed(self.removed), strict=False))
 
-        def entry(e: LogEntry) -> LogEntry:
-            by = name if organizer and e.by and e.by in known else e.by
+        def entry(index: int, e: LogEntry) -> LogEntry:
+            by = name if organizer and e.by else e.by
             args = e.args
-            if removed and e.kind == LogKind.REMOVED and dict(args).get("name") in known:
+            if paired.get(index) == user:
                 args = tuple((k, name if k == "name" else v) for k, v in args)
             if (by, args) == (e.by, e.args):
                 return e
@@ -305,7 +301,7 @@ class TournamentState:
                 )
                 for h in self.heats
             ),
-            log=tuple(entry(e) for e in self.log),
+            log=tuple(entry(i, e) for i, e in enumerate(self.log)),
         )
 
     def withdraw(self, user: str, now_ms: int) -> TournamentState:

@@ -411,11 +411,8 @@ class Accounts:
         # writes under its user id from now on.
         await self.store.end_user(identity.user_id)
         await self.delete_bots(identity.user_id)
-        names = [account.username]
-        erased = await PlayerRecords(self.records.history).erase(
-            identity.user_id, names, self.now_ms()
-        )
-        await self.erasure.erase(identity.user_id, names, erased, claimed)
+        erased = await PlayerRecords(self.records.history).erase(identity.user_id, self.now_ms())
+        await self.erasure.erase(identity.user_id, erased, claimed)
         log.info("account %s deleted (%d games kept for others)", identity.user_id, len(erased))
         return len(erased)
 

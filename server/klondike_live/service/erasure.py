@@ -2,7 +2,7 @@
 
     erasure = LiveErasure(store, daily, rooms)
     claimed = await erasure.claimed(user)     # before its connections close
-    await erasure.erase(user, names, games, claimed)   # after `PlayerRecords.erase`
+    await erasure.erase(user, games, claimed)  # after `PlayerRecords.erase`
 
 `history.players.PlayerRecords.erase` erases the account from the history database and
 records its user id there (`erased_players`), so that whatever reaches the database
@@ -100,12 +100,10 @@ class LiveErasure:
     async def erase(
         self,
         user: str,
-        names: Sequence[str],
         games: Sequence[tuple[str, int, bytes]],
         claimed: Collection[str] = (),
     ) -> None:
-        """Erase `user` from Valkey; `names` are names it had (its account's username)
-        that a tournament's log may hold, `games` the erased results of the games the
+        """Erase `user` from Valkey; `games` are the erased results of the games the
         database keeps (`PlayerRecords.erase`), `claimed` the rooms it held a claim in
         before its connections closed (`claimed`)."""
         rooms = {room_id for room_id, _, _ in games} | set(claimed)
@@ -113,7 +111,7 @@ class LiveErasure:
             await self.store.replace_results(room_id, gen, data)
         rooms |= await self._outbox(user)
         rooms |= await self._daily(user)
-        await self._tournaments(user, names)
+        await self._tournaments(user)
         rooms |= set(await self.store.players.unfinished(user, self.rooms.now_ms()))
         rooms |= await self.claimed(user)
         for room_id in sorted(rooms):
@@ -152,9 +150,9 @@ class LiveErasure:
                 await self.daily.daily_store.publish_update(update)
         return rooms
 
-    async def _tournaments(self, user: str, names: Sequence[str]) -> None:
+    async def _tournaments(self, user: str) -> None:
         def change(state: TournamentState) -> TournamentState:
-            return erased_tournament(state, user, names)
+            return erased_tournament(state, user)
 
         async for ids in self.tournaments.ids():
             for tournament_id in ids:
