@@ -182,3 +182,17 @@ async def test_erasing_twice_keeps_one_record_of_the_first_erasure(history: Hist
     async with history.engine.connect() as conn:
         rows = (await conn.execute(select(erased_players))).all()
     assert [(r.marker, r.erased_at) for r in rows] == [(deleted_id("ann"), 10)]
+
+
+async def test_an_import_after_the_erasure_keeps_nothing_of_the_player(history: History) -> None:
+    """Games and counters of an earlier release imported after Ann's erasure: her seat
+    is the marker with no name, her counters are not kept; Bob's are."""
+    await PlayerRecords(history).erase("ann", now_ms=70)
+    blob = game("room-0009", 900, [("ann", "won", 1), ("bob", "resigned", 2)])
+    assert await history.add_uncounted_games([("room-0009", blob, None)]) == [True]
+    counters = {"played|race|draw=1": 4, "won|race|draw=1": 3, "streak|race|draw=1": 1}
+    assert await history.import_counters("ann", counters) == 0
+    assert await history.import_counters("bob", counters) == 1
+    assert_no_trace(await dump(history))
+    page = await history.games_of("bob", GameFilter())
+    assert page.games[0]["opponents"][0]["user"] == deleted_id("ann")

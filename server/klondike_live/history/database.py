@@ -604,8 +604,9 @@ class History:
         """Add finished games (room, stored results, analysis as stored) with their
         players but without counting them in anyone's statistics, in one transaction:
         games of releases before this database, whose players' counters arrive as they
-        were (`import_counters`). Per game: True added, False the database had it (then
-        nothing of it changes), None its results could not be read (left out)."""
+        were (`import_counters`); a deleted account's seat is erased (`history.erasure`).
+        Per game: True added, False the database had it (then nothing of it changes),
+        None its results could not be read (left out)."""
         rows: list[tuple[dict[str, Any], list[dict[str, Any]]] | None] = []
         for room_id, blob, analysis in found:
             try:
@@ -617,6 +618,7 @@ class History:
         added: list[bool | None] = []
         try:
             async with self.engine.begin() as conn:
+                await erasure.hold(conn, exclusive=False)
                 for row in rows:
                     if row is None:
                         added.append(None)
@@ -627,16 +629,36 @@ class History:
                     )
                     added.append(done.rowcount == 1)
                     if done.rowcount == 1 and players:
+                        players = await self._erased_players(conn, game, players)
                         await conn.execute(self.insert(game_players), players)
         except (SQLAlchemyError, OSError) as exc:
             raise HistoryError(f"cannot add games: {reason(exc)}") from exc
         return added
 
+    async def _erased_players(
+        self, conn: AsyncConnection, game: dict[str, Any], players: list[dict[str, Any]]
+    ) -> list[dict[str, Any]]:
+        """A game just inserted (`game`, its row) with its players' rows: those of
+        deleted accounts erased, in its results too (`history.erasure`)."""
+        gone = await erasure.erased_among(conn, (str(p["user_id"]) for p in players))
+        if not gone:
+            return players
+        blob = game["results"]
+        for user in sorted(gone):
+            blob = erasure.erased_blob(blob, user)
+        await conn.execute(
+            update(games)
+            .where(games.c.room_id == game["room_id"], games.c.gen == game["gen"])
+            .values(results=blob)
+        )
+        return _player_rows(game["room_id"], msgpack.unpackb(blob, raw=False))
+
     async def import_counters(self, user: str, counters: Mapping[str, int]) -> int:
         """Keep a player's statistics as an earlier release counted them (`race.stats`
         counters, `<counter>|<kind>|<variant>`), for each category where the database has
         none for the player (a category it has is left as it is, so importing twice
-        changes nothing); how many categories were written."""
+        changes nothing); how many categories were written. None for a deleted account
+        (`history.erasure`)."""
         from klondike_live.race.stats import summary
 
         rows = [
@@ -656,11 +678,16 @@ class History:
         written = 0
         try:
             async with self.engine.begin() as conn:
+                await erasure.hold(conn, exclusive=False)
                 for row in rows:
                     done = await conn.execute(
                         self.insert(player_stats).values(row).on_conflict_do_nothing()
                     )
                     written += done.rowcount == 1
+                if await erasure.erased_among(conn, [user]):
+                    # A deleted account: nothing of it is kept (the rows just written go).
+                    await conn.execute(player_stats.delete().where(player_stats.c.user_id == user))
+                    written = 0
         except (SQLAlchemyError, OSError) as exc:
             raise HistoryError(f"cannot import the statistics of {user}: {reason(exc)}") from exc
         return written
