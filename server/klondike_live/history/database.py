@@ -315,18 +315,10 @@ class History:
                 added = await conn.execute(self.insert(games).values(row).on_conflict_do_nothing())
                 if added.rowcount != 1:
                     return KeptGame(False, blob)
-                gone = await erasure.erased_among(
-                    conn, (str(r["user"]) for r in results["ranking"])
-                )
-                if gone:
-                    for user in sorted(gone):
-                        blob = erasure.erased_blob(blob, user)
-                    results = msgpack.unpackb(blob, raw=False)
-                    await conn.execute(
-                        update(games)
-                        .where(games.c.room_id == room_id, games.c.gen == int(results["gen"]))
-                        .values(results=blob)
-                    )
+                users = [str(r["user"]) for r in results["ranking"]]
+                erased = await self._erased_results(conn, room_id, row["gen"], blob, users)
+                if erased is not blob:
+                    blob, results = erased, msgpack.unpackb(erased, raw=False)
                 await conn.execute(self.insert(game_players), _player_rows(room_id, results))
                 for outcome in outcomes(results):
                     if not erasure.is_deleted(outcome.user):
@@ -334,6 +326,22 @@ class History:
         except (SQLAlchemyError, OSError) as exc:
             raise HistoryError(f"cannot add game {room_id}: {reason(exc)}") from exc
         return KeptGame(True, blob)
+
+    async def _erased_results(
+        self, conn: AsyncConnection, room_id: str, gen: int, blob: bytes, users: list[str]
+    ) -> bytes:
+        """The results of a game this transaction just inserted, with those of `users`
+        whose accounts were deleted erased (`history.erasure`) and written over the
+        inserted ones; `blob` itself when there are none."""
+        gone = await erasure.erased_among(conn, users)
+        if not gone:
+            return blob
+        for user in sorted(gone):
+            blob = erasure.erased_blob(blob, user)
+        await conn.execute(
+            update(games).where(games.c.room_id == room_id, games.c.gen == gen).values(results=blob)
+        )
+        return blob
 
     def insert(self, table: Any) -> Any:
         """The dialect's INSERT (for ON CONFLICT)."""
@@ -629,29 +637,15 @@ class History:
                     )
                     added.append(done.rowcount == 1)
                     if done.rowcount == 1 and players:
-                        players = await self._erased_players(conn, game, players)
+                        room_id, blob = game["room_id"], game["results"]
+                        users = [str(p["user_id"]) for p in players]
+                        erased = await self._erased_results(conn, room_id, game["gen"], blob, users)
+                        if erased is not blob:
+                            players = _player_rows(room_id, msgpack.unpackb(erased, raw=False))
                         await conn.execute(self.insert(game_players), players)
         except (SQLAlchemyError, OSError) as exc:
             raise HistoryError(f"cannot add games: {reason(exc)}") from exc
         return added
-
-    async def _erased_players(
-        self, conn: AsyncConnection, game: dict[str, Any], players: list[dict[str, Any]]
-    ) -> list[dict[str, Any]]:
-        """A game just inserted (`game`, its row) with its players' rows: those of
-        deleted accounts erased, in its results too (`history.erasure`)."""
-        gone = await erasure.erased_among(conn, (str(p["user_id"]) for p in players))
-        if not gone:
-            return players
-        blob = game["results"]
-        for user in sorted(gone):
-            blob = erasure.erased_blob(blob, user)
-        await conn.execute(
-            update(games)
-            .where(games.c.room_id == game["room_id"], games.c.gen == game["gen"])
-            .values(results=blob)
-        )
-        return _player_rows(game["room_id"], msgpack.unpackb(blob, raw=False))
 
     async def import_counters(self, user: str, counters: Mapping[str, int]) -> int:
         """Keep a player's statistics as an earlier release counted them (`race.stats`
