@@ -5,7 +5,7 @@
     await erasure.erase(user, games, claimed)  # after `PlayerRecords.erase`
 
 `history.players.PlayerRecords.erase` erases the account from the history database and
-records its user id there (`erased_players`), so that whatever reaches the database
+records it there (its marker, in `erased_players`), so that whatever reaches the database
 later from Valkey is erased as it is written (`history.erasure`). What Valkey shows
 meanwhile is rewritten here, in the same way (its user id `deleted_id(user)`, its name
 `DELETED_NAME`), so that a deleted player disappears from it at once:
@@ -20,9 +20,9 @@ meanwhile is rewritten here, in the same way (its user id `deleted_id(user)`, it
 - its seat in every room Valkey still holds that it sat in (the rooms of those games,
   of its daily attempts, of its unfinished games, and every room where it holds a
   connection claim: races being played or finished within `race_ms`), shown with no
-  name (`RoomState.rename`, its viewers told) under its user id, which only the room's
-  keys hold until they expire; a race being played goes on, and its results are
-  erased when the outbox drains them (`service.archive`);
+  name (`RoomState.rename`, its viewers told) under its user id until the room expires
+  (the client shows "deleted player" and links it nowhere); a race being played goes
+  on, and its results are erased when the outbox drains them (`service.archive`);
 - its unfinished games' index and its presence (its connections closed with its
   sessions).
 
