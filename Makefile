@@ -73,6 +73,7 @@ unit: $(STAMP) $(CLIENT)
 # again, with every node's history database on PostgreSQL (tests/postgres.py starts it).
 HISTORY_TESTS := tests/service tests/server/test_analysis_http.py tests/server/test_bots.py \
 	tests/server/test_comeback.py tests/server/test_daily_attempts.py tests/server/test_daily_days.py \
+	tests/server/test_deleted_everywhere.py \
 	tests/server/test_daily_gate.py tests/server/test_gateway.py \
 	tests/server/test_history_http.py tests/server/test_http_api.py \
 	tests/server/test_play_from_here.py tests/server/test_player_stats.py \

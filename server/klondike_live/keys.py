@@ -340,8 +340,13 @@ def sign_in_failures(kind: str, subject: str) -> str:
 
 
 SESSIONS_ENDED: Final = f"{PREFIX}:sessions:ended"
-"""Channel: the ids of sessions just ended, space-separated; every node closes its
-connections of those sessions."""
+"""Channel: the ids of sessions just ended, space-separated, and `ENDED_USER` + a user id
+for a deleted account; every node closes its connections of those sessions, and every
+connection of that user (its guest token's too)."""
+
+ENDED_USER: Final = "user:"
+"""How a `SESSIONS_ENDED` item names a user rather than a session (no session id has a
+colon)."""
 
 
 # ------------------------------------------------------------ friends

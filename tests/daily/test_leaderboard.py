@@ -117,6 +117,31 @@ async def test_pages_and_neighbours_keep_tied_ranks(redis: Redis) -> None:
             await board.page(*bad)
 
 
+async def test_an_erased_entry_keeps_its_place_under_the_marker(redis: Redis) -> None:
+    """A deleted account's entry and attempt go under its marker, with no name, in one
+    step: its rank, the others' and the count stay; the user id is gone from the day."""
+    store = DailyStore(redis)
+    board = Leaderboard(store, DAY, DRAW1)
+    for entry in (won("amy", 100_000, 90), won("bob", 200_000, 90), lost("cat", 20, 5_000)):
+        assert await board.record(entry)
+    assert await store.claim_attempt(DAY, DRAW1, "bob", "room-bob-1")
+    assert await board.erase("bob", "deleted.0b0b", "")
+    rows = await board.page(0, 10)
+    assert [(r.rank, r.entry.user, r.entry.name) for r in rows] == [
+        (1, "amy", "AMY"),
+        (2, "deleted.0b0b", ""),
+        (3, "cat", "CAT"),
+    ]
+    assert rows[1].entry.time_ms == 200_000 and await board.count() == 3
+    assert await board.entry("bob") is None and await board.rank_of("deleted.0b0b") == 2
+    assert await store.attempt_room(DAY, DRAW1, "deleted.0b0b") == "room-bob-1"
+    assert await store.attempt_room(DAY, DRAW1, "bob") is None
+    day, slug = DAY.isoformat(), variant_slug(DRAW1)
+    assert "bob" not in repr(await redis.zrange(daily_board(day, slug), 0, -1))
+    assert "bob" not in repr(await redis.hgetall(daily_entries(day, slug)))
+    assert not await board.erase("bob", "deleted.0b0b", "")  # again: nothing left
+
+
 def test_results_are_checked() -> None:
     """Out-of-range values cannot reach the fixed-width key."""
     with pytest.raises(ValueError):

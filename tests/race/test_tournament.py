@@ -66,6 +66,25 @@ def series(first: date, last: date) -> TournamentState:
     return new_tournament("s-12345678", wanted, (), "org", "Org", NOW, TODAY)
 
 
+def test_an_erased_player_is_the_marker_everywhere_in_a_tournament() -> None:
+    """The organizer and removed entrants erased: their ids and names give way to the
+    marker and the empty name, as entrants, in the log (the organizer's entries, the
+    entry that removed each) and in results; everyone else's stay; a player not in it
+    changes nothing."""
+    cup = heats().enter("ann", "Ann", NOW).enter("bob", "Bob", NOW).enter("cat", "Cat", NOW)
+    cup = cup.remove("org", "cat", NOW + 1).remove("org", "bob", NOW + 2)
+    gone = cup.erased("org", "deleted.org", "").erased("cat", "deleted.cat", "")
+    assert (gone.organizer, gone.organizer_name) == ("deleted.org", "")
+    assert gone.removed == ("deleted.cat", "bob")
+    assert [e.by for e in gone.log] == [""] * len(cup.log)
+    assert [dict(e.args).get("name") for e in gone.log][-2:] == ["", "Bob"]
+    assert "Cat" in repr(cup.log) and "Cat" not in repr(gone.log) and "Org" not in repr(gone)
+    dropped = cup.erased("ann", "deleted.ann", "")
+    assert [(e.user, e.name) for e in dropped.entrants] == [("deleted.ann", "")]
+    assert dropped.log == cup.log
+    assert cup.erased("zed", "deleted.zed", "") is cup
+
+
 def test_a_round_gives_n_minus_place_plus_one_and_ties_share() -> None:
     """Five results: 5, 4, 3, 2, 1 points; two tied winners share 5 and 4."""
     plain = [

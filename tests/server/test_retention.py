@@ -20,6 +20,7 @@ from klondike_live.config import Settings
 from klondike_live.engine import Variant
 from klondike_live.gateway.server import Node, running
 from klondike_live.history import HistoryError
+from klondike_live.history.database import KeptGame
 from klondike_live.protocol.kinds import Audience, RoomKind
 from klondike_live.race.live_board import BoardEvent, Progress
 from klondike_live.race.room import RoomState, new_room
@@ -129,14 +130,14 @@ async def test_results_wait_without_expiry_while_the_database_fails(
     stays in the outbox (the volatile keys still expire); once the database answers
     again the next pass writes it, and the results become a cache."""
     history = node.service.history
-    add_game = history.add_game
+    keep_game = history.keep_game
     refused: list[str] = []
 
-    async def refuse(room_id: str, *args: Any, **kwargs: Any) -> bool:
+    async def refuse(room_id: str, *args: Any, **kwargs: Any) -> KeptGame:
         refused.append(room_id)
         raise HistoryError("the database is down")
 
-    monkeypatch.setattr(history, "add_game", refuse)
+    monkeypatch.setattr(history, "keep_game", refuse)
     room, racers, watchers = await finish_by_resigning(node, wait_for, spectate=False)
     try:
         await wait_for(lambda: room in refused)
@@ -144,7 +145,7 @@ async def test_results_wait_without_expiry_while_the_database_fails(
         assert ttls.pop(keys.results(room, 1)) == -1
         assert ttls and all(in_range(ttl, RACE_MS) for ttl in ttls.values()), ttls
         assert await redis.zscore(keys.OUTBOX, f"{room}|1") is not None
-        monkeypatch.setattr(history, "add_game", add_game)
+        monkeypatch.setattr(history, "keep_game", keep_game)
         await redis.zadd(keys.OUTBOX, {f"{room}|1": 0})  # its lease over: due now
         await wait_for(lambda: history.has_game(room, 1))
         await wait_for(lambda: _expiring(redis, keys.results(room, 1)))

@@ -5,6 +5,7 @@
                                    room=room, gen=gen))
     rows = await board.page(0, 50)          # LeaderboardRow(rank, entry), best first
     mine = await board.around(user, 5)      # own row and up to 5 rows either side
+    await board.erase(user, marker, "")     # a deleted account: its row, renamed
 
 Order (`DailyResult.sort_key`): winners first, by `time_ms` (lower is better), then
 `moves` (fewer), then `finished_at` (earlier); then everyone else by `found` (cards on
@@ -25,7 +26,8 @@ consistent snapshot.
 
 Redis, through `store.daily.DailyStore`: `keys.daily_board` (that sorted set) and
 `keys.daily_entries` (user -> JSON entry). One ranked entry per account: `record`
-refuses a second one and returns False. Entries are never changed or removed; which
+refuses a second one and returns False. Entries are never changed or removed, but for a
+deleted account's, which `erase` puts under another user id and name in place; which
 attempts may be recorded (the day is open, the attempt was the account's first) is the
 caller's decision.
 
@@ -36,7 +38,7 @@ record: that is the caller's rule.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import date
 from typing import Final
 
@@ -208,6 +210,23 @@ class Leaderboard:
         when nothing changed (the account has an entry)."""
         return await self.store.add_entry(
             self.day, self.variant, result.user, result.to_json(), result.member()
+        )
+
+    async def erase(self, user: str, marker: str, name: str) -> bool:
+        """A deleted account's entry, shown from now on as `marker` named `name` (its
+        result and rank unchanged), and its attempt under `marker`; False when it has
+        no entry."""
+        entry = await self.entry(user)
+        if entry is None:
+            # Its attempt, if it has one, is renamed all the same (nothing to show).
+            await self.store.rename_entry(self.day, self.variant, user, (marker, "", "", ""))
+            return False
+        erased = replace(entry, user=marker, name=name)
+        return await self.store.rename_entry(
+            self.day,
+            self.variant,
+            user,
+            (marker, erased.to_json(), entry.member(), erased.member()),
         )
 
     async def count(self) -> int:

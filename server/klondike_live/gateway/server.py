@@ -221,7 +221,8 @@ async def running(
 
         def signed_out(ended: set[str]) -> None:
             for session in list(sessions):
-                if session.session_id in ended:
+                gone = session.user and keys.ENDED_USER + session.user in ended
+                if session.session_id in ended or gone:
                     session.close_soon(CloseCode.SIGNED_OUT, "signed out")
 
         service.accounts.on_ended = signed_out

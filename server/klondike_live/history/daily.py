@@ -16,6 +16,7 @@ ranked it (`daily.leaderboard`), and read back in that order. What is shown of a
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from datetime import date
 from typing import Any
@@ -33,6 +34,7 @@ from klondike_live.daily.leaderboard import (
 )
 from klondike_live.engine import Variant
 from klondike_live.history.database import History, HistoryError, reason
+from klondike_live.history.erasure import deleted_id, erased_among, erased_value, hold
 from klondike_live.history.schema import daily_days, daily_rows
 
 __all__ = ["KeptDays", "KeptLeaderboard"]
@@ -56,6 +58,12 @@ def _record(row: Any) -> DayRecord:
     )
 
 
+def _erased_entry(entry: DailyResult) -> DailyResult:
+    """An entry of a deleted account, erased (`history.erasure`)."""
+    data = erased_value(json.loads(entry.to_json()), entry.user, deleted_id(entry.user))
+    return DailyResult.from_json(json.dumps(data))
+
+
 def _row(row: Any) -> LeaderboardRow:
     return LeaderboardRow(int(row.rank), DailyResult.from_json(row.entry))
 
@@ -68,11 +76,13 @@ class KeptDays:
 
     async def keep(self, record: DayRecord, rows: Sequence[LeaderboardRow]) -> bool:
         """Keep a closed day: its record and its final leaderboard (`rows`, best first),
-        in one transaction; False when it is kept already (nothing changes)."""
+        in one transaction; False when it is kept already (nothing changes). A row of
+        an account deleted meanwhile is kept erased (`history.erasure`)."""
         day, variant = _key(record.day, record.variant)
         fields = record.to_fields()
         try:
             async with self.history.engine.begin() as conn:
+                await hold(conn, exclusive=False)
                 added = await conn.execute(
                     self.history.insert(daily_days)
                     .values(
@@ -89,6 +99,11 @@ class KeptDays:
                 )
                 if added.rowcount != 1:
                     return False
+                gone = await erased_among(conn, (row.entry.user for row in rows))
+                entries = [
+                    _erased_entry(row.entry) if row.entry.user in gone else row.entry
+                    for row in rows
+                ]
                 if rows:
                     await conn.execute(
                         daily_rows.insert(),
@@ -98,10 +113,10 @@ class KeptDays:
                                 "variant": variant,
                                 "position": position,
                                 "rank": row.rank,
-                                "user_id": row.entry.user,
-                                "entry": row.entry.to_json(),
+                                "user_id": entry.user,
+                                "entry": entry.to_json(),
                             }
-                            for position, row in enumerate(rows)
+                            for position, (row, entry) in enumerate(zip(rows, entries, strict=True))
                         ],
                     )
         except (SQLAlchemyError, OSError) as exc:

@@ -17,7 +17,8 @@ A game arrives as its stored results (`race.results.build_results`, msgpack), th
 the live service drains from its outbox (`service.archive`): `add_game` writes the game,
 a row per seat and each human player's statistics (`race.stats.fold`) in one
 transaction, and does nothing for a game it has already (room and generation are the
-key), so a game drained twice counts once.
+key), so a game drained twice counts once. A player whose account was deleted before its
+game got here is erased from it as it is written (`history.erasure`).
 
 Errors of the database (unreachable, refused, timed out) are raised as `HistoryError`;
 callers on the live path never wait on this module.
@@ -48,7 +49,7 @@ from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from klondike_live.errors import LiveError
-from klondike_live.history import migrate
+from klondike_live.history import erasure, migrate
 from klondike_live.history.schema import game_players, games, player_stats, tournaments
 from klondike_live.race.stats import (
     COUNTERS,
@@ -68,6 +69,7 @@ __all__ = [
     "GamesPage",
     "History",
     "HistoryError",
+    "KeptGame",
     "database_url",
 ]
 
@@ -140,6 +142,15 @@ class Cursor:
         if not (ended.isdigit() and gen.isdigit() and room_id):
             raise ValueError(f"not a cursor: {text!r}")
         return cls(int(ended), room_id, int(gen))
+
+
+@dataclass(frozen=True, slots=True)
+class KeptGame:
+    """What `History.keep_game` did: whether the game was added, and its results as
+    kept (erased of deleted accounts) or, when it was there already, as given."""
+
+    added: bool
+    blob: bytes
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,19 +299,49 @@ class History:
         """Add a finished game from its stored results (msgpack) and analysis (as
         `Store.save_analysis` keeps it): the game, its players and their statistics, in
         one transaction; False when it is there already (then nothing changes)."""
+        return (await self.keep_game(room_id, blob, analysis=analysis)).added
+
+    async def keep_game(
+        self, room_id: str, blob: bytes, *, analysis: bytes | None = None
+    ) -> KeptGame:
+        """`add_game`, and the results as kept: a player whose account was deleted
+        (`history.erasure`) is erased from them in the same transaction, and counted in
+        no statistics."""
         results: dict[str, Any] = msgpack.unpackb(blob, raw=False)
         row = _game_row(room_id, results, blob) | {"analysis": analysis}
         try:
             async with self.engine.begin() as conn:
+                await erasure.hold(conn, exclusive=False)
                 added = await conn.execute(self.insert(games).values(row).on_conflict_do_nothing())
                 if added.rowcount != 1:
-                    return False
+                    return KeptGame(False, blob)
+                users = [str(r["user"]) for r in results["ranking"]]
+                erased = await self._erased_results(conn, room_id, row["gen"], blob, users)
+                if erased is not blob:
+                    blob, results = erased, msgpack.unpackb(erased, raw=False)
                 await conn.execute(self.insert(game_players), _player_rows(room_id, results))
                 for outcome in outcomes(results):
-                    await self._count(conn, outcome)
+                    if not erasure.is_deleted(outcome.user):
+                        await self._count(conn, outcome)
         except (SQLAlchemyError, OSError) as exc:
             raise HistoryError(f"cannot add game {room_id}: {reason(exc)}") from exc
-        return True
+        return KeptGame(True, blob)
+
+    async def _erased_results(
+        self, conn: AsyncConnection, room_id: str, gen: int, blob: bytes, users: list[str]
+    ) -> bytes:
+        """The results of a game this transaction just inserted, with those of `users`
+        whose accounts were deleted erased (`history.erasure`) and written over the
+        inserted ones; `blob` itself when there are none."""
+        gone = await erasure.erased_among(conn, users)
+        if not gone:
+            return blob
+        for user in sorted(gone):
+            blob = erasure.erased_blob(blob, user)
+        await conn.execute(
+            update(games).where(games.c.room_id == room_id, games.c.gen == gen).values(results=blob)
+        )
+        return blob
 
     def insert(self, table: Any) -> Any:
         """The dialect's INSERT (for ON CONFLICT)."""
@@ -511,7 +552,8 @@ class History:
 
     async def add_tournament(self, state: TournamentState) -> bool:
         """Keep a tournament that is over; False when it is kept already (a tournament
-        over never changes)."""
+        over never changes). An entrant or organizer whose account was deleted
+        (`history.erasure`) is erased from it in the same transaction."""
         row = {
             "id": state.id,
             "name": state.name,
@@ -522,11 +564,23 @@ class History:
             "ended_at": state.ended_ms,
             "state": state.to_blob(),
         }
+        users = {state.organizer, *state.removed, *(e.user for e in state.entrants)}
+        users.update(r.user for h in state.heats for r in h.results)
         try:
             async with self.engine.begin() as conn:
+                await erasure.hold(conn, exclusive=False)
                 done = await conn.execute(
                     self.insert(tournaments).values(row).on_conflict_do_nothing()
                 )
+                gone = await erasure.erased_among(conn, users) if done.rowcount == 1 else set()
+                if gone:
+                    for user in sorted(gone):
+                        state = erasure.erased_tournament(state, user)
+                    await conn.execute(
+                        update(tournaments)
+                        .where(tournaments.c.id == state.id)
+                        .values(state=state.to_blob())
+                    )
         except (SQLAlchemyError, OSError) as exc:
             raise HistoryError(f"cannot keep tournament {row['id']}: {reason(exc)}") from exc
         return done.rowcount == 1
@@ -558,8 +612,9 @@ class History:
         """Add finished games (room, stored results, analysis as stored) with their
         players but without counting them in anyone's statistics, in one transaction:
         games of releases before this database, whose players' counters arrive as they
-        were (`import_counters`). Per game: True added, False the database had it (then
-        nothing of it changes), None its results could not be read (left out)."""
+        were (`import_counters`); a deleted account's seat is erased (`history.erasure`).
+        Per game: True added, False the database had it (then nothing of it changes),
+        None its results could not be read (left out)."""
         rows: list[tuple[dict[str, Any], list[dict[str, Any]]] | None] = []
         for room_id, blob, analysis in found:
             try:
@@ -571,6 +626,7 @@ class History:
         added: list[bool | None] = []
         try:
             async with self.engine.begin() as conn:
+                await erasure.hold(conn, exclusive=False)
                 for row in rows:
                     if row is None:
                         added.append(None)
@@ -581,6 +637,11 @@ class History:
                     )
                     added.append(done.rowcount == 1)
                     if done.rowcount == 1 and players:
+                        room_id, blob = game["room_id"], game["results"]
+                        users = [str(p["user_id"]) for p in players]
+                        erased = await self._erased_results(conn, room_id, game["gen"], blob, users)
+                        if erased is not blob:
+                            players = _player_rows(room_id, msgpack.unpackb(erased, raw=False))
                         await conn.execute(self.insert(game_players), players)
         except (SQLAlchemyError, OSError) as exc:
             raise HistoryError(f"cannot add games: {reason(exc)}") from exc
@@ -590,7 +651,8 @@ class History:
         """Keep a player's statistics as an earlier release counted them (`race.stats`
         counters, `<counter>|<kind>|<variant>`), for each category where the database has
         none for the player (a category it has is left as it is, so importing twice
-        changes nothing); how many categories were written."""
+        changes nothing); how many categories were written. None for a deleted account
+        (`history.erasure`)."""
         from klondike_live.race.stats import summary
 
         rows = [
@@ -610,11 +672,16 @@ class History:
         written = 0
         try:
             async with self.engine.begin() as conn:
+                await erasure.hold(conn, exclusive=False)
                 for row in rows:
                     done = await conn.execute(
                         self.insert(player_stats).values(row).on_conflict_do_nothing()
                     )
                     written += done.rowcount == 1
+                if await erasure.erased_among(conn, [user]):
+                    # A deleted account: nothing of it is kept (the rows just written go).
+                    await conn.execute(player_stats.delete().where(player_stats.c.user_id == user))
+                    written = 0
         except (SQLAlchemyError, OSError) as exc:
             raise HistoryError(f"cannot import the statistics of {user}: {reason(exc)}") from exc
         return written

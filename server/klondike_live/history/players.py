@@ -9,29 +9,42 @@ games and statistics, what it may download of itself, and erasing it.
 
 Erasing a player (`erase`) is one transaction: its statistics, account, passkeys and
 sessions are removed, and its follows and blocks both ways (who it followed or blocked,
-and who followed or blocked it); in the games it played, the daily leaderboards it is on and the
-tournaments it entered, its user id becomes `deleted_id(user)` and its name the empty
-text `DELETED_NAME` (no display name is empty: the client shows it as "deleted
-player"), in the rows and in the stored results and states alike, so that the other
-players' games, ranks and records stay whole. Erasing again changes nothing.
+and who followed or blocked it); in the games it played, the daily leaderboards it is
+on and the tournaments it entered or organized, its user id becomes `deleted_id(user)`
+and its name the empty text `DELETED_NAME` (no display name is empty: the client shows
+it as "deleted player"), in the rows and in the stored results and states alike, so
+that the other players' games, ranks and records stay whole. The same transaction
+records its marker in `erased_players`, so that what reaches the database from Valkey
+afterwards (a game the outbox still held, a day that closes, a tournament that ends) is
+erased as it is written (`history.erasure`). Erasing again changes nothing.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-from typing import Any, Final
+import time
+from typing import Any
 
-import msgpack
 from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from klondike_live.history.database import History, HistoryError, reason
+from klondike_live.history.erasure import (
+    DELETED_NAME,
+    DELETED_PREFIX,
+    deleted_id,
+    erased_blob,
+    erased_tournament,
+    erased_value,
+    hold,
+    is_deleted,
+)
 from klondike_live.history.schema import (
     accounts,
     blocks,
     daily_rows,
+    erased_players,
     follows,
     game_players,
     games,
@@ -42,49 +55,14 @@ from klondike_live.history.schema import (
 )
 from klondike_live.race.tournament import TournamentState
 
-__all__ = ["DELETED_NAME", "DELETED_PREFIX", "PlayerRecords", "deleted_id", "is_deleted"]
-
-DELETED_NAME: Final = ""
-"""The name an erased player has in others' games (no display name is empty)."""
-DELETED_PREFIX: Final = "deleted."
-"""How an erased player's user id starts (no user id `auth` issues does)."""
-
-
-def deleted_id(user: str) -> str:
-    """The stable id an erased player has in the games it played."""
-    return DELETED_PREFIX + hashlib.sha256(user.encode()).hexdigest()[:20]
-
-
-def is_deleted(user: str) -> bool:
-    return user.startswith(DELETED_PREFIX)
-
-
-def _erased(value: Any, user: str, marker: str) -> Any:
-    """`value` with `user` replaced by `marker` wherever it appears as a text, a key
-    or a mapping's `user`, and that mapping's `name` (and `organizer_name` beside an
-    `organizer`) by `DELETED_NAME`."""
-    if isinstance(value, dict):
-        out: dict[Any, Any] = {}
-        mine = any(value.get(k) == user for k in ("user", "organizer"))
-        for key, item in value.items():
-            new_key = marker if key == user else key
-            if mine and key in ("name", "organizer_name"):
-                out[new_key] = DELETED_NAME
-            else:
-                out[new_key] = _erased(item, user, marker)
-        return out
-    if isinstance(value, list | tuple):
-        return [_erased(item, user, marker) for item in value]
-    if value == user:
-        return marker
-    return value
-
-
-def erased_blob(blob: bytes, user: str) -> bytes:
-    """A stored msgpack value (results, a tournament's state) with `user` erased."""
-    data = msgpack.unpackb(blob, raw=False, strict_map_key=False)
-    packed: bytes = msgpack.packb(_erased(data, user, deleted_id(user)), use_bin_type=True)
-    return packed
+__all__ = [
+    "DELETED_NAME",
+    "DELETED_PREFIX",
+    "PlayerRecords",
+    "deleted_id",
+    "erased_blob",
+    "is_deleted",
+]
 
 
 class PlayerRecords:
@@ -156,12 +134,20 @@ class PlayerRecords:
         )
         return [(str(r.room_id), int(r.gen)) for r in rows]
 
-    async def erase(self, user: str) -> list[tuple[str, int, bytes]]:
+    async def erase(self, user: str, now_ms: int | None = None) -> list[tuple[str, int, bytes]]:
         """Erase the player (module docstring); the games it played as kept, each with
-        its results erased (what a cached copy of them is replaced with)."""
+        its results erased (what a cached copy of them is replaced with); `now_ms` when
+        (default: this machine's clock)."""
         marker = deleted_id(user)
+        at_ms = int(time.time() * 1000) if now_ms is None else now_ms
         try:
             async with self.history.engine.begin() as conn:
+                await hold(conn, exclusive=True)
+                await conn.execute(
+                    self.history.insert(erased_players)
+                    .values(marker=marker, erased_at=at_ms)
+                    .on_conflict_do_nothing()
+                )
                 for table in (player_stats, sessions, passkeys, accounts):
                     await conn.execute(delete(table).where(table.c.user_id == user))
                 await conn.execute(
@@ -179,7 +165,7 @@ class PlayerRecords:
                     .where(daily_rows.c.user_id == user)
                 )
                 for row in rows.all():
-                    entry = _erased(json.loads(row.entry), user, marker)
+                    entry = erased_value(json.loads(row.entry), user, marker)
                     await conn.execute(
                         update(daily_rows)
                         .where(
@@ -192,12 +178,13 @@ class PlayerRecords:
                 kept = await conn.execute(select(tournaments.c.id, tournaments.c.state))
                 for row in kept.all():
                     state = TournamentState.from_blob(bytes(row.state))
-                    if state.entrant(user) is None and state.organizer != user:
+                    erased = erased_tournament(state, user)
+                    if erased == state:
                         continue
                     await conn.execute(
                         update(tournaments)
                         .where(tournaments.c.id == row.id)
-                        .values(state=erased_blob(bytes(row.state), user))
+                        .values(state=erased.to_blob())
                     )
         except (SQLAlchemyError, OSError) as exc:
             raise HistoryError(f"cannot erase a player: {reason(exc)}") from exc

@@ -29,6 +29,11 @@ to each other (`alembic.autogenerate.compare_metadata` finds no difference).
 - `follows` and `blocks`: who follows whom and who blocked whom (user ids, guests'
   and accounts' alike), with the names shown when the row was written
   (`history.friends`).
+- `erased_players`: each deleted account, by the marker its user id became
+  (`history.erasure.deleted_id`: the user id itself is kept nowhere), and when it was
+  erased: whatever reaches the database later from Valkey (a game from the
+  outbox, a closed day's leaderboard, a tournament that ends) is erased before it is
+  written.
 
 Times are milliseconds since the epoch (the shared Redis clock's), as everywhere else.
 """
@@ -222,4 +227,11 @@ blocks: Final = Table(
     Column("blocked_name", String(64), nullable=False),
     Column("created_at", BigInteger, nullable=False),
     Index(None, "blocked"),
+)
+
+erased_players: Final = Table(
+    "erased_players",
+    metadata,
+    Column("marker", String(128), primary_key=True),  # `deleted_id(user)`
+    Column("erased_at", BigInteger, nullable=False),
 )

@@ -257,6 +257,53 @@ class TournamentState:
         organizer_name = name if self.organizer == user else self.organizer_name
         return replace(self, entrants=entrants, organizer_name=organizer_name)
 
+    def erased(self, user: str, marker: str, name: str) -> TournamentState:
+        """`user` (a deleted account) shown as `marker` named `name` wherever it is: an
+        entrant, the organizer, a removed entrant, a result of a round; in the log, the
+        organizer's entries (every entry with a `by`) are by `name` when it was the
+        organizer, and the entry that removed it names `name` (the removals and their
+        entries pair up from the newest: the log drops only its oldest). Itself when
+        `user` is in none."""
+        organizer = self.organizer == user
+        removed = user in self.removed
+        mine = self.entrant(user) is not None
+        played = any(r.user == user for h in self.heats for r in h.results)
+        if not (mine or organizer or removed or played):
+            return self
+        removals = [i for i, e in enumerate(self.log) if e.kind == LogKind.REMOVED]
+        paired = dict(zip(reversed(removals), reversed(self.removed), strict=False))
+
+        def entry(index: int, e: LogEntry) -> LogEntry:
+            by = name if organizer and e.by else e.by
+            args = e.args
+            if paired.get(index) == user:
+                args = tuple((k, name if k == "name" else v) for k, v in args)
+            if (by, args) == (e.by, e.args):
+                return e
+            template = next((t for k, t in LOG_TEXTS.items() if k == e.kind), None)
+            text = e.text if template is None else template.format(**dict(args))
+            return replace(e, by=by, text=text, args=args)
+
+        return replace(
+            self,
+            organizer=marker if organizer else self.organizer,
+            organizer_name=name if organizer else self.organizer_name,
+            entrants=tuple(
+                Entrant(marker, name, e.entered_ms) if e.user == user else e for e in self.entrants
+            ),
+            removed=tuple(marker if u == user else u for u in self.removed),
+            heats=tuple(
+                replace(
+                    h,
+                    results=tuple(
+                        replace(r, user=marker) if r.user == user else r for r in h.results
+                    ),
+                )
+                for h in self.heats
+            ),
+            log=tuple(entry(i, e) for i, e in enumerate(self.log)),
+        )
+
     def withdraw(self, user: str, now_ms: int) -> TournamentState:
         """An entrant leaves while registration is open (results so far stay shown)."""
         if self.entrant(user) is None:

@@ -1,6 +1,6 @@
 """Accounts' requests: make a guest an account, sign in and out, check a token's session.
 
-    accounts = Accounts(settings, store.accounts, AccountRecords(history), now_ms)
+    accounts = Accounts(settings, store.accounts, AccountRecords(history), now_ms, erasure)
     await accounts.check(identity)                    # at hello and on API requests
     options, ceremony = await accounts.passkey_options(caller, "Ann")
     signed = await accounts.register(caller, "Ann", password=None, passkey=answer,
@@ -45,6 +45,7 @@ from klondike_live.history.accounts import AccountRecords, AccountTaken, Session
 from klondike_live.history.bots import BotRecords
 from klondike_live.history.players import PlayerRecords
 from klondike_live.protocol.codes import ErrorCode
+from klondike_live.service.erasure import LiveErasure
 from klondike_live.store.accounts import AccountStore
 
 __all__ = ["Accounts", "Caller", "Ceremony", "SignedIn"]
@@ -118,11 +119,14 @@ class Accounts:
         store: AccountStore,
         records: AccountRecords,
         now_ms: Callable[[], int],
+        erasure: LiveErasure,
     ) -> None:
         self.settings = settings
         self.store = store
         self.records = records
         self.now_ms = now_ms
+        self.erasure = erasure
+        """Erases a deleted account from what Valkey shows (`service.erasure`)."""
         self.on_ended: Callable[[set[str]], None] | None = None
         """Called with the ids of ended sessions (from the bus): the gateway closes
         their connections."""
@@ -176,7 +180,8 @@ class Accounts:
         return row.user_id, account.username
 
     def ended(self, payload: bytes) -> None:
-        """A `keys.SESSIONS_ENDED` message: the sessions whose connections close."""
+        """A `keys.SESSIONS_ENDED` message: the sessions whose connections close (and
+        `keys.ENDED_USER` items: the users whose connections all close)."""
         sids = set(payload.decode("ascii", "replace").split())
         now = time.monotonic()
         self._ended = {s: at for s, at in self._ended.items() if at > now - ENDED_MEMORY}
@@ -383,11 +388,13 @@ class Accounts:
     async def delete_account(self, caller: Caller, typed: str) -> int:
         """Delete the caller's account, confirmed by its username typed again (any
         case): its sessions end on every node first (their tokens refused from then
-        on) and its bot accounts are deleted, then its account, credentials and
-        statistics are erased and its seat in
-        the games it played becomes "deleted player" (`history.players`, and the
-        copies of their results Valkey still caches); how many games are kept for
-        their other players. The guest id stays marked an account,
+        on, and every connection of its user id closed) and its bot accounts are
+        deleted, then its account, credentials and statistics are erased and its seat in
+        the games it played, its rows on the daily leaderboards and its place in
+        tournaments become "deleted player", in the history database
+        (`history.players`, where it is recorded erased, so that what reaches it later
+        is erased too) and then in what Valkey shows (`service.erasure`); how many
+        games are kept for their other players. The guest id stays marked an account,
         so its guest tokens stay refused too."""
         self._party(caller)
         identity = caller.identity
@@ -398,11 +405,14 @@ class Accounts:
             raise _refuse(ErrorCode.NOT_SIGNED_IN, "this account is deleted already")
         if username_key(typed) != username_key(account.username):
             raise _refuse(ErrorCode.NOT_CONFIRMED, "type the account's username to confirm")
+        claimed = await self.erasure.claimed(identity.user_id)  # while they are open
         await self.end_sessions(identity.user_id)
+        # Its other connections too (a guest token's, made before the account): none
+        # writes under its user id from now on.
+        await self.store.end_user(identity.user_id)
         await self.delete_bots(identity.user_id)
-        erased = await PlayerRecords(self.records.history).erase(identity.user_id)
-        for room_id, gen, data in erased:
-            await self.store.replace_results(room_id, gen, data)
+        erased = await PlayerRecords(self.records.history).erase(identity.user_id, self.now_ms())
+        await self.erasure.erase(identity.user_id, erased, claimed)
         log.info("account %s deleted (%d games kept for others)", identity.user_id, len(erased))
         return len(erased)
 

@@ -7,10 +7,12 @@
 
 A game enters the outbox before the compare-and-set that finishes it (`service.ending`,
 `store.outbox`). Draining an entry: read the game's results (and analysis) from Valkey,
-add them to the database (`History.add_game`: one transaction, a game added twice is
-added once), then give the game's kept keys their cache expiry and take the entry out.
-An entry whose game has no results is either still being finished (its room is still
-being played with that generation: tried again later) or never will be (dropped).
+add them to the database (`History.keep_game`: one transaction, a game added twice is
+added once; a player whose account was deleted meanwhile is erased from it, and from
+the results Valkey caches), then give the game's kept keys their cache expiry and take
+the entry out. An entry whose game has no results is either still being finished (its
+room is still being played with that generation: tried again later) or never will be
+(dropped).
 
 So nothing is lost and nothing counts twice: a node killed before the database had the
 game leaves its entry for any node; a node killed after leaves an entry whose game the
@@ -126,8 +128,11 @@ class Archive:
                     log.warning("outbox: game %s gen %d has no results; dropped", room_id, gen)
                     await self.store.outbox.done(room_id, gen, ())
                 return False
-            if await self.history.add_game(room_id, blob, analysis=analysis):
+            kept = await self.history.keep_game(room_id, blob, analysis=analysis)
+            if kept.added:
                 self.metrics.history_games.inc()
+            if kept.blob != blob:  # a player's account was deleted meanwhile
+                await self.store.replace_results(room_id, gen, kept.blob)
             results = msgpack.unpackb(blob, raw=False)
             ranked_daily = results.get("kind") == RoomKind.DAILY and bool(
                 (results.get("daily") or {}).get("ranked")

@@ -63,6 +63,7 @@ from klondike_live.engine import Variant
 from klondike_live.errors import Refusal
 from klondike_live.history import History, HistoryError
 from klondike_live.history.daily import KeptDays, KeptLeaderboard
+from klondike_live.history.erasure import DELETED_NAME, deleted_id
 from klondike_live.metrics import Metrics
 from klondike_live.protocol import incoming as msg
 from klondike_live.protocol import outgoing
@@ -436,7 +437,8 @@ class DailyService:
 
     async def record_result(self, state: RoomState, board: BoardRecord | None) -> None:
         """A ranked attempt ended: its leaderboard entry and the player's statistics, under
-        the attempt's own date (whenever it ends), then a `daily_update`."""
+        the attempt's own date (whenever it ends), then a `daily_update`. A deleted
+        account's attempt is recorded under its marker (`history.erasure`)."""
         if state.kind is not RoomKind.DAILY or not state.ranked or board is None:
             return
         occupant = state.seats[0]
@@ -452,8 +454,11 @@ class DailyService:
             found=board_after(state, board.moves).foundation_count,
             now_ms=self.now_ms(),
         )
+        # No display name is empty: a seat with none is a deleted account's (its seat
+        # renamed by `service.erasure`), recorded under its marker.
+        deleted = occupant.name == DELETED_NAME
         result = DailyResult(
-            user=occupant.user,
+            user=deleted_id(occupant.user) if deleted else occupant.user,
             name=occupant.name,
             won=outcome.won,
             time_ms=outcome.time_ms,
@@ -469,7 +474,7 @@ class DailyService:
             await self.daily_store.publish_update(
                 DailyUpdate(day.isoformat(), str(state.variant), count)
             )
-            log.info("daily %s %s: %s ranked %s", day, state.variant, occupant.user, count)
+            log.info("daily %s %s: %s ranked %s", day, state.variant, result.user, count)
 
     # ------------------------------------------------------------ watchers
 

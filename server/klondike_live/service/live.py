@@ -78,6 +78,7 @@ from klondike_live.service.codes import RoomCodes
 from klondike_live.service.connection import Connection
 from klondike_live.service.daily import Clock, DailyService, system_clock
 from klondike_live.service.ending import check_end
+from klondike_live.service.erasure import LiveErasure
 from klondike_live.service.friends import Friends
 from klondike_live.service.hub import Hub
 from klondike_live.service.local import LocalRoom, Viewer
@@ -166,7 +167,11 @@ class LiveService:
         self.quick = QuickRaces(settings, store, self.rooms, self.codes)  # `service.quick`
         # Accounts and their sessions (`service.accounts`), asked by the gateway.
         self.accounts = Accounts(
-            settings, AccountStore(store.redis, store.latency), AccountRecords(history), self.now_ms
+            settings,
+            AccountStore(store.redis, store.latency),
+            AccountRecords(history),
+            self.now_ms,
+            LiveErasure(store, self.daily, self.rooms),
         )
         # Bot accounts that accounts own (`service.bot_accounts`), asked by the gateway.
         self.bot_accounts = BotAccounts(self.accounts, BotRecords(history))

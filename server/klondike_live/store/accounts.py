@@ -5,7 +5,7 @@
     found = await accounts.session(sid)                        # (user, username) or None
     await accounts.mark_account(user)                          # its guest tokens refused
     await accounts.end_sessions([sid, ...])                    # gone here, announced
-    await accounts.replace_results(room, gen, erased)          # a deleted account's game
+    await accounts.end_user(user)                              # its connections close
     count = await accounts.failures("addr", address)           # failures this window
     await accounts.fail("addr", address, window_ms)            # one more
 
@@ -56,6 +56,11 @@ class AccountStore:
             await self.latency.timed(self.redis.delete(keys.session(sid)))
         await self.latency.timed(self.redis.publish(keys.SESSIONS_ENDED, " ".join(sids)))
 
+    async def end_user(self, user: str) -> None:
+        """Tell every node to close every connection of `user` (a deleted account)."""
+        item = keys.ENDED_USER + user
+        await self.latency.timed(self.redis.publish(keys.SESSIONS_ENDED, item))
+
     async def mark_account(self, user: str) -> None:
         await self.latency.timed(self.redis.set(keys.user_account(user), b"1"))
 
@@ -72,12 +77,3 @@ class AccountStore:
         key = keys.sign_in_failures(kind, subject)
         await self.latency.timed(self.redis.set(key, 0, px=window_ms, nx=True))
         return int(await self.latency.timed(self.redis.incr(key)))
-
-    async def replace_results(self, room_id: str, gen: int, data: bytes) -> bool:
-        """A deleted account's game: its cached results (if Valkey still has them)
-        replaced by the erased ones; whether there were any."""
-        key = keys.results(room_id, gen)
-        if not await self.latency.timed(self.redis.hexists(key, "data")):
-            return False
-        await self.latency.timed(self.redis.hset(key, "data", data))
-        return True

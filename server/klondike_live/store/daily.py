@@ -5,6 +5,7 @@
     fields = await daily.load_day(day, DRAW1)                 # dict[str, str] | None
     await daily.claim_attempt(day, DRAW1, user, room_id)      # HSETNX: one room per account
     count = await daily.add_entry(day, DRAW1, user, entry_json, member)   # 0: has one
+    await daily.rename_entry(day, DRAW1, user, (new_user, new_json, member, new_member))
     rows = await daily.rows(day, DRAW1, KEY_WIDTH, 0, 49)     # [(entries below, entry JSON)]
     await daily.publish_update(DailyUpdate(date, variant, count))   # keys.DAILY_UPDATES
 
@@ -12,7 +13,8 @@ Keys come from `keys.py` (`daily_day`, `daily_attempts`, `daily_board`, `daily_e
 of the date and the variant's slug; `DAILY_INDEX`, `DAILY_UPDATES`). Each write that
 must be atomic is one Lua script on one day+variant's hash tag, so one Cluster slot:
 a day record is written only into an absent key (the first certifier wins), and a
-leaderboard entry goes into the entries hash (`HSETNX`) and the board together.
+leaderboard entry goes into the entries hash (`HSETNX`) and the board together (and is
+replaced in both together: a deleted account's, `rename_entry`).
 
 The leaderboard's layout is the caller's (`daily.leaderboard`): a member is a
 fixed-width sort key followed by the user id, every score 0, and this module only
@@ -55,6 +57,24 @@ redis.call('ZADD', KEYS[2], 0, ARGV[3])
 return redis.call('ZCARD', KEYS[2])
 """
 
+_RENAME_ENTRY: Final = """
+-- KEYS: 1 entries hash, 2 board zset, 3 attempts hash
+-- ARGV: 1 user, 2 new user, 3 new entry JSON, 4 old member, 5 new member
+-- The user's attempt (if any) becomes the new user's; returns 1 when its entry and
+-- member became the new ones, 0 without an entry.
+local room = redis.call('HGET', KEYS[3], ARGV[1])
+if room then
+  redis.call('HDEL', KEYS[3], ARGV[1])
+  redis.call('HSET', KEYS[3], ARGV[2], room)
+end
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 0 end
+redis.call('HDEL', KEYS[1], ARGV[1])
+redis.call('HSET', KEYS[1], ARGV[2], ARGV[3])
+redis.call('ZREM', KEYS[2], ARGV[4])
+redis.call('ZADD', KEYS[2], 0, ARGV[5])
+return 1
+"""
+
 _ROWS: Final = """
 -- KEYS: 1 board zset, 2 entries hash
 -- ARGV: 1 key width, then 'range', start, stop  or  'around', member, n
@@ -93,6 +113,7 @@ class DailyStore:
         self._create_day: AsyncScript = redis.register_script(_CREATE_DAY)
         self._add_entry: AsyncScript = redis.register_script(_ADD_ENTRY)
         self._rows: AsyncScript = redis.register_script(_ROWS)
+        self._rename_entry: AsyncScript = redis.register_script(_RENAME_ENTRY)
 
     # ------------------------------------------------------------ day records
 
@@ -162,6 +183,25 @@ class DailyStore:
             )
         )
         return int(count)
+
+    async def rename_entry(
+        self, day: date, variant: Variant, user: str, new: tuple[str, str, str, str]
+    ) -> bool:
+        """Put another entry in place of the account's, and its attempt under the new
+        user id, atomically: `new` is the new user id, its entry (text), the old board
+        member and the new one. False when the account has no entry."""
+        day_text, slug = _names(day, variant)
+        done = await self.latency.timed(
+            self._rename_entry(
+                keys=[
+                    keys.daily_entries(day_text, slug),
+                    keys.daily_board(day_text, slug),
+                    keys.daily_attempts(day_text, slug),
+                ],
+                args=[user, *new],
+            )
+        )
+        return bool(done)
 
     async def entry(self, day: date, variant: Variant, user: str) -> str | None:
         """The account's entry (text), or None."""

@@ -29,25 +29,23 @@ from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterator, Sequence
-from typing import Any, Final
-
-from redis.asyncio.cluster import RedisCluster
+from typing import Final
 
 from klondike_live import keys
 from klondike_live.store.connect import RedisClient, text
 from klondike_live.store.latency import Latency
+from klondike_live.store.scan import scan_keys
+from klondike_live.store.tournaments import TOURNAMENT_PATTERN, parse_tournament_key
 
 __all__ = ["LegacyStore", "parse_results_key", "parse_stats_key"]
 
 RESULTS_PATTERN: Final = f"{keys.PREFIX}:{{r:*}}:g*:results"
 STATS_PATTERN: Final = f"{keys.PREFIX}:{{u:*}}:stats"
-TOURNAMENT_PATTERN: Final = f"{keys.PREFIX}:{{t:*}}:t"
 
 _RESULTS_KEY: Final = re.compile(
     rf"^{keys.PREFIX}:\{{r:({keys.ROOM_ID.pattern[1:-1]})\}}:g([0-9]{{1,9}}):results$"
 )
 _STATS_KEY: Final = re.compile(rf"^{keys.PREFIX}:\{{u:(.+)\}}:stats$")
-_TOURNAMENT_KEY: Final = re.compile(rf"^{keys.PREFIX}:\{{t:({keys.ROOM_ID.pattern[1:-1]})\}}:t$")
 
 
 def parse_results_key(key: str) -> tuple[str, int] | None:
@@ -85,32 +83,9 @@ class LegacyStore:
         self.latency = latency if latency is not None else Latency()
 
     async def _scan(self, pattern: str, count: int) -> AsyncIterator[list[str]]:
-        """The names of the keys matching `pattern`, a SCAN reply at a time (on every
-        master of a Cluster, one after the other); empty replies are skipped."""
-        if isinstance(self.redis, RedisCluster):
-            for node in self.redis.get_primaries():
-                cursor = 0
-                while True:
-                    # A cluster client answers {node name: cursor} and the keys.
-                    reply: Any = await self.latency.timed(
-                        self.redis.scan(cursor, match=pattern, count=count, target_nodes=node)
-                    )
-                    cursors, found = reply
-                    cursor = int(cursors[node.name])
-                    if found:
-                        yield [text(key) for key in found]
-                    if cursor == 0:
-                        break
-            return
-        cursor = 0
-        while True:
-            cursor, names = await self.latency.timed(
-                self.redis.scan(cursor, match=pattern, count=count)
-            )
-            if names:
-                yield [text(key) for key in names]
-            if int(cursor) == 0:
-                break
+        """The names of the keys matching `pattern` (`store.scan`)."""
+        async for names in scan_keys(self.redis, self.latency, pattern, count):
+            yield names
 
     async def results_keys(self, count: int) -> AsyncIterator[list[tuple[str, int]]]:
         """Every finished game whose results are in Valkey, `(room_id, gen)`, in batches."""
@@ -189,7 +164,7 @@ class LegacyStore:
         """The stored state of every tournament in Valkey, in batches (one whose key is
         gone since the scan is left out)."""
         async for names in self._scan(TOURNAMENT_PATTERN, count):
-            ids = [found.group(1) for found in map(_TOURNAMENT_KEY.match, names) if found]
+            ids = [found for found in map(parse_tournament_key, names) if found is not None]
             if not ids:
                 continue
             async with self.redis.pipeline(transaction=False) as pipe:

@@ -5,6 +5,7 @@
     due = await outbox.claim(now_ms, lease_ms, 50)    # [(room_id, gen)], this node's for a while
     await outbox.done(room_id, gen, expiries)         # in the database: gone, results cached
     await outbox.length()
+    waiting = await outbox.entries()                  # [(room_id, gen)], every one
 
 `keys.OUTBOX` is one sorted set of `room|gen` scored by when a drainer may (next) take
 the entry. A game's entry is added before the compare-and-set that finishes it writes
@@ -21,7 +22,7 @@ This module never decides whether a game is in the database (`service.archive` d
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Final
+from typing import Any, Final
 
 from redis.commands.core import AsyncScript
 
@@ -77,6 +78,15 @@ class OutboxStore:
                     pipe.pexpire(key, expiry.after_ms)
             await self.latency.timed(pipe.execute())
         await self.latency.timed(self.redis.zrem(keys.OUTBOX, _entry(room_id, gen)))
+
+    async def entries(self) -> list[tuple[str, int]]:
+        """Every game waiting (or being drained), oldest first."""
+        raw: list[Any] = await self.latency.timed(self.redis.zrange(keys.OUTBOX, 0, -1))
+        out = []
+        for item in raw:
+            room_id, _, gen = text(item).rpartition("|")
+            out.append((room_id, int(gen)))
+        return out
 
     async def length(self) -> int:
         """How many games wait (or are being drained)."""

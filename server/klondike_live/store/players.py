@@ -4,6 +4,7 @@
     await players.add_unfinished(user, room_id, at_ms)        # created, or its clock stopped
     await players.remove_unfinished(user, room_id)            # finished
     rooms = await players.unfinished(user, now_ms)            # newest first
+    await players.forget(user)                                # a deleted account
 
 `keys.user_unfinished`: sorted set of the player's practice games not finished yet
 (room ids, scored by creation or by when their clock last stopped); entries older than
@@ -45,6 +46,10 @@ class PlayerStore:
 
     async def remove_unfinished(self, user: str, room_id: str) -> None:
         await self.latency.timed(self.redis.zrem(keys.user_unfinished(user), room_id))
+
+    async def forget(self, user: str) -> None:
+        """A deleted account: its index goes (its rooms expire by themselves)."""
+        await self.latency.timed(self.redis.delete(keys.user_unfinished(user)))
 
     async def unfinished(self, user: str, now_ms: int, limit: int = 50) -> list[str]:
         """The player's unfinished games, newest first; those past their retention go."""

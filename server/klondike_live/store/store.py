@@ -644,6 +644,16 @@ class Store:
         )
         return bool(cached)
 
+    async def replace_results(self, room_id: str, gen: int, data: bytes) -> bool:
+        """A finished game's results (if Valkey still has them) replaced by `data`, the
+        same results with a deleted account erased (`history.erasure`); whether there
+        were any. The key keeps its expiry."""
+        key = keys.results(room_id, gen)
+        if not await self.latency.timed(self.redis.hexists(key, "data")):
+            return False
+        await self.latency.timed(self.redis.hset(key, "data", data))
+        return True
+
     async def load_finished(self, room_id: str, gen: int) -> tuple[bytes | None, bytes | None]:
         """A finished game's results and its analysis as stored (compressed), each or
         None: what the history database is given (`service.archive`)."""

@@ -5,6 +5,7 @@
     state, rev = await tournaments.load(tid)              # or None
     await tournaments.update(tid, change)                 # compare-and-set loop
     ids = await tournaments.listed(50)                    # public ones, newest first
+    async for batch in tournaments.ids(): ...             # every one Valkey holds
 
 A tournament is one hash (`keys.tournament`: `state`, `rev`) changed only by a
 compare-and-set script on its revision, which also publishes a `TournamentUpdate` on
@@ -17,7 +18,8 @@ This module never decides a tournament rule: `change` functions come from `race`
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import re
+from collections.abc import AsyncIterator, Callable
 from typing import Any, Final
 
 from redis.commands.core import AsyncScript
@@ -28,8 +30,14 @@ from klondike_live.race.tournament import TournamentState
 from klondike_live.store.connect import RedisClient, text
 from klondike_live.store.latency import Latency
 from klondike_live.store.records import CAS_ATTEMPTS, Conflict, Retention, cas_backoff
+from klondike_live.store.scan import scan_keys
 
-__all__ = ["TournamentStore"]
+__all__ = ["TOURNAMENT_PATTERN", "TournamentStore", "parse_tournament_key"]
+
+TOURNAMENT_PATTERN: Final = f"{keys.PREFIX}:{{t:*}}:t"
+"""What every tournament's key matches (`keys.tournament`), for SCAN."""
+
+_TOURNAMENT_KEY: Final = re.compile(rf"^{keys.PREFIX}:\{{t:({keys.ROOM_ID.pattern[1:-1]})\}}:t$")
 
 _CAS: Final = """
 -- KEYS: 1 tournament hash
@@ -43,6 +51,12 @@ if ARGV[5] ~= '0' then redis.call('PEXPIRE', KEYS[1], ARGV[5]) end
 redis.call('PUBLISH', ARGV[4], ARGV[3])
 return new
 """
+
+
+def parse_tournament_key(key: str) -> str | None:
+    """The id of a tournament's key, or None for another key."""
+    found = _TOURNAMENT_KEY.match(key)
+    return found.group(1) if found else None
 
 
 class TournamentStore:
@@ -66,8 +80,10 @@ class TournamentStore:
             return None
         return TournamentState.from_blob(blob), int(rev)
 
-    async def _write(self, state: TournamentState, expected_rev: int) -> int | None:
-        expire = self.retention.tournament_ms if state.over else 0
+    async def _write(
+        self, state: TournamentState, expected_rev: int, *, keep_expiry: bool = False
+    ) -> int | None:
+        expire = self.retention.tournament_ms if state.over and not keep_expiry else 0
         # A tournament's hash and the global listing are different slots on a Cluster:
         # the listing is written apart, once, by `create`.
         written = await self.latency.timed(
@@ -95,10 +111,16 @@ class TournamentStore:
         return True
 
     async def update(
-        self, tournament_id: str, change: Callable[[TournamentState], TournamentState]
+        self,
+        tournament_id: str,
+        change: Callable[[TournamentState], TournamentState],
+        *,
+        keep_expiry: bool = False,
     ) -> tuple[TournamentState, TournamentState]:
         """Compare-and-set loop: `(old, new)`; `change` may raise the rules' error.
-        Raises `LookupError` for an unknown id and `Conflict` when writers keep winning."""
+        Raises `LookupError` for an unknown id and `Conflict` when writers keep winning.
+        With `keep_expiry` a tournament that is over keeps the expiry it has (a cache of
+        the history database's copy stays one)."""
         for attempt in range(CAS_ATTEMPTS):
             await asyncio.sleep(cas_backoff(attempt))
             loaded = await self.load(tournament_id)
@@ -108,9 +130,17 @@ class TournamentStore:
             new = change(old)
             if new == old:
                 return old, new
-            if await self._write(new, rev) is not None:
+            if await self._write(new, rev, keep_expiry=keep_expiry) is not None:
                 return old, new
         raise Conflict(f"tournament {tournament_id} is too busy")
+
+    async def ids(self, count: int = 500) -> AsyncIterator[list[str]]:
+        """The id of every tournament Valkey holds, listed or not, in batches (`SCAN`,
+        `store.scan`: a tournament created meanwhile may be missed)."""
+        async for names in scan_keys(self.redis, self.latency, TOURNAMENT_PATTERN, count):
+            found = [i for i in map(parse_tournament_key, names) if i is not None]
+            if found:
+                yield found
 
     async def listed(self, limit: int) -> list[str]:
         """Public tournaments' ids, newest first; ids of expired ones are dropped."""
