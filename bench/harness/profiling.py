@@ -18,7 +18,10 @@ from harness.processes import VENV_BIN, die_with_parent
 class Profiler:
     """`py-spy record` of one process over a window (`.venv/bin/pip install py-spy`).
 
-    Samples only when the process runs (no `--idle`), so shares are of its CPU time.
+    Samples the thread holding the GIL (`--gil`), when it runs (no `--idle`): shares are
+    of the Python work's CPU time. Without `--gil`, py-spy counts a thread blocked in C
+    code that released the GIL (the history database's aiosqlite worker, waiting on
+    SQLite) as running, and its samples swamp the event loop's.
     `stop()` returns the collapsed stacks' summary (`summarise`)."""
 
     def __init__(self, pid: int, out: Path, rate: int = 250) -> None:
@@ -30,7 +33,7 @@ class Profiler:
             print("py-spy not found: no profile", file=sys.stderr)
             return
         self.proc = subprocess.Popen(
-            [exe, "record", "-p", str(pid), "-r", str(rate), "-f", "raw", "-o", str(out)],
+            [exe, "record", "--gil", "-p", str(pid), "-r", str(rate), "-f", "raw", "-o", str(out)],
             stdout=subprocess.DEVNULL,
             stderr=out.with_suffix(".log").open("wb"),
             preexec_fn=die_with_parent,
