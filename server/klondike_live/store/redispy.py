@@ -123,8 +123,9 @@ async def refresh_slots(cluster: RedisCluster) -> None:
 
 def message_reader(pubsub: PubSub) -> Callable[[], Awaitable[Any]] | None:
     """A reader of `pubsub`'s next reply, as the server sent it (a message is
-    `[b"message" | b"smessage", channel, data]`), with no read timeout; None while the
-    pub/sub has no connection (before its first subscription)."""
+    `[b"message" | b"smessage", channel, data]`: a list, or on RESP3 a push, which
+    hiredis gives as a subclass of list), with no read timeout; None while the pub/sub
+    has no connection (before its first subscription)."""
     connection = pubsub.connection
     if connection is None:
         return None
