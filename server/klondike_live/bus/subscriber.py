@@ -69,6 +69,13 @@ opened anew, which also finds each channel's owner again."""
 STANDALONE: Final = "standalone"
 
 _DATA: Final = (b"smessage", b"message", "smessage", "message")
+
+
+async def _as_read(reply: Any) -> Any:
+    """The pub/sub connection's push handler: the push itself, for `_listen`."""
+    return reply
+
+
 """The first element of a reply that carries a channel's message (bytes, or text on a
 client that decodes replies)."""
 
@@ -230,7 +237,11 @@ class Subscriber:
         first = True
         watchdog: asyncio.Task[None] | None = None
         while not self._stopping and not cancel_requested():
-            pubsub = shard.client.pubsub(ignore_subscribe_messages=False)
+            # Pushes (RESP3) reach `_listen` as read: the client's own push handler
+            # would look up and call a logger for each message first.
+            pubsub = shard.client.pubsub(
+                ignore_subscribe_messages=False, push_handler_func=_as_read
+            )
             shard.pubsub = pubsub
             try:
                 if not first:
