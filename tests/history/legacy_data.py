@@ -184,12 +184,12 @@ def stats_key(user: str) -> str:
     return f"{keys.PREFIX}:{{u:{user}}}:stats"
 
 
-def legacy_tournaments() -> tuple[TournamentState, TournamentState]:
-    """Two tournaments of the old release: one cancelled (over: imported), one to come
-    (left to the nodes)."""
-    deals = (("seed0", f"{0:064x}", True),)
+def one_heat_cup(
+    tournament_id: str, name: str, organizer: str, organizer_name: str, today: date
+) -> TournamentState:
+    """A public draw-1 tournament of one heat, made at 1 s, registration until 11 s."""
     wanted = NewTournament(
-        name="Old cup",
+        name=name,
         format=TournamentFormat.HEATS,
         variants=(Variant.parse("draw=1"),),
         public=True,
@@ -201,7 +201,14 @@ def legacy_tournaments() -> tuple[TournamentState, TournamentState]:
         pause_s=60,
         time_limit_s=600,
     )
-    to_come = new_tournament("oldcup-0002", wanted, deals, "org", "Org", 1_000, date(2029, 12, 31))
+    deals = (("seed0", f"{0:064x}", True),)
+    return new_tournament(tournament_id, wanted, deals, organizer, organizer_name, 1_000, today)
+
+
+def legacy_tournaments() -> tuple[TournamentState, TournamentState]:
+    """Two tournaments of the old release: one cancelled (over: imported), one to come
+    (left to the nodes)."""
+    to_come = one_heat_cup("oldcup-0002", "Old cup", "org", "Org", date(2029, 12, 31))
     cancelled = dataclasses.replace(to_come, id="oldcup-0001").cancel("org", 5_000)
     return cancelled, to_come
 

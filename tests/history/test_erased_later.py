@@ -11,6 +11,7 @@ from datetime import date
 from typing import Any
 
 import msgpack
+from legacy_data import one_heat_cup
 from sqlalchemy import select
 from test_database import game, history
 
@@ -21,8 +22,7 @@ from klondike_live.history import GameFilter, History
 from klondike_live.history.daily import KeptDays
 from klondike_live.history.players import DELETED_NAME, PlayerRecords, deleted_id
 from klondike_live.history.schema import erased_players, metadata
-from klondike_live.protocol.kinds import TournamentFormat
-from klondike_live.race.tournament import NewTournament, TournamentState, new_tournament
+from klondike_live.race.tournament import TournamentState
 
 __all__ = ["history"]  # a fixture, imported for pytest
 
@@ -114,21 +114,7 @@ async def test_a_day_kept_after_the_erasure_holds_the_marker_in_the_player_s_row
 
 
 def _cup(organizer: str, name: str) -> TournamentState:
-    wanted = NewTournament(
-        name="Cup",
-        format=TournamentFormat.HEATS,
-        variants=(DRAW1,),
-        public=True,
-        cap=10,
-        opens_ms=1_000,
-        closes_ms=11_000,
-        start_ms=21_000,
-        heats=1,
-        pause_s=60,
-        time_limit_s=600,
-    )
-    deals = (("5eed", f"{0:064x}", True),)
-    return new_tournament("cup-00000001", wanted, deals, organizer, name, 1_000, date(2030, 1, 1))
+    return one_heat_cup("cup-00000001", "Cup", organizer, name, date(2030, 1, 1))
 
 
 async def test_a_tournament_kept_after_the_erasure_is_kept_erased(history: History) -> None:
