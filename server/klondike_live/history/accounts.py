@@ -67,6 +67,16 @@ class SessionRow:
     created_at: int
     expires_at: int
 
+    def wire(self) -> dict[str, str | int]:
+        """The session as the HTTP API shows it to its player (nothing secret)."""
+        return {
+            "id": self.id,
+            "method": self.method,
+            "agent": self.agent,
+            "created_at": self.created_at,
+            "expires_at": self.expires_at,
+        }
+
 
 class AccountRecords:
     """The account tables of a history database (see the module docstring)."""

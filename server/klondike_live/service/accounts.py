@@ -430,15 +430,5 @@ class Accounts:
             "username": account.username,
             "password": account.password is not None,
             "passkeys": len(await self.records.passkeys_of(account.user_id)),
-            "sessions": [
-                {
-                    "id": row.id,
-                    "method": row.method,
-                    "agent": row.agent,
-                    "created_at": row.created_at,
-                    "expires_at": row.expires_at,
-                    "current": row.id == identity.session,
-                }
-                for row in rows
-            ],
+            "sessions": [{**row.wire(), "current": row.id == identity.session} for row in rows],
         }

@@ -557,16 +557,7 @@ class Queries:
             "user": user,
             "exported_at": now,
             "account": account,
-            "sessions": [
-                {
-                    "id": row.id,
-                    "method": row.method,
-                    "agent": row.agent,
-                    "created_at": row.created_at,
-                    "expires_at": row.expires_at,
-                }
-                for row in sessions
-            ],
+            "sessions": [row.wire() for row in sessions],
             "passkeys": await self.players.passkeys_of(user),
             "stats": await self.stats(user),
             "daily": {
