@@ -33,7 +33,6 @@ entrants), then counts as resigned.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import secrets
 from dataclasses import dataclass
@@ -51,9 +50,9 @@ from klondike_live.race.room import LOBBY, RoomState, Seat
 from klondike_live.service.codes import RoomCodes
 from klondike_live.service.connection import Connection
 from klondike_live.service.rooms import Rooms
+from klondike_live.service.ticking import tick_forever
 from klondike_live.store import Store, StoreError, TimerKind
 from klondike_live.store.queue import GONE, QUEUED, REPLACED, Entry, EntryState, Placed
-from klondike_live.tasks import cancel_requested
 
 log = logging.getLogger(__name__)
 
@@ -155,17 +154,7 @@ class QuickRaces:
 
     async def run(self) -> None:
         """Tick until cancelled."""
-        while not cancel_requested():
-            await asyncio.sleep(self.settings.quick_tick_seconds)
-            try:
-                await self.tick()
-            except asyncio.CancelledError:
-                raise
-            except StoreError as exc:  # an outage: the next ticks try again
-                log.warning("quick race tick failed: the store did not answer (%s)", exc)
-            except Exception:
-                log.exception("quick race tick failed")
-        raise asyncio.CancelledError
+        await tick_forever(self.settings.quick_tick_seconds, self.tick, "quick race tick")
 
     async def tick(self) -> None:
         """Make the races that are due in every queue, then renew this node's entries

@@ -28,7 +28,6 @@ never lets one failed tick stop the loop.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import random
 from collections.abc import Awaitable, Callable
@@ -45,8 +44,8 @@ from klondike_live.service.catchup import progress_frame
 from klondike_live.service.ending import RECHECK_MS, check_end
 from klondike_live.service.hub import Hub
 from klondike_live.service.rooms import Rooms
+from klondike_live.service.ticking import tick_forever
 from klondike_live.store import Conflict, StoreError, TimerKind
-from klondike_live.tasks import cancel_requested
 
 log = logging.getLogger(__name__)
 
@@ -200,18 +199,13 @@ class Timers:
         """The node's tick loop (runs until cancelled)."""
         counter = 0
         per_second = max(1, round(1 / self.settings.tick_seconds))
-        while not cancel_requested():
-            await asyncio.sleep(self.settings.tick_seconds)
-            try:
-                if counter % (60 * per_second) == 0:
-                    await self.rooms.sync_clock()
-                # Spectator counts change slowly: report and read them once a second.
-                await self.tick(count_watchers=counter % per_second == 0)
-                counter += 1
-            except asyncio.CancelledError:
-                raise
-            except StoreError as exc:  # an outage: the next ticks try again
-                log.warning("tick failed: the store did not answer (%s)", exc)
-            except Exception:
-                log.exception("tick failed")
-        raise asyncio.CancelledError
+
+        async def step() -> None:
+            nonlocal counter
+            if counter % (60 * per_second) == 0:
+                await self.rooms.sync_clock()
+            # Spectator counts change slowly: report and read them once a second.
+            await self.tick(count_watchers=counter % per_second == 0)
+            counter += 1
+
+        await tick_forever(self.settings.tick_seconds, step, "tick")
