@@ -34,11 +34,11 @@ clocks measure the latency). A sink that falls behind shows as a lagging viewer:
 resyncs, or sinks the server closed.
 
 `--pin` puts the node on cores of its own and everything else (Valkey, the load
-generator, the sinks, this process) on the others (`os.sched_setaffinity`, inherited by
-the processes each side starts): the node's figures are then the node's, not the
-machine's. On two cores that is one core each; with `--workers N` on a machine of more
-cores, the node's N workers get cores 0..N-1 (one node per core) and the rest get the
-others; at least one core is always left to the load.
+generator, the sinks, this process) on the others (`taskset` for the node,
+`os.sched_setaffinity` inherited by what this process starts): the node's figures are
+then the node's, not the machine's. On two cores that is one core each; with `--workers
+N` on a machine of more cores, the node's N workers share cores 0..N-1 (the kernel keeps
+about one on each) and the others go to the load; at least one core is always left to it.
 
 `--soak SECONDS` holds one level (`--level S:R`) for that long and prints the same row
 every `--sample` seconds, then how the node's RSS moved: flat memory is the proof that
