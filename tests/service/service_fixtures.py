@@ -319,6 +319,28 @@ class Cluster:
         await cluster.add_node()
         return cluster
 
+    @classmethod
+    @contextlib.asynccontextmanager
+    async def running(
+        cls,
+        url: str,
+        settings_for: Callable[[int], Settings],
+        seed_source: Callable[[], str],
+        clock: Clock = system_clock,
+        *,
+        nodes: int = 1,
+    ) -> AsyncIterator[Cluster]:
+        """`nodes` nodes (`start`, then `add_node`) for a block (a fixture's body): after
+        it they settle (every frame checked), then stop."""
+        started = await cls.start(url, settings_for, seed_source, clock)
+        try:
+            for _ in range(nodes - 1):
+                await started.add_node()
+            yield started
+            await started.settle()
+        finally:
+            await started.stop()
+
     async def add_node(self) -> ServiceNode:
         """Start one more node; its clock reads as far on as the others'."""
         index = len(self.nodes)
@@ -531,12 +553,8 @@ async def cluster(
     valkey_url: str, redis: Redis, service_settings: Callable[[int], Settings]
 ) -> AsyncIterator[Cluster]:
     """One node on a flushed Valkey (`redis` flushes it), dealing `SEED` to every race."""
-    started = await Cluster.start(valkey_url, service_settings, lambda: SEED)
-    try:
+    async with Cluster.running(valkey_url, service_settings, lambda: SEED) as started:
         yield started
-        await started.settle()
-    finally:
-        await started.stop()
 
 
 @pytest.fixture
@@ -544,10 +562,5 @@ async def pair(
     valkey_url: str, redis: Redis, service_settings: Callable[[int], Settings]
 ) -> AsyncIterator[Cluster]:
     """Two nodes on one Valkey (`redis` flushes it), dealing `SEED` to every race."""
-    started = await Cluster.start(valkey_url, service_settings, lambda: SEED)
-    await started.add_node()
-    try:
+    async with Cluster.running(valkey_url, service_settings, lambda: SEED, nodes=2) as started:
         yield started
-        await started.settle()
-    finally:
-        await started.stop()

@@ -64,13 +64,8 @@ async def archive_pair(
     def settings_for(index: int) -> Settings:
         return replace(service_settings(index), database_url=history_url)
 
-    started = await Cluster.start(valkey_url, settings_for, lambda: SEED)
-    await started.add_node()
-    try:
+    async with Cluster.running(valkey_url, settings_for, lambda: SEED, nodes=2) as started:
         yield started
-        await started.settle()
-    finally:
-        await started.stop()
 
 
 async def test_a_finished_game_is_in_the_database_once_drained(

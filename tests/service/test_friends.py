@@ -187,13 +187,8 @@ async def quick_expiry(
     def settings(index: int) -> Settings:
         return make_settings(**SERVICE_SETTINGS, node_id=f"n{index}", challenge_seconds=1.0)
 
-    started = await Cluster.start(valkey_url, settings, lambda: SEED)
-    await started.add_node()
-    try:
+    async with Cluster.running(valkey_url, settings, lambda: SEED, nodes=2) as started:
         yield started
-        await started.settle()
-    finally:
-        await started.stop()
 
 
 async def test_an_expired_challenge_leaves_nothing(quick_expiry: Cluster, redis: Redis) -> None:

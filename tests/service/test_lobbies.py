@@ -38,12 +38,8 @@ async def brief(
         hours = lobby_ms / 3_600_000
         return make_settings(**SERVICE_SETTINGS, node_id=f"n{index}", lobby_hours=hours)
 
-    started = await Cluster.start(valkey_url, settings, lambda: SEED)
-    try:
+    async with Cluster.running(valkey_url, settings, lambda: SEED) as started:
         yield started
-        await started.settle()
-    finally:
-        await started.stop()
 
 
 async def public_race(cluster: Cluster, host: MemoryConnection) -> str:

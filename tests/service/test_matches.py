@@ -46,16 +46,12 @@ async def matches(
 ) -> AsyncIterator[Cluster]:
     """One node dealing `SEEDS` in turn, the next deal of a match due at once."""
     seeds = itertools.cycle(SEEDS)
-    started = await Cluster.start(
+    async with Cluster.running(
         valkey_url,
         lambda i: make_settings(**SERVICE_SETTINGS, match_interval_seconds=0.0, node_id=f"n{i}"),
         lambda: next(seeds),
-    )
-    try:
+    ) as started:
         yield started
-        await started.settle()
-    finally:
-        await started.stop()
 
 
 def home_move(board: Board) -> Move:

@@ -161,12 +161,8 @@ async def brief(
         hours = LOBBY_SECONDS * timeout_scale / 3600
         return make_settings(**SERVICE_SETTINGS, node_id=f"n{index}", lobby_hours=hours)
 
-    started = await Cluster.start(valkey_url, settings, lambda: SEED)
-    try:
+    async with Cluster.running(valkey_url, settings, lambda: SEED) as started:
         yield started
-        await started.settle()
-    finally:
-        await started.stop()
 
 
 async def test_the_code_of_an_abandoned_lobby_expires_with_it(

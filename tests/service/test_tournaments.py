@@ -51,12 +51,8 @@ async def dated(
     day_clock: DayClock,
 ) -> AsyncIterator[Cluster]:
     """One node whose daily part reads `day_clock`."""
-    started = await Cluster.start(valkey_url, service_settings, lambda: SEED, day_clock)
-    try:
+    async with Cluster.running(valkey_url, service_settings, lambda: SEED, day_clock) as started:
         yield started
-        await started.settle()
-    finally:
-        await started.stop()
 
 
 def now_ms(cluster: Cluster) -> int:
