@@ -49,7 +49,8 @@ class BusTap:
 
     Room channels are sharded channels (the node's scripts SPUBLISH them, and so does
     the relay), so the tap listens with SSUBSCRIBE. With `header`, a message is a bus
-    header (`S<seat>:<epoch>:<offset>|`, see `bus.messages`) then the frame."""
+    header then the frame: a move's spectator frame comes in a progress note
+    (`P<node>:...|`, see `bus.messages`), a refresh's as `S<seat>:<epoch>:<offset>|`."""
 
     def __init__(self, url: str, channel: str, header: bool) -> None:
         self.url = url
@@ -72,7 +73,7 @@ class BusTap:
             at = time.perf_counter()
             data: bytes = message["data"]
             if self.header:
-                if not data.startswith(b"S"):
+                if data[:1] not in (b"P", b"S"):
                     continue
                 data = data[data.index(b"|") + 1 :]
             moves = int(unpack(data).get("moves", -1))
@@ -171,7 +172,7 @@ async def measure_node(
 
     try:
         await pool.open()
-        return await measure(url, pool, keys.spectator_channel(racer.room), True, args, send)
+        return await measure(url, pool, keys.channel(racer.room), True, args, send)
     finally:
         pool.close()
         await racer.conn.close()

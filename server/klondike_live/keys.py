@@ -81,11 +81,6 @@ def channel(room: str) -> str:
     return f"{_tag(room)}:ev"
 
 
-def spectator_channel(room: str) -> str:
-    """Pub/sub channel of the room's spectator frames (only nodes with spectators listen)."""
-    return f"{_tag(room)}:spec"
-
-
 def connection(room: str, user: str) -> str:
     """String: id of the connection that currently speaks for `user` in the room."""
     return f"{_tag(room)}:conn:{user}"
@@ -130,7 +125,6 @@ def board_keys(room_id: str, gen: int, seat: int) -> list[str]:
         stream(room_id, gen, seat, Audience.OWN),
         stream(room_id, gen, seat, Audience.SPECTATOR),
         channel(room_id),
-        spectator_channel(room_id),
         times(room_id, gen, seat),
     ]
 

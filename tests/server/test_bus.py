@@ -30,6 +30,7 @@ from klondike_live.bus.messages import (
     decode_daily,
     encode,
     encode_daily,
+    note_header,
     note_prefix,
 )
 from klondike_live.bus.subscriber import Subscriber
@@ -76,6 +77,9 @@ messages: st.SearchStrategy[RoomMessage] = st.one_of(
             st.sampled_from(BoardStatus),
             st.none() | st.integers(0, 2**52 - 1),
         ),
+        st.integers(0, 10**6),
+        st.integers(0, 10**9),
+        frames,
     ),
     st.builds(Takeover, ids, ids),
     st.builds(
@@ -105,6 +109,19 @@ def test_a_board_frame_is_its_header_then_the_frame_as_sent() -> None:
     assert decode(data) == BoardFrame(BoardPosition(Audience.SPECTATOR, 3, 2, 41), frame)
 
 
+def test_a_progress_note_is_its_header_then_the_spectator_frame_as_sent() -> None:
+    """A board event that changed the board's progress is one message: `note_header`,
+    then the spectator frame, which decodes to the same board frame as a refresh's."""
+    frame = b"\x81\xa1t\xa4diff"
+    progress = Progress(3, 4, 17, 30, BoardStatus.PLAYING, None)
+    data = note_header("node-1", progress, 2, 41) + frame
+    assert data == b"Pnode-1:3:2:41:4:17:30:playing:|" + frame
+    note = decode(data)
+    assert note == ProgressNote("node-1", progress, 2, 41, frame)
+    assert isinstance(note, ProgressNote)
+    assert note.spectator_frame == BoardFrame(BoardPosition(Audience.SPECTATOR, 3, 2, 41), frame)
+
+
 @given(ids, ids, messages)
 def test_a_nodes_own_notes_and_only_those_start_with_its_prefix(
     node: str, other: str, message: RoomMessage
@@ -112,9 +129,9 @@ def test_a_nodes_own_notes_and_only_those_start_with_its_prefix(
     """A node drops its own progress notes by `note_prefix`, undecoded: every note it
     encodes starts with it, and no other node's note or other message does."""
     progress = Progress(1, 4, 17, 30, BoardStatus.PLAYING, 2**40 - 1)
-    assert encode(ProgressNote(node, progress)).startswith(note_prefix(node))
+    assert encode(ProgressNote(node, progress, 1, 9, b"P")).startswith(note_prefix(node))
     if other != node:
-        assert not encode(ProgressNote(other, progress)).startswith(note_prefix(node))
+        assert not encode(ProgressNote(other, progress, 1, 9, b"P")).startswith(note_prefix(node))
     if not isinstance(message, ProgressNote) or message.node != node:
         assert not encode(message).startswith(note_prefix(node))
 
@@ -129,6 +146,11 @@ def test_a_nodes_own_notes_and_only_those_start_with_its_prefix(
         b"Sx:1:1|f",
         b"O1:1|f",
         b"P|\x00",
+        b"Pnode:1:2:3:4:5:6:playing|f",  # a field short
+        b"P:1:2:3:4:5:6:playing:|f",  # no node
+        b"Pnode:1:2:3:4:5:6:sleeping:|f",  # no such status
+        b"Pnode:1:2:x:4:5:6:playing:|f",
+        b"Pnode:1:2:3:4:5:6:won:\xff|f",  # not text
         b"X|\xc1",
         b"L1|f",
         b"R|\xc1",

@@ -2,19 +2,22 @@
 
 Channels (names from `keys`) and what travels on them:
 
-    room channel (`keys.channel`)                 RoomFrame, BoardFrame (own), Progress,
-                                                  Takeover, ReactionCounts
-    spectator channel (`keys.spectator_channel`)  BoardFrame (spectator)
-    daily channel (`keys.DAILY_UPDATES`)          DailyUpdate
+    room channel (`keys.channel`)   RoomFrame, BoardFrame, ProgressNote, Takeover,
+                                    ReactionCounts
+    daily channel (`keys.DAILY_UPDATES`)  DailyUpdate
 
-On the wire a room or spectator message is an ASCII header, `|`, then its body:
+On the wire a room message is an ASCII header, `|`, then its body:
 
     L<gen>:<phase>:<start>|<frame>  RoomFrame: a room-wide client frame (room, results),
                                     with the race (gen, phase, start time) it follows
     O<seat>:<epoch>:<offset>|<frame>  BoardFrame, the racer's own audience
-    S<seat>:<epoch>:<offset>|<frame>  BoardFrame, the spectator audience
-    P<node>|<msgpack note>          Progress: a board's progress, and its racer's
-                                    knowledge when it grew (never sent to clients)
+    S<seat>:<epoch>:<offset>|<frame>  BoardFrame, the spectator audience (a refresh: what
+                                    spectators may see grew, the board's progress did not)
+    P<node>:<seat>:<epoch>:<offset>:<found>:<down>:<moves>:<status>:<seen>|<frame>
+                                    ProgressNote: a board event as node <node> wrote it,
+                                    its spectator frame and the board's progress; <seen>
+                                    is the racer's knowledge when it grew, else empty
+                                    (never sent to clients)
     X|<msgpack [user, connection]>  Takeover: a newer connection speaks for the racer
     R|<msgpack {reaction: count}>   ReactionCounts: the reactions one node's connections
                                     sent to the room lately (at most one a second per
@@ -22,10 +25,13 @@ On the wire a room or spectator message is an ASCII header, `|`, then its body:
 
 A daily message is msgpack `[date, variant text, count]`.
 
-Client frames travel as the bytes they will be sent as; a board frame's header carries
-its (audience, seat, epoch, offset), so nobody decodes a frame to learn where it belongs. The
-Lua scripts concatenate a header and a frame that Python encoded separately (the frame
-is stored in a stream too): `board_header` gives that header.
+A board event is one message, its spectator frame and its progress together, so that
+every node with a viewer of the room reads one message per move. Client frames travel as
+the bytes they will be sent as; a board frame's header carries its (audience, seat,
+epoch, offset), so nobody decodes a frame to learn where it belongs. The Lua scripts
+concatenate a header and a frame that Python encoded separately (the frame is stored in
+a stream too): `board_header` and `note_header` give those headers. A node drops its
+own notes by their first bytes (`note_prefix`) when it has no spectator of the room.
 
 Decoding never trusts its input: anything malformed raises `BusError`.
 """
@@ -43,7 +49,8 @@ from klondike_live.race.live_board import Progress
 from klondike_live.race.room import RoomPhase
 from klondike_live.race.status import BoardStatus
 
-_HEADER_MAX: Final = 48
+_HEADER_MAX: Final = 160
+"""Longer than any header: a node id (32) and eight numbers or words."""
 _AUDIENCE_TAG: Final = {Audience.OWN: b"O", Audience.SPECTATOR: b"S"}
 _TAG_AUDIENCE: Final = {tag: audience for audience, tag in _AUDIENCE_TAG.items()}
 
@@ -74,10 +81,21 @@ class BoardFrame:
 
 @dataclass(frozen=True, slots=True)
 class ProgressNote:
-    """A board's progress as published by the node `node` that wrote it."""
+    """A board event as published by the node `node` that wrote it: its spectator frame
+    (`frame`, at `epoch` and `offset` of the board `progress.seat`) and the board's
+    progress after it."""
 
     node: str
     progress: Progress
+    epoch: int
+    offset: int
+    frame: bytes
+
+    @property
+    def spectator_frame(self) -> BoardFrame:
+        """The spectator frame, as a board frame of its stream."""
+        position = BoardPosition(Audience.SPECTATOR, self.progress.seat, self.epoch, self.offset)
+        return BoardFrame(position, self.frame)
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,26 +152,29 @@ def encode(message: RoomMessage) -> bytes:
             return f"L{gen}:{phase}:{start_at_ms}|".encode() + frame
         case BoardFrame(position, frame):
             return board_header(position) + frame
-        case ProgressNote(node, progress):
-            note = [
-                progress.seat,
-                progress.found,
-                progress.down,
-                progress.moves,
-                str(progress.status),
-                None if progress.seen is None else str(progress.seen),
-            ]
-            return note_prefix(node) + _pack(note)
+        case ProgressNote(node, progress, epoch, offset, frame):
+            return note_header(node, progress, epoch, offset) + frame
         case Takeover(user, conn_id):
             return b"X|" + _pack([user, conn_id])
         case ReactionCounts(counts):
             return b"R|" + _pack({str(reaction): n for reaction, n in counts.items()})
 
 
+def note_header(node: str, progress: Progress, epoch: int, offset: int) -> bytes:
+    """The header a board event's spectator frame is published with when the event
+    changed the board's progress (the script appends the frame)."""
+    seen = "" if progress.seen is None else progress.seen
+    return (
+        f"P{node}:{progress.seat}:{epoch}:{offset}:{progress.found}:{progress.down}:"
+        f"{progress.moves}:{progress.status}:{seen}|"
+    ).encode()
+
+
 def note_prefix(node: str) -> bytes:
-    """How every progress note of node `node` starts: a node drops its own notes, which
-    pub/sub hands back to it, by this prefix, before decoding anything."""
-    return b"P" + node.encode() + b"|"
+    """How every progress note of node `node` starts: a node without spectators of the
+    room drops its own notes, which pub/sub hands back to it, by this prefix, before
+    decoding anything."""
+    return b"P" + node.encode() + b":"
 
 
 def encode_daily(update: DailyUpdate) -> bytes:
@@ -190,16 +211,7 @@ def decode(data: bytes) -> RoomMessage:
             seat, epoch, offset = head[1:].split(b":")
             return BoardFrame(BoardPosition(audience, int(seat), int(epoch), int(offset)), body)
         if tag == b"P":
-            seat_no, found, down, moves, status, seen = _unpack(body)
-            progress = Progress(
-                int(seat_no),
-                int(found),
-                int(down),
-                int(moves),
-                BoardStatus(status),
-                None if seen is None else int(seen),
-            )
-            return ProgressNote(head[1:].decode(), progress)
+            return _progress_note(head[1:].decode(), body)
         if tag == b"X":
             user, conn_id = _unpack(body)
             return Takeover(str(user), str(conn_id))
@@ -208,6 +220,21 @@ def decode(data: bytes) -> RoomMessage:
     except (ValueError, TypeError) as exc:
         raise BusError(f"malformed {tag!r} message: {exc}") from None
     raise BusError(f"unknown message header {head[:8]!r}")
+
+
+def _progress_note(head: str, frame: bytes) -> ProgressNote:
+    node, seat, epoch, offset, found, down, moves, status, seen = head.split(":")
+    if not node:
+        raise ValueError("no node")
+    progress = Progress(
+        int(seat),
+        int(found),
+        int(down),
+        int(moves),
+        BoardStatus(status),
+        int(seen) if seen else None,
+    )
+    return ProgressNote(node, progress, int(epoch), int(offset), frame)
 
 
 def decode_daily(data: bytes) -> DailyUpdate:

@@ -1,20 +1,21 @@
 """This node's rooms: who watches what here, the bus subscriptions, and fan-out.
 
     hub = Hub(subscriber_factory, broadcast, metrics, node_id)
-    local = await hub.enter(room_id, spectating=True)   # subscribed before it returns
+    local = await hub.enter(room_id)       # subscribed before it returns
     hub.deliver(local.spectators(), frame, position)    # one frame, many viewers
     await hub.leave(local, viewer)
 
-Channels per room (see `bus.messages`): the room channel while the node has any viewer
-or writer of the room, the spectator channel only while it has local spectators. Each
-bus message is decoded once into its type and routed:
+The node subscribes to a room's channel (see `bus.messages`) while it has any viewer or
+writer of the room. Each bus message is decoded once into its type and routed:
 
     RoomFrame      every local viewer; then `on_room_frame` (a new race, the start)
     BoardFrame     the audience's viewers (own: the racer's connections), once: a frame
                    this node already delivered (after a catch-up) is dropped
-    ProgressNote   the room's cache (`LocalRoom.apply_progress`); from another node
-                   only: a writer here applied its own already, so this node's own
-                   notes are dropped by their first bytes, undecoded; then `on_progress`
+    ProgressNote   its spectator frame as a BoardFrame; its progress to the room's cache
+                   (`LocalRoom.apply_progress`), then `on_progress`, from another node
+                   only: a writer here applied its own already. A node with no
+                   spectator of the room drops its own notes by their first bytes,
+                   undecoded
     Takeover       `on_takeover` (older connections of that racer close)
     ReactionCounts `on_reactions` (`service.reactions`: added up, shown once a second)
 
@@ -103,32 +104,27 @@ class Hub:
 
     # ------------------------------------------------------------ rooms
 
-    async def enter(self, room_id: str, *, spectating: bool = False) -> LocalRoom:
-        """The local room, subscribed to its channel(s) before this returns."""
+    async def enter(self, room_id: str) -> LocalRoom:
+        """The local room, subscribed to its channel before this returns."""
         room = self.rooms.get(room_id)
         if room is None:
             room = LocalRoom(room_id)
             self.rooms[room_id] = room
             self.metrics.rooms.set(len(self.rooms))
         await self._subscribe(room_id, keys.channel(room_id))
-        if spectating:
-            await self._subscribe(room_id, keys.spectator_channel(room_id))
         return room
 
     async def leave(self, room: LocalRoom, viewer: Viewer) -> None:
-        """Forget `viewer`; drop subscriptions nobody here needs any more."""
+        """Forget `viewer`; drop the subscription when nobody here needs it any more."""
         room.remove(viewer)
-        if not room.spectators():
-            await self._unsubscribe(keys.spectator_channel(room.room_id))
         await self.release_if_idle(room)
 
     async def release_if_idle(self, room: LocalRoom) -> None:
-        """Drop the room and its subscriptions when no local viewer or writer is left."""
+        """Drop the room and its subscription when no local viewer or writer is left."""
         if room.idle and self.rooms.get(room.room_id) is room:
             self.rooms.pop(room.room_id, None)
             self.metrics.rooms.set(len(self.rooms))
             await self._unsubscribe(keys.channel(room.room_id))
-            await self._unsubscribe(keys.spectator_channel(room.room_id))
 
     async def _subscribe(self, room_id: str, channel: str) -> None:
         assert self.bus is not None, "attach a bus first"
@@ -145,7 +141,7 @@ class Hub:
         """One message of a room's channel (the subscriber's reader calls this)."""
         room_id = self._channels.get(channel)
         room = self.rooms.get(room_id) if room_id is not None else None
-        if room is None or data.startswith(self._own_notes):
+        if room is None or (data.startswith(self._own_notes) and not room.spectators()):
             return
         try:
             message = decode(data)
@@ -153,20 +149,20 @@ class Hub:
             log.warning("dropped a bus message of room %s: %s", room.room_id, exc)
             return
         match message:
-            case BoardFrame(position, frame) if position.audience is Audience.SPECTATOR:
-                started = time.perf_counter()
-                self.deliver_board(room, room.spectators(), frame, position)
-                self.metrics.fanout_latency.observe(time.perf_counter() - started)
+            case ProgressNote(node, progress):
+                self._to_spectators(room, message.spectator_frame)
+                if node != self.node_id:
+                    change = room.apply_progress(progress)
+                    if self.on_progress is not None:
+                        self.on_progress(room, change)
+            case BoardFrame(position) if position.audience is Audience.SPECTATOR:
+                self._to_spectators(room, message)
             case BoardFrame(position, frame):
                 self.deliver_board(room, room.racers(position.seat), frame, position)
             case RoomFrame(frame):
                 self.deliver(list(room.viewers), frame, None)
                 if self.on_room_frame is not None:
                     await self.on_room_frame(room, message)
-            case ProgressNote(_, progress):
-                change = room.apply_progress(progress)
-                if self.on_progress is not None:
-                    self.on_progress(room, change)
             case Takeover(user, conn_id):
                 if self.on_takeover is not None:
                     self.on_takeover(room, user, conn_id)
@@ -177,6 +173,11 @@ class Hub:
                 assert_never(message)
 
     # ------------------------------------------------------------ fan-out
+
+    def _to_spectators(self, room: LocalRoom, message: BoardFrame) -> None:
+        started = time.perf_counter()
+        self.deliver_board(room, room.spectators(), message.frame, message.position)
+        self.metrics.fanout_latency.observe(time.perf_counter() - started)
 
     def deliver_board(
         self, room: LocalRoom, viewers: list[Viewer], frame: bytes, position: BoardPosition

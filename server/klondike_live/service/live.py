@@ -507,7 +507,7 @@ class LiveService:
             keeps_seat = switching and request.role is Role.SPECTATOR
             await self._drop_viewer(previous, leaving=True, switching=switching)
             state = await self.rooms.load(request.room)
-        local = await self.hub.enter(request.room, spectating=request.role is Role.SPECTATOR)
+        local = await self.hub.enter(request.room)
         seat = state.seat_of(conn.user) if request.role is Role.RACER else None
         # The room's id as the local room holds it: one string for all its viewers.
         viewer = Viewer(conn, local.room_id, request.role, seat, catching_up=[])

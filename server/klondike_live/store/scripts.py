@@ -57,21 +57,21 @@ return tonumber(rev) + 1
 
 BOARD_EVENT: Final = """
 -- KEYS: 1 board hash, 2 moves list, 3 own stream, 4 spectator stream, 5 room channel,
---       6 spectator channel, 7 times list (parallel to the moves list: ms since the
---       start per move), 8 connection key of the racer
+--       6 times list (parallel to the moves list: ms since the start per move),
+--       7 connection key of the racer
 -- ARGV: 1 expected seq, 2 connection id ('' for server-side ops), 3 op,
 --       4 stream maxlen, 5 own offset ('' for none), 6 own routing header ('' when the
 --       writer delivers the own frame itself), 7 own frame,
---       8 spectator offset, 9 spectator routing header, 10 spectator frame,
---       11 progress note (with its routing header; '' for none), 12 token count, tokens...,
---       then one msgpack array of field/value pairs to set on the board hash
+--       8 spectator offset, 9 spectator routing header (a progress note's when the
+--       event changed the board's progress), 10 spectator frame, 11 token count,
+--       tokens..., then one msgpack array of field/value pairs to set on the board hash
 -- The board's fields this script reads, in one call.
 local board = redis.call('HMGET', KEYS[1], 'seq', 'status', 'start_at', 'paused_at',
                          'deadline', 'found')
 local seq = board[1]
 if not seq then return {'missing'} end
 if seq ~= ARGV[1] then return {'stale', seq} end
-if ARGV[2] ~= '' and redis.call('GET', KEYS[8]) ~= ARGV[2] then return {'replaced'} end
+if ARGV[2] ~= '' and redis.call('GET', KEYS[7]) ~= ARGV[2] then return {'replaced'} end
 local op = ARGV[3]
 local status = board[2]
 if op ~= 'refresh' and status ~= 'playing' then return {'done', status} end
@@ -93,20 +93,20 @@ if paused_at > 0 then elapsed = math.max(0, paused_at - start_at) end
 -- An undo takes back the last move and its time: both lists stay the board's moves.
 if op == 'undo' then
   redis.call('RPOP', KEYS[2])
-  redis.call('RPOP', KEYS[7])
+  redis.call('RPOP', KEYS[6])
 end
-local ntok = tonumber(ARGV[12])
+local ntok = tonumber(ARGV[11])
 if ntok > 0 then
   local tokens, times = {}, {}
   for i = 1, ntok do
-    tokens[i] = ARGV[12 + i]
+    tokens[i] = ARGV[11 + i]
     times[i] = elapsed
   end
   redis.call('RPUSH', KEYS[2], unpack(tokens))
-  redis.call('RPUSH', KEYS[7], unpack(times))
+  redis.call('RPUSH', KEYS[6], unpack(times))
 end
 -- Only the fields that changed are sent (a board's `seen` and `spec_mask` often do not).
-local fields = cmsgpack.unpack(ARGV[13 + ntok])
+local fields = cmsgpack.unpack(ARGV[12 + ntok])
 if #fields > 0 then redis.call('HSET', KEYS[1], unpack(fields)) end
 local after = redis.call('HMGET', KEYS[1], 'found', 'status')
 if after[1] ~= old_found then redis.call('HSET', KEYS[1], 'found_ms', elapsed) end
@@ -117,13 +117,12 @@ if ARGV[5] ~= '' then
 end
 if ARGV[8] ~= '' then
   redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[4], ARGV[8] .. '-0', 'f', ARGV[10])
-  redis.call('SPUBLISH', KEYS[6], ARGV[9] .. ARGV[10])
+  redis.call('SPUBLISH', KEYS[5], ARGV[9] .. ARGV[10])
 end
-if ARGV[11] ~= '' then redis.call('SPUBLISH', KEYS[5], ARGV[11]) end
 -- A board that already expires (its race finished) takes the keys written here along.
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl > 0 then
-  for _, key in ipairs({KEYS[2], KEYS[3], KEYS[4], KEYS[7]}) do
+  for _, key in ipairs({KEYS[2], KEYS[3], KEYS[4], KEYS[6]}) do
     redis.call('PEXPIRE', key, ttl)
   end
 end

@@ -33,12 +33,12 @@ from redis.commands.core import AsyncScript
 
 from klondike_live import keys
 from klondike_live.bus.messages import (
-    ProgressNote,
     ReactionCounts,
     RoomFrame,
     Takeover,
     board_header,
     encode,
+    note_header,
 )
 from klondike_live.protocol.kinds import Audience, BoardPosition, RoomKind
 from klondike_live.race.live_board import BoardEvent
@@ -524,9 +524,10 @@ class Store:
             else "",
             event.own_frame or b"",
             event.spec_offset,
-            board_header(BoardPosition(Audience.SPECTATOR, seat, gen, event.spec_offset)),
+            board_header(BoardPosition(Audience.SPECTATOR, seat, gen, event.spec_offset))
+            if event.progress is None
+            else note_header(self.node_id, event.progress, gen, event.spec_offset),
             event.spec_frame,
-            b"" if event.progress is None else encode(ProgressNote(self.node_id, event.progress)),
             len(event.tokens),
             *event.tokens,
             msgpack.packb([x for pair in event.fields.items() for x in pair]),
