@@ -270,3 +270,14 @@ async def test_watch_connections_reports_failures_and_reconnections(
         assert len(failures) == 2
     finally:
         await client.aclose()
+
+
+def test_pack_command_writes_resp_and_refuses_other_types() -> None:
+    """A command is packed as RESP bulk strings (text as UTF-8, integers in decimal);
+    what Redis cannot take as an argument, a bool or None, raises TypeError."""
+    assert pack_command("SET", b"k\x00", "é", -3) == (
+        b"*4\r\n$3\r\nSET\r\n$2\r\nk\x00\r\n$2\r\n\xc3\xa9\r\n$2\r\n-3\r\n"
+    )
+    for bad in (True, None):
+        with pytest.raises(TypeError):
+            pack_command("SET", "k", bad)  # type: ignore[arg-type]
