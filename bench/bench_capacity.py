@@ -9,7 +9,11 @@ Load (bench/capacity_load.py, in worker processes): races of 2 racers each makin
 moves per second (stock turns, paced: a racer's next move waits for its last one's
 acknowledgement) for `--game-moves` (240) moves, then resigning, a rematch and the next
 race in the same room; one timed spectator per race, and the other spectators as
-raw-socket sinks spread evenly over the rooms (they stay from race to race).
+raw-socket sinks spread evenly over the rooms (they stay from race to race). A room's
+first race is cut short at a random point, so that race ends (results, rematches, the
+archive) come spread over time as on a real server and every window holds its share of
+them; `--together` plays every first race whole, so that the races of a level all end
+at once, about every two minutes.
 
 Levels step up (`--levels S:R,...`: S spectators in all, R races) on one node that
 keeps running, so each level adds to the last; after `--warmup` seconds each level is
@@ -206,7 +210,8 @@ class Load:
         extra = ["--workers", str(self.args.workers)] if self.args.workers > 1 else []
         self.node = self.harness.node(valkey_url, env=NODE_ENV, args=extra, command=command)
         args = self.args
-        self.races = Workers(RaceWorker, [(self.node.ws_url, args.game_moves)] * args.procs)
+        race_args = (self.node.ws_url, args.game_moves, not args.together)
+        self.races = Workers(RaceWorker, [race_args] * args.procs)
         sinks = [(self.node.ws_url,)] * args.sink_procs
         self.sink_pool = Workers(SinkWorker, sinks, nice=args.sink_nice)
 
@@ -414,6 +419,7 @@ def main() -> int:
     options.add_argument("--game-moves", type=int, default=GAME_MOVES, help="per racer a race")
     options.add_argument("--sink-nice", type=int, default=0, help="the sinks' nice (10: yield)")
     options.add_argument("--pin", action="store_true", help="the node on cores of its own")
+    options.add_argument("--together", action="store_true", help="a level's races all end at once")
     options.add_argument("--soak", type=float, default=0.0, help="seconds at --level")
     options.add_argument("--level", default="6000:300", help="S:R, the level of --soak")
     options.add_argument("--sample", type=float, default=60.0, help="soak: seconds per row")

@@ -10,7 +10,11 @@ Two kinds of worker:
   arrival - send for one move, both read from this process's clock. A race ends as
   real ones do: after `GAME_MOVES` moves each racer resigns, the race's results go to
   everyone in the room, the host asks for a rematch, both get ready, the host starts
-  the next race in the same room, and its spectators (timed and sinks) stay.
+  the next race in the same room, and its spectators (timed and sinks) stay. With
+  `spread_ends`, a room's first race is cut short at a random point (uniform over
+  1..`GAME_MOVES` moves), so that the races added together end spread over a race's
+  length from then on, as a server's races do, instead of all at once every two
+  minutes.
 - a **sink worker** holds the other spectators: raw TCP connections that speak just
   enough WebSocket to say hello, join a room as spectator and then read and discard
   every frame (answering pings), so that ten thousand of them cost the load generator
@@ -18,7 +22,7 @@ Two kinds of worker:
 
 What the benchmark calls on them:
 
-    RaceWorker   add(count)             -> [room, ...]
+    RaceWorker   add(count)             -> [room, ...]   (RaceWorker(url, moves, spread_ends))
                  window(seconds)        -> (samples_ms, sent, late, errors, rematches)
     SinkWorker   add([room, ...])       -> (opened, joins sent again)
                  window(seconds)        -> (frames, closed)
@@ -97,14 +101,16 @@ class PacedRace:
     all_ready: asyncio.Event = field(default_factory=asyncio.Event)
     next_race: asyncio.Event = field(default_factory=asyncio.Event)
     races: int = 1  # races started in this room
+    first_moves: int = GAME_MOVES  # moves each racer makes in the room's first race
 
 
 class RaceWorker:
     """Paced races in this process; latency samples are kept per measuring window."""
 
-    def __init__(self, url: str, game_moves: int = GAME_MOVES) -> None:
+    def __init__(self, url: str, game_moves: int = GAME_MOVES, spread_ends: bool = False) -> None:
         self.url = url
         self.game_moves = game_moves
+        self.spread_ends = spread_ends
         self.races: list[PacedRace] = []
         self.tasks: list[asyncio.Task[None]] = []
         self.samples: list[float] = []
@@ -138,7 +144,8 @@ class RaceWorker:
             PacedRacer(conn, room, seat, int(board["moves"]))
             for seat, (conn, board) in enumerate(zip(conns, boards, strict=True))
         ]
-        return PacedRace(room, racers, watcher)
+        first = random.randint(1, self.game_moves) if self.spread_ends else self.game_moves
+        return PacedRace(room, racers, watcher, first_moves=first)
 
     async def _read_own(self, race: PacedRace, racer: PacedRacer) -> None:
         try:
@@ -203,7 +210,7 @@ class RaceWorker:
         played = 0
         with contextlib.suppress(ConnectionClosed):
             while True:
-                if played == self.game_moves:
+                if played == (race.first_moves if race.races == 1 else self.game_moves):
                     await self._resign(race, racer)
                     played = 0
                     due = clock() + random.uniform(0, MOVE_INTERVAL)
