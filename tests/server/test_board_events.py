@@ -83,7 +83,5 @@ async def test_a_refresh_publishes_its_spectator_frame_and_no_progress_note(
     note, frame = messages
     assert isinstance(note, ProgressNote) and isinstance(frame, BoardFrame)
     assert note.node == "node-one" and note.progress == move.progress
-    assert note.spectator_frame == BoardFrame(
-        BoardPosition(Audience.SPECTATOR, 0, 1, 1), move.spec_frame
-    )
+    assert note.spectator == BoardFrame(BoardPosition(Audience.SPECTATOR, 0, 1, 1), move.spec_frame)
     assert frame == BoardFrame(BoardPosition(Audience.SPECTATOR, 0, 1, 2), refresh.spec_frame)

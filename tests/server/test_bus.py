@@ -66,7 +66,11 @@ messages: st.SearchStrategy[RoomMessage] = st.one_of(
         frames,
     ),
     st.builds(
-        ProgressNote,
+        lambda node, progress, epoch, offset, frame: ProgressNote(
+            node,
+            progress,
+            BoardFrame(BoardPosition(Audience.SPECTATOR, progress.seat, epoch, offset), frame),
+        ),
         ids,
         st.builds(
             Progress,
@@ -116,10 +120,9 @@ def test_a_progress_note_is_its_header_then_the_spectator_frame_as_sent() -> Non
     progress = Progress(3, 4, 17, 30, BoardStatus.PLAYING, None)
     data = note_header("node-1", progress, 2, 41) + frame
     assert data == b"Pnode-1:3:2:41:4:17:30:playing:|" + frame
-    note = decode(data)
-    assert note == ProgressNote("node-1", progress, 2, 41, frame)
-    assert isinstance(note, ProgressNote)
-    assert note.spectator_frame == BoardFrame(BoardPosition(Audience.SPECTATOR, 3, 2, 41), frame)
+    spectator = BoardFrame(BoardPosition(Audience.SPECTATOR, 3, 2, 41), frame)
+    assert decode(data) == ProgressNote("node-1", progress, spectator)
+    assert encode(ProgressNote("node-1", progress, spectator)) == data
 
 
 @given(ids, ids, messages)
@@ -129,9 +132,10 @@ def test_a_nodes_own_notes_and_only_those_start_with_its_prefix(
     """A node drops its own progress notes by `note_prefix`, undecoded: every note it
     encodes starts with it, and no other node's note or other message does."""
     progress = Progress(1, 4, 17, 30, BoardStatus.PLAYING, 2**40 - 1)
-    assert encode(ProgressNote(node, progress, 1, 9, b"P")).startswith(note_prefix(node))
+    spectator = BoardFrame(BoardPosition(Audience.SPECTATOR, 1, 1, 9), b"P")
+    assert encode(ProgressNote(node, progress, spectator)).startswith(note_prefix(node))
     if other != node:
-        assert not encode(ProgressNote(other, progress, 1, 9, b"P")).startswith(note_prefix(node))
+        assert not encode(ProgressNote(other, progress, spectator)).startswith(note_prefix(node))
     if not isinstance(message, ProgressNote) or message.node != node:
         assert not encode(message).startswith(note_prefix(node))
 

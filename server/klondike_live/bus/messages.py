@@ -53,6 +53,7 @@ _HEADER_MAX: Final = 160
 """Longer than any header: a node id (32) and eight numbers or words."""
 _AUDIENCE_TAG: Final = {Audience.OWN: b"O", Audience.SPECTATOR: b"S"}
 _TAG_AUDIENCE: Final = {tag: audience for audience, tag in _AUDIENCE_TAG.items()}
+_STATUSES: Final = {str(status): status for status in BoardStatus}
 
 
 class BusError(LiveError, ValueError):
@@ -82,20 +83,11 @@ class BoardFrame:
 @dataclass(frozen=True, slots=True)
 class ProgressNote:
     """A board event as published by the node `node` that wrote it: its spectator frame
-    (`frame`, at `epoch` and `offset` of the board `progress.seat`) and the board's
-    progress after it."""
+    (`spectator`, of the board `progress.seat`) and the board's progress after it."""
 
     node: str
     progress: Progress
-    epoch: int
-    offset: int
-    frame: bytes
-
-    @property
-    def spectator_frame(self) -> BoardFrame:
-        """The spectator frame, as a board frame of its stream."""
-        position = BoardPosition(Audience.SPECTATOR, self.progress.seat, self.epoch, self.offset)
-        return BoardFrame(position, self.frame)
+    spectator: BoardFrame
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,8 +144,8 @@ def encode(message: RoomMessage) -> bytes:
             return f"L{gen}:{phase}:{start_at_ms}|".encode() + frame
         case BoardFrame(position, frame):
             return board_header(position) + frame
-        case ProgressNote(node, progress, epoch, offset, frame):
-            return note_header(node, progress, epoch, offset) + frame
+        case ProgressNote(node, progress, BoardFrame(position, frame)):
+            return note_header(node, progress, position.epoch, position.offset) + frame
         case Takeover(user, conn_id):
             return b"X|" + _pack([user, conn_id])
         case ReactionCounts(counts):
@@ -223,18 +215,16 @@ def decode(data: bytes) -> RoomMessage:
 
 
 def _progress_note(head: str, frame: bytes) -> ProgressNote:
-    node, seat, epoch, offset, found, down, moves, status, seen = head.split(":")
-    if not node:
-        raise ValueError("no node")
+    node, seat_text, epoch, offset, found, down, moves, status_text, seen = head.split(":")
+    status = _STATUSES.get(status_text)  # not `BoardStatus(...)`: this is every move
+    if not node or status is None:
+        raise ValueError(f"no node or an unknown status {status_text!r}")
+    seat = int(seat_text)
     progress = Progress(
-        int(seat),
-        int(found),
-        int(down),
-        int(moves),
-        BoardStatus(status),
-        int(seen) if seen else None,
+        seat, int(found), int(down), int(moves), status, int(seen) if seen else None
     )
-    return ProgressNote(node, progress, int(epoch), int(offset), frame)
+    position = BoardPosition(Audience.SPECTATOR, seat, int(epoch), int(offset))
+    return ProgressNote(node, progress, BoardFrame(position, frame))
 
 
 def decode_daily(data: bytes) -> DailyUpdate:

@@ -149,8 +149,8 @@ class Hub:
             log.warning("dropped a bus message of room %s: %s", room.room_id, exc)
             return
         match message:
-            case ProgressNote(node, progress):
-                self._to_spectators(room, message.spectator_frame)
+            case ProgressNote(node, progress, spectator):
+                self._to_spectators(room, spectator)
                 if node != self.node_id:
                     change = room.apply_progress(progress)
                     if self.on_progress is not None:
