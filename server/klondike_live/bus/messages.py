@@ -14,10 +14,10 @@ On the wire a room message is an ASCII header, `|`, then its body:
     S<seat>:<epoch>:<offset>|<frame>  BoardFrame, the spectator audience (a refresh: what
                                     spectators may see grew, the board's progress did not)
     P<node>:<seat>:<epoch>:<offset>:<found>:<down>:<moves>:<status>:<seen>|<frame>
-                                    ProgressNote: a board event as node <node> wrote it,
-                                    its spectator frame and the board's progress; <seen>
-                                    is the racer's knowledge when it grew, else empty
-                                    (never sent to clients)
+                                    ProgressNote: a board event as node <node> wrote it:
+                                    its spectator frame, and in the header the board's
+                                    progress (<seen>: the racer's knowledge when it
+                                    grew, else empty; no header reaches a client)
     X|<msgpack [user, connection]>  Takeover: a newer connection speaks for the racer
     R|<msgpack {reaction: count}>   ReactionCounts: the reactions one node's connections
                                     sent to the room lately (at most one a second per
@@ -138,7 +138,7 @@ def board_header(position: BoardPosition) -> bytes:
 
 
 def encode(message: RoomMessage) -> bytes:
-    """One room or spectator channel message."""
+    """One room channel message."""
     match message:
         case RoomFrame(frame, gen, phase, start_at_ms):
             return f"L{gen}:{phase}:{start_at_ms}|".encode() + frame
@@ -188,7 +188,7 @@ def _pack(value: object) -> bytes:
 
 
 def decode(data: bytes) -> RoomMessage:
-    """A room or spectator channel message; `BusError` when it is malformed."""
+    """A room channel message; `BusError` when it is malformed."""
     split = data.find(b"|", 0, _HEADER_MAX)
     if split < 1:
         raise BusError("no message header")
