@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import pytest
@@ -16,7 +17,7 @@ from klondike_live import keys
 from klondike_live.daily.certify import CertificateError, CertifiedDeal
 from klondike_live.daily.pool import DealPool, PoolMetrics
 from klondike_live.daily.variants import DRAW1, DRAW3, variant_slug
-from klondike_live.engine import Board
+from klondike_live.engine import Board, Variant
 from klondike_live.solver import Budget
 from klondike_live.store.connect import open_redis
 from klondike_live.store.pool import PoolStore
@@ -152,6 +153,42 @@ async def test_refill_fills_every_pool_to_target_with_certified_deals(
             deal = await pool.take(variant)
             assert deal is not None and len(deal.seed) == 32 and replays_to_a_win(deal)
         assert registry.get_sample_value("klondike_pool_deals", label) == 0
+
+
+class TakenWhileCounting(PoolStore):
+    """A pool store whose first `sizes` answer is read just before another task takes
+    a deal: the refiller's count is stale by the time it decides to idle."""
+
+    def __init__(self, redis: Redis) -> None:
+        super().__init__(redis)
+        self.pool: DealPool | None = None
+        self.taken: CertifiedDeal | None = None
+
+    async def sizes(self, variants: Sequence[Variant]) -> list[int]:
+        counted = await super().sizes(variants)
+        if self.pool is not None and self.taken is None:
+            self.taken = await self.pool.take(variants[0])
+        return counted
+
+
+async def test_a_take_while_the_refiller_counts_is_not_lost(
+    redis: Redis, wait_for: WaitFor
+) -> None:
+    """A take between the refiller's count of the pool and its idling still wakes it:
+    the pool is topped up at once, not after the polling interval (an hour here)."""
+    store = TakenWhileCounting(redis)
+    pool = DealPool(store, [EASY], target=1, budget=BUDGET, interval=3600)
+    await pool.add(certified_deals(EASY, 1)[0])
+    store.pool = pool
+    task = asyncio.create_task(pool.run_refill())
+    try:
+        await wait_for(lambda: store.taken is not None, timeout=10)
+        assert await pool.size(EASY) == 0
+        await wait_for(lambda: pool.size(EASY), timeout=150)
+    finally:
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
 
 
 async def test_refill_tops_up_after_a_take(redis: Redis, wait_for: WaitFor) -> None:

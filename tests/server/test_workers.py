@@ -95,7 +95,11 @@ def workers(valkey_url: str, tmp_path: Path) -> Iterator[tuple[subprocess.Popen[
     process = _serve(valkey_url, tmp_path / "data", port)
     try:
         assert process.stdout is not None
-        assert process.stdout.readline().startswith("Klondike Live: 2 workers on ")
+        line = process.stdout.readline()
+        if not line.startswith("Klondike Live: 2 workers on "):
+            # Why it did not start is on its stderr (a worker's error, a taken port).
+            _, errors = process.communicate(timeout=scaled(40))
+            pytest.fail(f"serve --workers 2 did not start ({line.strip()!r}):\n{errors[-3000:]}")
         yield process, port
     finally:
         workers = _workers_of(process.pid)

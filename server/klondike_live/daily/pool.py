@@ -172,6 +172,9 @@ class DealPool:
         """
         failing = False
         while not cancel_requested():
+            # Cleared before the sizes are read, not when idling: a take between the
+            # two would otherwise be lost, and the pool left short for `interval`.
+            self._wake.clear()
             try:
                 variant = await self._neediest()
                 if variant is None:
@@ -213,8 +216,8 @@ class DealPool:
         return self.variants[min(below)[1]] if below else None
 
     async def _idle(self) -> None:
-        """Wait `interval` seconds, or less when a local `take` wakes us."""
-        self._wake.clear()
+        """Wait `interval` seconds, or less when a local `take` woke us since the sizes
+        were read."""
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._wake.wait(), self.interval)
 
