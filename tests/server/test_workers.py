@@ -4,8 +4,10 @@ stopped together, and a failed start reported as one line with status 2."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -17,15 +19,11 @@ from pathlib import Path
 
 import pytest
 
+from klondike_live.gateway.workers import hold_port
+
 from daily_support import TEST_SECRET
 from helpers import SERVE_ENV
 from waits import connect_client, scaled
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _serve(redis_url: str, data_dir: Path, port: int) -> subprocess.Popen[str]:
@@ -91,15 +89,19 @@ def _workers_of(pid: int) -> list[int]:
 
 @pytest.fixture
 def workers(valkey_url: str, tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], int]]:
-    port = _free_port()
-    process = _serve(valkey_url, tmp_path / "data", port)
+    # Port 0: the parent picks a free port and holds it while its workers start (a port
+    # picked here could be taken meanwhile, by any connection's local end).
+    process = _serve(valkey_url, tmp_path / "data", 0)
     try:
         assert process.stdout is not None
         line = process.stdout.readline()
-        if not line.startswith("Klondike Live: 2 workers on "):
+        announced = re.fullmatch(r"Klondike Live: 2 workers on http://127\.0\.0\.1:(\d+)/\n", line)
+        if announced is None:
             # Why it did not start is on its stderr (a worker's error, a taken port).
             _, errors = process.communicate(timeout=scaled(40))
             pytest.fail(f"serve --workers 2 did not start ({line.strip()!r}):\n{errors[-3000:]}")
+        port = int(announced[1])
+        assert port > 0
         yield process, port
     finally:
         workers = _workers_of(process.pid)
@@ -185,3 +187,22 @@ def test_a_port_in_use_fails_the_start_with_one_line(valkey_url: str, tmp_path: 
     assert process.returncode == 2
     assert "Traceback" not in stderr
     assert "address already in use" in stderr.lower() or "in use" in stderr.lower(), stderr
+
+
+def test_the_held_port_is_shared_with_the_workers_and_nobody_else() -> None:
+    """The parent's hold on the port: a worker's listening socket (`SO_REUSEPORT`)
+    shares it and gets the connections; any other program's bind is refused."""
+    held = hold_port("127.0.0.1", 0)
+    port = held.getsockname()[1]
+    with held, socket.socket() as other, socket.socket() as worker:
+        with pytest.raises(OSError) as refused:
+            other.bind(("127.0.0.1", port))
+        assert refused.value.errno == errno.EADDRINUSE
+        worker.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        worker.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        worker.bind(("127.0.0.1", port))
+        worker.listen()
+        worker.settimeout(scaled(5))
+        with socket.create_connection(("127.0.0.1", port), timeout=scaled(5)):
+            accepted, _ = worker.accept()
+            accepted.close()

@@ -9,7 +9,10 @@ The parent process:
 
 - starts the embedded Valkey when no Redis URL is given, for every worker to share
   (and stops it last);
-- picks the port when 0 was asked for (every worker needs the same one);
+- holds the port from the start (a socket bound to it with `SO_REUSEPORT`, never
+  listening, so it takes no connection) until the workers stop: nothing else on the
+  machine can take it while they start, and 0 picks a free one (every worker needs the
+  same);
 - spawns the workers (fresh interpreters, not forks): worker `i` is node
   `<node_id>-<i>`; worker 0 alone refills the certified deal pool and prepares the
   daily challenges, as one node of a multi-node deployment does;
@@ -80,11 +83,20 @@ def worker_settings(settings: Settings, index: int, redis_url: str, port: int) -
     )
 
 
-def _free_port(host: str) -> int:
+def hold_port(host: str, port: int) -> socket.socket:
+    """A socket bound to `host`:`port` (0: a free port) that the workers' listening
+    sockets can share (`SO_REUSEPORT`); it never listens, so the kernel hands it no
+    connection. OSError when another program holds the port."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    with socket.socket(family, socket.SOCK_STREAM) as sock:
-        sock.bind((host, 0))
-        return int(sock.getsockname()[1])
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    return sock
 
 
 def _stop_with_parent() -> None:
@@ -134,10 +146,18 @@ class Workers:
         valkey = EmbeddedValkey(self.settings.data_dir) if self.settings.redis_url is None else None
         redis_url = valkey.start() if valkey is not None else cast(str, self.settings.redis_url)
         try:
-            port = self.settings.port or _free_port(self.settings.host)
-            for sig in (signal.SIGTERM, signal.SIGINT):
-                signal.signal(sig, self._stop)
-            status = self._supervise(redis_url, port)
+            try:
+                held = hold_port(self.settings.host, self.settings.port)
+            except OSError as exc:
+                from klondike_live.gateway.startup import startup_error
+
+                error = startup_error(self.settings, exc)
+                raise error if error is not None else exc from None
+            with held:
+                port = int(held.getsockname()[1])
+                for sig in (signal.SIGTERM, signal.SIGINT):
+                    signal.signal(sig, self._stop)
+                status = self._supervise(redis_url, port)
             print("shutting down", flush=True)
             return status
         finally:
