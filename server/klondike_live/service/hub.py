@@ -1,7 +1,7 @@
 """This node's rooms: who watches what here, the bus subscriptions, and fan-out.
 
-    hub = Hub(subscriber_factory, broadcast, metrics, node_id)
-    local = await hub.enter(room_id)       # subscribed before it returns
+    hub = Hub(broadcast, metrics, node_id)
+    local = await hub.enter(room_id)                    # subscribed before it returns
     hub.deliver(local.spectators(), frame, position)    # one frame, many viewers
     await hub.leave(local, viewer)
 
