@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
+from multiprocessing.queues import Queue
+from multiprocessing.synchronize import Barrier
 from pathlib import Path
 
 import pytest
 from sqlalchemy import text
 
 from klondike_live.cli import main
-from klondike_live.history import History
+from klondike_live.history import History, HistoryError
 from klondike_live.history.migrate import head
+
+from waits import scaled
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, str], str]:
@@ -94,3 +99,40 @@ def test_an_unusable_database_is_one_line_naming_the_flag(
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1
     assert err.startswith(f"klondike-live: {named}: ")
+
+
+def _start_each(paths: list[Path], barrier: Barrier, results: Queue[str]) -> None:
+    """A node process: for each path, with the other node at the same instant, brings
+    a new database up; puts its revision, or the error, on `results`."""
+
+    async def start(path: Path) -> str:
+        node = History.open(f"sqlite:///{path}")
+        try:
+            return await node.upgrade()
+        except HistoryError as exc:
+            return str(exc)
+        finally:
+            await node.close()
+
+    for path in paths:
+        barrier.wait()
+        results.put(asyncio.run(start(path)))
+
+
+def test_nodes_starting_together_on_a_new_sqlite_database_all_start(tmp_path: Path) -> None:
+    """Two node processes bring the same new SQLite file up at once (as the workers of
+    `serve --workers` do), round after round: every start reaches the head, none fails
+    with "database is locked"."""
+    context = multiprocessing.get_context("spawn")
+    barrier, results = context.Barrier(2), context.Queue()
+    paths = [tmp_path / f"{round_}" / "history.sqlite3" for round_ in range(30)]
+    nodes = [
+        context.Process(target=_start_each, args=(paths, barrier, results), daemon=True)
+        for _ in "ab"
+    ]
+    for node in nodes:
+        node.start()
+    seen = [results.get(timeout=scaled(60)) for _ in range(2 * len(paths))]
+    for node in nodes:
+        node.join(scaled(30))
+    assert seen == [head()] * len(seen)

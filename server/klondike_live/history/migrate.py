@@ -9,7 +9,8 @@ of the node's own engine (SQLite or PostgreSQL). A database whose revision this 
 does not know was migrated by a newer release: a node refuses to start on it
 (`SchemaTooNew`, one line) rather than write rows an older schema does not expect.
 Several nodes may start at once: on PostgreSQL the upgrade holds an advisory lock; on
-SQLite (whose nodes share one machine) a lock file beside the database.
+SQLite (whose nodes share one machine) a lock file beside the database, taken before
+the node's first connection (which turns on the write-ahead log of a new database).
 """
 
 from __future__ import annotations
@@ -124,15 +125,17 @@ def _upgrade(connection: Connection) -> None:
 async def upgrade(engine: AsyncEngine) -> str:
     """Bring the database to this code's newest revision (nothing to do when it is
     there already); its revision after. `SchemaTooNew` when it is ahead of the code."""
-    before = await check(engine)
-    if before != head():
-        async with _file_lock(engine):
+    # On SQLite the lock is held from the first connection on: a new database's first
+    # connection turns on its write-ahead log, which two processes cannot do at once.
+    async with _file_lock(engine):
+        before = await check(engine)
+        if before != head():
             try:
                 async with engine.begin() as conn:
                     await conn.run_sync(_upgrade)
             except (SQLAlchemyError, CommandError) as exc:
                 raise MigrationError(f"cannot migrate the history database: {exc}") from exc
-    where = await check(engine)
+        where = await check(engine)
     if where != before:
         log.info("history database migrated from %s to %s", before or "nothing", where)
     assert where is not None
