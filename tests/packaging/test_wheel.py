@@ -15,7 +15,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import sysconfig
@@ -53,13 +52,6 @@ def copy_source(target: Path) -> None:
         return {name for name in names if name == ".installed"}
 
     shutil.copytree(SOURCE, target / "client_web", ignore=ignore)
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def _get(url: str, *, gzipped: bool = False) -> tuple[dict[str, str], bytes]:
@@ -146,25 +138,21 @@ def test_the_installed_package_is_the_wheel(installed: Path, tmp_path: Path) -> 
 def test_the_installed_server_serves_the_client(installed: Path, tmp_path: Path) -> None:
     """`klondike-live serve` from the wheel serves /, a module and the msgpack runtime,
     byte for byte the client's files, from the installed package."""
-    port = _free_port()
     log_path = tmp_path / "serve.log"
-    command = [str(installed.parent / "klondike-live"), "serve", "--port", str(port)]
+    command = [str(installed.parent / "klondike-live"), "serve", "--port", "0"]
     command += ["--data-dir", str(tmp_path / "data")]
     with log_path.open("wb") as log:
         process = subprocess.Popen(
             command, cwd=tmp_path, env=_clean_env(), stdout=log, stderr=subprocess.STDOUT
         )
     try:
-        base = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + scaled(90)
-        while True:
-            try:
-                _get(base + "/healthz/live")
-                break
-            except OSError:
-                assert process.poll() is None, log_path.read_text()
-                assert time.monotonic() < deadline, log_path.read_text()
-                time.sleep(0.05)
+        while not (listening := re.search(r"listening on (http://\S+)/ ", log_path.read_text())):
+            assert process.poll() is None, log_path.read_text()
+            assert time.monotonic() < deadline, log_path.read_text()
+            time.sleep(0.05)
+        base = listening.group(1)
+        _get(base + "/healthz/live")
         headers, body = _get(base + "/")
         page = body.decode()
         found = re.search(r'src="/static/([0-9a-f]{12})/src/main\.js"', page)

