@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import signal
 import sys
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -63,11 +65,22 @@ async def close_all(*groups: list[Client]) -> None:
 
 
 class Served:
-    """A `klondike-live serve` process: its HTTP root and websocket URLs."""
+    """A `klondike-live serve` child process: its HTTP root and websocket URLs, the
+    process, and the file its stderr goes to."""
 
-    def __init__(self, url: str, ws_url: str) -> None:
+    def __init__(
+        self, url: str, ws_url: str, process: asyncio.subprocess.Process, log: Path
+    ) -> None:
         self.url = url
         self.ws_url = ws_url
+        self.process = process
+        self.log = log
+
+    def kill(self) -> None:
+        """SIGKILL, as a machine's sudden end: no graceful stop."""
+        if self.process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                self.process.send_signal(signal.SIGKILL)
 
 
 SERVE_ENV = {
@@ -85,36 +98,35 @@ limit to speak of, fast ticks."""
 async def serve_process(
     redis_url: str,
     data_dir: Path,
-    secret: str,
+    secret: str | None,
     env: Mapping[str, str] | None = None,
     args: Sequence[str] = (),
 ) -> AsyncIterator[Served]:
     """`klondike-live serve` on a free port in a child process, on `redis_url` and
-    `data_dir`, with this process's environment plus `KLONDIKE_SECRET`, `SERVE_ENV` and
-    `env`, and the flags `args`. Yields its URLs once it printed its first line (within
-    30 s); terminates it after."""
-    child_env = {**os.environ, "KLONDIKE_SECRET": secret, **SERVE_ENV, **(env or {})}
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "klondike_live.cli",
-        "serve",
-        "--port",
-        "0",
-        "--redis",
-        redis_url,
-        "--data-dir",
-        str(data_dir),
-        *args,
-        env=child_env,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL,
-    )
+    `data_dir`, with this process's environment plus `KLONDIKE_SECRET` (none at all when
+    `secret` is None), `SERVE_ENV` and `env`, and the flags `args`; its stderr in
+    `data_dir`/serve.log. Yields it once it printed its first line (within 30 s);
+    terminates it after (or reaps it, once killed)."""
+    inherited = {k: v for k, v in os.environ.items() if not k.startswith("KLONDIKE_SECRET")}
+    secrets = {} if secret is None else {"KLONDIKE_SECRET": secret}
+    data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    log = data_dir / "serve.log"
+    with log.open("ab") as stderr:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            *("-m", "klondike_live.cli", "serve", "--port", "0", "--redis", redis_url),
+            *("--data-dir", str(data_dir), *args),
+            env={**inherited, **secrets, **SERVE_ENV, **(env or {})},
+            stdout=asyncio.subprocess.PIPE,
+            stderr=stderr,
+        )
     try:
         assert process.stdout is not None
         line = (await wait_for(process.stdout.readline(), 30)).decode()
-        assert line.startswith("Klondike Live on http://"), line
-        yield Served(line.split()[3], line.split("(websocket ")[1].split(";")[0])
+        assert line.startswith("Klondike Live on http://"), (line, log.read_text())
+        ws_url = line.split("(websocket ")[1].split(";")[0]
+        yield Served(line.split()[3], ws_url, process, log)
     finally:
-        process.terminate()
+        if process.returncode is None:
+            process.terminate()
         await wait_for(process.wait(), 30)

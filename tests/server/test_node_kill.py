@@ -15,12 +15,8 @@ every client got the results; the leak auditor passes on every client's whole hi
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import os
 import signal
-import sys
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +28,7 @@ from klondike_live.engine import GameRecord, View
 
 from auditor import audit_clients
 from daily_support import TEST_SECRET
-from helpers import SERVE_ENV
+from helpers import Served, serve_process
 from waits import connect_client, scaled, wait_for
 
 VARIANT = "draw=1 passes=unlimited"
@@ -44,54 +40,6 @@ MOVES_AFTER = 6
 RETRYABLE = ("unavailable", "busy", "rate_limited")
 
 Message = dict[str, Any]
-
-
-class ServeNode:
-    """A `klondike-live serve` child process that a test may kill with SIGKILL."""
-
-    def __init__(self, process: asyncio.subprocess.Process, ws_url: str, log: Path) -> None:
-        self.process = process
-        self.ws_url = ws_url
-        self.log = log
-
-    def kill(self) -> None:
-        if self.process.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                self.process.send_signal(signal.SIGKILL)
-
-
-@asynccontextmanager
-async def serve_node(redis_url: str, data_dir: Path) -> AsyncIterator[ServeNode]:
-    """`klondike-live serve` on a free port (as `helpers.serve_process`), its log in
-    `data_dir`/serve.log; stopped (or reaped, once killed) after."""
-    data_dir.mkdir(parents=True, exist_ok=True)
-    log = data_dir / "serve.log"
-    env = {**os.environ, "KLONDIKE_SECRET": TEST_SECRET.decode(), **SERVE_ENV}
-    with log.open("ab") as stderr:
-        process = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "klondike_live.cli",
-            "serve",
-            "--port",
-            "0",
-            "--redis",
-            redis_url,
-            "--data-dir",
-            str(data_dir),
-            env=env,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=stderr,
-        )
-    try:
-        assert process.stdout is not None
-        line = (await wait_for(process.stdout.readline(), 30)).decode()
-        assert line.startswith("Klondike Live on http://"), (line, log.read_text())
-        yield ServeNode(process, line.split("(websocket ")[1].split(";")[0], log)
-    finally:
-        if process.returncode is None:
-            process.terminate()
-        await wait_for(process.wait(), 30)
 
 
 def next_move(view: View) -> str | None:
@@ -227,7 +175,7 @@ def offsets_follow(client: Client) -> int:
     return diffs
 
 
-async def started_race(node_a: ServeNode, node_b: ServeNode) -> tuple[Racer, Racer, Person, Person]:
+async def started_race(node_a: Served, node_b: Served) -> tuple[Racer, Racer, Person, Person]:
     """Alice (host) and Bob racing on node A, Dave watching on A and Carol on B."""
     alice = await connect_client(node_a.ws_url, name="Alice")
     bob = await connect_client(node_a.ws_url, name="Bob")
@@ -264,8 +212,8 @@ async def test_a_node_killed_mid_race_loses_nothing_and_every_client_resumes(
     resumes on node B from its offsets, Alice's and Bob's unacknowledged moves are sent
     again with their ids, and nothing acknowledged is lost, doubled or sent twice."""
     async with (
-        serve_node(valkey_url, tmp_path / "a") as node_a,
-        serve_node(valkey_url, tmp_path / "b") as node_b,
+        serve_process(valkey_url, tmp_path / "a", TEST_SECRET.decode()) as node_a,
+        serve_process(valkey_url, tmp_path / "b", TEST_SECRET.decode()) as node_b,
     ):
         alice, bob, carol, dave = await started_race(node_a, node_b)
         people: list[Person] = [alice, bob, carol, dave]

@@ -3,12 +3,8 @@ rotation with key ids (real Valkey, real nodes, real `klondike-live serve` proce
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import os
-import sys
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +18,8 @@ from klondike_live.config import Settings
 from klondike_live.gateway.server import running
 from klondike_live.store.connect import RedisClient
 
-from helpers import FAST, SERVE_ENV, Served
-from waits import connect_client, wait_for
+from helpers import FAST, serve_process
+from waits import connect_client
 
 NEW = b"n" * 48
 OLD = b"o" * 48
@@ -108,36 +104,14 @@ async def test_rotated_node_accepts_old_key_and_refuses_unknown_kid(
         assert caught.value.code == "token_invalid"
 
 
-@asynccontextmanager
-async def serve_without_secret(redis_url: str, data_dir: Path) -> AsyncIterator[Served]:
-    """`klondike-live serve` on `redis_url` with no KLONDIKE_SECRET in its environment."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("KLONDIKE_SECRET")}
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        *("-m", "klondike_live.cli", "serve", "--port", "0", "--redis", redis_url),
-        *("--data-dir", str(data_dir)),
-        env={**env, **SERVE_ENV},
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL,
-    )
-    try:
-        assert process.stdout is not None
-        line = (await wait_for(process.stdout.readline(), 30)).decode()
-        assert line.startswith("Klondike Live on http://"), line
-        yield Served(line.split()[3], line.split("(websocket ")[1].split(";")[0])
-    finally:
-        process.terminate()
-        await wait_for(process.wait(), 30)
-
-
 async def test_serve_processes_share_the_secret_with_nothing_configured(
     valkey_url: str, redis: RedisClient, tmp_path: Path
 ) -> None:
     """Two `klondike-live serve` processes given only the Redis URL: a token from one is a
     login on the other, and neither wrote a secret file."""
     async with (
-        serve_without_secret(valkey_url, tmp_path / "a") as first,
-        serve_without_secret(valkey_url, tmp_path / "b") as second,
+        serve_process(valkey_url, tmp_path / "a", None) as first,
+        serve_process(valkey_url, tmp_path / "b", None) as second,
     ):
         alice = await connect_client(first.ws_url, name="Alice")
         again = await connect_client(second.ws_url, token=alice.token)
