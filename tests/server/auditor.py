@@ -198,6 +198,13 @@ def audit(
             for row in message["boards"]:
                 assert len(row) == 5 and all(isinstance(x, int) for x in row[:4]), where
                 assert isinstance(row[4], str), where
+                # What the viewer is told of a racer's progress is what it may reason
+                # from: a racer that made that many moves has seen what they showed it.
+                s, moves, status = row[0], row[3], row[4]
+                if s in moves_at and moves >= moves_at[s]:
+                    moves_at[s] = moves
+                    if status_at[s] not in DONE:
+                        status_at[s] = status
             continue
         if kind == "reactions":
             check_reactions(message, where)

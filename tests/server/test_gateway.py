@@ -22,7 +22,7 @@ from klondike_live.gateway.server import Node, running
 from klondike_live.protocol.kinds import Audience
 from klondike_live.store.connect import RedisClient
 
-from auditor import Truth, audit
+from auditor import Truth, audit, audit_clients
 from helpers import FAST, WON, close_all, node, started_race
 from waits import connect_client, scaled, wait_for
 
@@ -62,6 +62,36 @@ async def test_reconnect_resumes_with_no_lost_or_repeated_event(node: Node) -> N
         await again.close()
     finally:
         await close_all([bob, carol])
+
+
+async def test_a_spectator_resuming_two_boards_is_told_the_racers_progress_first(
+    node: Node, redis: RedisClient
+) -> None:
+    """A spectator away while Alice, then Bob, play the same moves resumes from its
+    offsets: Alice's events come first and show, once Bob caught up, the cards he
+    uncovered too, before Bob's own events do. The `progress` ahead of them says where
+    Bob is already, so that no frame shows a card ahead of what the spectator was told."""
+    room, (alice, bob), (carol,) = await started_race(node, "Alice", "Bob", spectators=("Carol",))
+    moves = list(WON.moves[:12])
+    try:
+        await wait_for(lambda: len(carol.since(room)) == 2)  # both boards at the start
+        await carol.close()
+        for racer in (alice, bob):
+            for token in moves:
+                await racer.move(room, token)
+        again = await connect_client(node.ws_url, token=carol.token, resume_from=carol)
+        await again.join(room, "spectator", since=again.since(room))
+        await again.expect(lambda m: m["t"] == "diff" and m["seat"] == 1 and m["moves"] == 12)
+        caught_up = [m for m in again.received if m["t"] in ("progress", "board", "diff")]
+        assert caught_up[0]["t"] == "progress"
+        assert [row[3] for row in caught_up[0]["boards"]] == [12, 12]
+        assert all(m["t"] == "diff" for m in caught_up[1:]), "missed events, no snapshot"
+        refreshes = [m for m in caught_up if m["t"] == "diff" and m["seat"] == 0 and not m.get("m")]
+        assert refreshes, "Alice's board shows more once Bob has seen it too"
+        assert await audit_clients(redis, [again]) > 0
+        await again.close()
+    finally:
+        await close_all([alice, bob])
 
 
 async def test_resume_after_a_gap_too_old_gets_a_snapshot(node: Node) -> None:

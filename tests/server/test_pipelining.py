@@ -31,7 +31,8 @@ async def _flight(node: Node, *frames: dict[str, Any]) -> ClientConnection:
 
 
 async def test_create_with_join_sends_created_then_room_and_own_board(node: Node) -> None:
-    """hello, create(join) and ping in one flight: answered in order, the board included."""
+    """hello, create(join) and ping in one flight: answered in order, the board included
+    (after the progress that comes ahead of the boards)."""
     connection = await _flight(
         node,
         {"t": "hello", "v": 1, "name": "Quick"},
@@ -47,6 +48,8 @@ async def test_create_with_join_sends_created_then_room_and_own_board(node: Node
         assert room["t"] == "room" and room["room"] == created["room"] and "rid" not in room
         assert room["state"] == "racing"
         assert [s["user"] for s in room["seats"] if s] == [welcome["user"]]
+        progress = await _next(connection)  # where the boards stand, then the boards
+        assert progress["t"] == "progress" and progress["boards"][0][3] == 0
         board = await _next(connection)
         assert (board["t"], board["audience"], board["seat"]) == ("board", "own", 0)
         assert board["room"] == created["room"] and board["moves"] == 0
@@ -65,7 +68,8 @@ async def test_create_with_join_sends_created_then_room_and_own_board(node: Node
 
 
 async def test_join_pipelined_after_hello_of_a_returning_player(node: Node) -> None:
-    """A returning player's hello and join in one flight: welcome, then the room and board."""
+    """A returning player's hello and join in one flight: welcome, then the room, the
+    progress and the board."""
     first = await _flight(
         node,
         {"t": "hello", "v": 1, "name": "Back"},
@@ -85,6 +89,7 @@ async def test_join_pipelined_after_hello_of_a_returning_player(node: Node) -> N
         assert hello["t"] == "welcome" and hello["user"] == welcome["user"]
         room = await _next(again)
         assert room["t"] == "room" and room["rid"] == 5 and room["room"] == created["room"]
+        assert (await _next(again))["t"] == "progress"
         board = await _next(again)
         assert (board["t"], board["audience"], board["seat"]) == ("board", "own", 0)
     finally:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,7 +44,7 @@ from klondike_live.race.room import COUNTDOWN, FINISHED, RACING, RoomState
 from klondike_live.race.status import BoardStatus
 from klondike_live.service.hub import Hub
 from klondike_live.service.local import Held, LocalRoom, Viewer
-from klondike_live.service.rooms import Rooms
+from klondike_live.service.rooms import Rooms, progress_of
 from klondike_live.store import BoardRecord, StoreError
 
 log = logging.getLogger(__name__)
@@ -60,9 +61,25 @@ Sent = dict[tuple[Audience, int], tuple[int, int]]
 backlog."""
 
 
-def progress_frame(local: LocalRoom) -> bytes:
-    """Every racer's progress in the room, as this node knows it."""
-    return outgoing.Progress(local.room_id, local.progress_rows(), local.spectators_total).encode()
+def progress_frame(local: LocalRoom, records: Mapping[int, BoardRecord] | None = None) -> bytes:
+    """Every racer's progress in the room, as this node knows it; a board in `records`
+    (read from the store) as read."""
+    rows = {int(row[0]): row for row in local.progress_rows()}
+    for seat, record in (records or {}).items():
+        rows[seat] = progress_of(seat, record).wire()
+    boards = [rows[seat] for seat in sorted(rows)]
+    return outgoing.Progress(local.room_id, boards, local.spectators_total).encode()
+
+
+@dataclass(slots=True)
+class Boards:
+    """A viewer's boards read and encoded, not sent yet (`CatchUp._send_boards`)."""
+
+    frames: list[bytes]
+    sent: Sent
+    records: dict[int, BoardRecord]
+    """The boards as read after every frame above: where they stand is at least as far
+    as the frames show, and as far as any card they show needs."""
 
 
 class CatchUp:
@@ -110,8 +127,8 @@ class CatchUp:
         elif state.state in (COUNTDOWN, RACING):
             await self.rooms.sync_local(local, state)
             if self.rooms.now_ms() >= state.start_at_ms:
-                sent = await self._send_boards(viewer, state, since)
-                await conn.send(progress_frame(local))
+                boards = await self._read_boards(viewer, state, since)
+                sent = await self._send_boards(local, viewer, boards)
                 viewer.boards_ready = True
             else:
                 self.schedule_reveal(local, state)
@@ -176,12 +193,29 @@ class CatchUp:
         viewer.catching_up = None
 
     async def _send_boards(
+        self, local: LocalRoom, viewer: Viewer, boards: Boards, *, progress: bool = True
+    ) -> Sent:
+        """Send `boards`: first (with `progress`) where every board stands, then each
+        board's frames. Each board's missed events come board after board, and a card
+        one board's events show may rest on another racer's progress that the other
+        board's events come to later: the progress first tells where every racer is
+        already, so that no frame shows a card ahead of what the viewer was told of
+        the racers (`race.visibility`)."""
+        if progress:
+            await viewer.conn.send(progress_frame(local, boards.records))
+        for frame in boards.frames:
+            await viewer.conn.send(frame)
+        return boards.sent
+
+    async def _read_boards(
         self,
         viewer: Viewer,
         state: RoomState,
         since: tuple[msg.Since, ...],
         shared: SharedSnapshots | None = None,
-    ) -> Sent:
+    ) -> Boards:
+        """The boards of the viewer's audience: for each, its events after `since` when
+        the stream proves none is missing, else a snapshot."""
         last = {s.seat: s for s in since}
         if viewer.role is Role.RACER and viewer.seat is not None:
             seats = [viewer.seat]
@@ -190,9 +224,10 @@ class CatchUp:
             seats = [seat for seat, _ in state.seated()]
             audience = Audience.SPECTATOR
         if shared is not None and audience is Audience.SPECTATOR and not since:
-            return await self._send_shared(viewer, state, seats, shared)
+            return await self._read_shared(state, seats, shared)
         records = await self.store.load_boards(state.id, state.gen, seats)
-        sent: Sent = {}
+        boards = Boards([], {}, records)
+        backlogs = False
         for seat in seats:
             record = records.get(seat)
             if record is None:
@@ -210,26 +245,30 @@ class CatchUp:
                     # from the stream (a first sight of a board or a new race is not).
                     self.metrics.resyncs.inc()
                 self.metrics.snapshots.inc()
-                await viewer.conn.send(_snapshot(state, seat, record, audience))
+                boards.frames.append(_snapshot(state, seat, record, audience))
             else:
+                backlogs = True
                 for number, frame in frames:
-                    await viewer.conn.send(frame)
+                    boards.frames.append(frame)
                     # The stream may have grown since the board was read: whatever the
                     # backlog sent is covered too, so the live copy is not sent again.
                     offset = max(offset, number)
-            sent[(audience, seat)] = (state.gen, offset)
-        return sent
+            boards.sent[(audience, seat)] = (state.gen, offset)
+        if backlogs:
+            # A backlog may hold events written after the boards were read above.
+            boards.records = await self.store.load_boards(state.id, state.gen, seats)
+        return boards
 
-    async def _send_shared(
-        self, viewer: Viewer, state: RoomState, seats: list[int], shared: SharedSnapshots
-    ) -> Sent:
+    async def _read_shared(
+        self, state: RoomState, seats: list[int], shared: SharedSnapshots
+    ) -> Boards:
         """Spectator snapshots read and built once for every spectator of one reveal.
         Safe for viewers that hold every board frame until their snapshots are sent (a
         viewer without its boards yet, `Hub.deliver`): what happened on a board since
         its shared snapshot is in the viewer's held frames, released after it."""
         if shared.records is None:
             shared.records = await self.store.load_boards(state.id, state.gen, seats)
-        sent: Sent = {}
+        boards = Boards([], {}, shared.records)
         for seat in seats:
             record = shared.records.get(seat)
             if record is None:
@@ -238,9 +277,9 @@ class CatchUp:
             if frame is None:
                 frame = shared.frames[seat] = _snapshot(state, seat, record, Audience.SPECTATOR)
             self.metrics.snapshots.inc()
-            await viewer.conn.send(frame)
-            sent[(Audience.SPECTATOR, seat)] = (state.gen, record.int("spec_offset"))
-        return sent
+            boards.frames.append(frame)
+            boards.sent[(Audience.SPECTATOR, seat)] = (state.gen, record.int("spec_offset"))
+        return boards
 
     async def answer_applied(self, local: LocalRoom, viewer: Viewer, ack: bytes) -> None:
         """A racer sent again a move applied before (the answer to its first try may
@@ -258,7 +297,9 @@ class CatchUp:
         sent: Sent = {}
         try:
             state = await self.rooms.load(local.room_id)
-            sent = await self._send_boards(viewer, state, (msg.Since(viewer.seat, epoch, offset),))
+            mark = msg.Since(viewer.seat, epoch, offset)
+            boards = await self._read_boards(viewer, state, (mark,))
+            sent = await self._send_boards(local, viewer, boards, progress=False)
             await viewer.conn.send(ack)
         finally:
             await self._release(local, viewer, sent)
@@ -297,8 +338,8 @@ class CatchUp:
         viewer.catching_up = []
         sent: Sent = {}
         try:
-            sent = await self._send_boards(viewer, state, (), shared)
-            await viewer.conn.send(progress_frame(local))
+            boards = await self._read_boards(viewer, state, (), shared)
+            sent = await self._send_boards(local, viewer, boards)
             viewer.boards_ready = True
         except Exception:
             log.debug("reveal to %s failed", viewer.conn.conn_id, exc_info=True)
