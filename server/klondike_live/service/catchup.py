@@ -1,4 +1,5 @@
-"""Catching a viewer up: the room, then each board as missing events or a snapshot.
+"""Catching a viewer up: the room, the progress, then each board as missing events or a
+snapshot.
 
     catchup = CatchUp(rooms, hub, metrics, history)
     await catchup.catch_up(local, viewer, state, since)   # a join or a resume
@@ -8,8 +9,12 @@
 
 A viewer (re)joining sends its last offset per board: if the board's stream still holds
 every later entry (at most `MAX_BACKLOG`), it gets exactly those frames, else a
-snapshot. Live frames that arrive meanwhile are held on the viewer and released after,
-minus those its snapshots or backlog already covered: nothing lost, nothing repeated.
+snapshot. The progress ahead of the boards, read after them, tells how far every racer
+is already, so that no board frame shows a card resting on moves the viewer was not
+told of (boards come one after the other; live, a board's note travels before any frame
+that rests on it). Live frames that arrive meanwhile are held on the viewer and released
+after, minus those its snapshots or backlog already covered: nothing lost, nothing
+repeated.
 A viewer that joined before the start gets its snapshots at the start instant (the
 reveal), once per race and node.
 
