@@ -2,14 +2,17 @@
 checked against what its receiver may know.
 
 Ground truth is the finished race's game records (seed and every racer's moves). Board
-frames say how many moves their board had (`moves`) and its status, and a room's frames
-reach a client in the order Redis executed the writes, so the auditor can rebuild, for
-each frame, exactly what each racer knew at that moment:
+frames say how many moves their board had (`moves`) and its status, as do the rows of
+`progress` frames, and a room's frames reach a client in the order Redis executed the
+writes (a catch-up tells the progress ahead of the boards it sends one after the
+other), so the auditor can rebuild, for each frame, what each racer knew at that moment
+as far as the receiver was told:
 
 - a racer may receive board frames of its own seat only, for the `own` audience, with
   cards it has seen face up after that many moves;
 - a spectator may see a card only if every racer still playing has seen it (each
-  racer's knowledge taken at its last frame received before this one);
+  racer's knowledge taken at its last board frame or progress row received before
+  this one);
 - a racer whose own board is done (its own frames said `won`, `resigned` or `timeout`)
   may watch the rest of its race: spectator frames, under the spectator rule, and none
   before its own board was done;
