@@ -259,8 +259,9 @@ class CatchUp:
                     # backlog sent is covered too, so the live copy is not sent again.
                     offset = max(offset, number)
             boards.sent[(audience, seat)] = (state.gen, offset)
-        if backlogs:
-            # A backlog may hold events written after the boards were read above.
+        if backlogs and audience is Audience.SPECTATOR:
+            # A backlog may hold events written after the boards were read above, whose
+            # cards rest on other racers' moves (a racer's own frames rest on its own).
             boards.records = await self.store.load_boards(state.id, state.gen, seats)
         return boards
 
